@@ -1,0 +1,112 @@
+//! The block registry: every generated module, built from one `PrnicConfig`.
+//!
+//! Each entry constructs the rust-hdl block with its config-derived parameters, emits its
+//! Verilog under the block's own module name, and lists its top-level ports. The
+//! testbench build script and the two-simulator tests use the same constructors, so the
+//! Verilog under test is always the Verilog `prnic generate` writes.
+
+use crate::config::PrnicConfig;
+use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
+use rust_hdl::prelude::*;
+use serde::Serialize;
+
+/// Port direction as the Verilog declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    Input,
+    Output,
+}
+
+/// One top-level port of a generated module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Port {
+    pub name: String,
+    pub dir: Dir,
+    pub bits: usize,
+}
+
+/// One generated module.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// Block name: the Verilog module name and the key of every tree.
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub verilog: String,
+    pub ports: Vec<Port>,
+    /// Fixed input-to-output latency in cycles, where the block has one.
+    pub latency_cycles: Option<u32>,
+    /// Bits of block RAM the block infers.
+    pub ram_bits: u64,
+}
+
+/// Emission failed: rust-hdl's structural checks rejected a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenError(pub String);
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for GenError {}
+
+/// The sprayer as configured.
+pub fn sprayer(cfg: &PrnicConfig) -> Sprayer {
+    let mut s = Sprayer::new(cfg.sprayer.hash_seed);
+    s.connect_all();
+    s
+}
+
+/// Every block of the design, in a fixed order.
+pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
+    let spr = sprayer(cfg);
+    Ok(vec![Module {
+        name: "sprayer",
+        summary: "outer UDP source port per packet (per-packet walk, per-flow H3 hash, fixed)",
+        verilog: emit("sprayer", &spr)?,
+        ports: ports_of(&spr),
+        latency_cycles: Some(SPRAYER_LATENCY),
+        ram_bits: 0,
+    }])
+}
+
+/// Verilog of `block` with its top module named `name` (rust-hdl calls it `top`), after
+/// rust-hdl's connection, loop and input-write checks, which are returned as an error
+/// rather than the panic of `generate_verilog`.
+pub fn emit<B: Block>(name: &str, block: &B) -> Result<String, GenError> {
+    check_all(block).map_err(|e| GenError(format!("{name}: rust-hdl check failed: {e:?}")))?;
+    let mut defines = ModuleDefines::default();
+    block.accept(name, &mut defines);
+    Ok(defines.defines())
+}
+
+/// The top-level ports of a block, in declaration order.
+pub fn ports_of<B: Block>(block: &B) -> Vec<Port> {
+    struct Collect {
+        depth: usize,
+        ports: Vec<Port>,
+    }
+    impl Probe for Collect {
+        fn visit_start_scope(&mut self, _name: &str, _node: &dyn Block) {
+            self.depth += 1;
+        }
+        fn visit_end_scope(&mut self, _name: &str, _node: &dyn Block) {
+            self.depth -= 1;
+        }
+        fn visit_atom(&mut self, name: &str, signal: &dyn Atom) {
+            if self.depth != 1 {
+                return;
+            }
+            let dir = match signal.kind() {
+                AtomKind::InputParameter => Dir::Input,
+                AtomKind::OutputParameter => Dir::Output,
+                _ => return,
+            };
+            self.ports.push(Port { name: name.to_string(), dir, bits: signal.bits() });
+        }
+    }
+    let mut c = Collect { depth: 0, ports: vec![] };
+    block.accept("top", &mut c);
+    c.ports
+}

@@ -1,0 +1,555 @@
+//! `PrnicConfig`: the single source of every parameter, and its validation.
+//!
+//! The embedded `configs/default.toml` holds the defaults; a user file may set any subset
+//! (missing fields take the default, unknown fields are errors). Derived values
+//! (`keep_bits`, slots per way, batch cycles...) are methods here, never stored copies.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The embedded default configuration (`gen/configs/default.toml`).
+pub const DEFAULT_TOML: &str = include_str!("../configs/default.toml");
+
+/// A configuration problem, always reported as one line that names the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// TOML syntax or type error, with the 1-based line and column where known.
+    Parse { line: Option<usize>, col: Option<usize>, msg: String },
+    /// A value outside its allowed range or an illegal combination of values.
+    Invalid { field: String, msg: String },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Parse { line: Some(l), col: Some(c), msg } => {
+                write!(f, "line {l}, column {c}: {msg}")
+            }
+            ConfigError::Parse { msg, .. } => write!(f, "{msg}"),
+            ConfigError::Invalid { field, msg } => write!(f, "{field}: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn invalid(field: &str, msg: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid { field: field.to_string(), msg: msg.into() }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockConfig {
+    /// Data-path clock in MHz.
+    #[serde(default = "d::clock_mhz")]
+    pub mhz: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisConfig {
+    /// AXI4-Stream `tdata` width in bits.
+    #[serde(default = "d::axis_data_bits")]
+    pub data_bits: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortsConfig {
+    #[serde(default = "d::ports_count")]
+    pub count: u32,
+    #[serde(default = "d::ports_rate_gbps")]
+    pub rate_gbps: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTableConfig {
+    #[serde(default = "d::flow_table_entries")]
+    pub entries: u32,
+    #[serde(default = "d::flow_table_ways")]
+    pub ways: u32,
+    #[serde(default = "d::flow_table_stash")]
+    pub stash: u32,
+    #[serde(default = "d::flow_table_key_bits")]
+    pub key_bits: u32,
+    #[serde(default = "d::flow_table_value_bits")]
+    pub value_bits: u32,
+    #[serde(default = "d::flow_table_hash_seeds")]
+    pub hash_seeds: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketConfig {
+    #[serde(default = "d::packet_mtu_bytes")]
+    pub mtu_bytes: u32,
+    #[serde(default = "d::packet_max_frame_bytes")]
+    pub max_frame_bytes: u32,
+}
+
+/// How the outer UDP source port is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SprayMode {
+    PerPacket,
+    PerFlow,
+    Fixed,
+}
+
+impl SprayMode {
+    /// The `cfg_mode` encoding of the sprayer block.
+    pub fn encoding(self) -> u64 {
+        match self {
+            SprayMode::PerPacket => 0,
+            SprayMode::PerFlow => 1,
+            SprayMode::Fixed => 2,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprayerConfig {
+    #[serde(default = "d::sprayer_mode")]
+    pub mode: SprayMode,
+    #[serde(default = "d::sprayer_port_min")]
+    pub port_min: u32,
+    #[serde(default = "d::sprayer_port_max")]
+    pub port_max: u32,
+    #[serde(default = "d::sprayer_hash_seed")]
+    pub hash_seed: u64,
+}
+
+/// Credit send rule: Eq.1 sends min(data, credit); Eq.2 may overdraw one batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditRule {
+    Eq1,
+    Eq2,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreditConfig {
+    #[serde(default = "d::credit_batch_bytes")]
+    pub batch_bytes: u32,
+    #[serde(default = "d::credit_bdp_bytes")]
+    pub bdp_bytes: u32,
+    #[serde(default = "d::credit_rule")]
+    pub rule: CreditRule,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReorderConfig {
+    #[serde(default = "d::reorder_qps")]
+    pub qps: u32,
+    #[serde(default = "d::reorder_window_bits")]
+    pub window_bits: u32,
+    #[serde(default = "d::reorder_ooo_threshold")]
+    pub ooo_threshold: u32,
+    #[serde(default = "d::reorder_missing_share_pct")]
+    pub missing_share_pct: u32,
+}
+
+/// Every parameter of a generated P-RNIC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrnicConfig {
+    #[serde(default = "d::clock")]
+    pub clock: ClockConfig,
+    #[serde(default = "d::axis")]
+    pub axis: AxisConfig,
+    #[serde(default = "d::ports")]
+    pub ports: PortsConfig,
+    #[serde(default = "d::flow_table")]
+    pub flow_table: FlowTableConfig,
+    #[serde(default = "d::packet")]
+    pub packet: PacketConfig,
+    #[serde(default = "d::sprayer")]
+    pub sprayer: SprayerConfig,
+    #[serde(default = "d::credit")]
+    pub credit: CreditConfig,
+    #[serde(default = "d::reorder")]
+    pub reorder: ReorderConfig,
+}
+
+
+/// Defaults for fields and sections a user file leaves out, read from the embedded
+/// `default.toml` as a plain TOML table. (serde's container-level `default` would build
+/// the whole default struct by parsing the same file through the same types, which
+/// recurses; reading untyped values here does not.)
+mod d {
+    use super::*;
+    use serde::de::DeserializeOwned;
+
+    fn table() -> &'static toml::Table {
+        static TABLE: OnceLock<toml::Table> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            DEFAULT_TOML
+                .parse::<toml::Table>()
+                .unwrap_or_else(|e| panic!("embedded default.toml does not parse: {e}"))
+        })
+    }
+
+    fn get<T: DeserializeOwned>(section: &str, field: Option<&str>) -> T {
+        let mut v = table()
+            .get(section)
+            .unwrap_or_else(|| panic!("embedded default.toml lacks [{section}]"))
+            .clone();
+        if let Some(f) = field {
+            v = v
+                .get(f)
+                .unwrap_or_else(|| panic!("embedded default.toml lacks {section}.{f}"))
+                .clone();
+        }
+        v.try_into()
+            .unwrap_or_else(|e| panic!("embedded default.toml: {section}: {e}"))
+    }
+
+    macro_rules! field {
+        ($($f:ident: $t:ty = $sec:literal . $name:literal;)*) => {
+            $(pub fn $f() -> $t { get($sec, Some($name)) })*
+        };
+    }
+    macro_rules! section {
+        ($($f:ident: $t:ty;)*) => {
+            $(pub fn $f() -> $t { get(stringify!($f), None) })*
+        };
+    }
+
+    field! {
+        clock_mhz: f64 = "clock"."mhz";
+        axis_data_bits: u32 = "axis"."data_bits";
+        ports_count: u32 = "ports"."count";
+        ports_rate_gbps: u32 = "ports"."rate_gbps";
+        flow_table_entries: u32 = "flow_table"."entries";
+        flow_table_ways: u32 = "flow_table"."ways";
+        flow_table_stash: u32 = "flow_table"."stash";
+        flow_table_key_bits: u32 = "flow_table"."key_bits";
+        flow_table_value_bits: u32 = "flow_table"."value_bits";
+        flow_table_hash_seeds: Vec<u64> = "flow_table"."hash_seeds";
+        packet_mtu_bytes: u32 = "packet"."mtu_bytes";
+        packet_max_frame_bytes: u32 = "packet"."max_frame_bytes";
+        sprayer_mode: SprayMode = "sprayer"."mode";
+        sprayer_port_min: u32 = "sprayer"."port_min";
+        sprayer_port_max: u32 = "sprayer"."port_max";
+        sprayer_hash_seed: u64 = "sprayer"."hash_seed";
+        credit_batch_bytes: u32 = "credit"."batch_bytes";
+        credit_bdp_bytes: u32 = "credit"."bdp_bytes";
+        credit_rule: CreditRule = "credit"."rule";
+        reorder_qps: u32 = "reorder"."qps";
+        reorder_window_bits: u32 = "reorder"."window_bits";
+        reorder_ooo_threshold: u32 = "reorder"."ooo_threshold";
+        reorder_missing_share_pct: u32 = "reorder"."missing_share_pct";
+    }
+    section! {
+        clock: ClockConfig;
+        axis: AxisConfig;
+        ports: PortsConfig;
+        flow_table: FlowTableConfig;
+        packet: PacketConfig;
+        sprayer: SprayerConfig;
+        credit: CreditConfig;
+        reorder: ReorderConfig;
+    }
+}
+
+/// Per-QP reorder state must fit the paper's 80 bytes.
+pub const MAX_REORDER_STATE_BYTES: u32 = 80;
+/// PSNs are 24 bits in the BTH.
+pub const PSN_BITS: u32 = 24;
+
+impl Default for PrnicConfig {
+    fn default() -> Self {
+        Self::builtin().clone()
+    }
+}
+
+impl PrnicConfig {
+    /// The embedded defaults, parsed once.
+    pub fn builtin() -> &'static PrnicConfig {
+        static BUILTIN: OnceLock<PrnicConfig> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            let cfg: PrnicConfig = toml::from_str(DEFAULT_TOML)
+                .unwrap_or_else(|e| panic!("embedded default.toml does not parse: {e}"));
+            cfg
+        })
+    }
+
+    /// Parse a TOML document over the defaults and validate it.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let cfg: PrnicConfig = toml::from_str(text).map_err(|e| parse_error(text, &e))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The effective configuration as TOML (`prnic config --dump`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a PrnicConfig always serialises")
+    }
+
+    /// SHA-256 of the canonical TOML form, first 16 hex digits: names this configuration
+    /// in the manifest and the CSR identification registers.
+    pub fn hash_hex(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(self.to_toml().as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
+
+    // ---- derived values -------------------------------------------------------------
+
+    /// Clock period in nanoseconds.
+    pub fn clock_period_ns(&self) -> f64 {
+        1000.0 / self.clock.mhz
+    }
+    /// Cycles converted to nanoseconds at the configured clock.
+    pub fn cycles_to_ns(&self, cycles: f64) -> f64 {
+        cycles * self.clock_period_ns()
+    }
+    /// The largest whole number of cycles that fits in `ns`.
+    pub fn cycles_within_ns(&self, ns: f64) -> u32 {
+        // A tiny epsilon so that exact multiples are not lost to rounding.
+        ((ns / self.clock_period_ns()) + 1e-9).floor() as u32
+    }
+    /// `tkeep` width.
+    pub fn keep_bits(&self) -> u32 {
+        self.axis.data_bits / 8
+    }
+    /// Raw AXI4-Stream bandwidth, Gb/s.
+    pub fn bus_gbps(&self) -> f64 {
+        self.axis.data_bits as f64 * self.clock.mhz / 1000.0
+    }
+    /// Aggregate line rate of all ports, Gb/s (the credit engine paces to this).
+    pub fn line_rate_gbps(&self) -> f64 {
+        self.ports.count as f64 * self.ports.rate_gbps as f64
+    }
+    /// Flow-table slots per way.
+    pub fn slots_per_way(&self) -> u32 {
+        self.flow_table.entries / self.flow_table.ways.max(1)
+    }
+    /// Flow-table index width per way.
+    pub fn slot_index_bits(&self) -> u32 {
+        self.slots_per_way().max(1).trailing_zeros()
+    }
+    /// Packets per credit batch.
+    pub fn packets_per_batch(&self) -> u32 {
+        self.credit.batch_bytes / self.packet.mtu_bytes.max(1)
+    }
+    /// Duration of one batch at the aggregate line rate, ns.
+    pub fn batch_time_ns(&self) -> f64 {
+        self.credit.batch_bytes as f64 * 8.0 / self.line_rate_gbps()
+    }
+    /// One batch time in (fractional) clock cycles.
+    pub fn batch_cycles(&self) -> f64 {
+        self.batch_time_ns() / self.clock_period_ns()
+    }
+    /// Planned per-QP reorder state: PSN bitmap + isCQE bitmap + head PSN + highest
+    /// received PSN (bytes, rounded up). Immediates live in a shared store (see
+    /// docs/blocks/rx_reorder.md), not in the per-QP record.
+    pub fn reorder_state_bytes_per_qp(&self) -> u32 {
+        let bits = 2 * self.reorder.window_bits + 2 * PSN_BITS;
+        bits.div_ceil(8)
+    }
+
+    /// Check every field and combination. The error names the field and the allowed range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let c = self;
+        if !(c.clock.mhz.is_finite() && c.clock.mhz >= 10.0 && c.clock.mhz <= 1000.0) {
+            return Err(invalid("clock.mhz", format!("{} is outside 10..=1000 MHz", c.clock.mhz)));
+        }
+        if ![64, 128, 256, 512, 1024].contains(&c.axis.data_bits) {
+            return Err(invalid(
+                "axis.data_bits",
+                format!("{} is not one of 64, 128, 256, 512, 1024", c.axis.data_bits),
+            ));
+        }
+        if !(1..=4).contains(&c.ports.count) {
+            return Err(invalid("ports.count", format!("{} is outside 1..=4", c.ports.count)));
+        }
+        if !(1..=800).contains(&c.ports.rate_gbps) {
+            return Err(invalid("ports.rate_gbps", format!("{} is outside 1..=800", c.ports.rate_gbps)));
+        }
+        let need = 1.1 * c.ports.rate_gbps as f64;
+        if c.bus_gbps() < need {
+            return Err(invalid(
+                "axis.data_bits",
+                format!(
+                    "{} bits x {} MHz = {:.1} Gb/s is below 1.1 x ports.rate_gbps = {:.1} Gb/s; raise data_bits or clock.mhz",
+                    c.axis.data_bits, c.clock.mhz, c.bus_gbps(), need
+                ),
+            ));
+        }
+        let ft = &c.flow_table;
+        if ft.ways != 4 {
+            return Err(invalid("flow_table.ways", format!("{} is not allowed: must be 4 (the cuckoo table is 4-way)", ft.ways)));
+        }
+        if ft.entries % ft.ways != 0 {
+            return Err(invalid("flow_table.entries", format!("{} is not a multiple of ways = {}", ft.entries, ft.ways)));
+        }
+        let spw = c.slots_per_way();
+        if !spw.is_power_of_two() || !(64..=65536).contains(&spw) {
+            return Err(invalid(
+                "flow_table.entries",
+                format!("{} gives {} slots per way; slots per way must be a power of two in 64..=65536", ft.entries, spw),
+            ));
+        }
+        if ft.stash > 64 {
+            return Err(invalid("flow_table.stash", format!("{} is outside 0..=64", ft.stash)));
+        }
+        if ft.key_bits != 56 {
+            return Err(invalid("flow_table.key_bits", format!("{} is not allowed: must be 56 ({{VNI 24, IPv4 32}})", ft.key_bits)));
+        }
+        if ft.value_bits != 112 {
+            return Err(invalid(
+                "flow_table.value_bits",
+                format!("{} is not allowed: must be 112 ({{underlay IPv4 32, MAC 48, VNI 24, flags 8}})", ft.value_bits),
+            ));
+        }
+        if ft.hash_seeds.len() != ft.ways as usize {
+            return Err(invalid("flow_table.hash_seeds", format!("has {} seeds; needs one per way ({})", ft.hash_seeds.len(), ft.ways)));
+        }
+        for (i, a) in ft.hash_seeds.iter().enumerate() {
+            if ft.hash_seeds[..i].contains(a) {
+                return Err(invalid("flow_table.hash_seeds", format!("seed {i} ({a:#x}) repeats an earlier seed; the ways need distinct hashes")));
+            }
+        }
+        let p = &c.packet;
+        if !(256..=9216).contains(&p.mtu_bytes) || !p.mtu_bytes.is_power_of_two() {
+            return Err(invalid("packet.mtu_bytes", format!("{} is not a power of two in 256..=9216 (RoCE MTUs: 256..4096)", p.mtu_bytes)));
+        }
+        if p.max_frame_bytes < 64 + 50 || p.max_frame_bytes > 16384 {
+            return Err(invalid("packet.max_frame_bytes", format!("{} is outside 114..=16384", p.max_frame_bytes)));
+        }
+        if p.max_frame_bytes < p.mtu_bytes {
+            return Err(invalid("packet.max_frame_bytes", format!("{} is below packet.mtu_bytes = {}", p.max_frame_bytes, p.mtu_bytes)));
+        }
+        let s = &c.sprayer;
+        if s.port_min > 65535 || s.port_min == 0 {
+            return Err(invalid("sprayer.port_min", format!("{} is outside 1..=65535", s.port_min)));
+        }
+        if s.port_max > 65535 || s.port_max < s.port_min {
+            return Err(invalid("sprayer.port_max", format!("{} is outside sprayer.port_min ({})..=65535", s.port_max, s.port_min)));
+        }
+        let cr = &c.credit;
+        if cr.batch_bytes == 0 || cr.batch_bytes % p.mtu_bytes != 0 {
+            return Err(invalid(
+                "credit.batch_bytes",
+                format!("{} is not a whole number (>= 1) of packet.mtu_bytes = {} packets", cr.batch_bytes, p.mtu_bytes),
+            ));
+        }
+        if cr.batch_bytes > 1 << 20 {
+            return Err(invalid("credit.batch_bytes", format!("{} is above 1048576", cr.batch_bytes)));
+        }
+        if cr.bdp_bytes < cr.batch_bytes || cr.bdp_bytes % cr.batch_bytes != 0 || cr.bdp_bytes > 1 << 26 {
+            return Err(invalid(
+                "credit.bdp_bytes",
+                format!("{} must be a whole number of batches (credit.batch_bytes = {}), at most 67108864", cr.bdp_bytes, cr.batch_bytes),
+            ));
+        }
+        let r = &c.reorder;
+        if !r.qps.is_power_of_two() || !(1..=4096).contains(&r.qps) {
+            return Err(invalid("reorder.qps", format!("{} is not a power of two in 1..=4096", r.qps)));
+        }
+        if !r.window_bits.is_power_of_two() || !(32..=256).contains(&r.window_bits) {
+            return Err(invalid("reorder.window_bits", format!("{} is not a power of two in 32..=256", r.window_bits)));
+        }
+        if c.reorder_state_bytes_per_qp() > MAX_REORDER_STATE_BYTES {
+            return Err(invalid(
+                "reorder.window_bits",
+                format!("{} needs {} bytes per QP, above the {} allowed", r.window_bits, c.reorder_state_bytes_per_qp(), MAX_REORDER_STATE_BYTES),
+            ));
+        }
+        if r.ooo_threshold == 0 || r.ooo_threshold >= r.window_bits {
+            return Err(invalid("reorder.ooo_threshold", format!("{} is outside 1..{} (reorder.window_bits)", r.ooo_threshold, r.window_bits)));
+        }
+        if r.missing_share_pct > 100 {
+            return Err(invalid("reorder.missing_share_pct", format!("{} is outside 0..=100", r.missing_share_pct)));
+        }
+        Ok(())
+    }
+}
+
+/// Turn a toml error into one line with line and column.
+fn parse_error(text: &str, e: &toml::de::Error) -> ConfigError {
+    let msg = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+            ConfigError::Parse { line: Some(line), col: Some(col), msg }
+        }
+        None => ConfigError::Parse { line: None, col: None, msg },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_toml_is_complete_and_valid() {
+        // Parsing with every section present must not need the section defaults.
+        let v: toml::Value = toml::from_str(DEFAULT_TOML).unwrap();
+        for s in ["clock", "axis", "ports", "flow_table", "packet", "sprayer", "credit", "reorder"] {
+            assert!(v.get(s).is_some(), "default.toml lacks [{s}]");
+        }
+        PrnicConfig::builtin().validate().unwrap();
+    }
+
+    #[test]
+    fn dump_round_trips() {
+        let c = PrnicConfig::builtin();
+        assert_eq!(&PrnicConfig::from_toml(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn partial_file_overrides_one_field() {
+        let c = PrnicConfig::from_toml("[flow_table]\nstash = 16\n").unwrap();
+        assert_eq!(c.flow_table.stash, 16);
+        assert_eq!(c.flow_table.entries, PrnicConfig::builtin().flow_table.entries);
+    }
+
+    fn field_of(text: &str) -> String {
+        match PrnicConfig::from_toml(text).unwrap_err() {
+            ConfigError::Invalid { field, .. } => field,
+            e => panic!("expected a validation error, got {e}"),
+        }
+    }
+
+    #[test]
+    fn illegal_values_name_their_field() {
+        assert_eq!(field_of("[flow_table]\nways = 3\n"), "flow_table.ways");
+        assert_eq!(field_of("[flow_table]\nentries = 30000\n"), "flow_table.entries");
+        assert_eq!(field_of("[flow_table]\nstash = 65\n"), "flow_table.stash");
+        assert_eq!(field_of("[axis]\ndata_bits = 64\n"), "axis.data_bits");
+        assert_eq!(field_of("[credit]\nbatch_bytes = 10000\n"), "credit.batch_bytes");
+        assert_eq!(field_of("[sprayer]\nport_min = 60000\nport_max = 50000\n"), "sprayer.port_max");
+        assert_eq!(field_of("[clock]\nmhz = 0.0\n"), "clock.mhz");
+    }
+
+    #[test]
+    fn unknown_field_and_syntax_errors_carry_a_line() {
+        let e = PrnicConfig::from_toml("[clock]\nmhz = 300.0\nspeed = 1\n").unwrap_err();
+        assert!(matches!(e, ConfigError::Parse { line: Some(3), .. }), "{e}");
+        assert!(e.to_string().contains("speed"), "{e}");
+        let e = PrnicConfig::from_toml("[clock\n").unwrap_err();
+        assert!(matches!(e, ConfigError::Parse { line: Some(1), .. }), "{e}");
+        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn derived_values_match_the_paper() {
+        let c = PrnicConfig::builtin();
+        assert_eq!(c.slots_per_way(), 8192);
+        assert_eq!(c.keep_bits(), 128);
+        // 16 KiB at 400 Gb/s = 327.68 ns.
+        assert!((c.batch_time_ns() - 327.68).abs() < 1e-9);
+        // 20 ns at 322.265625 MHz = 6 whole cycles.
+        assert_eq!(c.cycles_within_ns(20.0), 6);
+        assert!(c.reorder_state_bytes_per_qp() <= 80);
+    }
+}

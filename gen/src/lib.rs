@@ -1,0 +1,10 @@
+//! prnic-gen: turns one `PrnicConfig` into Verilog, a manifest, reports and constraints.
+//!
+//! Used by the `prnic` binary and, as a library, by the testbench build script, so the
+//! Verilog under test is the Verilog users get.
+
+pub mod blocks;
+pub mod config;
+pub mod output;
+
+pub use config::{ConfigError, PrnicConfig};

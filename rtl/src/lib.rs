@@ -1,0 +1,13 @@
+//! prnic-rtl: the P-RNIC data-path blocks as rust-hdl `LogicBlock`s.
+//!
+//! One file per block, named as in every other tree of the project (`sprayer` here is
+//! `verif/src/sprayer.rs`, `testbenches/tests/sprayer.rs`, `docs/blocks/sprayer.md`).
+//! Port names are the Verilog names. Every mixed expression in `#[hdl_gen]` code is
+//! parenthesised: rust-hdl emits Rust expressions without adding parentheses, and
+//! Verilog's precedence differs from Rust's (TOOLCHAIN.md).
+
+// The parentheses rustc calls unnecessary are the ones rust-hdl needs.
+#![allow(unused_parens)]
+
+pub mod hash;
+pub mod sprayer;

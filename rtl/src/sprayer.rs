@@ -1,0 +1,198 @@
+//! `sprayer`: the outer UDP source port of every transmitted packet.
+//!
+//! Switches pick an ECMP path by hashing the outer 5-tuple. The P-RNIC changes only the
+//! outer UDP source port, so changing it per packet spreads one QP over every path
+//! without adaptive routing in the switches (REFERENCE.md, "Spraying").
+//!
+//! ```text
+//!  s_req_valid ─┐   stage 1              stage 2 (mode select)           out
+//!  s_req_flow ──┴─► H3(flow) ─► s1_hash ─► per-packet: walk min..max ─► m_port_valid
+//!                               s1_valid   per-flow:   min + fold(hash)  m_port
+//!                                          fixed:      min
+//! ```
+//!
+//! ### Inputs
+//! * `clk`, `rst`: clock and synchronous active-high reset (clears the pipeline and the
+//!   per-packet walk; the walk restarts at `cfg_port_min`).
+//! * `s_req_valid`, `s_req_flow`: one request per packet; `s_req_flow` is `{VNI[23:0],
+//!   QP[23:0]}` and only matters in per-flow mode. One request per cycle, never stalls.
+//! * `cfg_mode`: 0 = per-packet (default), 1 = per-flow hash (the commodity-NIC ECMP
+//!   baseline), 2 = fixed; 3 is reserved and behaves as fixed.
+//! * `cfg_port_min`, `cfg_port_max`: the inclusive port range (default 49152..=65535).
+//!
+//! ### Outputs
+//! * `m_port_valid`, `m_port`: the port for each request, in request order, exactly
+//!   [`SPRAYER_LATENCY`] cycles after the request.
+//! * `status_cfg_error`: high while `cfg_port_min > cfg_port_max`; every mode then
+//!   answers `cfg_port_min` (a defined, visible fallback rather than an out-of-range port).
+//!
+//! ### Modes
+//! * per-packet: successive requests get successive ports of the range, wrapping from
+//!   `max` to `min`, so every port is used equally and consecutive packets always differ
+//!   (when the range holds more than one port).
+//! * per-flow: `min + (H3(flow) mod span)`, computed without a divider: the hash is masked
+//!   to the smallest all-ones value covering `max - min` and reduced by one conditional
+//!   subtraction, which is exact because the masked value is below `2 * span`.
+//! * fixed: `cfg_port_min`.
+
+use crate::hash::H3Hash;
+use rust_hdl::prelude::*;
+
+/// Cycles from `s_req_valid` to the matching `m_port_valid`.
+pub const SPRAYER_LATENCY: u32 = 2;
+/// Width of the flow identifier `{VNI, QP}`.
+pub const FLOW_BITS: usize = 48;
+
+pub const MODE_PER_PACKET: u64 = 0;
+pub const MODE_PER_FLOW: u64 = 1;
+pub const MODE_FIXED: u64 = 2;
+
+#[derive(LogicBlock)]
+pub struct Sprayer {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_req_valid: Signal<In, Bit>,
+    pub s_req_flow: Signal<In, Bits<FLOW_BITS>>,
+    pub cfg_mode: Signal<In, Bits<2>>,
+    pub cfg_port_min: Signal<In, Bits<16>>,
+    pub cfg_port_max: Signal<In, Bits<16>>,
+    pub m_port_valid: Signal<Out, Bit>,
+    pub m_port: Signal<Out, Bits<16>>,
+    pub status_cfg_error: Signal<Out, Bit>,
+    // Emitted as localparams, so the Verilog reads `cfg_mode == mode_per_flow`.
+    mode_per_packet: Constant<Bits<2>>,
+    mode_per_flow: Constant<Bits<2>>,
+    flow_hash: H3Hash<FLOW_BITS, 16>,
+    s1_valid: DFF<Bit>,
+    s1_hash: DFF<Bits<16>>,
+    /// Next port of the per-packet walk.
+    walk: DFF<Bits<16>>,
+    out_valid: DFF<Bit>,
+    out_port: DFF<Bits<16>>,
+    span_m1: Signal<Local, Bits<16>>,
+    smear1: Signal<Local, Bits<16>>,
+    smear2: Signal<Local, Bits<16>>,
+    smear3: Signal<Local, Bits<16>>,
+    span_mask: Signal<Local, Bits<16>>,
+    hash_masked: Signal<Local, Bits<16>>,
+    hash_off: Signal<Local, Bits<16>>,
+    walk_port: Signal<Local, Bits<16>>,
+    port: Signal<Local, Bits<16>>,
+    cfg_bad: Signal<Local, Bit>,
+}
+
+impl Sprayer {
+    /// `hash_seed` selects the per-flow H3 matrix (config `sprayer.hash_seed`).
+    pub fn new(hash_seed: u64) -> Self {
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_req_valid: Default::default(),
+            s_req_flow: Default::default(),
+            cfg_mode: Default::default(),
+            cfg_port_min: Default::default(),
+            cfg_port_max: Default::default(),
+            m_port_valid: Default::default(),
+            m_port: Default::default(),
+            status_cfg_error: Default::default(),
+            flow_hash: H3Hash::new(hash_seed),
+            s1_valid: Default::default(),
+            s1_hash: Default::default(),
+            walk: Default::default(),
+            out_valid: Default::default(),
+            out_port: Default::default(),
+            span_m1: Default::default(),
+            smear1: Default::default(),
+            smear2: Default::default(),
+            smear3: Default::default(),
+            span_mask: Default::default(),
+            hash_masked: Default::default(),
+            hash_off: Default::default(),
+            mode_per_packet: Constant::new(MODE_PER_PACKET.into()),
+            mode_per_flow: Constant::new(MODE_PER_FLOW.into()),
+            walk_port: Default::default(),
+            port: Default::default(),
+            cfg_bad: Default::default(),
+        }
+    }
+}
+
+impl Logic for Sprayer {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, s1_valid, s1_hash, walk, out_valid, out_port);
+
+        // Stage 1: hash the flow id.
+        self.flow_hash.key.next = self.s_req_flow.val();
+        self.s1_valid.d.next = self.s_req_valid.val();
+        self.s1_hash.d.next = self.flow_hash.hash.val();
+
+        // Stage 2: choose the port.
+        self.cfg_bad.next = (self.cfg_port_min.val() > self.cfg_port_max.val());
+        self.span_m1.next = (self.cfg_port_max.val() - self.cfg_port_min.val());
+        // Smallest all-ones mask >= span_m1 (bit smear).
+        self.smear1.next = (self.span_m1.val() | (self.span_m1.val() >> 1));
+        self.smear2.next = (self.smear1.val() | (self.smear1.val() >> 2));
+        self.smear3.next = (self.smear2.val() | (self.smear2.val() >> 4));
+        self.span_mask.next = (self.smear3.val() | (self.smear3.val() >> 8));
+        // Each local is written once before it is read: rust-hdl's simulator settles a
+        // local that is read and then reassigned in the same update by iteration, and
+        // such a pair can oscillate.
+        self.hash_masked.next = (self.s1_hash.q.val() & self.span_mask.val());
+        self.hash_off.next = self.hash_masked.val();
+        if (self.hash_masked.val() > self.span_m1.val()) {
+            self.hash_off.next = ((self.hash_masked.val() - self.span_m1.val()) - 1);
+        }
+        // A walk register outside the range (after reset or a range change) restarts at min.
+        if (self.walk.q.val() < self.cfg_port_min.val())
+            | (self.walk.q.val() > self.cfg_port_max.val())
+        {
+            self.walk_port.next = self.cfg_port_min.val();
+        } else {
+            self.walk_port.next = self.walk.q.val();
+        }
+
+        if self.cfg_bad.val() {
+            self.port.next = self.cfg_port_min.val();
+        } else if (self.cfg_mode.val() == self.mode_per_packet.val()) {
+            self.port.next = self.walk_port.val();
+        } else if (self.cfg_mode.val() == self.mode_per_flow.val()) {
+            self.port.next = (self.cfg_port_min.val() + self.hash_off.val());
+        } else {
+            self.port.next = self.cfg_port_min.val();
+        }
+
+        if (self.s1_valid.q.val() & (self.cfg_mode.val() == self.mode_per_packet.val())) {
+            if (self.walk_port.val() >= self.cfg_port_max.val()) {
+                self.walk.d.next = self.cfg_port_min.val();
+            } else {
+                self.walk.d.next = (self.walk_port.val() + 1);
+            }
+        }
+
+        self.out_valid.d.next = self.s1_valid.q.val();
+        self.out_port.d.next = self.port.val();
+        self.m_port_valid.next = self.out_valid.q.val();
+        self.m_port.next = self.out_port.q.val();
+        self.status_cfg_error.next = self.cfg_bad.val();
+
+        if self.rst.val() {
+            self.s1_valid.d.next = false;
+            self.out_valid.d.next = false;
+            self.walk.d.next = 0.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sprayer_generates_verilog() {
+        let mut uut = Sprayer::new(1);
+        uut.connect_all();
+        let v = generate_verilog(&uut);
+        assert!(v.contains("module top"));
+    }
+}
