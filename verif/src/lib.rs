@@ -1,0 +1,6 @@
+//! prnic-verif: golden models, stimulus and scoreboards for the P-RNIC blocks.
+//!
+//! Models are pure Rust at transaction level and never depend on prnic-rtl: they are
+//! written from each block's specification so that they can catch the RTL being wrong.
+
+pub mod sprayer;

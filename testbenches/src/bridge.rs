@@ -1,0 +1,51 @@
+//! The Rust side of the project's Verilator bridge: generated DUT structs (one per
+//! generated module, from build.rs) and the small runtime types they share.
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::{Path, PathBuf};
+
+/// Trace file format, chosen by the file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    Fst,
+    Vcd,
+}
+
+impl TraceFormat {
+    pub fn from_path(path: &Path) -> Result<Self, TraceError> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("fst") => Ok(TraceFormat::Fst),
+            Some("vcd") => Ok(TraceFormat::Vcd),
+            _ => Err(TraceError::UnknownFormat(path.to_path_buf())),
+        }
+    }
+}
+
+/// A trace could not be started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceError {
+    UnknownFormat(PathBuf),
+    BadPath(PathBuf),
+    CannotOpen(PathBuf),
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceError::UnknownFormat(p) => write!(f, "{}: trace files must end in .fst or .vcd", p.display()),
+            TraceError::BadPath(p) => write!(f, "{}: path contains a NUL byte", p.display()),
+            TraceError::CannotOpen(p) => write!(f, "{}: cannot open trace file for writing", p.display()),
+        }
+    }
+}
+impl std::error::Error for TraceError {}
+
+/// What every Verilated DUT offers a test harness.
+pub trait Dut {
+    /// One rising edge of `clk`.
+    fn step(&mut self);
+    /// Cycles stepped since the model was created.
+    fn cycle(&self) -> u64;
+}
+
+include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
