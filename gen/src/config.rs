@@ -98,6 +98,16 @@ pub enum SprayMode {
     Fixed,
 }
 
+impl fmt::Display for SprayMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SprayMode::PerPacket => "per-packet",
+            SprayMode::PerFlow => "per-flow",
+            SprayMode::Fixed => "fixed",
+        })
+    }
+}
+
 impl SprayMode {
     /// The `cfg_mode` encoding of the sprayer block.
     pub fn encoding(self) -> u64 {

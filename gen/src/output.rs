@@ -131,7 +131,7 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
     let _ = writeln!(r, "| reorder state per QP (planned) | {} bytes ({}-bit PSN + isCQE bitmaps, head and highest PSN), limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
     let _ = writeln!(r, "| reorder state total (planned) | {} QPs x {} bytes = {} bytes |", cfg.reorder.qps, cfg.reorder_state_bytes_per_qp(), cfg.reorder.qps as u64 * cfg.reorder_state_bytes_per_qp() as u64);
     let _ = writeln!(r, "| credit batch | {} bytes = {} packets; {:.2} ns = {:.1} cycles at {} Gb/s |", cfg.credit.batch_bytes, cfg.packets_per_batch(), cfg.batch_time_ns(), cfg.batch_cycles(), cfg.line_rate_gbps());
-    let _ = writeln!(r, "| sprayer port range | {}..={} ({} ports), mode {:?} |", cfg.sprayer.port_min, cfg.sprayer.port_max, cfg.sprayer.port_max - cfg.sprayer.port_min + 1, cfg.sprayer.mode);
+    let _ = writeln!(r, "| sprayer port range | {}..={} ({} ports), mode {} |", cfg.sprayer.port_min, cfg.sprayer.port_max, cfg.sprayer.port_max - cfg.sprayer.port_min + 1, cfg.sprayer.mode);
     r
 }
 

@@ -5,10 +5,10 @@
 //! without adaptive routing in the switches (REFERENCE.md, "Spraying").
 //!
 //! ```text
-//!  s_req_valid ─┐   stage 1              stage 2 (mode select)           out
-//!  s_req_flow ──┴─► H3(flow) ─► s1_hash ─► per-packet: walk min..max ─► m_port_valid
-//!                               s1_valid   per-flow:   min + fold(hash)  m_port
-//!                                          fixed:      min
+//!  s_req_valid ─┐   stage 1                    stage 2 (mode select)          out
+//!  s_req_flow ──┴─► H3(flow) & mask ─► s1_masked ─► per-packet: walk min..max ─► m_port_valid
+//!                                      s1_valid     per-flow:   min + fold      m_port
+//!  cfg_port_min/max ─► span, mask, min-span (registered)   fixed: min
 //! ```
 //!
 //! ### Inputs
@@ -19,12 +19,15 @@
 //! * `cfg_mode`: 0 = per-packet (default), 1 = per-flow hash (the commodity-NIC ECMP
 //!   baseline), 2 = fixed; 3 is reserved and behaves as fixed.
 //! * `cfg_port_min`, `cfg_port_max`: the inclusive port range (default 49152..=65535).
+//!   Quasi-static (CSR): values derived from them are registered, so a change is fully in
+//!   effect for requests made two cycles after it.
 //!
 //! ### Outputs
 //! * `m_port_valid`, `m_port`: the port for each request, in request order, exactly
 //!   [`SPRAYER_LATENCY`] cycles after the request.
-//! * `status_cfg_error`: high while `cfg_port_min > cfg_port_max`; every mode then
-//!   answers `cfg_port_min` (a defined, visible fallback rather than an out-of-range port).
+//! * `status_cfg_error`: high (one cycle after the range becomes bad) while
+//!   `cfg_port_min > cfg_port_max`; every mode then answers `cfg_port_min` (a defined,
+//!   visible fallback rather than an out-of-range port).
 //!
 //! ### Modes
 //! * per-packet: successive requests get successive ports of the range, wrapping from
@@ -63,8 +66,14 @@ pub struct Sprayer {
     mode_per_packet: Constant<Bits<2>>,
     mode_per_flow: Constant<Bits<2>>,
     flow_hash: H3Hash<FLOW_BITS, 16>,
+    // Values derived from the (quasi-static) range, registered so that no subtract or
+    // bit smear sits on the per-packet path: a range change takes effect one cycle later.
+    cfg_span_m1_q: DFF<Bits<16>>,
+    cfg_mask_q: DFF<Bits<16>>,
+    cfg_min_minus_span_q: DFF<Bits<16>>,
+    cfg_bad_q: DFF<Bit>,
     s1_valid: DFF<Bit>,
-    s1_hash: DFF<Bits<16>>,
+    s1_masked: DFF<Bits<16>>,
     /// Next port of the per-packet walk.
     walk: DFF<Bits<16>>,
     out_valid: DFF<Bit>,
@@ -73,12 +82,10 @@ pub struct Sprayer {
     smear1: Signal<Local, Bits<16>>,
     smear2: Signal<Local, Bits<16>>,
     smear3: Signal<Local, Bits<16>>,
-    span_mask: Signal<Local, Bits<16>>,
-    hash_masked: Signal<Local, Bits<16>>,
-    hash_off: Signal<Local, Bits<16>>,
-    walk_port: Signal<Local, Bits<16>>,
+    walk_out_of_range: Signal<Local, Bit>,
+    walk_wraps: Signal<Local, Bit>,
+    flow_port: Signal<Local, Bits<16>>,
     port: Signal<Local, Bits<16>>,
-    cfg_bad: Signal<Local, Bit>,
 }
 
 impl Sprayer {
@@ -95,9 +102,15 @@ impl Sprayer {
             m_port_valid: Default::default(),
             m_port: Default::default(),
             status_cfg_error: Default::default(),
+            mode_per_packet: Constant::new(MODE_PER_PACKET.into()),
+            mode_per_flow: Constant::new(MODE_PER_FLOW.into()),
             flow_hash: H3Hash::new(hash_seed),
+            cfg_span_m1_q: Default::default(),
+            cfg_mask_q: Default::default(),
+            cfg_min_minus_span_q: Default::default(),
+            cfg_bad_q: Default::default(),
             s1_valid: Default::default(),
-            s1_hash: Default::default(),
+            s1_masked: Default::default(),
             walk: Default::default(),
             out_valid: Default::default(),
             out_port: Default::default(),
@@ -105,14 +118,10 @@ impl Sprayer {
             smear1: Default::default(),
             smear2: Default::default(),
             smear3: Default::default(),
-            span_mask: Default::default(),
-            hash_masked: Default::default(),
-            hash_off: Default::default(),
-            mode_per_packet: Constant::new(MODE_PER_PACKET.into()),
-            mode_per_flow: Constant::new(MODE_PER_FLOW.into()),
-            walk_port: Default::default(),
+            walk_out_of_range: Default::default(),
+            walk_wraps: Default::default(),
+            flow_port: Default::default(),
             port: Default::default(),
-            cfg_bad: Default::default(),
         }
     }
 }
@@ -120,53 +129,79 @@ impl Sprayer {
 impl Logic for Sprayer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, s1_valid, s1_hash, walk, out_valid, out_port);
+        dff_setup!(
+            self,
+            clk,
+            cfg_span_m1_q,
+            cfg_mask_q,
+            cfg_min_minus_span_q,
+            cfg_bad_q,
+            s1_valid,
+            s1_masked,
+            walk,
+            out_valid,
+            out_port
+        );
+        // Each local is written exactly once and only read after: rust-hdl's simulator
+        // settles a local that is read and then reassigned in one update by iterating,
+        // and such a pair can oscillate.
 
-        // Stage 1: hash the flow id.
-        self.flow_hash.key.next = self.s_req_flow.val();
-        self.s1_valid.d.next = self.s_req_valid.val();
-        self.s1_hash.d.next = self.flow_hash.hash.val();
-
-        // Stage 2: choose the port.
-        self.cfg_bad.next = (self.cfg_port_min.val() > self.cfg_port_max.val());
+        // Range-derived values (registered).
         self.span_m1.next = (self.cfg_port_max.val() - self.cfg_port_min.val());
         // Smallest all-ones mask >= span_m1 (bit smear).
         self.smear1.next = (self.span_m1.val() | (self.span_m1.val() >> 1));
         self.smear2.next = (self.smear1.val() | (self.smear1.val() >> 2));
         self.smear3.next = (self.smear2.val() | (self.smear2.val() >> 4));
-        self.span_mask.next = (self.smear3.val() | (self.smear3.val() >> 8));
-        // Each local is written once before it is read: rust-hdl's simulator settles a
-        // local that is read and then reassigned in the same update by iteration, and
-        // such a pair can oscillate.
-        self.hash_masked.next = (self.s1_hash.q.val() & self.span_mask.val());
-        self.hash_off.next = self.hash_masked.val();
-        if (self.hash_masked.val() > self.span_m1.val()) {
-            self.hash_off.next = ((self.hash_masked.val() - self.span_m1.val()) - 1);
+        self.cfg_mask_q.d.next = (self.smear3.val() | (self.smear3.val() >> 8));
+        self.cfg_span_m1_q.d.next = self.span_m1.val();
+        // min - span = min - span_m1 - 1 (mod 2^16): added to a masked hash that is at
+        // least span, it gives min + (masked - span).
+        self.cfg_min_minus_span_q.d.next = ((self.cfg_port_min.val() - self.span_m1.val()) - 1);
+        self.cfg_bad_q.d.next = (self.cfg_port_min.val() > self.cfg_port_max.val());
+
+        // Stage 1: hash the flow id and mask it to the range's power of two.
+        self.flow_hash.key.next = self.s_req_flow.val();
+        self.s1_valid.d.next = self.s_req_valid.val();
+        self.s1_masked.d.next = (self.flow_hash.hash.val() & self.cfg_mask_q.q.val());
+
+        // Stage 2: the port. masked < 2 * span, so one conditional subtraction of span
+        // is the exact remainder; both sums are formed in parallel and selected.
+        if (self.s1_masked.q.val() > self.cfg_span_m1_q.q.val()) {
+            self.flow_port.next = (self.s1_masked.q.val() + self.cfg_min_minus_span_q.q.val());
+        } else {
+            self.flow_port.next = (self.s1_masked.q.val() + self.cfg_port_min.val());
         }
         // A walk register outside the range (after reset or a range change) restarts at min.
-        if (self.walk.q.val() < self.cfg_port_min.val())
-            | (self.walk.q.val() > self.cfg_port_max.val())
-        {
-            self.walk_port.next = self.cfg_port_min.val();
-        } else {
-            self.walk_port.next = self.walk.q.val();
-        }
+        self.walk_out_of_range.next = ((self.walk.q.val() < self.cfg_port_min.val())
+            | (self.walk.q.val() > self.cfg_port_max.val()));
+        self.walk_wraps.next = (self.walk.q.val() >= self.cfg_port_max.val());
 
-        if self.cfg_bad.val() {
+        if self.cfg_bad_q.q.val() {
             self.port.next = self.cfg_port_min.val();
         } else if (self.cfg_mode.val() == self.mode_per_packet.val()) {
-            self.port.next = self.walk_port.val();
+            if self.walk_out_of_range.val() {
+                self.port.next = self.cfg_port_min.val();
+            } else {
+                self.port.next = self.walk.q.val();
+            }
         } else if (self.cfg_mode.val() == self.mode_per_flow.val()) {
-            self.port.next = (self.cfg_port_min.val() + self.hash_off.val());
+            self.port.next = self.flow_port.val();
         } else {
             self.port.next = self.cfg_port_min.val();
         }
 
         if (self.s1_valid.q.val() & (self.cfg_mode.val() == self.mode_per_packet.val())) {
-            if (self.walk_port.val() >= self.cfg_port_max.val()) {
+            if self.walk_out_of_range.val() {
+                // This packet takes min; the next one min + 1 (or min if the range is one port).
+                if (self.cfg_port_min.val() >= self.cfg_port_max.val()) {
+                    self.walk.d.next = self.cfg_port_min.val();
+                } else {
+                    self.walk.d.next = (self.cfg_port_min.val() + 1);
+                }
+            } else if self.walk_wraps.val() {
                 self.walk.d.next = self.cfg_port_min.val();
             } else {
-                self.walk.d.next = (self.walk_port.val() + 1);
+                self.walk.d.next = (self.walk.q.val() + 1);
             }
         }
 
@@ -174,7 +209,7 @@ impl Logic for Sprayer {
         self.out_port.d.next = self.port.val();
         self.m_port_valid.next = self.out_valid.q.val();
         self.m_port.next = self.out_port.q.val();
-        self.status_cfg_error.next = self.cfg_bad.val();
+        self.status_cfg_error.next = self.cfg_bad_q.q.val();
 
         if self.rst.val() {
             self.s1_valid.d.next = false;

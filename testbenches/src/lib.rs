@@ -2,4 +2,5 @@
 //! drive them, and the `prnic-sim` scenario runner.
 
 pub mod bridge;
+pub mod bench;
 pub mod sprayer;

@@ -1,0 +1,76 @@
+//! `prnic-sim bench`: simulated cycles per second of the proving block (the sprayer) under
+//! the Verilator model and under rust-hdl's own simulator, measured in the same run on the
+//! same stimulus, and their ratio. Wall-clock figures vary with the machine and its load;
+//! the ratio, measured side by side, is the figure to compare across runs.
+
+use crate::bridge::Sprayer;
+use crate::sprayer::{stimulus, HdlSprayer, Inputs, Outputs, SprayerSim};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Debug, Serialize)]
+pub struct BenchResult {
+    pub block: &'static str,
+    /// Cycles through the Rust harness: set every input, step, read every output.
+    pub verilator_cycles: u64,
+    pub verilator_cycles_per_s: f64,
+    /// Raw model speed: `step_n` with inputs held (no per-cycle FFI port traffic).
+    pub verilator_raw_cycles: u64,
+    pub verilator_raw_cycles_per_s: f64,
+    pub rust_hdl_cycles: u64,
+    pub rust_hdl_cycles_per_s: f64,
+    /// verilator_cycles_per_s / rust_hdl_cycles_per_s.
+    pub ratio: f64,
+    /// The two simulators gave the same outputs on every cycle both ran.
+    pub outputs_agree: bool,
+}
+
+/// The stimulus window replayed cyclically, so generating it costs nothing per cycle.
+const WINDOW: usize = 4096;
+
+fn run<S: SprayerSim>(sim: &mut S, stim: &[Inputs], cycles: u64, record: usize) -> (f64, Vec<Outputs>) {
+    let mut rec = Vec::with_capacity(record);
+    let t = Instant::now();
+    for c in 0..cycles as usize {
+        let o = sim.clock(&stim[c % stim.len()]);
+        if c < record {
+            rec.push(o);
+        }
+    }
+    (t.elapsed().as_secs_f64(), rec)
+}
+
+pub fn bench(verilator_cycles: u64, rust_hdl_cycles: u64, hash_seed: u64) -> BenchResult {
+    let stim = stimulus(0xbe7c, WINDOW);
+    let record = rust_hdl_cycles as usize;
+
+    let mut vl = Sprayer::new();
+    let (vl_s, vl_out) = run(&mut vl, &stim, verilator_cycles, record);
+
+    let mut raw = Sprayer::new();
+    let raw_cycles = verilator_cycles * 4;
+    let t = Instant::now();
+    raw.clock(&stim[1]);
+    raw.step_n(raw_cycles - 1);
+    let raw_s = t.elapsed().as_secs_f64();
+
+    let mut hdl = HdlSprayer::new(hash_seed);
+    let (hdl_s, hdl_out) = run(&mut hdl, &stim, rust_hdl_cycles, record);
+
+    let vl_rate = verilator_cycles as f64 / vl_s;
+    let hdl_rate = rust_hdl_cycles as f64 / hdl_s;
+    BenchResult {
+        block: "sprayer",
+        verilator_cycles,
+        verilator_cycles_per_s: vl_rate,
+        verilator_raw_cycles: raw_cycles,
+        verilator_raw_cycles_per_s: raw_cycles as f64 / raw_s,
+        rust_hdl_cycles,
+        rust_hdl_cycles_per_s: hdl_rate,
+        ratio: vl_rate / hdl_rate,
+        outputs_agree: {
+            let n = vl_out.len().min(hdl_out.len());
+            n > 0 && vl_out[..n] == hdl_out[..n]
+        },
+    }
+}
