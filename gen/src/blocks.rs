@@ -6,6 +6,7 @@
 //! Verilog under test is always the Verilog `prnic generate` writes.
 
 use crate::config::PrnicConfig;
+use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use rust_hdl::prelude::*;
 use serde::Serialize;
@@ -58,17 +59,41 @@ pub fn sprayer(cfg: &PrnicConfig) -> Sprayer {
     s
 }
 
+/// The flow table as configured.
+pub fn flow_table(cfg: &PrnicConfig) -> FlowTable {
+    let s = &cfg.flow_table.hash_seeds;
+    let mut t = FlowTable::new(
+        cfg.slots_per_way() as usize,
+        cfg.flow_table.stash as usize,
+        [s[0], s[1], s[2], s[3]],
+    );
+    t.connect_all();
+    t
+}
+
 /// Every block of the design, in a fixed order.
 pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
     let spr = sprayer(cfg);
-    Ok(vec![Module {
-        name: "sprayer",
-        summary: "outer UDP source port per packet (per-packet walk, per-flow H3 hash, fixed)",
-        verilog: emit("sprayer", &spr)?,
-        ports: ports_of(&spr),
-        latency_cycles: Some(SPRAYER_LATENCY),
-        ram_bits: 0,
-    }])
+    let ft = flow_table(cfg);
+    Ok(vec![
+        Module {
+            name: "flow_table",
+            summary:
+                "4-way cuckoo flow table with a register stash: overlay {VNI, IPv4} to underlay",
+            verilog: emit("flow_table", &ft)?,
+            ports: ports_of(&ft),
+            latency_cycles: Some(FLOW_TABLE_LATENCY),
+            ram_bits: (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64,
+        },
+        Module {
+            name: "sprayer",
+            summary: "outer UDP source port per packet (per-packet walk, per-flow H3 hash, fixed)",
+            verilog: emit("sprayer", &spr)?,
+            ports: ports_of(&spr),
+            latency_cycles: Some(SPRAYER_LATENCY),
+            ram_bits: 0,
+        },
+    ])
 }
 
 /// Verilog of `block` with its top module named `name` (rust-hdl calls it `top`), after
@@ -103,10 +128,17 @@ pub fn ports_of<B: Block>(block: &B) -> Vec<Port> {
                 AtomKind::OutputParameter => Dir::Output,
                 _ => return,
             };
-            self.ports.push(Port { name: name.to_string(), dir, bits: signal.bits() });
+            self.ports.push(Port {
+                name: name.to_string(),
+                dir,
+                bits: signal.bits(),
+            });
         }
     }
-    let mut c = Collect { depth: 0, ports: vec![] };
+    let mut c = Collect {
+        depth: 0,
+        ports: vec![],
+    };
     block.accept("top", &mut c);
     c.ports
 }

@@ -15,7 +15,11 @@ pub const DEFAULT_TOML: &str = include_str!("../configs/default.toml");
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigError {
     /// TOML syntax or type error, with the 1-based line and column where known.
-    Parse { line: Option<usize>, col: Option<usize>, msg: String },
+    Parse {
+        line: Option<usize>,
+        col: Option<usize>,
+        msg: String,
+    },
     /// A value outside its allowed range or an illegal combination of values.
     Invalid { field: String, msg: String },
 }
@@ -23,7 +27,11 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::Parse { line: Some(l), col: Some(c), msg } => {
+            ConfigError::Parse {
+                line: Some(l),
+                col: Some(c),
+                msg,
+            } => {
                 write!(f, "line {l}, column {c}: {msg}")
             }
             ConfigError::Parse { msg, .. } => write!(f, "{msg}"),
@@ -35,7 +43,10 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 fn invalid(field: &str, msg: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid { field: field.to_string(), msg: msg.into() }
+    ConfigError::Invalid {
+        field: field.to_string(),
+        msg: msg.into(),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -185,7 +196,6 @@ pub struct PrnicConfig {
     #[serde(default = "d::reorder")]
     pub reorder: ReorderConfig,
 }
-
 
 /// Defaults for fields and sections a user file leaves out, read from the embedded
 /// `default.toml` as a plain TOML table. (serde's container-level `default` would build
@@ -368,7 +378,10 @@ impl PrnicConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let c = self;
         if !(c.clock.mhz.is_finite() && c.clock.mhz >= 10.0 && c.clock.mhz <= 1000.0) {
-            return Err(invalid("clock.mhz", format!("{} is outside 10..=1000 MHz", c.clock.mhz)));
+            return Err(invalid(
+                "clock.mhz",
+                format!("{} is outside 10..=1000 MHz", c.clock.mhz),
+            ));
         }
         if ![64, 128, 256, 512, 1024].contains(&c.axis.data_bits) {
             return Err(invalid(
@@ -377,10 +390,16 @@ impl PrnicConfig {
             ));
         }
         if !(1..=4).contains(&c.ports.count) {
-            return Err(invalid("ports.count", format!("{} is outside 1..=4", c.ports.count)));
+            return Err(invalid(
+                "ports.count",
+                format!("{} is outside 1..=4", c.ports.count),
+            ));
         }
         if !(1..=800).contains(&c.ports.rate_gbps) {
-            return Err(invalid("ports.rate_gbps", format!("{} is outside 1..=800", c.ports.rate_gbps)));
+            return Err(invalid(
+                "ports.rate_gbps",
+                format!("{} is outside 1..=800", c.ports.rate_gbps),
+            ));
         }
         let need = 1.1 * c.ports.rate_gbps as f64;
         if c.bus_gbps() < need {
@@ -394,23 +413,44 @@ impl PrnicConfig {
         }
         let ft = &c.flow_table;
         if ft.ways != 4 {
-            return Err(invalid("flow_table.ways", format!("{} is not allowed: must be 4 (the cuckoo table is 4-way)", ft.ways)));
+            return Err(invalid(
+                "flow_table.ways",
+                format!(
+                    "{} is not allowed: must be 4 (the cuckoo table is 4-way)",
+                    ft.ways
+                ),
+            ));
         }
         if ft.entries % ft.ways != 0 {
-            return Err(invalid("flow_table.entries", format!("{} is not a multiple of ways = {}", ft.entries, ft.ways)));
+            return Err(invalid(
+                "flow_table.entries",
+                format!("{} is not a multiple of ways = {}", ft.entries, ft.ways),
+            ));
         }
         let spw = c.slots_per_way();
         if !spw.is_power_of_two() || !(64..=65536).contains(&spw) {
             return Err(invalid(
                 "flow_table.entries",
-                format!("{} gives {} slots per way; slots per way must be a power of two in 64..=65536", ft.entries, spw),
+                format!(
+                    "{} gives {} slots per way; slots per way must be a power of two in 64..=65536",
+                    ft.entries, spw
+                ),
             ));
         }
         if ft.stash > 64 {
-            return Err(invalid("flow_table.stash", format!("{} is outside 0..=64", ft.stash)));
+            return Err(invalid(
+                "flow_table.stash",
+                format!("{} is outside 0..=64", ft.stash),
+            ));
         }
         if ft.key_bits != 56 {
-            return Err(invalid("flow_table.key_bits", format!("{} is not allowed: must be 56 ({{VNI 24, IPv4 32}})", ft.key_bits)));
+            return Err(invalid(
+                "flow_table.key_bits",
+                format!(
+                    "{} is not allowed: must be 56 ({{VNI 24, IPv4 32}})",
+                    ft.key_bits
+                ),
+            ));
         }
         if ft.value_bits != 112 {
             return Err(invalid(
@@ -419,41 +459,86 @@ impl PrnicConfig {
             ));
         }
         if ft.hash_seeds.len() != ft.ways as usize {
-            return Err(invalid("flow_table.hash_seeds", format!("has {} seeds; needs one per way ({})", ft.hash_seeds.len(), ft.ways)));
+            return Err(invalid(
+                "flow_table.hash_seeds",
+                format!(
+                    "has {} seeds; needs one per way ({})",
+                    ft.hash_seeds.len(),
+                    ft.ways
+                ),
+            ));
         }
         for (i, a) in ft.hash_seeds.iter().enumerate() {
             if ft.hash_seeds[..i].contains(a) {
-                return Err(invalid("flow_table.hash_seeds", format!("seed {i} ({a:#x}) repeats an earlier seed; the ways need distinct hashes")));
+                return Err(invalid(
+                    "flow_table.hash_seeds",
+                    format!(
+                        "seed {i} ({a:#x}) repeats an earlier seed; the ways need distinct hashes"
+                    ),
+                ));
             }
         }
         let p = &c.packet;
         if !(256..=9216).contains(&p.mtu_bytes) || !p.mtu_bytes.is_power_of_two() {
-            return Err(invalid("packet.mtu_bytes", format!("{} is not a power of two in 256..=9216 (RoCE MTUs: 256..4096)", p.mtu_bytes)));
+            return Err(invalid(
+                "packet.mtu_bytes",
+                format!(
+                    "{} is not a power of two in 256..=9216 (RoCE MTUs: 256..4096)",
+                    p.mtu_bytes
+                ),
+            ));
         }
         if p.max_frame_bytes < 64 + 50 || p.max_frame_bytes > 16384 {
-            return Err(invalid("packet.max_frame_bytes", format!("{} is outside 114..=16384", p.max_frame_bytes)));
+            return Err(invalid(
+                "packet.max_frame_bytes",
+                format!("{} is outside 114..=16384", p.max_frame_bytes),
+            ));
         }
         if p.max_frame_bytes < p.mtu_bytes {
-            return Err(invalid("packet.max_frame_bytes", format!("{} is below packet.mtu_bytes = {}", p.max_frame_bytes, p.mtu_bytes)));
+            return Err(invalid(
+                "packet.max_frame_bytes",
+                format!(
+                    "{} is below packet.mtu_bytes = {}",
+                    p.max_frame_bytes, p.mtu_bytes
+                ),
+            ));
         }
         let s = &c.sprayer;
         if s.port_min > 65535 || s.port_min == 0 {
-            return Err(invalid("sprayer.port_min", format!("{} is outside 1..=65535", s.port_min)));
+            return Err(invalid(
+                "sprayer.port_min",
+                format!("{} is outside 1..=65535", s.port_min),
+            ));
         }
         if s.port_max > 65535 || s.port_max < s.port_min {
-            return Err(invalid("sprayer.port_max", format!("{} is outside sprayer.port_min ({})..=65535", s.port_max, s.port_min)));
+            return Err(invalid(
+                "sprayer.port_max",
+                format!(
+                    "{} is outside sprayer.port_min ({})..=65535",
+                    s.port_max, s.port_min
+                ),
+            ));
         }
         let cr = &c.credit;
         if cr.batch_bytes == 0 || cr.batch_bytes % p.mtu_bytes != 0 {
             return Err(invalid(
                 "credit.batch_bytes",
-                format!("{} is not a whole number (>= 1) of packet.mtu_bytes = {} packets", cr.batch_bytes, p.mtu_bytes),
+                format!(
+                    "{} is not a whole number (>= 1) of packet.mtu_bytes = {} packets",
+                    cr.batch_bytes, p.mtu_bytes
+                ),
             ));
         }
         if cr.batch_bytes > 1 << 20 {
-            return Err(invalid("credit.batch_bytes", format!("{} is above 1048576", cr.batch_bytes)));
+            return Err(invalid(
+                "credit.batch_bytes",
+                format!("{} is above 1048576", cr.batch_bytes),
+            ));
         }
-        if cr.bdp_bytes < cr.batch_bytes || cr.bdp_bytes % cr.batch_bytes != 0 || cr.bdp_bytes > 1 << 26 {
+        if cr.bdp_bytes < cr.batch_bytes
+            || cr.bdp_bytes % cr.batch_bytes != 0
+            || cr.bdp_bytes > 1 << 26
+        {
             return Err(invalid(
                 "credit.bdp_bytes",
                 format!("{} must be a whole number of batches (credit.batch_bytes = {}), at most 67108864", cr.bdp_bytes, cr.batch_bytes),
@@ -461,22 +546,42 @@ impl PrnicConfig {
         }
         let r = &c.reorder;
         if !r.qps.is_power_of_two() || !(1..=4096).contains(&r.qps) {
-            return Err(invalid("reorder.qps", format!("{} is not a power of two in 1..=4096", r.qps)));
+            return Err(invalid(
+                "reorder.qps",
+                format!("{} is not a power of two in 1..=4096", r.qps),
+            ));
         }
         if !r.window_bits.is_power_of_two() || !(32..=256).contains(&r.window_bits) {
-            return Err(invalid("reorder.window_bits", format!("{} is not a power of two in 32..=256", r.window_bits)));
+            return Err(invalid(
+                "reorder.window_bits",
+                format!("{} is not a power of two in 32..=256", r.window_bits),
+            ));
         }
         if c.reorder_state_bytes_per_qp() > MAX_REORDER_STATE_BYTES {
             return Err(invalid(
                 "reorder.window_bits",
-                format!("{} needs {} bytes per QP, above the {} allowed", r.window_bits, c.reorder_state_bytes_per_qp(), MAX_REORDER_STATE_BYTES),
+                format!(
+                    "{} needs {} bytes per QP, above the {} allowed",
+                    r.window_bits,
+                    c.reorder_state_bytes_per_qp(),
+                    MAX_REORDER_STATE_BYTES
+                ),
             ));
         }
         if r.ooo_threshold == 0 || r.ooo_threshold >= r.window_bits {
-            return Err(invalid("reorder.ooo_threshold", format!("{} is outside 1..{} (reorder.window_bits)", r.ooo_threshold, r.window_bits)));
+            return Err(invalid(
+                "reorder.ooo_threshold",
+                format!(
+                    "{} is outside 1..{} (reorder.window_bits)",
+                    r.ooo_threshold, r.window_bits
+                ),
+            ));
         }
         if r.missing_share_pct > 100 {
-            return Err(invalid("reorder.missing_share_pct", format!("{} is outside 0..=100", r.missing_share_pct)));
+            return Err(invalid(
+                "reorder.missing_share_pct",
+                format!("{} is outside 0..=100", r.missing_share_pct),
+            ));
         }
         Ok(())
     }
@@ -489,10 +594,21 @@ fn parse_error(text: &str, e: &toml::de::Error) -> ConfigError {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
-            let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
-            ConfigError::Parse { line: Some(line), col: Some(col), msg }
+            let col = before
+                .rfind('\n')
+                .map_or(before.len(), |i| before.len() - i - 1)
+                + 1;
+            ConfigError::Parse {
+                line: Some(line),
+                col: Some(col),
+                msg,
+            }
         }
-        None => ConfigError::Parse { line: None, col: None, msg },
+        None => ConfigError::Parse {
+            line: None,
+            col: None,
+            msg,
+        },
     }
 }
 
@@ -504,7 +620,16 @@ mod tests {
     fn default_toml_is_complete_and_valid() {
         // Parsing with every section present must not need the section defaults.
         let v: toml::Value = toml::from_str(DEFAULT_TOML).unwrap();
-        for s in ["clock", "axis", "ports", "flow_table", "packet", "sprayer", "credit", "reorder"] {
+        for s in [
+            "clock",
+            "axis",
+            "ports",
+            "flow_table",
+            "packet",
+            "sprayer",
+            "credit",
+            "reorder",
+        ] {
             assert!(v.get(s).is_some(), "default.toml lacks [{s}]");
         }
         PrnicConfig::builtin().validate().unwrap();
@@ -520,7 +645,10 @@ mod tests {
     fn partial_file_overrides_one_field() {
         let c = PrnicConfig::from_toml("[flow_table]\nstash = 16\n").unwrap();
         assert_eq!(c.flow_table.stash, 16);
-        assert_eq!(c.flow_table.entries, PrnicConfig::builtin().flow_table.entries);
+        assert_eq!(
+            c.flow_table.entries,
+            PrnicConfig::builtin().flow_table.entries
+        );
     }
 
     fn field_of(text: &str) -> String {
@@ -533,11 +661,20 @@ mod tests {
     #[test]
     fn illegal_values_name_their_field() {
         assert_eq!(field_of("[flow_table]\nways = 3\n"), "flow_table.ways");
-        assert_eq!(field_of("[flow_table]\nentries = 30000\n"), "flow_table.entries");
+        assert_eq!(
+            field_of("[flow_table]\nentries = 30000\n"),
+            "flow_table.entries"
+        );
         assert_eq!(field_of("[flow_table]\nstash = 65\n"), "flow_table.stash");
         assert_eq!(field_of("[axis]\ndata_bits = 64\n"), "axis.data_bits");
-        assert_eq!(field_of("[credit]\nbatch_bytes = 10000\n"), "credit.batch_bytes");
-        assert_eq!(field_of("[sprayer]\nport_min = 60000\nport_max = 50000\n"), "sprayer.port_max");
+        assert_eq!(
+            field_of("[credit]\nbatch_bytes = 10000\n"),
+            "credit.batch_bytes"
+        );
+        assert_eq!(
+            field_of("[sprayer]\nport_min = 60000\nport_max = 50000\n"),
+            "sprayer.port_max"
+        );
         assert_eq!(field_of("[clock]\nmhz = 0.0\n"), "clock.mhz");
     }
 

@@ -51,7 +51,8 @@ fn load(path: Option<&Path>) -> Result<PrnicConfig, String> {
     match path {
         None => Ok(PrnicConfig::builtin().clone()),
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read config {}: {e}", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read config {}: {e}", p.display()))?;
             PrnicConfig::from_toml(&text).map_err(|e| format!("config {}: {e}", p.display()))
         }
     }
@@ -63,7 +64,10 @@ fn run(cli: Cli) -> Result<(), String> {
             let cfg = load(config.as_deref())?;
             let files = output::all_files(&cfg).map_err(|e| e.to_string())?;
             output::write_atomically(&out, &files).map_err(|e| e.to_string())?;
-            let n_v = files.keys().filter(|p| p.extension().is_some_and(|e| e == "v")).count();
+            let n_v = files
+                .keys()
+                .filter(|p| p.extension().is_some_and(|e| e == "v"))
+                .count();
             eprintln!(
                 "prnic: wrote {} files ({} Verilog modules) to {} for config {}",
                 files.len(),
@@ -78,7 +82,10 @@ fn run(cli: Cli) -> Result<(), String> {
             if dump {
                 print!("{}", cfg.to_toml());
             } else {
-                eprintln!("prnic: config is valid (hash {}); use --dump to print it", cfg.hash_hex());
+                eprintln!(
+                    "prnic: config is valid (hash {}); use --dump to print it",
+                    cfg.hash_hex()
+                );
             }
             Ok(())
         }

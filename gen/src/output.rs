@@ -22,7 +22,10 @@ pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError
     let modules = blocks::modules(cfg)?;
     let mut files = FileSet::new();
     for m in &modules {
-        files.insert(PathBuf::from(format!("verilog/{}.v", m.name)), verilog_file(cfg, m).into_bytes());
+        files.insert(
+            PathBuf::from(format!("verilog/{}.v", m.name)),
+            verilog_file(cfg, m).into_bytes(),
+        );
     }
     files.insert("report.md".into(), report(cfg, &modules).into_bytes());
     files.insert("constraints/prnic.xdc".into(), xdc(cfg).into_bytes());
@@ -47,7 +50,13 @@ fn header(cfg: &PrnicConfig, comment: &str) -> String {
 }
 
 fn verilog_file(cfg: &PrnicConfig, m: &Module) -> String {
-    format!("{}// Block `{}`: {}.\n\n{}", header(cfg, "//"), m.name, m.summary, m.verilog)
+    format!(
+        "{}// Block `{}`: {}.\n\n{}",
+        header(cfg, "//"),
+        m.name,
+        m.summary,
+        m.verilog
+    )
 }
 
 #[derive(Serialize)]
@@ -96,7 +105,15 @@ fn manifest(cfg: &PrnicConfig, modules: &[Module]) -> String {
 pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
     let mut r = String::new();
     let _ = writeln!(r, "# prnic generation report\n");
-    let _ = writeln!(r, "{}", header(cfg, "<!--").lines().map(|l| format!("{l} -->")).collect::<Vec<_>>().join("\n"));
+    let _ = writeln!(
+        r,
+        "{}",
+        header(cfg, "<!--")
+            .lines()
+            .map(|l| format!("{l} -->"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     let _ = writeln!(r);
     let _ = writeln!(
         r,
@@ -110,28 +127,73 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
         cfg.ports.rate_gbps
     );
     let _ = writeln!(r, "## Generated blocks\n");
-    let _ = writeln!(r, "| block | latency (cycles) | latency (ns) | RAM bits | ports | job |");
+    let _ = writeln!(
+        r,
+        "| block | latency (cycles) | latency (ns) | RAM bits | ports | job |"
+    );
     let _ = writeln!(r, "|---|---:|---:|---:|---:|---|");
     for m in modules {
         let (cyc, ns) = match m.latency_cycles {
             Some(c) => (c.to_string(), format!("{:.2}", cfg.cycles_to_ns(c as f64))),
             None => ("-".into(), "-".into()),
         };
-        let _ = writeln!(r, "| `{}` | {} | {} | {} | {} | {} |", m.name, cyc, ns, m.ram_bits, m.ports.len(), m.summary);
+        let _ = writeln!(
+            r,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            m.name,
+            cyc,
+            ns,
+            m.ram_bits,
+            m.ports.len(),
+            m.summary
+        );
     }
     let _ = writeln!(r, "\nLatencies are the blocks' fixed pipeline depths; the testbenches assert them on the Verilator model.\n");
-    let _ = writeln!(r, "## Sizing from the config (blocks not generated yet are marked planned)\n");
+    let _ = writeln!(
+        r,
+        "## Sizing from the config (blocks not generated yet are marked planned)\n"
+    );
     let _ = writeln!(r, "| figure | value |");
     let _ = writeln!(r, "|---|---|");
     let ft = &cfg.flow_table;
     let entry_bits = 1 + ft.key_bits + ft.value_bits;
     let _ = writeln!(r, "| flow table (planned) | {} entries = {} ways x {} slots + {} stash; entry {} bits (valid + key + value) |", ft.entries, ft.ways, cfg.slots_per_way(), ft.stash, entry_bits);
-    let _ = writeln!(r, "| flow table RAM bits (planned) | {} |", ft.entries as u64 * entry_bits as u64);
-    let _ = writeln!(r, "| flow lookup budget | 20 ns = {} whole cycles at {} MHz |", cfg.cycles_within_ns(20.0), cfg.clock.mhz);
+    let _ = writeln!(
+        r,
+        "| flow table RAM bits (planned) | {} |",
+        ft.entries as u64 * entry_bits as u64
+    );
+    let _ = writeln!(
+        r,
+        "| flow lookup budget | 20 ns = {} whole cycles at {} MHz |",
+        cfg.cycles_within_ns(20.0),
+        cfg.clock.mhz
+    );
     let _ = writeln!(r, "| reorder state per QP (planned) | {} bytes ({}-bit PSN + isCQE bitmaps, head and highest PSN), limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
-    let _ = writeln!(r, "| reorder state total (planned) | {} QPs x {} bytes = {} bytes |", cfg.reorder.qps, cfg.reorder_state_bytes_per_qp(), cfg.reorder.qps as u64 * cfg.reorder_state_bytes_per_qp() as u64);
-    let _ = writeln!(r, "| credit batch | {} bytes = {} packets; {:.2} ns = {:.1} cycles at {} Gb/s |", cfg.credit.batch_bytes, cfg.packets_per_batch(), cfg.batch_time_ns(), cfg.batch_cycles(), cfg.line_rate_gbps());
-    let _ = writeln!(r, "| sprayer port range | {}..={} ({} ports), mode {} |", cfg.sprayer.port_min, cfg.sprayer.port_max, cfg.sprayer.port_max - cfg.sprayer.port_min + 1, cfg.sprayer.mode);
+    let _ = writeln!(
+        r,
+        "| reorder state total (planned) | {} QPs x {} bytes = {} bytes |",
+        cfg.reorder.qps,
+        cfg.reorder_state_bytes_per_qp(),
+        cfg.reorder.qps as u64 * cfg.reorder_state_bytes_per_qp() as u64
+    );
+    let _ = writeln!(
+        r,
+        "| credit batch | {} bytes = {} packets; {:.2} ns = {:.1} cycles at {} Gb/s |",
+        cfg.credit.batch_bytes,
+        cfg.packets_per_batch(),
+        cfg.batch_time_ns(),
+        cfg.batch_cycles(),
+        cfg.line_rate_gbps()
+    );
+    let _ = writeln!(
+        r,
+        "| sprayer port range | {}..={} ({} ports), mode {} |",
+        cfg.sprayer.port_min,
+        cfg.sprayer.port_max,
+        cfg.sprayer.port_max - cfg.sprayer.port_min + 1,
+        cfg.sprayer.mode
+    );
     r
 }
 
@@ -195,12 +257,20 @@ pub const MARKER: &str = "manifest.json";
 /// replaced only if prnic wrote it (it holds `manifest.json`), so a mistyped `--out`
 /// never deletes someone's files.
 pub fn write_atomically(out: &Path, files: &FileSet) -> Result<(), WriteError> {
-    let err = |what: &str, p: &Path, e: std::io::Error| WriteError(format!("{what} {}: {e}", p.display()));
+    let err = |what: &str, p: &Path, e: std::io::Error| {
+        WriteError(format!("{what} {}: {e}", p.display()))
+    };
     if out.exists() {
         if !out.is_dir() {
-            return Err(WriteError(format!("{} exists and is not a folder", out.display())));
+            return Err(WriteError(format!(
+                "{} exists and is not a folder",
+                out.display()
+            )));
         }
-        let empty = std::fs::read_dir(out).map_err(|e| err("cannot read", out, e))?.next().is_none();
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| err("cannot read", out, e))?
+            .next()
+            .is_none();
         if !empty && !out.join(MARKER).is_file() {
             return Err(WriteError(format!(
                 "{} exists and was not written by prnic (no {MARKER}); choose another --out",
@@ -213,9 +283,15 @@ pub fn write_atomically(out: &Path, files: &FileSet) -> Result<(), WriteError> {
         _ => PathBuf::from("."),
     };
     if !parent.is_dir() {
-        return Err(WriteError(format!("parent folder {} does not exist", parent.display())));
+        return Err(WriteError(format!(
+            "parent folder {} does not exist",
+            parent.display()
+        )));
     }
-    let base = out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let base = out
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
     let tmp = parent.join(format!(".{base}.prnic-new-{}", std::process::id()));
     let old = parent.join(format!(".{base}.prnic-old-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);

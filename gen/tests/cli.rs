@@ -4,7 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn prnic(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prnic")).args(args).current_dir(cwd).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_prnic"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
 }
 
 fn tmp(tag: &str) -> PathBuf {
@@ -33,7 +37,11 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 fn stderr_line(o: &Output) -> String {
     let s = String::from_utf8_lossy(&o.stderr).to_string();
-    assert_eq!(s.trim_end().lines().count(), 1, "expected one line, got:\n{s}");
+    assert_eq!(
+        s.trim_end().lines().count(),
+        1,
+        "expected one line, got:\n{s}"
+    );
     s
 }
 
@@ -42,20 +50,36 @@ fn generate_writes_verilog_manifest_report_and_is_reproducible() {
     let d = tmp("gen");
     let o = prnic(&["generate", "--out", "a"], &d);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in ["verilog/sprayer.v", "manifest.json", "report.md", "constraints/prnic.xdc", "constraints/prnic.sdc"] {
+    for f in [
+        "verilog/sprayer.v",
+        "manifest.json",
+        "report.md",
+        "constraints/prnic.xdc",
+        "constraints/prnic.sdc",
+    ] {
         assert!(d.join("a").join(f).is_file(), "{f} missing");
     }
-    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("a/manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("a/manifest.json")).unwrap()).unwrap();
     let ports = &m["modules"][0]["ports"];
-    assert!(ports.as_array().unwrap().iter().any(|p| p["name"] == "s_req_flow" && p["bits"] == 48 && p["dir"] == "input"));
+    assert!(ports
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["name"] == "s_req_flow" && p["bits"] == 48 && p["dir"] == "input"));
     assert_eq!(m["config_hash"].as_str().unwrap().len(), 16);
     // Same config, byte-identical output, also when the folder is regenerated in place.
     assert!(prnic(&["generate", "--out", "b"], &d).status.success());
     assert!(prnic(&["generate", "--out", "a"], &d).status.success());
     let strip = |v: Vec<(PathBuf, Vec<u8>)>, root: &str| -> Vec<(PathBuf, Vec<u8>)> {
-        v.into_iter().map(|(p, b)| (p.strip_prefix(d.join(root)).unwrap().to_path_buf(), b)).collect()
+        v.into_iter()
+            .map(|(p, b)| (p.strip_prefix(d.join(root)).unwrap().to_path_buf(), b))
+            .collect()
     };
-    assert_eq!(strip(snapshot(&d.join("a")), "a"), strip(snapshot(&d.join("b")), "b"));
+    assert_eq!(
+        strip(snapshot(&d.join("a")), "a"),
+        strip(snapshot(&d.join("b")), "b")
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -66,11 +90,27 @@ fn bad_input_exits_2_with_one_line_and_leaves_output_untouched() {
     let before = snapshot(&d);
     let cases: &[(&str, &str, &str)] = &[
         ("ways.toml", "[flow_table]\nways = 3\n", "flow_table.ways"),
-        ("stash.toml", "[flow_table]\nstash = 100\n", "flow_table.stash"),
-        ("spw.toml", "[flow_table]\nentries = 24000\n", "flow_table.entries"),
+        (
+            "stash.toml",
+            "[flow_table]\nstash = 100\n",
+            "flow_table.stash",
+        ),
+        (
+            "spw.toml",
+            "[flow_table]\nentries = 24000\n",
+            "flow_table.entries",
+        ),
         ("bus.toml", "[axis]\ndata_bits = 256\n", "axis.data_bits"),
-        ("batch.toml", "[credit]\nbatch_bytes = 6000\n", "credit.batch_bytes"),
-        ("unknown.toml", "[clock]\nmhz = 300.0\nturbo = true\n", "line 3"),
+        (
+            "batch.toml",
+            "[credit]\nbatch_bytes = 6000\n",
+            "credit.batch_bytes",
+        ),
+        (
+            "unknown.toml",
+            "[clock]\nmhz = 300.0\nturbo = true\n",
+            "line 3",
+        ),
         ("syntax.toml", "[clock]\nmhz = = 3\n", "line 2"),
     ];
     for (name, text, needle) in cases {
@@ -81,10 +121,17 @@ fn bad_input_exits_2_with_one_line_and_leaves_output_untouched() {
         assert!(line.contains(needle), "{name}: {line}");
         std::fs::remove_file(d.join(name)).unwrap();
     }
-    let o = prnic(&["generate", "--config", "missing.toml", "--out", "out"], &d);
+    let o = prnic(
+        &["generate", "--config", "missing.toml", "--out", "out"],
+        &d,
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr_line(&o).contains("missing.toml"));
-    assert_eq!(snapshot(&d), before, "a failed run changed the output folder");
+    assert_eq!(
+        snapshot(&d),
+        before,
+        "a failed run changed the output folder"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -110,6 +157,9 @@ fn config_dump_round_trips_and_help_explains() {
     assert_eq!(o.stdout, o2.stdout);
     let h = prnic(&["generate", "--help"], &d);
     let help = String::from_utf8_lossy(&h.stdout);
-    assert!(help.contains("--config") && help.contains("atomically"), "{help}");
+    assert!(
+        help.contains("--config") && help.contains("atomically"),
+        "{help}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

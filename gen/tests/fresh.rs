@@ -30,5 +30,8 @@ fn committed_generated_files_are_fresh() {
             }
         }
     }
-    assert!(stale.is_empty(), "stale generated files (run scripts/regen.sh): {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "stale generated files (run scripts/regen.sh): {stale:?}"
+    );
 }

@@ -23,7 +23,11 @@ use rust_hdl::prelude::*;
 /// independent model can re-implement it from its published definition.
 pub fn h3_rows(seed: u64, key_bits: usize, hash_bits: usize) -> Vec<u64> {
     assert!(hash_bits <= 64, "H3 rows are at most 64 bits wide");
-    let mask = if hash_bits == 64 { u64::MAX } else { (1u64 << hash_bits) - 1 };
+    let mask = if hash_bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << hash_bits) - 1
+    };
     let mut state = seed;
     (0..key_bits)
         .map(|_| {

@@ -28,7 +28,12 @@ pub struct BenchResult {
 /// The stimulus window replayed cyclically, so generating it costs nothing per cycle.
 const WINDOW: usize = 4096;
 
-fn run<S: SprayerSim>(sim: &mut S, stim: &[Inputs], cycles: u64, record: usize) -> (f64, Vec<Outputs>) {
+fn run<S: SprayerSim>(
+    sim: &mut S,
+    stim: &[Inputs],
+    cycles: u64,
+    record: usize,
+) -> (f64, Vec<Outputs>) {
     let mut rec = Vec::with_capacity(record);
     let t = Instant::now();
     for c in 0..cycles as usize {

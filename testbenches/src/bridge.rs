@@ -32,9 +32,13 @@ pub enum TraceError {
 impl std::fmt::Display for TraceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TraceError::UnknownFormat(p) => write!(f, "{}: trace files must end in .fst or .vcd", p.display()),
+            TraceError::UnknownFormat(p) => {
+                write!(f, "{}: trace files must end in .fst or .vcd", p.display())
+            }
             TraceError::BadPath(p) => write!(f, "{}: path contains a NUL byte", p.display()),
-            TraceError::CannotOpen(p) => write!(f, "{}: cannot open trace file for writing", p.display()),
+            TraceError::CannotOpen(p) => {
+                write!(f, "{}: cannot open trace file for writing", p.display())
+            }
         }
     }
 }

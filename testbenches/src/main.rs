@@ -66,20 +66,42 @@ fn main() -> ExitCode {
                 prnic_testbenches::sprayer::SprayerSim::clock(&mut dut, &stim[c % stim.len()]);
             }
             drop(dut);
-            eprintln!("prnic-sim: wrote {cycles} cycles of sprayer to {} ({period_ps} ps per cycle)", out.display());
+            eprintln!(
+                "prnic-sim: wrote {cycles} cycles of sprayer to {} ({period_ps} ps per cycle)",
+                out.display()
+            );
             ExitCode::SUCCESS
         }
-        Cmd::Bench { json, cycles, hdl_cycles } => {
+        Cmd::Bench {
+            json,
+            cycles,
+            hdl_cycles,
+        } => {
             let r = bench::bench(cycles, hdl_cycles, PrnicConfig::builtin().sprayer.hash_seed);
             if json {
                 println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
                 println!("block: {}", r.block);
-                println!("verilator (harness, all ports per cycle): {:>14.0} cycles/s over {} cycles", r.verilator_cycles_per_s, r.verilator_cycles);
-                println!("verilator (raw step_n):                   {:>14.0} cycles/s over {} cycles", r.verilator_raw_cycles_per_s, r.verilator_raw_cycles);
-                println!("rust-hdl simulate() loop:                 {:>14.0} cycles/s over {} cycles", r.rust_hdl_cycles_per_s, r.rust_hdl_cycles);
-                println!("ratio verilator/rust-hdl:                 {:>14.1}", r.ratio);
-                println!("outputs agree:                            {:>14}", r.outputs_agree);
+                println!(
+                    "verilator (harness, all ports per cycle): {:>14.0} cycles/s over {} cycles",
+                    r.verilator_cycles_per_s, r.verilator_cycles
+                );
+                println!(
+                    "verilator (raw step_n):                   {:>14.0} cycles/s over {} cycles",
+                    r.verilator_raw_cycles_per_s, r.verilator_raw_cycles
+                );
+                println!(
+                    "rust-hdl simulate() loop:                 {:>14.0} cycles/s over {} cycles",
+                    r.rust_hdl_cycles_per_s, r.rust_hdl_cycles
+                );
+                println!(
+                    "ratio verilator/rust-hdl:                 {:>14.1}",
+                    r.ratio
+                );
+                println!(
+                    "outputs agree:                            {:>14}",
+                    r.outputs_agree
+                );
             }
             if r.outputs_agree {
                 ExitCode::SUCCESS

@@ -62,7 +62,10 @@ impl HdlSprayer {
         uut.connect_all();
         // Settle the initial values with the clock low.
         uut.clk.next = false.into();
-        assert!(simulate(&mut uut, SETTLE_ITERS), "rust-hdl: sprayer did not settle");
+        assert!(
+            simulate(&mut uut, SETTLE_ITERS),
+            "rust-hdl: sprayer did not settle"
+        );
         HdlSprayer { uut }
     }
 }
@@ -78,14 +81,20 @@ impl SprayerSim for HdlSprayer {
         u.cfg_port_max.next = (i.port_max as LiteralType).into();
         assert!(simulate(u, SETTLE_ITERS), "rust-hdl: inputs did not settle");
         u.clk.next = true.into();
-        assert!(simulate(u, SETTLE_ITERS), "rust-hdl: rising edge did not settle");
+        assert!(
+            simulate(u, SETTLE_ITERS),
+            "rust-hdl: rising edge did not settle"
+        );
         let o = Outputs {
             port_valid: u.m_port_valid.val(),
             port: u.m_port.val().to_u16(),
             cfg_error: u.status_cfg_error.val(),
         };
         u.clk.next = false.into();
-        assert!(simulate(u, SETTLE_ITERS), "rust-hdl: falling edge did not settle");
+        assert!(
+            simulate(u, SETTLE_ITERS),
+            "rust-hdl: falling edge did not settle"
+        );
         o
     }
 }

@@ -10,8 +10,16 @@ fn bench_json_reports_both_simulators_and_their_ratio() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for k in ["verilator_cycles_per_s", "rust_hdl_cycles_per_s", "ratio", "verilator_raw_cycles_per_s"] {
-        assert!(v[k].as_f64().is_some_and(|x| x > 0.0), "{k} missing or not positive: {v}");
+    for k in [
+        "verilator_cycles_per_s",
+        "rust_hdl_cycles_per_s",
+        "ratio",
+        "verilator_raw_cycles_per_s",
+    ] {
+        assert!(
+            v[k].as_f64().is_some_and(|x| x > 0.0),
+            "{k} missing or not positive: {v}"
+        );
     }
     assert_eq!(v["verilator_cycles"], 5000);
     assert_eq!(v["rust_hdl_cycles"], 500);
@@ -20,6 +28,9 @@ fn bench_json_reports_both_simulators_and_their_ratio() {
 
 #[test]
 fn bad_arguments_exit_2() {
-    let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim")).args(["bench", "--cycles", "5"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args(["bench", "--cycles", "5"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }

@@ -20,8 +20,14 @@ fn waivers() -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}; run scripts/setup.sh"));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}; run scripts/setup.sh"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
@@ -47,7 +53,10 @@ fn verilator_lint_wall_passes_with_only_the_waivers() {
             .args(["--lint-only", "-Wall", "--top-module", &name])
             .arg(waivers())
             .arg(&file));
-        assert!(ok && !text.contains("%Warning"), "verilator -Wall on {name}:\n{text}");
+        assert!(
+            ok && !text.contains("%Warning"),
+            "verilator -Wall on {name}:\n{text}"
+        );
     }
 }
 

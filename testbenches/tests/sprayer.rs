@@ -33,7 +33,12 @@ impl Tb {
     fn new(mode: Mode, min: u16, max: u16) -> Self {
         let mut tb = Tb {
             dut: Sprayer::new(),
-            inputs: Inputs { mode: mode as u8, port_min: min, port_max: max, ..Default::default() },
+            inputs: Inputs {
+                mode: mode as u8,
+                port_min: min,
+                port_max: max,
+                ..Default::default()
+            },
         };
         tb.reset();
         tb
@@ -76,7 +81,6 @@ impl Tb {
     }
 }
 
-
 /// Scoreboard: every request answered once, in order, after exactly the block latency,
 /// with the model's port; nothing else comes out.
 fn check(mode: Mode, min: u16, max: u16, reqs: &[Req], sent: &[u64], seen: &[(u64, Outputs)]) {
@@ -84,30 +88,58 @@ fn check(mode: Mode, min: u16, max: u16, reqs: &[Req], sent: &[u64], seen: &[(u6
     let mut expected: VecDeque<(u64, u16)> = reqs
         .iter()
         .zip(sent)
-        .map(|(r, &c)| (c + SPRAYER_LATENCY as u64, model.port(mode, min, max, r.flow)))
+        .map(|(r, &c)| {
+            (
+                c + SPRAYER_LATENCY as u64,
+                model.port(mode, min, max, r.flow),
+            )
+        })
         .collect();
     for (cycle, o) in seen {
-        let (want_cycle, want_port) =
-            expected.pop_front().unwrap_or_else(|| panic!("unexpected output at cycle {cycle}: {o:?}"));
-        assert_eq!(*cycle, want_cycle, "latency: output at cycle {cycle}, expected {want_cycle}");
-        assert_eq!(o.port, want_port, "port at cycle {cycle} ({mode:?}, {min}..={max})");
+        let (want_cycle, want_port) = expected
+            .pop_front()
+            .unwrap_or_else(|| panic!("unexpected output at cycle {cycle}: {o:?}"));
+        assert_eq!(
+            *cycle, want_cycle,
+            "latency: output at cycle {cycle}, expected {want_cycle}"
+        );
+        assert_eq!(
+            o.port, want_port,
+            "port at cycle {cycle} ({mode:?}, {min}..={max})"
+        );
         assert_eq!(o.cfg_error, min > max);
     }
-    assert!(expected.is_empty(), "{} requests never answered", expected.len());
+    assert!(
+        expected.is_empty(),
+        "{} requests never answered",
+        expected.len()
+    );
 }
 
 fn back_to_back(flows: impl IntoIterator<Item = u64>) -> Vec<Req> {
-    flows.into_iter().map(|flow| Req { idle_before: 0, flow }).collect()
+    flows
+        .into_iter()
+        .map(|flow| Req {
+            idle_before: 0,
+            flow,
+        })
+        .collect()
 }
 
 #[test]
 fn bindings_match_the_manifest_ports() {
-    let m = &prnic_gen::blocks::modules(cfg()).unwrap()[0];
+    let all = prnic_gen::blocks::modules(cfg()).unwrap();
+    let m = all.iter().find(|m| m.name == Sprayer::MODULE).unwrap();
     assert_eq!(m.name, Sprayer::MODULE);
-    let want: Vec<(String, bool, usize)> =
-        m.ports.iter().map(|p| (p.name.clone(), p.dir == Dir::Input, p.bits)).collect();
-    let got: Vec<(String, bool, usize)> =
-        SPRAYER_PORTS.iter().map(|(n, i, b)| (n.to_string(), *i, *b)).collect();
+    let want: Vec<(String, bool, usize)> = m
+        .ports
+        .iter()
+        .map(|p| (p.name.clone(), p.dir == Dir::Input, p.bits))
+        .collect();
+    let got: Vec<(String, bool, usize)> = SPRAYER_PORTS
+        .iter()
+        .map(|(n, i, b)| (n.to_string(), *i, *b))
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -175,7 +207,10 @@ fn reset_restarts_the_walk_and_drops_requests_in_flight() {
     assert_eq!(quiet, 0, "outputs after reset from requests before it");
     assert!(seen.len() < 10);
     let (_, after) = tb.run(&back_to_back(0..3), 4);
-    assert_eq!(after.iter().map(|(_, o)| o.port).collect::<Vec<_>>(), vec![100, 101, 102]);
+    assert_eq!(
+        after.iter().map(|(_, o)| o.port).collect::<Vec<_>>(),
+        vec![100, 101, 102]
+    );
 }
 
 #[test]
@@ -186,7 +221,12 @@ fn trace_files_are_written_in_both_formats() {
         let path = dir.join(format!("sprayer.{ext}"));
         {
             let mut d = Sprayer::with_trace(&path, 3103).unwrap();
-            let i = Inputs { req_valid: true, port_min: 1, port_max: 9, ..Default::default() };
+            let i = Inputs {
+                req_valid: true,
+                port_min: 1,
+                port_max: 9,
+                ..Default::default()
+            };
             for _ in 0..50 {
                 d.clock(&i);
             }
@@ -195,7 +235,10 @@ fn trace_files_are_written_in_both_formats() {
         assert!(bytes.len() > 100, "{ext} trace is {} bytes", bytes.len());
         if ext == "vcd" {
             let text = String::from_utf8_lossy(&bytes);
-            assert!(text.contains("m_port_valid") && text.contains("#3103"), "VCD lacks ports or ps times");
+            assert!(
+                text.contains("m_port_valid") && text.contains("#3103"),
+                "VCD lacks ports or ps times"
+            );
         }
     }
     assert!(Sprayer::with_trace(&dir.join("x.txt"), 3103).is_err());
@@ -203,7 +246,11 @@ fn trace_files_are_written_in_both_formats() {
 }
 
 fn mode_strategy() -> impl Strategy<Value = Mode> {
-    prop_oneof![Just(Mode::PerPacket), Just(Mode::PerFlow), Just(Mode::Fixed)]
+    prop_oneof![
+        Just(Mode::PerPacket),
+        Just(Mode::PerFlow),
+        Just(Mode::Fixed)
+    ]
 }
 
 proptest! {

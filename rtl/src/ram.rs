@@ -1,0 +1,122 @@
+//! `BankRam`: a simple dual-port RAM (one write port, one registered read port) whose depth
+//! is set at construction from the config, not by a const generic.
+//!
+//! rust-hdl's own `RAM<D, N>` fixes the address width at compile time; the flow table's
+//! depth comes from `PrnicConfig`, so this block takes it as a value and emits
+//! `reg [W-1:0] mem[0:depth-1]` with a registered read, which Yosys maps to block RAM.
+//! No initial contents are ever emitted (a 8K-deep table must not carry an initial block).
+//!
+//! ### Ports
+//! * `read_address` (16 bits, low `log2(depth)` bits used), `read_data`: registered read;
+//!   a read and a write of the same address on one edge return the **old** word.
+//! * `write_address`, `write_data`, `write_enable`: one whole word per edge.
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct BankRam<D: Synth> {
+    pub read_address: Signal<In, Bits<16>>,
+    pub read_clock: Signal<In, Clock>,
+    pub read_data: Signal<Out, D>,
+    pub write_address: Signal<In, Bits<16>>,
+    pub write_clock: Signal<In, Clock>,
+    pub write_data: Signal<In, D>,
+    pub write_enable: Signal<In, Bit>,
+    // Simulation storage; the leading underscore keeps it out of the derived Block walk.
+    _sim: Box<Vec<D>>,
+}
+
+impl<D: Synth> BankRam<D> {
+    /// `depth` must be a power of two between 2 and 65536.
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (2..=65536).contains(&depth),
+            "BankRam depth {depth}"
+        );
+        Self {
+            read_address: Default::default(),
+            read_clock: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_clock: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![D::default(); depth]),
+        }
+    }
+
+    fn addr_bits(&self) -> usize {
+        self._sim.len().trailing_zeros() as usize
+    }
+}
+
+impl<D: Synth> Logic for BankRam<D> {
+    fn update(&mut self) {
+        let mask = self._sim.len() - 1;
+        if self.read_clock.pos_edge() {
+            self.read_data.next = self._sim[self.read_address.val().index() & mask];
+        }
+        if self.write_clock.pos_edge() && self.write_enable.val() {
+            let a = self.write_address.val().index() & mask;
+            self._sim[a] = self.write_data.val();
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] mem [0:{last}];
+// The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+{unused}
+always @(posedge read_clock) begin
+   read_data <= mem[read_index];
+end
+
+always @(posedge write_clock) begin
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            msb = D::BITS - 1,
+            last = self._sim.len() - 1,
+            amsb = self.addr_bits() - 1,
+            // Verilator's idiom for deliberately unused bits: a wire named *unused*.
+            unused = if self.addr_bits() < 16 {
+                format!(
+                    "wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n",
+                    a = self.addr_bits()
+                )
+            } else {
+                String::new()
+            },
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![
+            TimingInfo {
+                name: "ram_read".into(),
+                clock: "read_clock".into(),
+                inputs: vec!["read_address".into()],
+                outputs: vec!["read_data".into()],
+            },
+            TimingInfo {
+                name: "ram_write".into(),
+                clock: "write_clock".into(),
+                inputs: vec![
+                    "write_address".into(),
+                    "write_data".into(),
+                    "write_enable".into(),
+                ],
+                outputs: vec![],
+            },
+        ]
+    }
+}
