@@ -1,6 +1,6 @@
 //! Harness for the `flow_table` block: one cycle-level interface over both simulators.
 
-use crate::bridge;
+use crate::bridge::{self, Dut};
 use prnic_rtl::flow_table::FlowTable as HdlBlock;
 use prnic_verif::flow_table::{SlotWrite, Value};
 use rust_hdl::prelude::*;
@@ -195,5 +195,188 @@ impl FlowTableSim for HdlFlowTable {
             "rust-hdl: falling edge did not settle"
         );
         o
+    }
+}
+
+/// Geometry of the flow table the testbench model was built for (default config).
+pub fn geometry(cfg: &prnic_gen::PrnicConfig) -> prnic_verif::flow_table::Geometry {
+    let s = &cfg.flow_table.hash_seeds;
+    prnic_verif::flow_table::Geometry {
+        slots_per_way: cfg.slots_per_way() as usize,
+        stash: cfg.flow_table.stash as usize,
+        seeds: [s[0], s[1], s[2], s[3]],
+    }
+}
+
+/// `prnic-sim table-fill`: per seed, fill the software table with random keys until the
+/// first insertion fails, program the Verilator model with the resulting slot writes,
+/// and look every key up in hardware.
+#[derive(Debug, serde::Serialize)]
+pub struct FillReport {
+    pub entries: usize,
+    pub slots_per_way: usize,
+    pub stash: usize,
+    pub seeds: Vec<u64>,
+    /// Per seed, the load factor (keys / entries) when the first insertion failed.
+    pub load_factor_at_first_failure: Vec<f64>,
+    pub load_factor_min: f64,
+    pub load_factor_mean: f64,
+    /// Per seed, stash entries in use at the first failure.
+    pub stash_used: Vec<usize>,
+    /// Per seed, keys that hit with the right value when looked up in the Verilator model.
+    pub hardware_hits: Vec<usize>,
+    pub keys_inserted: Vec<usize>,
+    /// Slot writes issued (including relocations), per seed.
+    pub slot_writes: Vec<usize>,
+}
+
+pub fn table_fill(cfg: &prnic_gen::PrnicConfig, seeds: &[u64]) -> FillReport {
+    use prnic_verif::flow_table::fill_until_failure;
+    let g = geometry(cfg);
+    let mut r = FillReport {
+        entries: 4 * g.slots_per_way + g.stash,
+        slots_per_way: g.slots_per_way,
+        stash: g.stash,
+        seeds: seeds.to_vec(),
+        load_factor_at_first_failure: vec![],
+        load_factor_min: 1.0,
+        load_factor_mean: 0.0,
+        stash_used: vec![],
+        hardware_hits: vec![],
+        keys_inserted: vec![],
+        slot_writes: vec![],
+    };
+    for &seed in seeds {
+        let (t, f) = fill_until_failure(&g, seed);
+        let mut dut = bridge::FlowTable::new();
+        dut.clock(&Inputs {
+            rst: true,
+            ..Default::default()
+        });
+        while dut.clock(&Inputs::default()).clearing {}
+        // Program the final image (one write per occupied slot).
+        for (loc, e) in t
+            .keys()
+            .filter_map(|k| t.location(*k).map(|l| (l, (*k, t.lookup(*k).unwrap()))))
+        {
+            let w = match loc {
+                prnic_verif::flow_table::Loc::Slot(way, index) => SlotWrite::Slot {
+                    way,
+                    index,
+                    entry: Some(e),
+                },
+                prnic_verif::flow_table::Loc::Stash(index) => SlotWrite::Stash {
+                    index,
+                    entry: Some(e),
+                },
+            };
+            dut.clock(&Inputs {
+                update: Some(Update::from(&w)),
+                ..Default::default()
+            });
+        }
+        let keys: Vec<u64> = t.keys().copied().collect();
+        let mut hits = 0;
+        let mut expect = std::collections::VecDeque::new();
+        for i in 0..keys.len() + 8 {
+            let lookup = keys.get(i).map(|k| (*k, i as u16));
+            if let Some(k) = keys.get(i) {
+                expect.push_back(t.lookup(*k));
+            }
+            let o = dut.clock(&Inputs {
+                lookup,
+                ..Default::default()
+            });
+            if o.result.is_some() {
+                let want = expect.pop_front().flatten();
+                if o.value().is_some() && o.value() == want {
+                    hits += 1;
+                }
+            }
+        }
+        r.load_factor_at_first_failure.push(f.load_factor);
+        r.stash_used.push(f.stash_used);
+        r.hardware_hits.push(hits);
+        r.keys_inserted.push(f.inserted);
+        r.slot_writes.push(f.writes);
+    }
+    let n = r.load_factor_at_first_failure.len().max(1) as f64;
+    r.load_factor_mean = r.load_factor_at_first_failure.iter().sum::<f64>() / n;
+    r.load_factor_min = r
+        .load_factor_at_first_failure
+        .iter()
+        .cloned()
+        .fold(1.0, f64::min);
+    r
+}
+
+/// `prnic-sim lookup-latency`: back-to-back lookups on the Verilator model; latency is
+/// measured per lookup from the cycle it is accepted to the cycle its result is valid.
+#[derive(Debug, serde::Serialize)]
+pub struct LatencyReport {
+    pub clock_mhz: f64,
+    pub lookups: u64,
+    pub cycles: u64,
+    pub lookup_latency_cycles: u64,
+    pub lookup_latency_cycles_min: u64,
+    pub lookup_latency_ns: f64,
+    pub lookups_per_cycle: f64,
+    pub budget_ns: f64,
+    pub budget_cycles: u32,
+    pub within_budget: bool,
+    pub results_in_order: bool,
+}
+
+pub fn lookup_latency(cfg: &prnic_gen::PrnicConfig, lookups: u64) -> LatencyReport {
+    let mut dut = bridge::FlowTable::new();
+    dut.clock(&Inputs {
+        rst: true,
+        ..Default::default()
+    });
+    while dut.clock(&Inputs::default()).clearing {}
+    let mut sent = std::collections::VecDeque::new();
+    let (mut lat_max, mut lat_min, mut got, mut in_order) = (0u64, u64::MAX, 0u64, true);
+    let start = dut.cycle();
+    let mut key = 0x1234_5678u64;
+    let mut c = 0u64;
+    while got < lookups {
+        let lookup = (c < lookups).then(|| {
+            key = key
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            sent.push_back((dut.cycle(), c as u16));
+            (key >> 8, c as u16)
+        });
+        let o = dut.clock(&Inputs {
+            lookup,
+            ..Default::default()
+        });
+        if let Some((_, _, tag)) = o.result {
+            let (at, want) = sent.pop_front().expect("a result without a lookup");
+            in_order &= tag == want;
+            let lat = dut.cycle() - at;
+            lat_max = lat_max.max(lat);
+            lat_min = lat_min.min(lat);
+            got += 1;
+        }
+        c += 1;
+        assert!(c < lookups + 1000, "results stopped coming");
+    }
+    let cycles = dut.cycle() - start;
+    // Throughput over the steady part: the cycles from the first result to the last.
+    let lookups_per_cycle = lookups as f64 / (cycles - lat_max + 1) as f64;
+    let lat_ns = cfg.cycles_to_ns(lat_max as f64);
+    LatencyReport {
+        clock_mhz: cfg.clock.mhz,
+        lookups,
+        cycles,
+        lookup_latency_cycles: lat_max,
+        lookup_latency_cycles_min: lat_min,
+        lookup_latency_ns: lat_ns,
+        lookups_per_cycle,
+        budget_ns: 20.0,
+        budget_cycles: cfg.cycles_within_ns(20.0),
+        within_budget: lat_ns <= 20.0,
+        results_in_order: in_order,
     }
 }

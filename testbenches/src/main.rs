@@ -36,6 +36,23 @@ enum Cmd {
         #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(100..))]
         hdl_cycles: u64,
     },
+    /// Fill the flow table with random keys until the first insertion fails (per seed),
+    /// program the Verilator model with the result and look every key up in hardware.
+    TableFill {
+        #[arg(long)]
+        json: bool,
+        /// Seeds for the random keys.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u64, 2, 3, 4, 5])]
+        seeds: Vec<u64>,
+    },
+    /// Measure flow-table lookup latency and throughput on the Verilator model.
+    LookupLatency {
+        #[arg(long)]
+        json: bool,
+        /// Back-to-back lookups to run.
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        lookups: u64,
+    },
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.
     Trace {
@@ -51,6 +68,50 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::TableFill { json, seeds } => {
+            let r = prnic_testbenches::flow_table::table_fill(PrnicConfig::builtin(), &seeds);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+            } else {
+                println!(
+                    "entries {} ({} ways x {} slots + {} stash)",
+                    r.entries, 4, r.slots_per_way, r.stash
+                );
+                for i in 0..r.seeds.len() {
+                    println!(
+                        "seed {:>4}: load factor at first failure {:.4} ({} keys), stash used {}, hardware hits {}/{}",
+                        r.seeds[i], r.load_factor_at_first_failure[i], r.keys_inserted[i], r.stash_used[i], r.hardware_hits[i], r.keys_inserted[i]
+                    );
+                }
+                println!(
+                    "load factor min {:.4}, mean {:.4}",
+                    r.load_factor_min, r.load_factor_mean
+                );
+            }
+            let ok = r.hardware_hits == r.keys_inserted;
+            if !ok {
+                eprintln!(
+                    "prnic-sim: error: some inserted keys did not hit in the Verilator model"
+                );
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Cmd::LookupLatency { json, lookups } => {
+            let r = prnic_testbenches::flow_table::lookup_latency(PrnicConfig::builtin(), lookups);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+            } else {
+                println!(
+                    "lookup latency {} cycles = {:.2} ns at {} MHz (budget {} ns = {} cycles); {:.4} lookups/cycle over {} lookups; in order: {}",
+                    r.lookup_latency_cycles, r.lookup_latency_ns, r.clock_mhz, r.budget_ns, r.budget_cycles, r.lookups_per_cycle, r.lookups, r.results_in_order
+                );
+            }
+            ExitCode::SUCCESS
+        }
         Cmd::Trace { out, cycles } => {
             let cfg = PrnicConfig::builtin();
             let period_ps = (1e6 / cfg.clock.mhz).round() as u64;

@@ -34,3 +34,35 @@ fn bad_arguments_exit_2() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+fn sim_json(args: &[&str]) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn table_fill_json_reports_load_factor_and_hardware_agreement() {
+    let v = sim_json(&["table-fill", "--json", "--seeds", "11"]);
+    assert_eq!(v["entries"], 32800);
+    assert_eq!(v["seeds"][0], 11);
+    let lf = v["load_factor_at_first_failure"][0].as_f64().unwrap();
+    assert!(lf >= 0.97, "load factor {lf}");
+    assert!(v["stash_used"][0].as_u64().is_some());
+    assert_eq!(v["hardware_hits"], v["keys_inserted"]);
+}
+
+#[test]
+fn lookup_latency_json_is_within_the_20_ns_budget_at_one_per_cycle() {
+    let v = sim_json(&["lookup-latency", "--json", "--lookups", "100000"]);
+    let cycles = v["lookup_latency_cycles"].as_u64().unwrap();
+    assert_eq!(cycles, prnic_rtl::flow_table::FLOW_TABLE_LATENCY as u64);
+    assert!(cycles <= v["budget_cycles"].as_u64().unwrap());
+    assert!(v["lookup_latency_ns"].as_f64().unwrap() <= 20.0);
+    assert_eq!(v["lookups_per_cycle"].as_f64().unwrap(), 1.0);
+    assert_eq!(v["results_in_order"], true);
+    assert_eq!(v["clock_mhz"].as_f64().unwrap(), 322.265625);
+}
