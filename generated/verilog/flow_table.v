@@ -713,6 +713,39 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  st_two$30;
     reg  st_two$31;
     reg  st_two$32;
+    reg  [111:0] sh_or$0;
+    reg  [111:0] sh_or$1;
+    reg  [111:0] sh_or$2;
+    reg  [111:0] sh_or$3;
+    reg  [111:0] sh_or$4;
+    reg  [111:0] sh_or$5;
+    reg  [111:0] sh_or$6;
+    reg  [111:0] sh_or$7;
+    reg  [111:0] sh_or$8;
+    reg  [111:0] sh_or$9;
+    reg  [111:0] sh_or$10;
+    reg  [111:0] sh_or$11;
+    reg  [111:0] sh_or$12;
+    reg  [111:0] sh_or$13;
+    reg  [111:0] sh_or$14;
+    reg  [111:0] sh_or$15;
+    reg  [111:0] sh_or$16;
+    reg  [111:0] sh_or$17;
+    reg  [111:0] sh_or$18;
+    reg  [111:0] sh_or$19;
+    reg  [111:0] sh_or$20;
+    reg  [111:0] sh_or$21;
+    reg  [111:0] sh_or$22;
+    reg  [111:0] sh_or$23;
+    reg  [111:0] sh_or$24;
+    reg  [111:0] sh_or$25;
+    reg  [111:0] sh_or$26;
+    reg  [111:0] sh_or$27;
+    reg  [111:0] sh_or$28;
+    reg  [111:0] sh_or$29;
+    reg  [111:0] sh_or$30;
+    reg  [111:0] sh_or$31;
+    reg  [111:0] sh_or$32;
     reg  [111:0] wy_or$0;
     reg  [111:0] wy_or$1;
     reg  [111:0] wy_or$2;
@@ -2745,261 +2778,424 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         way$3$write_data = upd_entry;
         way$3$write_enable = ((s_update_valid & ~upd_bad) & (upd_is_slot & (s_update_way == 3)));
         shadow_valid$d = 1'b0;
+        shadow_index$d = s_update_index;
+        sh_or$0 = 32'h0;
+        shadow_value$d = sh_or$0;
+        if ((s_update_index == 0)) begin
+            sh_or$1 = (sh_or$0 | stash_value$0$q);
+        end
+        else begin
+            sh_or$1 = sh_or$0;
+        end
+        shadow_value$d = sh_or$1;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 0)))) begin
             stash_valid$0$d = upd_is_write;
             stash_key$0$d = s_update_key;
             stash_value$0$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$0$q;
         end
+        if ((s_update_index == 1)) begin
+            sh_or$2 = (sh_or$1 | stash_value$1$q);
+        end
+        else begin
+            sh_or$2 = sh_or$1;
+        end
+        shadow_value$d = sh_or$2;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 1)))) begin
             stash_valid$1$d = upd_is_write;
             stash_key$1$d = s_update_key;
             stash_value$1$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$1$q;
         end
+        if ((s_update_index == 2)) begin
+            sh_or$3 = (sh_or$2 | stash_value$2$q);
+        end
+        else begin
+            sh_or$3 = sh_or$2;
+        end
+        shadow_value$d = sh_or$3;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 2)))) begin
             stash_valid$2$d = upd_is_write;
             stash_key$2$d = s_update_key;
             stash_value$2$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$2$q;
         end
+        if ((s_update_index == 3)) begin
+            sh_or$4 = (sh_or$3 | stash_value$3$q);
+        end
+        else begin
+            sh_or$4 = sh_or$3;
+        end
+        shadow_value$d = sh_or$4;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 3)))) begin
             stash_valid$3$d = upd_is_write;
             stash_key$3$d = s_update_key;
             stash_value$3$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$3$q;
         end
+        if ((s_update_index == 4)) begin
+            sh_or$5 = (sh_or$4 | stash_value$4$q);
+        end
+        else begin
+            sh_or$5 = sh_or$4;
+        end
+        shadow_value$d = sh_or$5;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 4)))) begin
             stash_valid$4$d = upd_is_write;
             stash_key$4$d = s_update_key;
             stash_value$4$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$4$q;
         end
+        if ((s_update_index == 5)) begin
+            sh_or$6 = (sh_or$5 | stash_value$5$q);
+        end
+        else begin
+            sh_or$6 = sh_or$5;
+        end
+        shadow_value$d = sh_or$6;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 5)))) begin
             stash_valid$5$d = upd_is_write;
             stash_key$5$d = s_update_key;
             stash_value$5$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$5$q;
         end
+        if ((s_update_index == 6)) begin
+            sh_or$7 = (sh_or$6 | stash_value$6$q);
+        end
+        else begin
+            sh_or$7 = sh_or$6;
+        end
+        shadow_value$d = sh_or$7;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 6)))) begin
             stash_valid$6$d = upd_is_write;
             stash_key$6$d = s_update_key;
             stash_value$6$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$6$q;
         end
+        if ((s_update_index == 7)) begin
+            sh_or$8 = (sh_or$7 | stash_value$7$q);
+        end
+        else begin
+            sh_or$8 = sh_or$7;
+        end
+        shadow_value$d = sh_or$8;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 7)))) begin
             stash_valid$7$d = upd_is_write;
             stash_key$7$d = s_update_key;
             stash_value$7$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$7$q;
         end
+        if ((s_update_index == 8)) begin
+            sh_or$9 = (sh_or$8 | stash_value$8$q);
+        end
+        else begin
+            sh_or$9 = sh_or$8;
+        end
+        shadow_value$d = sh_or$9;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 8)))) begin
             stash_valid$8$d = upd_is_write;
             stash_key$8$d = s_update_key;
             stash_value$8$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$8$q;
         end
+        if ((s_update_index == 9)) begin
+            sh_or$10 = (sh_or$9 | stash_value$9$q);
+        end
+        else begin
+            sh_or$10 = sh_or$9;
+        end
+        shadow_value$d = sh_or$10;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 9)))) begin
             stash_valid$9$d = upd_is_write;
             stash_key$9$d = s_update_key;
             stash_value$9$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$9$q;
         end
+        if ((s_update_index == 10)) begin
+            sh_or$11 = (sh_or$10 | stash_value$10$q);
+        end
+        else begin
+            sh_or$11 = sh_or$10;
+        end
+        shadow_value$d = sh_or$11;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 10)))) begin
             stash_valid$10$d = upd_is_write;
             stash_key$10$d = s_update_key;
             stash_value$10$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$10$q;
         end
+        if ((s_update_index == 11)) begin
+            sh_or$12 = (sh_or$11 | stash_value$11$q);
+        end
+        else begin
+            sh_or$12 = sh_or$11;
+        end
+        shadow_value$d = sh_or$12;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 11)))) begin
             stash_valid$11$d = upd_is_write;
             stash_key$11$d = s_update_key;
             stash_value$11$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$11$q;
         end
+        if ((s_update_index == 12)) begin
+            sh_or$13 = (sh_or$12 | stash_value$12$q);
+        end
+        else begin
+            sh_or$13 = sh_or$12;
+        end
+        shadow_value$d = sh_or$13;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 12)))) begin
             stash_valid$12$d = upd_is_write;
             stash_key$12$d = s_update_key;
             stash_value$12$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$12$q;
         end
+        if ((s_update_index == 13)) begin
+            sh_or$14 = (sh_or$13 | stash_value$13$q);
+        end
+        else begin
+            sh_or$14 = sh_or$13;
+        end
+        shadow_value$d = sh_or$14;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 13)))) begin
             stash_valid$13$d = upd_is_write;
             stash_key$13$d = s_update_key;
             stash_value$13$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$13$q;
         end
+        if ((s_update_index == 14)) begin
+            sh_or$15 = (sh_or$14 | stash_value$14$q);
+        end
+        else begin
+            sh_or$15 = sh_or$14;
+        end
+        shadow_value$d = sh_or$15;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 14)))) begin
             stash_valid$14$d = upd_is_write;
             stash_key$14$d = s_update_key;
             stash_value$14$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$14$q;
         end
+        if ((s_update_index == 15)) begin
+            sh_or$16 = (sh_or$15 | stash_value$15$q);
+        end
+        else begin
+            sh_or$16 = sh_or$15;
+        end
+        shadow_value$d = sh_or$16;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 15)))) begin
             stash_valid$15$d = upd_is_write;
             stash_key$15$d = s_update_key;
             stash_value$15$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$15$q;
         end
+        if ((s_update_index == 16)) begin
+            sh_or$17 = (sh_or$16 | stash_value$16$q);
+        end
+        else begin
+            sh_or$17 = sh_or$16;
+        end
+        shadow_value$d = sh_or$17;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 16)))) begin
             stash_valid$16$d = upd_is_write;
             stash_key$16$d = s_update_key;
             stash_value$16$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$16$q;
         end
+        if ((s_update_index == 17)) begin
+            sh_or$18 = (sh_or$17 | stash_value$17$q);
+        end
+        else begin
+            sh_or$18 = sh_or$17;
+        end
+        shadow_value$d = sh_or$18;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 17)))) begin
             stash_valid$17$d = upd_is_write;
             stash_key$17$d = s_update_key;
             stash_value$17$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$17$q;
         end
+        if ((s_update_index == 18)) begin
+            sh_or$19 = (sh_or$18 | stash_value$18$q);
+        end
+        else begin
+            sh_or$19 = sh_or$18;
+        end
+        shadow_value$d = sh_or$19;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 18)))) begin
             stash_valid$18$d = upd_is_write;
             stash_key$18$d = s_update_key;
             stash_value$18$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$18$q;
         end
+        if ((s_update_index == 19)) begin
+            sh_or$20 = (sh_or$19 | stash_value$19$q);
+        end
+        else begin
+            sh_or$20 = sh_or$19;
+        end
+        shadow_value$d = sh_or$20;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 19)))) begin
             stash_valid$19$d = upd_is_write;
             stash_key$19$d = s_update_key;
             stash_value$19$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$19$q;
         end
+        if ((s_update_index == 20)) begin
+            sh_or$21 = (sh_or$20 | stash_value$20$q);
+        end
+        else begin
+            sh_or$21 = sh_or$20;
+        end
+        shadow_value$d = sh_or$21;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 20)))) begin
             stash_valid$20$d = upd_is_write;
             stash_key$20$d = s_update_key;
             stash_value$20$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$20$q;
         end
+        if ((s_update_index == 21)) begin
+            sh_or$22 = (sh_or$21 | stash_value$21$q);
+        end
+        else begin
+            sh_or$22 = sh_or$21;
+        end
+        shadow_value$d = sh_or$22;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 21)))) begin
             stash_valid$21$d = upd_is_write;
             stash_key$21$d = s_update_key;
             stash_value$21$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$21$q;
         end
+        if ((s_update_index == 22)) begin
+            sh_or$23 = (sh_or$22 | stash_value$22$q);
+        end
+        else begin
+            sh_or$23 = sh_or$22;
+        end
+        shadow_value$d = sh_or$23;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 22)))) begin
             stash_valid$22$d = upd_is_write;
             stash_key$22$d = s_update_key;
             stash_value$22$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$22$q;
         end
+        if ((s_update_index == 23)) begin
+            sh_or$24 = (sh_or$23 | stash_value$23$q);
+        end
+        else begin
+            sh_or$24 = sh_or$23;
+        end
+        shadow_value$d = sh_or$24;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 23)))) begin
             stash_valid$23$d = upd_is_write;
             stash_key$23$d = s_update_key;
             stash_value$23$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$23$q;
         end
+        if ((s_update_index == 24)) begin
+            sh_or$25 = (sh_or$24 | stash_value$24$q);
+        end
+        else begin
+            sh_or$25 = sh_or$24;
+        end
+        shadow_value$d = sh_or$25;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 24)))) begin
             stash_valid$24$d = upd_is_write;
             stash_key$24$d = s_update_key;
             stash_value$24$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$24$q;
         end
+        if ((s_update_index == 25)) begin
+            sh_or$26 = (sh_or$25 | stash_value$25$q);
+        end
+        else begin
+            sh_or$26 = sh_or$25;
+        end
+        shadow_value$d = sh_or$26;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 25)))) begin
             stash_valid$25$d = upd_is_write;
             stash_key$25$d = s_update_key;
             stash_value$25$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$25$q;
         end
+        if ((s_update_index == 26)) begin
+            sh_or$27 = (sh_or$26 | stash_value$26$q);
+        end
+        else begin
+            sh_or$27 = sh_or$26;
+        end
+        shadow_value$d = sh_or$27;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 26)))) begin
             stash_valid$26$d = upd_is_write;
             stash_key$26$d = s_update_key;
             stash_value$26$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$26$q;
         end
+        if ((s_update_index == 27)) begin
+            sh_or$28 = (sh_or$27 | stash_value$27$q);
+        end
+        else begin
+            sh_or$28 = sh_or$27;
+        end
+        shadow_value$d = sh_or$28;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 27)))) begin
             stash_valid$27$d = upd_is_write;
             stash_key$27$d = s_update_key;
             stash_value$27$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$27$q;
         end
+        if ((s_update_index == 28)) begin
+            sh_or$29 = (sh_or$28 | stash_value$28$q);
+        end
+        else begin
+            sh_or$29 = sh_or$28;
+        end
+        shadow_value$d = sh_or$29;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 28)))) begin
             stash_valid$28$d = upd_is_write;
             stash_key$28$d = s_update_key;
             stash_value$28$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$28$q;
         end
+        if ((s_update_index == 29)) begin
+            sh_or$30 = (sh_or$29 | stash_value$29$q);
+        end
+        else begin
+            sh_or$30 = sh_or$29;
+        end
+        shadow_value$d = sh_or$30;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 29)))) begin
             stash_valid$29$d = upd_is_write;
             stash_key$29$d = s_update_key;
             stash_value$29$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$29$q;
         end
+        if ((s_update_index == 30)) begin
+            sh_or$31 = (sh_or$30 | stash_value$30$q);
+        end
+        else begin
+            sh_or$31 = sh_or$30;
+        end
+        shadow_value$d = sh_or$31;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 30)))) begin
             stash_valid$30$d = upd_is_write;
             stash_key$30$d = s_update_key;
             stash_value$30$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$30$q;
         end
+        if ((s_update_index == 31)) begin
+            sh_or$32 = (sh_or$31 | stash_value$31$q);
+        end
+        else begin
+            sh_or$32 = sh_or$31;
+        end
+        shadow_value$d = sh_or$32;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 31)))) begin
             stash_valid$31$d = upd_is_write;
             stash_key$31$d = s_update_key;
             stash_value$31$d = s_update_value;
             shadow_valid$d = 1'b1;
-            shadow_index$d = s_update_index;
-            shadow_value$d = stash_value$31$q;
         end
         if (clearing$q) begin
             way$0$write_address = clear_index$q;

@@ -145,6 +145,7 @@ pub struct FlowTable {
     st_and: Vec<Signal<Local, Bits<VALUE_BITS>>>,
     st_one: Vec<Signal<Local, Bit>>,
     st_two: Vec<Signal<Local, Bit>>,
+    sh_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
     wy_or: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_and: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_one: [Signal<Local, Bit>; 5],
@@ -237,6 +238,7 @@ impl FlowTable {
             st_and: (0..=stash).map(|_| Default::default()).collect(),
             st_one: (0..=stash).map(|_| Default::default()).collect(),
             st_two: (0..=stash).map(|_| Default::default()).collect(),
+            sh_or: (0..=stash).map(|_| Default::default()).collect(),
             wy_or: array_init(|_| Default::default()),
             wy_and: array_init(|_| Default::default()),
             wy_one: array_init(|_| Default::default()),
@@ -428,8 +430,20 @@ impl Logic for FlowTable {
             self.way[w].write_enable.next = ((self.s_update_valid.val() & !self.upd_bad.val())
                 & (self.upd_is_slot.val() & (self.s_update_way.val().index() == w)));
         }
+        // The shadow takes the addressed stash value every cycle (one-hot AND-OR, so it
+        // maps to a balanced OR tree rather than a priority chain); it is marked valid
+        // only when that stash slot is actually rewritten.
         self.shadow_valid.d.next = false;
+        self.shadow_index.d.next = self.s_update_index.val();
+        self.sh_or[0].next = 0.into();
+        self.shadow_value.d.next = self.sh_or[0].val();
         for i in 0..self.stash_len.val().index() {
+            if (self.s_update_index.val().index() == i) {
+                self.sh_or[i + 1].next = (self.sh_or[i].val() | self.stash_value[i].q.val());
+            } else {
+                self.sh_or[i + 1].next = self.sh_or[i].val();
+            }
+            self.shadow_value.d.next = self.sh_or[i + 1].val();
             if ((self.s_update_valid.val() & !self.upd_bad.val())
                 & (self.upd_is_stash.val() & (self.s_update_index.val().index() == i)))
             {
@@ -437,8 +451,6 @@ impl Logic for FlowTable {
                 self.stash_key[i].d.next = self.s_update_key.val();
                 self.stash_value[i].d.next = self.s_update_value.val();
                 self.shadow_valid.d.next = true;
-                self.shadow_index.d.next = self.s_update_index.val();
-                self.shadow_value.d.next = self.stash_value[i].q.val();
             }
         }
 
