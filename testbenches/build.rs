@@ -59,6 +59,22 @@ fn verilator_version() -> String {
         .unwrap_or_default()
 }
 
+/// The C++ compiler's version line, so a compiler change invalidates the stamps.
+fn cxx_version() -> String {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
 /// Verilator's C++ type class for a port width.
 fn is_wide(bits: usize) -> bool {
     bits > 64
@@ -321,12 +337,19 @@ impl {ty} {{
                 "    {doc}\n    #[inline]\n    pub fn {n}(&self) -> u64 {{\n        {call}\n    }}",
                 call = dispatch(&format!("get_{n}(self.p)"))
             ),
-            (Dir::Input, true) => writeln!(
-                s,
-                "    {doc} Word 0 holds bits 31:0.\n    #[inline]\n    pub fn set_{n}(&mut self, w: &[u32; {wn}]) {{\n        {call};\n    }}",
-                wn = words(p.bits),
-                call = dispatch(&format!("set_{n}(self.p, w.as_ptr())"))
-            ),
+            (Dir::Input, true) => {
+                // Verilator assumes the unused bits of the top word are zero; mask them.
+                let top_bits = p.bits - 32 * (words(p.bits) - 1);
+                let top_mask = if top_bits == 32 { u32::MAX } else { (1u32 << top_bits) - 1 };
+                writeln!(
+                    s,
+                    "    {doc} Word 0 holds bits 31:0.\n    #[inline]\n    pub fn set_{n}(&mut self, w: &[u32; {wn}]) {{\n        debug_assert!(w[{last}] & !{top_mask:#x}u32 == 0, \"{n}: value wider than {b} bits\");\n        let mut w = *w;\n        w[{last}] &= {top_mask:#x}u32;\n        {call};\n    }}",
+                    wn = words(p.bits),
+                    last = words(p.bits) - 1,
+                    b = p.bits,
+                    call = dispatch(&format!("set_{n}(self.p, w.as_ptr())"))
+                )
+            }
             (Dir::Output, true) => writeln!(
                 s,
                 "    {doc} Word 0 holds bits 31:0.\n    #[inline]\n    pub fn {n}(&self) -> [u32; {wn}] {{\n        let mut w = [0u32; {wn}];\n        {call};\n        w\n    }}",
@@ -426,9 +449,22 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={WAIVERS}");
+    // A different Verilator or C++ compiler must rebuild the models.
+    for v in ["VERILATOR_ROOT", "PATH", "CXX", "CXXFLAGS"] {
+        println!("cargo:rerun-if-env-changed={v}");
+    }
 
     let root = verilator_root();
-    let vversion = verilator_version();
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("include/verilated.h").display()
+    );
+    let vversion = format!(
+        "{} {} {}",
+        verilator_version(),
+        root.display(),
+        cxx_version()
+    );
     let waivers = std::fs::read_to_string(WAIVERS).expect("waiver file");
     let waivers_path = Path::new(WAIVERS).canonicalize().unwrap();
     let this_script = include_bytes!("build.rs");

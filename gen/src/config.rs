@@ -469,6 +469,9 @@ impl PrnicConfig {
             ));
         }
         for (i, a) in ft.hash_seeds.iter().enumerate() {
+            if *a > i64::MAX as u64 {
+                return Err(invalid("flow_table.hash_seeds", format!("seed {i} ({a:#x}) is above 0x7fff_ffff_ffff_ffff (TOML integers are signed 64-bit)")));
+            }
             if ft.hash_seeds[..i].contains(a) {
                 return Err(invalid(
                     "flow_table.hash_seeds",
@@ -516,6 +519,15 @@ impl PrnicConfig {
                 format!(
                     "{} is outside sprayer.port_min ({})..=65535",
                     s.port_max, s.port_min
+                ),
+            ));
+        }
+        if s.hash_seed > i64::MAX as u64 {
+            return Err(invalid(
+                "sprayer.hash_seed",
+                format!(
+                    "{:#x} is above 0x7fff_ffff_ffff_ffff (TOML integers are signed 64-bit)",
+                    s.hash_seed
                 ),
             ));
         }

@@ -252,6 +252,15 @@ impl std::fmt::Display for WriteError {
 /// The marker that says a folder was written by prnic and may be replaced by it.
 pub const MARKER: &str = "manifest.json";
 
+/// Whether `manifest` is a manifest that prnic wrote (a JSON object whose `generator`
+/// is "prnic"); a folder that merely holds some `manifest.json` is not ours to replace.
+fn written_by_prnic(manifest: &Path) -> bool {
+    std::fs::read(manifest)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_some_and(|v| v["generator"] == "prnic")
+}
+
 /// Put `files` at `out` atomically: write a sibling temporary folder, then swap it in
 /// with renames. On any error `out` is left exactly as it was. An existing `out` is
 /// replaced only if prnic wrote it (it holds `manifest.json`), so a mistyped `--out`
@@ -271,9 +280,9 @@ pub fn write_atomically(out: &Path, files: &FileSet) -> Result<(), WriteError> {
             .map_err(|e| err("cannot read", out, e))?
             .next()
             .is_none();
-        if !empty && !out.join(MARKER).is_file() {
+        if !empty && !written_by_prnic(&out.join(MARKER)) {
             return Err(WriteError(format!(
-                "{} exists and was not written by prnic (no {MARKER}); choose another --out",
+                "{} exists and was not written by prnic (no prnic {MARKER}); choose another --out",
                 out.display()
             )));
         }

@@ -150,6 +150,11 @@ fn refuses_to_replace_a_folder_it_did_not_write() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr_line(&o).contains("not written by prnic"));
     assert_eq!(std::fs::read(d.join("src/keep.txt")).unwrap(), b"mine");
+    // Some other tool's manifest.json does not make a folder prnic's.
+    std::fs::write(d.join("src/manifest.json"), b"{\"name\": \"web app\"}").unwrap();
+    let o = prnic(&["generate", "--out", "src"], &d);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(d.join("src/keep.txt")).unwrap(), b"mine");
     let _ = std::fs::remove_dir_all(&d);
 }
 

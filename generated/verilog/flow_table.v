@@ -746,6 +746,110 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [111:0] sh_or$30;
     reg  [111:0] sh_or$31;
     reg  [111:0] sh_or$32;
+    reg  [111:0] sh_term$0;
+    reg  [111:0] sh_term$1;
+    reg  [111:0] sh_term$2;
+    reg  [111:0] sh_term$3;
+    reg  [111:0] sh_term$4;
+    reg  [111:0] sh_term$5;
+    reg  [111:0] sh_term$6;
+    reg  [111:0] sh_term$7;
+    reg  [111:0] sh_term$8;
+    reg  [111:0] sh_term$9;
+    reg  [111:0] sh_term$10;
+    reg  [111:0] sh_term$11;
+    reg  [111:0] sh_term$12;
+    reg  [111:0] sh_term$13;
+    reg  [111:0] sh_term$14;
+    reg  [111:0] sh_term$15;
+    reg  [111:0] sh_term$16;
+    reg  [111:0] sh_term$17;
+    reg  [111:0] sh_term$18;
+    reg  [111:0] sh_term$19;
+    reg  [111:0] sh_term$20;
+    reg  [111:0] sh_term$21;
+    reg  [111:0] sh_term$22;
+    reg  [111:0] sh_term$23;
+    reg  [111:0] sh_term$24;
+    reg  [111:0] sh_term$25;
+    reg  [111:0] sh_term$26;
+    reg  [111:0] sh_term$27;
+    reg  [111:0] sh_term$28;
+    reg  [111:0] sh_term$29;
+    reg  [111:0] sh_term$30;
+    reg  [111:0] sh_term$31;
+    reg  [111:0] st_hv$0;
+    reg  [111:0] st_hv$1;
+    reg  [111:0] st_hv$2;
+    reg  [111:0] st_hv$3;
+    reg  [111:0] st_hv$4;
+    reg  [111:0] st_hv$5;
+    reg  [111:0] st_hv$6;
+    reg  [111:0] st_hv$7;
+    reg  [111:0] st_hv$8;
+    reg  [111:0] st_hv$9;
+    reg  [111:0] st_hv$10;
+    reg  [111:0] st_hv$11;
+    reg  [111:0] st_hv$12;
+    reg  [111:0] st_hv$13;
+    reg  [111:0] st_hv$14;
+    reg  [111:0] st_hv$15;
+    reg  [111:0] st_hv$16;
+    reg  [111:0] st_hv$17;
+    reg  [111:0] st_hv$18;
+    reg  [111:0] st_hv$19;
+    reg  [111:0] st_hv$20;
+    reg  [111:0] st_hv$21;
+    reg  [111:0] st_hv$22;
+    reg  [111:0] st_hv$23;
+    reg  [111:0] st_hv$24;
+    reg  [111:0] st_hv$25;
+    reg  [111:0] st_hv$26;
+    reg  [111:0] st_hv$27;
+    reg  [111:0] st_hv$28;
+    reg  [111:0] st_hv$29;
+    reg  [111:0] st_hv$30;
+    reg  [111:0] st_hv$31;
+    reg  [111:0] st_ha$0;
+    reg  [111:0] st_ha$1;
+    reg  [111:0] st_ha$2;
+    reg  [111:0] st_ha$3;
+    reg  [111:0] st_ha$4;
+    reg  [111:0] st_ha$5;
+    reg  [111:0] st_ha$6;
+    reg  [111:0] st_ha$7;
+    reg  [111:0] st_ha$8;
+    reg  [111:0] st_ha$9;
+    reg  [111:0] st_ha$10;
+    reg  [111:0] st_ha$11;
+    reg  [111:0] st_ha$12;
+    reg  [111:0] st_ha$13;
+    reg  [111:0] st_ha$14;
+    reg  [111:0] st_ha$15;
+    reg  [111:0] st_ha$16;
+    reg  [111:0] st_ha$17;
+    reg  [111:0] st_ha$18;
+    reg  [111:0] st_ha$19;
+    reg  [111:0] st_ha$20;
+    reg  [111:0] st_ha$21;
+    reg  [111:0] st_ha$22;
+    reg  [111:0] st_ha$23;
+    reg  [111:0] st_ha$24;
+    reg  [111:0] st_ha$25;
+    reg  [111:0] st_ha$26;
+    reg  [111:0] st_ha$27;
+    reg  [111:0] st_ha$28;
+    reg  [111:0] st_ha$29;
+    reg  [111:0] st_ha$30;
+    reg  [111:0] st_ha$31;
+    reg  [111:0] wy_hv$0;
+    reg  [111:0] wy_hv$1;
+    reg  [111:0] wy_hv$2;
+    reg  [111:0] wy_hv$3;
+    reg  [111:0] wy_ha$0;
+    reg  [111:0] wy_ha$1;
+    reg  [111:0] wy_ha$2;
+    reg  [111:0] wy_ha$3;
     reg  [111:0] wy_or$0;
     reg  [111:0] wy_or$1;
     reg  [111:0] wy_or$2;
@@ -1974,53 +2078,53 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         wy_one$0 = 1'b0;
         wy_two$0 = 1'b0;
         if (s2_way_hit$0$q) begin
-            wy_or$1 = (wy_or$0 | s2_way_value$0$q);
-            wy_and$1 = (wy_and$0 & s2_way_value$0$q);
-            wy_one$1 = 1'b1;
-            wy_two$1 = wy_one$0;
+            wy_hv$0 = s2_way_value$0$q;
+            wy_ha$0 = s2_way_value$0$q;
         end
         else begin
-            wy_or$1 = wy_or$0;
-            wy_and$1 = wy_and$0;
-            wy_one$1 = wy_one$0;
-            wy_two$1 = wy_two$0;
+            wy_hv$0 = 32'h0;
+            wy_ha$0 = all_ones;
         end
+        wy_or$1 = (wy_or$0 | wy_hv$0);
+        wy_and$1 = (wy_and$0 & wy_ha$0);
+        wy_one$1 = (wy_one$0 | s2_way_hit$0$q);
+        wy_two$1 = (wy_two$0 | (wy_one$0 & s2_way_hit$0$q));
         if (s2_way_hit$1$q) begin
-            wy_or$2 = (wy_or$1 | s2_way_value$1$q);
-            wy_and$2 = (wy_and$1 & s2_way_value$1$q);
-            wy_one$2 = 1'b1;
-            wy_two$2 = wy_one$1;
+            wy_hv$1 = s2_way_value$1$q;
+            wy_ha$1 = s2_way_value$1$q;
         end
         else begin
-            wy_or$2 = wy_or$1;
-            wy_and$2 = wy_and$1;
-            wy_one$2 = wy_one$1;
-            wy_two$2 = wy_two$1;
+            wy_hv$1 = 32'h0;
+            wy_ha$1 = all_ones;
         end
+        wy_or$2 = (wy_or$1 | wy_hv$1);
+        wy_and$2 = (wy_and$1 & wy_ha$1);
+        wy_one$2 = (wy_one$1 | s2_way_hit$1$q);
+        wy_two$2 = (wy_two$1 | (wy_one$1 & s2_way_hit$1$q));
         if (s2_way_hit$2$q) begin
-            wy_or$3 = (wy_or$2 | s2_way_value$2$q);
-            wy_and$3 = (wy_and$2 & s2_way_value$2$q);
-            wy_one$3 = 1'b1;
-            wy_two$3 = wy_one$2;
+            wy_hv$2 = s2_way_value$2$q;
+            wy_ha$2 = s2_way_value$2$q;
         end
         else begin
-            wy_or$3 = wy_or$2;
-            wy_and$3 = wy_and$2;
-            wy_one$3 = wy_one$2;
-            wy_two$3 = wy_two$2;
+            wy_hv$2 = 32'h0;
+            wy_ha$2 = all_ones;
         end
+        wy_or$3 = (wy_or$2 | wy_hv$2);
+        wy_and$3 = (wy_and$2 & wy_ha$2);
+        wy_one$3 = (wy_one$2 | s2_way_hit$2$q);
+        wy_two$3 = (wy_two$2 | (wy_one$2 & s2_way_hit$2$q));
         if (s2_way_hit$3$q) begin
-            wy_or$4 = (wy_or$3 | s2_way_value$3$q);
-            wy_and$4 = (wy_and$3 & s2_way_value$3$q);
-            wy_one$4 = 1'b1;
-            wy_two$4 = wy_one$3;
+            wy_hv$3 = s2_way_value$3$q;
+            wy_ha$3 = s2_way_value$3$q;
         end
         else begin
-            wy_or$4 = wy_or$3;
-            wy_and$4 = wy_and$3;
-            wy_one$4 = wy_one$3;
-            wy_two$4 = wy_two$3;
+            wy_hv$3 = 32'h0;
+            wy_ha$3 = all_ones;
         end
+        wy_or$4 = (wy_or$3 | wy_hv$3);
+        wy_and$4 = (wy_and$3 & wy_ha$3);
+        wy_one$4 = (wy_one$3 | s2_way_hit$3$q);
+        wy_two$4 = (wy_two$3 | (wy_one$3 & s2_way_hit$3$q));
         st_or$0 = 32'h0;
         st_and$0 = all_ones;
         st_one$0 = 1'b0;
@@ -2036,17 +2140,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$0 = stash_value$0$q;
         end
         if (s2_stash_hit$0$q) begin
-            st_or$1 = (st_or$0 | stash_v$0);
-            st_and$1 = (st_and$0 & stash_v$0);
-            st_one$1 = 1'b1;
-            st_two$1 = (st_two$0 | st_one$0);
+            st_hv$0 = stash_v$0;
+            st_ha$0 = stash_v$0;
         end
         else begin
-            st_or$1 = st_or$0;
-            st_and$1 = st_and$0;
-            st_one$1 = st_one$0;
-            st_two$1 = st_two$0;
+            st_hv$0 = 32'h0;
+            st_ha$0 = all_ones;
         end
+        st_or$1 = (st_or$0 | st_hv$0);
+        st_and$1 = (st_and$0 & st_ha$0);
+        st_one$1 = (st_one$0 | s2_stash_hit$0$q);
+        st_two$1 = (st_two$0 | (st_one$0 & s2_stash_hit$0$q));
         stash_or = st_or$1;
         stash_and = st_and$1;
         stash_one = st_one$1;
@@ -2058,17 +2162,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$1 = stash_value$1$q;
         end
         if (s2_stash_hit$1$q) begin
-            st_or$2 = (st_or$1 | stash_v$1);
-            st_and$2 = (st_and$1 & stash_v$1);
-            st_one$2 = 1'b1;
-            st_two$2 = (st_two$1 | st_one$1);
+            st_hv$1 = stash_v$1;
+            st_ha$1 = stash_v$1;
         end
         else begin
-            st_or$2 = st_or$1;
-            st_and$2 = st_and$1;
-            st_one$2 = st_one$1;
-            st_two$2 = st_two$1;
+            st_hv$1 = 32'h0;
+            st_ha$1 = all_ones;
         end
+        st_or$2 = (st_or$1 | st_hv$1);
+        st_and$2 = (st_and$1 & st_ha$1);
+        st_one$2 = (st_one$1 | s2_stash_hit$1$q);
+        st_two$2 = (st_two$1 | (st_one$1 & s2_stash_hit$1$q));
         stash_or = st_or$2;
         stash_and = st_and$2;
         stash_one = st_one$2;
@@ -2080,17 +2184,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$2 = stash_value$2$q;
         end
         if (s2_stash_hit$2$q) begin
-            st_or$3 = (st_or$2 | stash_v$2);
-            st_and$3 = (st_and$2 & stash_v$2);
-            st_one$3 = 1'b1;
-            st_two$3 = (st_two$2 | st_one$2);
+            st_hv$2 = stash_v$2;
+            st_ha$2 = stash_v$2;
         end
         else begin
-            st_or$3 = st_or$2;
-            st_and$3 = st_and$2;
-            st_one$3 = st_one$2;
-            st_two$3 = st_two$2;
+            st_hv$2 = 32'h0;
+            st_ha$2 = all_ones;
         end
+        st_or$3 = (st_or$2 | st_hv$2);
+        st_and$3 = (st_and$2 & st_ha$2);
+        st_one$3 = (st_one$2 | s2_stash_hit$2$q);
+        st_two$3 = (st_two$2 | (st_one$2 & s2_stash_hit$2$q));
         stash_or = st_or$3;
         stash_and = st_and$3;
         stash_one = st_one$3;
@@ -2102,17 +2206,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$3 = stash_value$3$q;
         end
         if (s2_stash_hit$3$q) begin
-            st_or$4 = (st_or$3 | stash_v$3);
-            st_and$4 = (st_and$3 & stash_v$3);
-            st_one$4 = 1'b1;
-            st_two$4 = (st_two$3 | st_one$3);
+            st_hv$3 = stash_v$3;
+            st_ha$3 = stash_v$3;
         end
         else begin
-            st_or$4 = st_or$3;
-            st_and$4 = st_and$3;
-            st_one$4 = st_one$3;
-            st_two$4 = st_two$3;
+            st_hv$3 = 32'h0;
+            st_ha$3 = all_ones;
         end
+        st_or$4 = (st_or$3 | st_hv$3);
+        st_and$4 = (st_and$3 & st_ha$3);
+        st_one$4 = (st_one$3 | s2_stash_hit$3$q);
+        st_two$4 = (st_two$3 | (st_one$3 & s2_stash_hit$3$q));
         stash_or = st_or$4;
         stash_and = st_and$4;
         stash_one = st_one$4;
@@ -2124,17 +2228,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$4 = stash_value$4$q;
         end
         if (s2_stash_hit$4$q) begin
-            st_or$5 = (st_or$4 | stash_v$4);
-            st_and$5 = (st_and$4 & stash_v$4);
-            st_one$5 = 1'b1;
-            st_two$5 = (st_two$4 | st_one$4);
+            st_hv$4 = stash_v$4;
+            st_ha$4 = stash_v$4;
         end
         else begin
-            st_or$5 = st_or$4;
-            st_and$5 = st_and$4;
-            st_one$5 = st_one$4;
-            st_two$5 = st_two$4;
+            st_hv$4 = 32'h0;
+            st_ha$4 = all_ones;
         end
+        st_or$5 = (st_or$4 | st_hv$4);
+        st_and$5 = (st_and$4 & st_ha$4);
+        st_one$5 = (st_one$4 | s2_stash_hit$4$q);
+        st_two$5 = (st_two$4 | (st_one$4 & s2_stash_hit$4$q));
         stash_or = st_or$5;
         stash_and = st_and$5;
         stash_one = st_one$5;
@@ -2146,17 +2250,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$5 = stash_value$5$q;
         end
         if (s2_stash_hit$5$q) begin
-            st_or$6 = (st_or$5 | stash_v$5);
-            st_and$6 = (st_and$5 & stash_v$5);
-            st_one$6 = 1'b1;
-            st_two$6 = (st_two$5 | st_one$5);
+            st_hv$5 = stash_v$5;
+            st_ha$5 = stash_v$5;
         end
         else begin
-            st_or$6 = st_or$5;
-            st_and$6 = st_and$5;
-            st_one$6 = st_one$5;
-            st_two$6 = st_two$5;
+            st_hv$5 = 32'h0;
+            st_ha$5 = all_ones;
         end
+        st_or$6 = (st_or$5 | st_hv$5);
+        st_and$6 = (st_and$5 & st_ha$5);
+        st_one$6 = (st_one$5 | s2_stash_hit$5$q);
+        st_two$6 = (st_two$5 | (st_one$5 & s2_stash_hit$5$q));
         stash_or = st_or$6;
         stash_and = st_and$6;
         stash_one = st_one$6;
@@ -2168,17 +2272,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$6 = stash_value$6$q;
         end
         if (s2_stash_hit$6$q) begin
-            st_or$7 = (st_or$6 | stash_v$6);
-            st_and$7 = (st_and$6 & stash_v$6);
-            st_one$7 = 1'b1;
-            st_two$7 = (st_two$6 | st_one$6);
+            st_hv$6 = stash_v$6;
+            st_ha$6 = stash_v$6;
         end
         else begin
-            st_or$7 = st_or$6;
-            st_and$7 = st_and$6;
-            st_one$7 = st_one$6;
-            st_two$7 = st_two$6;
+            st_hv$6 = 32'h0;
+            st_ha$6 = all_ones;
         end
+        st_or$7 = (st_or$6 | st_hv$6);
+        st_and$7 = (st_and$6 & st_ha$6);
+        st_one$7 = (st_one$6 | s2_stash_hit$6$q);
+        st_two$7 = (st_two$6 | (st_one$6 & s2_stash_hit$6$q));
         stash_or = st_or$7;
         stash_and = st_and$7;
         stash_one = st_one$7;
@@ -2190,17 +2294,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$7 = stash_value$7$q;
         end
         if (s2_stash_hit$7$q) begin
-            st_or$8 = (st_or$7 | stash_v$7);
-            st_and$8 = (st_and$7 & stash_v$7);
-            st_one$8 = 1'b1;
-            st_two$8 = (st_two$7 | st_one$7);
+            st_hv$7 = stash_v$7;
+            st_ha$7 = stash_v$7;
         end
         else begin
-            st_or$8 = st_or$7;
-            st_and$8 = st_and$7;
-            st_one$8 = st_one$7;
-            st_two$8 = st_two$7;
+            st_hv$7 = 32'h0;
+            st_ha$7 = all_ones;
         end
+        st_or$8 = (st_or$7 | st_hv$7);
+        st_and$8 = (st_and$7 & st_ha$7);
+        st_one$8 = (st_one$7 | s2_stash_hit$7$q);
+        st_two$8 = (st_two$7 | (st_one$7 & s2_stash_hit$7$q));
         stash_or = st_or$8;
         stash_and = st_and$8;
         stash_one = st_one$8;
@@ -2212,17 +2316,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$8 = stash_value$8$q;
         end
         if (s2_stash_hit$8$q) begin
-            st_or$9 = (st_or$8 | stash_v$8);
-            st_and$9 = (st_and$8 & stash_v$8);
-            st_one$9 = 1'b1;
-            st_two$9 = (st_two$8 | st_one$8);
+            st_hv$8 = stash_v$8;
+            st_ha$8 = stash_v$8;
         end
         else begin
-            st_or$9 = st_or$8;
-            st_and$9 = st_and$8;
-            st_one$9 = st_one$8;
-            st_two$9 = st_two$8;
+            st_hv$8 = 32'h0;
+            st_ha$8 = all_ones;
         end
+        st_or$9 = (st_or$8 | st_hv$8);
+        st_and$9 = (st_and$8 & st_ha$8);
+        st_one$9 = (st_one$8 | s2_stash_hit$8$q);
+        st_two$9 = (st_two$8 | (st_one$8 & s2_stash_hit$8$q));
         stash_or = st_or$9;
         stash_and = st_and$9;
         stash_one = st_one$9;
@@ -2234,17 +2338,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$9 = stash_value$9$q;
         end
         if (s2_stash_hit$9$q) begin
-            st_or$10 = (st_or$9 | stash_v$9);
-            st_and$10 = (st_and$9 & stash_v$9);
-            st_one$10 = 1'b1;
-            st_two$10 = (st_two$9 | st_one$9);
+            st_hv$9 = stash_v$9;
+            st_ha$9 = stash_v$9;
         end
         else begin
-            st_or$10 = st_or$9;
-            st_and$10 = st_and$9;
-            st_one$10 = st_one$9;
-            st_two$10 = st_two$9;
+            st_hv$9 = 32'h0;
+            st_ha$9 = all_ones;
         end
+        st_or$10 = (st_or$9 | st_hv$9);
+        st_and$10 = (st_and$9 & st_ha$9);
+        st_one$10 = (st_one$9 | s2_stash_hit$9$q);
+        st_two$10 = (st_two$9 | (st_one$9 & s2_stash_hit$9$q));
         stash_or = st_or$10;
         stash_and = st_and$10;
         stash_one = st_one$10;
@@ -2256,17 +2360,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$10 = stash_value$10$q;
         end
         if (s2_stash_hit$10$q) begin
-            st_or$11 = (st_or$10 | stash_v$10);
-            st_and$11 = (st_and$10 & stash_v$10);
-            st_one$11 = 1'b1;
-            st_two$11 = (st_two$10 | st_one$10);
+            st_hv$10 = stash_v$10;
+            st_ha$10 = stash_v$10;
         end
         else begin
-            st_or$11 = st_or$10;
-            st_and$11 = st_and$10;
-            st_one$11 = st_one$10;
-            st_two$11 = st_two$10;
+            st_hv$10 = 32'h0;
+            st_ha$10 = all_ones;
         end
+        st_or$11 = (st_or$10 | st_hv$10);
+        st_and$11 = (st_and$10 & st_ha$10);
+        st_one$11 = (st_one$10 | s2_stash_hit$10$q);
+        st_two$11 = (st_two$10 | (st_one$10 & s2_stash_hit$10$q));
         stash_or = st_or$11;
         stash_and = st_and$11;
         stash_one = st_one$11;
@@ -2278,17 +2382,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$11 = stash_value$11$q;
         end
         if (s2_stash_hit$11$q) begin
-            st_or$12 = (st_or$11 | stash_v$11);
-            st_and$12 = (st_and$11 & stash_v$11);
-            st_one$12 = 1'b1;
-            st_two$12 = (st_two$11 | st_one$11);
+            st_hv$11 = stash_v$11;
+            st_ha$11 = stash_v$11;
         end
         else begin
-            st_or$12 = st_or$11;
-            st_and$12 = st_and$11;
-            st_one$12 = st_one$11;
-            st_two$12 = st_two$11;
+            st_hv$11 = 32'h0;
+            st_ha$11 = all_ones;
         end
+        st_or$12 = (st_or$11 | st_hv$11);
+        st_and$12 = (st_and$11 & st_ha$11);
+        st_one$12 = (st_one$11 | s2_stash_hit$11$q);
+        st_two$12 = (st_two$11 | (st_one$11 & s2_stash_hit$11$q));
         stash_or = st_or$12;
         stash_and = st_and$12;
         stash_one = st_one$12;
@@ -2300,17 +2404,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$12 = stash_value$12$q;
         end
         if (s2_stash_hit$12$q) begin
-            st_or$13 = (st_or$12 | stash_v$12);
-            st_and$13 = (st_and$12 & stash_v$12);
-            st_one$13 = 1'b1;
-            st_two$13 = (st_two$12 | st_one$12);
+            st_hv$12 = stash_v$12;
+            st_ha$12 = stash_v$12;
         end
         else begin
-            st_or$13 = st_or$12;
-            st_and$13 = st_and$12;
-            st_one$13 = st_one$12;
-            st_two$13 = st_two$12;
+            st_hv$12 = 32'h0;
+            st_ha$12 = all_ones;
         end
+        st_or$13 = (st_or$12 | st_hv$12);
+        st_and$13 = (st_and$12 & st_ha$12);
+        st_one$13 = (st_one$12 | s2_stash_hit$12$q);
+        st_two$13 = (st_two$12 | (st_one$12 & s2_stash_hit$12$q));
         stash_or = st_or$13;
         stash_and = st_and$13;
         stash_one = st_one$13;
@@ -2322,17 +2426,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$13 = stash_value$13$q;
         end
         if (s2_stash_hit$13$q) begin
-            st_or$14 = (st_or$13 | stash_v$13);
-            st_and$14 = (st_and$13 & stash_v$13);
-            st_one$14 = 1'b1;
-            st_two$14 = (st_two$13 | st_one$13);
+            st_hv$13 = stash_v$13;
+            st_ha$13 = stash_v$13;
         end
         else begin
-            st_or$14 = st_or$13;
-            st_and$14 = st_and$13;
-            st_one$14 = st_one$13;
-            st_two$14 = st_two$13;
+            st_hv$13 = 32'h0;
+            st_ha$13 = all_ones;
         end
+        st_or$14 = (st_or$13 | st_hv$13);
+        st_and$14 = (st_and$13 & st_ha$13);
+        st_one$14 = (st_one$13 | s2_stash_hit$13$q);
+        st_two$14 = (st_two$13 | (st_one$13 & s2_stash_hit$13$q));
         stash_or = st_or$14;
         stash_and = st_and$14;
         stash_one = st_one$14;
@@ -2344,17 +2448,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$14 = stash_value$14$q;
         end
         if (s2_stash_hit$14$q) begin
-            st_or$15 = (st_or$14 | stash_v$14);
-            st_and$15 = (st_and$14 & stash_v$14);
-            st_one$15 = 1'b1;
-            st_two$15 = (st_two$14 | st_one$14);
+            st_hv$14 = stash_v$14;
+            st_ha$14 = stash_v$14;
         end
         else begin
-            st_or$15 = st_or$14;
-            st_and$15 = st_and$14;
-            st_one$15 = st_one$14;
-            st_two$15 = st_two$14;
+            st_hv$14 = 32'h0;
+            st_ha$14 = all_ones;
         end
+        st_or$15 = (st_or$14 | st_hv$14);
+        st_and$15 = (st_and$14 & st_ha$14);
+        st_one$15 = (st_one$14 | s2_stash_hit$14$q);
+        st_two$15 = (st_two$14 | (st_one$14 & s2_stash_hit$14$q));
         stash_or = st_or$15;
         stash_and = st_and$15;
         stash_one = st_one$15;
@@ -2366,17 +2470,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$15 = stash_value$15$q;
         end
         if (s2_stash_hit$15$q) begin
-            st_or$16 = (st_or$15 | stash_v$15);
-            st_and$16 = (st_and$15 & stash_v$15);
-            st_one$16 = 1'b1;
-            st_two$16 = (st_two$15 | st_one$15);
+            st_hv$15 = stash_v$15;
+            st_ha$15 = stash_v$15;
         end
         else begin
-            st_or$16 = st_or$15;
-            st_and$16 = st_and$15;
-            st_one$16 = st_one$15;
-            st_two$16 = st_two$15;
+            st_hv$15 = 32'h0;
+            st_ha$15 = all_ones;
         end
+        st_or$16 = (st_or$15 | st_hv$15);
+        st_and$16 = (st_and$15 & st_ha$15);
+        st_one$16 = (st_one$15 | s2_stash_hit$15$q);
+        st_two$16 = (st_two$15 | (st_one$15 & s2_stash_hit$15$q));
         stash_or = st_or$16;
         stash_and = st_and$16;
         stash_one = st_one$16;
@@ -2388,17 +2492,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$16 = stash_value$16$q;
         end
         if (s2_stash_hit$16$q) begin
-            st_or$17 = (st_or$16 | stash_v$16);
-            st_and$17 = (st_and$16 & stash_v$16);
-            st_one$17 = 1'b1;
-            st_two$17 = (st_two$16 | st_one$16);
+            st_hv$16 = stash_v$16;
+            st_ha$16 = stash_v$16;
         end
         else begin
-            st_or$17 = st_or$16;
-            st_and$17 = st_and$16;
-            st_one$17 = st_one$16;
-            st_two$17 = st_two$16;
+            st_hv$16 = 32'h0;
+            st_ha$16 = all_ones;
         end
+        st_or$17 = (st_or$16 | st_hv$16);
+        st_and$17 = (st_and$16 & st_ha$16);
+        st_one$17 = (st_one$16 | s2_stash_hit$16$q);
+        st_two$17 = (st_two$16 | (st_one$16 & s2_stash_hit$16$q));
         stash_or = st_or$17;
         stash_and = st_and$17;
         stash_one = st_one$17;
@@ -2410,17 +2514,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$17 = stash_value$17$q;
         end
         if (s2_stash_hit$17$q) begin
-            st_or$18 = (st_or$17 | stash_v$17);
-            st_and$18 = (st_and$17 & stash_v$17);
-            st_one$18 = 1'b1;
-            st_two$18 = (st_two$17 | st_one$17);
+            st_hv$17 = stash_v$17;
+            st_ha$17 = stash_v$17;
         end
         else begin
-            st_or$18 = st_or$17;
-            st_and$18 = st_and$17;
-            st_one$18 = st_one$17;
-            st_two$18 = st_two$17;
+            st_hv$17 = 32'h0;
+            st_ha$17 = all_ones;
         end
+        st_or$18 = (st_or$17 | st_hv$17);
+        st_and$18 = (st_and$17 & st_ha$17);
+        st_one$18 = (st_one$17 | s2_stash_hit$17$q);
+        st_two$18 = (st_two$17 | (st_one$17 & s2_stash_hit$17$q));
         stash_or = st_or$18;
         stash_and = st_and$18;
         stash_one = st_one$18;
@@ -2432,17 +2536,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$18 = stash_value$18$q;
         end
         if (s2_stash_hit$18$q) begin
-            st_or$19 = (st_or$18 | stash_v$18);
-            st_and$19 = (st_and$18 & stash_v$18);
-            st_one$19 = 1'b1;
-            st_two$19 = (st_two$18 | st_one$18);
+            st_hv$18 = stash_v$18;
+            st_ha$18 = stash_v$18;
         end
         else begin
-            st_or$19 = st_or$18;
-            st_and$19 = st_and$18;
-            st_one$19 = st_one$18;
-            st_two$19 = st_two$18;
+            st_hv$18 = 32'h0;
+            st_ha$18 = all_ones;
         end
+        st_or$19 = (st_or$18 | st_hv$18);
+        st_and$19 = (st_and$18 & st_ha$18);
+        st_one$19 = (st_one$18 | s2_stash_hit$18$q);
+        st_two$19 = (st_two$18 | (st_one$18 & s2_stash_hit$18$q));
         stash_or = st_or$19;
         stash_and = st_and$19;
         stash_one = st_one$19;
@@ -2454,17 +2558,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$19 = stash_value$19$q;
         end
         if (s2_stash_hit$19$q) begin
-            st_or$20 = (st_or$19 | stash_v$19);
-            st_and$20 = (st_and$19 & stash_v$19);
-            st_one$20 = 1'b1;
-            st_two$20 = (st_two$19 | st_one$19);
+            st_hv$19 = stash_v$19;
+            st_ha$19 = stash_v$19;
         end
         else begin
-            st_or$20 = st_or$19;
-            st_and$20 = st_and$19;
-            st_one$20 = st_one$19;
-            st_two$20 = st_two$19;
+            st_hv$19 = 32'h0;
+            st_ha$19 = all_ones;
         end
+        st_or$20 = (st_or$19 | st_hv$19);
+        st_and$20 = (st_and$19 & st_ha$19);
+        st_one$20 = (st_one$19 | s2_stash_hit$19$q);
+        st_two$20 = (st_two$19 | (st_one$19 & s2_stash_hit$19$q));
         stash_or = st_or$20;
         stash_and = st_and$20;
         stash_one = st_one$20;
@@ -2476,17 +2580,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$20 = stash_value$20$q;
         end
         if (s2_stash_hit$20$q) begin
-            st_or$21 = (st_or$20 | stash_v$20);
-            st_and$21 = (st_and$20 & stash_v$20);
-            st_one$21 = 1'b1;
-            st_two$21 = (st_two$20 | st_one$20);
+            st_hv$20 = stash_v$20;
+            st_ha$20 = stash_v$20;
         end
         else begin
-            st_or$21 = st_or$20;
-            st_and$21 = st_and$20;
-            st_one$21 = st_one$20;
-            st_two$21 = st_two$20;
+            st_hv$20 = 32'h0;
+            st_ha$20 = all_ones;
         end
+        st_or$21 = (st_or$20 | st_hv$20);
+        st_and$21 = (st_and$20 & st_ha$20);
+        st_one$21 = (st_one$20 | s2_stash_hit$20$q);
+        st_two$21 = (st_two$20 | (st_one$20 & s2_stash_hit$20$q));
         stash_or = st_or$21;
         stash_and = st_and$21;
         stash_one = st_one$21;
@@ -2498,17 +2602,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$21 = stash_value$21$q;
         end
         if (s2_stash_hit$21$q) begin
-            st_or$22 = (st_or$21 | stash_v$21);
-            st_and$22 = (st_and$21 & stash_v$21);
-            st_one$22 = 1'b1;
-            st_two$22 = (st_two$21 | st_one$21);
+            st_hv$21 = stash_v$21;
+            st_ha$21 = stash_v$21;
         end
         else begin
-            st_or$22 = st_or$21;
-            st_and$22 = st_and$21;
-            st_one$22 = st_one$21;
-            st_two$22 = st_two$21;
+            st_hv$21 = 32'h0;
+            st_ha$21 = all_ones;
         end
+        st_or$22 = (st_or$21 | st_hv$21);
+        st_and$22 = (st_and$21 & st_ha$21);
+        st_one$22 = (st_one$21 | s2_stash_hit$21$q);
+        st_two$22 = (st_two$21 | (st_one$21 & s2_stash_hit$21$q));
         stash_or = st_or$22;
         stash_and = st_and$22;
         stash_one = st_one$22;
@@ -2520,17 +2624,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$22 = stash_value$22$q;
         end
         if (s2_stash_hit$22$q) begin
-            st_or$23 = (st_or$22 | stash_v$22);
-            st_and$23 = (st_and$22 & stash_v$22);
-            st_one$23 = 1'b1;
-            st_two$23 = (st_two$22 | st_one$22);
+            st_hv$22 = stash_v$22;
+            st_ha$22 = stash_v$22;
         end
         else begin
-            st_or$23 = st_or$22;
-            st_and$23 = st_and$22;
-            st_one$23 = st_one$22;
-            st_two$23 = st_two$22;
+            st_hv$22 = 32'h0;
+            st_ha$22 = all_ones;
         end
+        st_or$23 = (st_or$22 | st_hv$22);
+        st_and$23 = (st_and$22 & st_ha$22);
+        st_one$23 = (st_one$22 | s2_stash_hit$22$q);
+        st_two$23 = (st_two$22 | (st_one$22 & s2_stash_hit$22$q));
         stash_or = st_or$23;
         stash_and = st_and$23;
         stash_one = st_one$23;
@@ -2542,17 +2646,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$23 = stash_value$23$q;
         end
         if (s2_stash_hit$23$q) begin
-            st_or$24 = (st_or$23 | stash_v$23);
-            st_and$24 = (st_and$23 & stash_v$23);
-            st_one$24 = 1'b1;
-            st_two$24 = (st_two$23 | st_one$23);
+            st_hv$23 = stash_v$23;
+            st_ha$23 = stash_v$23;
         end
         else begin
-            st_or$24 = st_or$23;
-            st_and$24 = st_and$23;
-            st_one$24 = st_one$23;
-            st_two$24 = st_two$23;
+            st_hv$23 = 32'h0;
+            st_ha$23 = all_ones;
         end
+        st_or$24 = (st_or$23 | st_hv$23);
+        st_and$24 = (st_and$23 & st_ha$23);
+        st_one$24 = (st_one$23 | s2_stash_hit$23$q);
+        st_two$24 = (st_two$23 | (st_one$23 & s2_stash_hit$23$q));
         stash_or = st_or$24;
         stash_and = st_and$24;
         stash_one = st_one$24;
@@ -2564,17 +2668,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$24 = stash_value$24$q;
         end
         if (s2_stash_hit$24$q) begin
-            st_or$25 = (st_or$24 | stash_v$24);
-            st_and$25 = (st_and$24 & stash_v$24);
-            st_one$25 = 1'b1;
-            st_two$25 = (st_two$24 | st_one$24);
+            st_hv$24 = stash_v$24;
+            st_ha$24 = stash_v$24;
         end
         else begin
-            st_or$25 = st_or$24;
-            st_and$25 = st_and$24;
-            st_one$25 = st_one$24;
-            st_two$25 = st_two$24;
+            st_hv$24 = 32'h0;
+            st_ha$24 = all_ones;
         end
+        st_or$25 = (st_or$24 | st_hv$24);
+        st_and$25 = (st_and$24 & st_ha$24);
+        st_one$25 = (st_one$24 | s2_stash_hit$24$q);
+        st_two$25 = (st_two$24 | (st_one$24 & s2_stash_hit$24$q));
         stash_or = st_or$25;
         stash_and = st_and$25;
         stash_one = st_one$25;
@@ -2586,17 +2690,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$25 = stash_value$25$q;
         end
         if (s2_stash_hit$25$q) begin
-            st_or$26 = (st_or$25 | stash_v$25);
-            st_and$26 = (st_and$25 & stash_v$25);
-            st_one$26 = 1'b1;
-            st_two$26 = (st_two$25 | st_one$25);
+            st_hv$25 = stash_v$25;
+            st_ha$25 = stash_v$25;
         end
         else begin
-            st_or$26 = st_or$25;
-            st_and$26 = st_and$25;
-            st_one$26 = st_one$25;
-            st_two$26 = st_two$25;
+            st_hv$25 = 32'h0;
+            st_ha$25 = all_ones;
         end
+        st_or$26 = (st_or$25 | st_hv$25);
+        st_and$26 = (st_and$25 & st_ha$25);
+        st_one$26 = (st_one$25 | s2_stash_hit$25$q);
+        st_two$26 = (st_two$25 | (st_one$25 & s2_stash_hit$25$q));
         stash_or = st_or$26;
         stash_and = st_and$26;
         stash_one = st_one$26;
@@ -2608,17 +2712,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$26 = stash_value$26$q;
         end
         if (s2_stash_hit$26$q) begin
-            st_or$27 = (st_or$26 | stash_v$26);
-            st_and$27 = (st_and$26 & stash_v$26);
-            st_one$27 = 1'b1;
-            st_two$27 = (st_two$26 | st_one$26);
+            st_hv$26 = stash_v$26;
+            st_ha$26 = stash_v$26;
         end
         else begin
-            st_or$27 = st_or$26;
-            st_and$27 = st_and$26;
-            st_one$27 = st_one$26;
-            st_two$27 = st_two$26;
+            st_hv$26 = 32'h0;
+            st_ha$26 = all_ones;
         end
+        st_or$27 = (st_or$26 | st_hv$26);
+        st_and$27 = (st_and$26 & st_ha$26);
+        st_one$27 = (st_one$26 | s2_stash_hit$26$q);
+        st_two$27 = (st_two$26 | (st_one$26 & s2_stash_hit$26$q));
         stash_or = st_or$27;
         stash_and = st_and$27;
         stash_one = st_one$27;
@@ -2630,17 +2734,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$27 = stash_value$27$q;
         end
         if (s2_stash_hit$27$q) begin
-            st_or$28 = (st_or$27 | stash_v$27);
-            st_and$28 = (st_and$27 & stash_v$27);
-            st_one$28 = 1'b1;
-            st_two$28 = (st_two$27 | st_one$27);
+            st_hv$27 = stash_v$27;
+            st_ha$27 = stash_v$27;
         end
         else begin
-            st_or$28 = st_or$27;
-            st_and$28 = st_and$27;
-            st_one$28 = st_one$27;
-            st_two$28 = st_two$27;
+            st_hv$27 = 32'h0;
+            st_ha$27 = all_ones;
         end
+        st_or$28 = (st_or$27 | st_hv$27);
+        st_and$28 = (st_and$27 & st_ha$27);
+        st_one$28 = (st_one$27 | s2_stash_hit$27$q);
+        st_two$28 = (st_two$27 | (st_one$27 & s2_stash_hit$27$q));
         stash_or = st_or$28;
         stash_and = st_and$28;
         stash_one = st_one$28;
@@ -2652,17 +2756,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$28 = stash_value$28$q;
         end
         if (s2_stash_hit$28$q) begin
-            st_or$29 = (st_or$28 | stash_v$28);
-            st_and$29 = (st_and$28 & stash_v$28);
-            st_one$29 = 1'b1;
-            st_two$29 = (st_two$28 | st_one$28);
+            st_hv$28 = stash_v$28;
+            st_ha$28 = stash_v$28;
         end
         else begin
-            st_or$29 = st_or$28;
-            st_and$29 = st_and$28;
-            st_one$29 = st_one$28;
-            st_two$29 = st_two$28;
+            st_hv$28 = 32'h0;
+            st_ha$28 = all_ones;
         end
+        st_or$29 = (st_or$28 | st_hv$28);
+        st_and$29 = (st_and$28 & st_ha$28);
+        st_one$29 = (st_one$28 | s2_stash_hit$28$q);
+        st_two$29 = (st_two$28 | (st_one$28 & s2_stash_hit$28$q));
         stash_or = st_or$29;
         stash_and = st_and$29;
         stash_one = st_one$29;
@@ -2674,17 +2778,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$29 = stash_value$29$q;
         end
         if (s2_stash_hit$29$q) begin
-            st_or$30 = (st_or$29 | stash_v$29);
-            st_and$30 = (st_and$29 & stash_v$29);
-            st_one$30 = 1'b1;
-            st_two$30 = (st_two$29 | st_one$29);
+            st_hv$29 = stash_v$29;
+            st_ha$29 = stash_v$29;
         end
         else begin
-            st_or$30 = st_or$29;
-            st_and$30 = st_and$29;
-            st_one$30 = st_one$29;
-            st_two$30 = st_two$29;
+            st_hv$29 = 32'h0;
+            st_ha$29 = all_ones;
         end
+        st_or$30 = (st_or$29 | st_hv$29);
+        st_and$30 = (st_and$29 & st_ha$29);
+        st_one$30 = (st_one$29 | s2_stash_hit$29$q);
+        st_two$30 = (st_two$29 | (st_one$29 & s2_stash_hit$29$q));
         stash_or = st_or$30;
         stash_and = st_and$30;
         stash_one = st_one$30;
@@ -2696,17 +2800,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$30 = stash_value$30$q;
         end
         if (s2_stash_hit$30$q) begin
-            st_or$31 = (st_or$30 | stash_v$30);
-            st_and$31 = (st_and$30 & stash_v$30);
-            st_one$31 = 1'b1;
-            st_two$31 = (st_two$30 | st_one$30);
+            st_hv$30 = stash_v$30;
+            st_ha$30 = stash_v$30;
         end
         else begin
-            st_or$31 = st_or$30;
-            st_and$31 = st_and$30;
-            st_one$31 = st_one$30;
-            st_two$31 = st_two$30;
+            st_hv$30 = 32'h0;
+            st_ha$30 = all_ones;
         end
+        st_or$31 = (st_or$30 | st_hv$30);
+        st_and$31 = (st_and$30 & st_ha$30);
+        st_one$31 = (st_one$30 | s2_stash_hit$30$q);
+        st_two$31 = (st_two$30 | (st_one$30 & s2_stash_hit$30$q));
         stash_or = st_or$31;
         stash_and = st_and$31;
         stash_one = st_one$31;
@@ -2718,17 +2822,17 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_v$31 = stash_value$31$q;
         end
         if (s2_stash_hit$31$q) begin
-            st_or$32 = (st_or$31 | stash_v$31);
-            st_and$32 = (st_and$31 & stash_v$31);
-            st_one$32 = 1'b1;
-            st_two$32 = (st_two$31 | st_one$31);
+            st_hv$31 = stash_v$31;
+            st_ha$31 = stash_v$31;
         end
         else begin
-            st_or$32 = st_or$31;
-            st_and$32 = st_and$31;
-            st_one$32 = st_one$31;
-            st_two$32 = st_two$31;
+            st_hv$31 = 32'h0;
+            st_ha$31 = all_ones;
         end
+        st_or$32 = (st_or$31 | st_hv$31);
+        st_and$32 = (st_and$31 & st_ha$31);
+        st_one$32 = (st_one$31 | s2_stash_hit$31$q);
+        st_two$32 = (st_two$31 | (st_one$31 & s2_stash_hit$31$q));
         stash_or = st_or$32;
         stash_and = st_and$32;
         stash_one = st_one$32;
@@ -2740,15 +2844,15 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         out_tag$d = s2_tag$q;
         out_hit$d = any_hit;
         out_value$d = (wy_or$4 | stash_or);
-        if (s2_valid$q & disagree) begin
+        if (cfg_clear_errors) begin
+            multi_hit$d = 1'b0;
+        end
+        if ((s2_valid$q & disagree)) begin
             multi_hit$d = 1'b1;
             multi_hit_count$d = (multi_hit_count$q + 32'h1);
         end
         if ((s2_valid$q & several) & ~disagree) begin
             dup_hit_count$d = (dup_hit_count$q + 32'h1);
-        end
-        if (cfg_clear_errors) begin
-            multi_hit$d = 1'b0;
         end
         upd_is_slot = ((s_update_op == op_write_slot) | (s_update_op == op_invalidate_slot));
         upd_is_stash = ~upd_is_slot;
@@ -2782,11 +2886,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         sh_or$0 = 32'h0;
         shadow_value$d = sh_or$0;
         if ((s_update_index == 0)) begin
-            sh_or$1 = (sh_or$0 | stash_value$0$q);
+            sh_term$0 = stash_value$0$q;
         end
         else begin
-            sh_or$1 = sh_or$0;
+            sh_term$0 = 32'h0;
         end
+        sh_or$1 = (sh_or$0 | sh_term$0);
         shadow_value$d = sh_or$1;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 0)))) begin
             stash_valid$0$d = upd_is_write;
@@ -2795,11 +2900,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 1)) begin
-            sh_or$2 = (sh_or$1 | stash_value$1$q);
+            sh_term$1 = stash_value$1$q;
         end
         else begin
-            sh_or$2 = sh_or$1;
+            sh_term$1 = 32'h0;
         end
+        sh_or$2 = (sh_or$1 | sh_term$1);
         shadow_value$d = sh_or$2;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 1)))) begin
             stash_valid$1$d = upd_is_write;
@@ -2808,11 +2914,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 2)) begin
-            sh_or$3 = (sh_or$2 | stash_value$2$q);
+            sh_term$2 = stash_value$2$q;
         end
         else begin
-            sh_or$3 = sh_or$2;
+            sh_term$2 = 32'h0;
         end
+        sh_or$3 = (sh_or$2 | sh_term$2);
         shadow_value$d = sh_or$3;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 2)))) begin
             stash_valid$2$d = upd_is_write;
@@ -2821,11 +2928,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 3)) begin
-            sh_or$4 = (sh_or$3 | stash_value$3$q);
+            sh_term$3 = stash_value$3$q;
         end
         else begin
-            sh_or$4 = sh_or$3;
+            sh_term$3 = 32'h0;
         end
+        sh_or$4 = (sh_or$3 | sh_term$3);
         shadow_value$d = sh_or$4;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 3)))) begin
             stash_valid$3$d = upd_is_write;
@@ -2834,11 +2942,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 4)) begin
-            sh_or$5 = (sh_or$4 | stash_value$4$q);
+            sh_term$4 = stash_value$4$q;
         end
         else begin
-            sh_or$5 = sh_or$4;
+            sh_term$4 = 32'h0;
         end
+        sh_or$5 = (sh_or$4 | sh_term$4);
         shadow_value$d = sh_or$5;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 4)))) begin
             stash_valid$4$d = upd_is_write;
@@ -2847,11 +2956,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 5)) begin
-            sh_or$6 = (sh_or$5 | stash_value$5$q);
+            sh_term$5 = stash_value$5$q;
         end
         else begin
-            sh_or$6 = sh_or$5;
+            sh_term$5 = 32'h0;
         end
+        sh_or$6 = (sh_or$5 | sh_term$5);
         shadow_value$d = sh_or$6;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 5)))) begin
             stash_valid$5$d = upd_is_write;
@@ -2860,11 +2970,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 6)) begin
-            sh_or$7 = (sh_or$6 | stash_value$6$q);
+            sh_term$6 = stash_value$6$q;
         end
         else begin
-            sh_or$7 = sh_or$6;
+            sh_term$6 = 32'h0;
         end
+        sh_or$7 = (sh_or$6 | sh_term$6);
         shadow_value$d = sh_or$7;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 6)))) begin
             stash_valid$6$d = upd_is_write;
@@ -2873,11 +2984,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 7)) begin
-            sh_or$8 = (sh_or$7 | stash_value$7$q);
+            sh_term$7 = stash_value$7$q;
         end
         else begin
-            sh_or$8 = sh_or$7;
+            sh_term$7 = 32'h0;
         end
+        sh_or$8 = (sh_or$7 | sh_term$7);
         shadow_value$d = sh_or$8;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 7)))) begin
             stash_valid$7$d = upd_is_write;
@@ -2886,11 +2998,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 8)) begin
-            sh_or$9 = (sh_or$8 | stash_value$8$q);
+            sh_term$8 = stash_value$8$q;
         end
         else begin
-            sh_or$9 = sh_or$8;
+            sh_term$8 = 32'h0;
         end
+        sh_or$9 = (sh_or$8 | sh_term$8);
         shadow_value$d = sh_or$9;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 8)))) begin
             stash_valid$8$d = upd_is_write;
@@ -2899,11 +3012,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 9)) begin
-            sh_or$10 = (sh_or$9 | stash_value$9$q);
+            sh_term$9 = stash_value$9$q;
         end
         else begin
-            sh_or$10 = sh_or$9;
+            sh_term$9 = 32'h0;
         end
+        sh_or$10 = (sh_or$9 | sh_term$9);
         shadow_value$d = sh_or$10;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 9)))) begin
             stash_valid$9$d = upd_is_write;
@@ -2912,11 +3026,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 10)) begin
-            sh_or$11 = (sh_or$10 | stash_value$10$q);
+            sh_term$10 = stash_value$10$q;
         end
         else begin
-            sh_or$11 = sh_or$10;
+            sh_term$10 = 32'h0;
         end
+        sh_or$11 = (sh_or$10 | sh_term$10);
         shadow_value$d = sh_or$11;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 10)))) begin
             stash_valid$10$d = upd_is_write;
@@ -2925,11 +3040,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 11)) begin
-            sh_or$12 = (sh_or$11 | stash_value$11$q);
+            sh_term$11 = stash_value$11$q;
         end
         else begin
-            sh_or$12 = sh_or$11;
+            sh_term$11 = 32'h0;
         end
+        sh_or$12 = (sh_or$11 | sh_term$11);
         shadow_value$d = sh_or$12;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 11)))) begin
             stash_valid$11$d = upd_is_write;
@@ -2938,11 +3054,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 12)) begin
-            sh_or$13 = (sh_or$12 | stash_value$12$q);
+            sh_term$12 = stash_value$12$q;
         end
         else begin
-            sh_or$13 = sh_or$12;
+            sh_term$12 = 32'h0;
         end
+        sh_or$13 = (sh_or$12 | sh_term$12);
         shadow_value$d = sh_or$13;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 12)))) begin
             stash_valid$12$d = upd_is_write;
@@ -2951,11 +3068,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 13)) begin
-            sh_or$14 = (sh_or$13 | stash_value$13$q);
+            sh_term$13 = stash_value$13$q;
         end
         else begin
-            sh_or$14 = sh_or$13;
+            sh_term$13 = 32'h0;
         end
+        sh_or$14 = (sh_or$13 | sh_term$13);
         shadow_value$d = sh_or$14;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 13)))) begin
             stash_valid$13$d = upd_is_write;
@@ -2964,11 +3082,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 14)) begin
-            sh_or$15 = (sh_or$14 | stash_value$14$q);
+            sh_term$14 = stash_value$14$q;
         end
         else begin
-            sh_or$15 = sh_or$14;
+            sh_term$14 = 32'h0;
         end
+        sh_or$15 = (sh_or$14 | sh_term$14);
         shadow_value$d = sh_or$15;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 14)))) begin
             stash_valid$14$d = upd_is_write;
@@ -2977,11 +3096,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 15)) begin
-            sh_or$16 = (sh_or$15 | stash_value$15$q);
+            sh_term$15 = stash_value$15$q;
         end
         else begin
-            sh_or$16 = sh_or$15;
+            sh_term$15 = 32'h0;
         end
+        sh_or$16 = (sh_or$15 | sh_term$15);
         shadow_value$d = sh_or$16;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 15)))) begin
             stash_valid$15$d = upd_is_write;
@@ -2990,11 +3110,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 16)) begin
-            sh_or$17 = (sh_or$16 | stash_value$16$q);
+            sh_term$16 = stash_value$16$q;
         end
         else begin
-            sh_or$17 = sh_or$16;
+            sh_term$16 = 32'h0;
         end
+        sh_or$17 = (sh_or$16 | sh_term$16);
         shadow_value$d = sh_or$17;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 16)))) begin
             stash_valid$16$d = upd_is_write;
@@ -3003,11 +3124,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 17)) begin
-            sh_or$18 = (sh_or$17 | stash_value$17$q);
+            sh_term$17 = stash_value$17$q;
         end
         else begin
-            sh_or$18 = sh_or$17;
+            sh_term$17 = 32'h0;
         end
+        sh_or$18 = (sh_or$17 | sh_term$17);
         shadow_value$d = sh_or$18;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 17)))) begin
             stash_valid$17$d = upd_is_write;
@@ -3016,11 +3138,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 18)) begin
-            sh_or$19 = (sh_or$18 | stash_value$18$q);
+            sh_term$18 = stash_value$18$q;
         end
         else begin
-            sh_or$19 = sh_or$18;
+            sh_term$18 = 32'h0;
         end
+        sh_or$19 = (sh_or$18 | sh_term$18);
         shadow_value$d = sh_or$19;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 18)))) begin
             stash_valid$18$d = upd_is_write;
@@ -3029,11 +3152,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 19)) begin
-            sh_or$20 = (sh_or$19 | stash_value$19$q);
+            sh_term$19 = stash_value$19$q;
         end
         else begin
-            sh_or$20 = sh_or$19;
+            sh_term$19 = 32'h0;
         end
+        sh_or$20 = (sh_or$19 | sh_term$19);
         shadow_value$d = sh_or$20;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 19)))) begin
             stash_valid$19$d = upd_is_write;
@@ -3042,11 +3166,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 20)) begin
-            sh_or$21 = (sh_or$20 | stash_value$20$q);
+            sh_term$20 = stash_value$20$q;
         end
         else begin
-            sh_or$21 = sh_or$20;
+            sh_term$20 = 32'h0;
         end
+        sh_or$21 = (sh_or$20 | sh_term$20);
         shadow_value$d = sh_or$21;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 20)))) begin
             stash_valid$20$d = upd_is_write;
@@ -3055,11 +3180,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 21)) begin
-            sh_or$22 = (sh_or$21 | stash_value$21$q);
+            sh_term$21 = stash_value$21$q;
         end
         else begin
-            sh_or$22 = sh_or$21;
+            sh_term$21 = 32'h0;
         end
+        sh_or$22 = (sh_or$21 | sh_term$21);
         shadow_value$d = sh_or$22;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 21)))) begin
             stash_valid$21$d = upd_is_write;
@@ -3068,11 +3194,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 22)) begin
-            sh_or$23 = (sh_or$22 | stash_value$22$q);
+            sh_term$22 = stash_value$22$q;
         end
         else begin
-            sh_or$23 = sh_or$22;
+            sh_term$22 = 32'h0;
         end
+        sh_or$23 = (sh_or$22 | sh_term$22);
         shadow_value$d = sh_or$23;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 22)))) begin
             stash_valid$22$d = upd_is_write;
@@ -3081,11 +3208,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 23)) begin
-            sh_or$24 = (sh_or$23 | stash_value$23$q);
+            sh_term$23 = stash_value$23$q;
         end
         else begin
-            sh_or$24 = sh_or$23;
+            sh_term$23 = 32'h0;
         end
+        sh_or$24 = (sh_or$23 | sh_term$23);
         shadow_value$d = sh_or$24;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 23)))) begin
             stash_valid$23$d = upd_is_write;
@@ -3094,11 +3222,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 24)) begin
-            sh_or$25 = (sh_or$24 | stash_value$24$q);
+            sh_term$24 = stash_value$24$q;
         end
         else begin
-            sh_or$25 = sh_or$24;
+            sh_term$24 = 32'h0;
         end
+        sh_or$25 = (sh_or$24 | sh_term$24);
         shadow_value$d = sh_or$25;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 24)))) begin
             stash_valid$24$d = upd_is_write;
@@ -3107,11 +3236,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 25)) begin
-            sh_or$26 = (sh_or$25 | stash_value$25$q);
+            sh_term$25 = stash_value$25$q;
         end
         else begin
-            sh_or$26 = sh_or$25;
+            sh_term$25 = 32'h0;
         end
+        sh_or$26 = (sh_or$25 | sh_term$25);
         shadow_value$d = sh_or$26;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 25)))) begin
             stash_valid$25$d = upd_is_write;
@@ -3120,11 +3250,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 26)) begin
-            sh_or$27 = (sh_or$26 | stash_value$26$q);
+            sh_term$26 = stash_value$26$q;
         end
         else begin
-            sh_or$27 = sh_or$26;
+            sh_term$26 = 32'h0;
         end
+        sh_or$27 = (sh_or$26 | sh_term$26);
         shadow_value$d = sh_or$27;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 26)))) begin
             stash_valid$26$d = upd_is_write;
@@ -3133,11 +3264,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 27)) begin
-            sh_or$28 = (sh_or$27 | stash_value$27$q);
+            sh_term$27 = stash_value$27$q;
         end
         else begin
-            sh_or$28 = sh_or$27;
+            sh_term$27 = 32'h0;
         end
+        sh_or$28 = (sh_or$27 | sh_term$27);
         shadow_value$d = sh_or$28;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 27)))) begin
             stash_valid$27$d = upd_is_write;
@@ -3146,11 +3278,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 28)) begin
-            sh_or$29 = (sh_or$28 | stash_value$28$q);
+            sh_term$28 = stash_value$28$q;
         end
         else begin
-            sh_or$29 = sh_or$28;
+            sh_term$28 = 32'h0;
         end
+        sh_or$29 = (sh_or$28 | sh_term$28);
         shadow_value$d = sh_or$29;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 28)))) begin
             stash_valid$28$d = upd_is_write;
@@ -3159,11 +3292,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 29)) begin
-            sh_or$30 = (sh_or$29 | stash_value$29$q);
+            sh_term$29 = stash_value$29$q;
         end
         else begin
-            sh_or$30 = sh_or$29;
+            sh_term$29 = 32'h0;
         end
+        sh_or$30 = (sh_or$29 | sh_term$29);
         shadow_value$d = sh_or$30;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 29)))) begin
             stash_valid$29$d = upd_is_write;
@@ -3172,11 +3306,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 30)) begin
-            sh_or$31 = (sh_or$30 | stash_value$30$q);
+            sh_term$30 = stash_value$30$q;
         end
         else begin
-            sh_or$31 = sh_or$30;
+            sh_term$30 = 32'h0;
         end
+        sh_or$31 = (sh_or$30 | sh_term$30);
         shadow_value$d = sh_or$31;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 30)))) begin
             stash_valid$30$d = upd_is_write;
@@ -3185,11 +3320,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             shadow_valid$d = 1'b1;
         end
         if ((s_update_index == 31)) begin
-            sh_or$32 = (sh_or$31 | stash_value$31$q);
+            sh_term$31 = stash_value$31$q;
         end
         else begin
-            sh_or$32 = sh_or$31;
+            sh_term$31 = 32'h0;
         end
+        sh_or$32 = (sh_or$31 | sh_term$31);
         shadow_value$d = sh_or$32;
         if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 31)))) begin
             stash_valid$31$d = upd_is_write;
@@ -3479,6 +3615,7 @@ module flow_table$hash$0(key,hash);
         else begin
             acc$0 = 32'h0;
         end
+        hash = acc$0;
         if (key[1]) begin
             acc$1 = (acc$0 ^ rows$1);
         end
@@ -3999,6 +4136,7 @@ module flow_table$hash$1(key,hash);
         else begin
             acc$0 = 32'h0;
         end
+        hash = acc$0;
         if (key[1]) begin
             acc$1 = (acc$0 ^ rows$1);
         end
@@ -4519,6 +4657,7 @@ module flow_table$hash$2(key,hash);
         else begin
             acc$0 = 32'h0;
         end
+        hash = acc$0;
         if (key[1]) begin
             acc$1 = (acc$0 ^ rows$1);
         end
@@ -5039,6 +5178,7 @@ module flow_table$hash$3(key,hash);
         else begin
             acc$0 = 32'h0;
         end
+        hash = acc$0;
         if (key[1]) begin
             acc$1 = (acc$0 ^ rows$1);
         end

@@ -391,6 +391,7 @@ module sprayer$flow_hash(key,hash);
         else begin
             acc$0 = 32'h0;
         end
+        hash = acc$0;
         if (key[1]) begin
             acc$1 = (acc$0 ^ rows$1);
         end

@@ -146,6 +146,11 @@ pub struct FlowTable {
     st_one: Vec<Signal<Local, Bit>>,
     st_two: Vec<Signal<Local, Bit>>,
     sh_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    sh_term: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    st_hv: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    st_ha: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    wy_hv: [Signal<Local, Bits<VALUE_BITS>>; WAYS],
+    wy_ha: [Signal<Local, Bits<VALUE_BITS>>; WAYS],
     wy_or: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_and: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_one: [Signal<Local, Bit>; 5],
@@ -239,6 +244,11 @@ impl FlowTable {
             st_one: (0..=stash).map(|_| Default::default()).collect(),
             st_two: (0..=stash).map(|_| Default::default()).collect(),
             sh_or: (0..=stash).map(|_| Default::default()).collect(),
+            sh_term: (0..stash).map(|_| Default::default()).collect(),
+            st_hv: (0..stash).map(|_| Default::default()).collect(),
+            st_ha: (0..stash).map(|_| Default::default()).collect(),
+            wy_hv: array_init(|_| Default::default()),
+            wy_ha: array_init(|_| Default::default()),
             wy_or: array_init(|_| Default::default()),
             wy_and: array_init(|_| Default::default()),
             wy_one: array_init(|_| Default::default()),
@@ -329,22 +339,27 @@ impl Logic for FlowTable {
         // ---- Cycle 2: one-hot select; hits that disagree are a multi-hit error. ----------
         // OR of the hit values is the answer when all hits agree; AND of them differs
         // from the OR exactly when two hits carry different values.
+        // Each source contributes a masked term (its value if it hit, else 0 for the OR
+        // and all ones for the AND), and the chains are plain OR / AND / boolean chains:
+        // synthesis balances those into trees, where an if/else per source would become
+        // a priority-mux chain as long as the stash.
         self.wy_or[0].next = 0.into();
         self.wy_and[0].next = self.all_ones.val();
         self.wy_one[0].next = false;
         self.wy_two[0].next = false;
         for w in 0..WAYS {
             if self.s2_way_hit[w].q.val() {
-                self.wy_or[w + 1].next = (self.wy_or[w].val() | self.s2_way_value[w].q.val());
-                self.wy_and[w + 1].next = (self.wy_and[w].val() & self.s2_way_value[w].q.val());
-                self.wy_one[w + 1].next = true;
-                self.wy_two[w + 1].next = self.wy_one[w].val();
+                self.wy_hv[w].next = self.s2_way_value[w].q.val();
+                self.wy_ha[w].next = self.s2_way_value[w].q.val();
             } else {
-                self.wy_or[w + 1].next = self.wy_or[w].val();
-                self.wy_and[w + 1].next = self.wy_and[w].val();
-                self.wy_one[w + 1].next = self.wy_one[w].val();
-                self.wy_two[w + 1].next = self.wy_two[w].val();
+                self.wy_hv[w].next = 0.into();
+                self.wy_ha[w].next = self.all_ones.val();
             }
+            self.wy_or[w + 1].next = (self.wy_or[w].val() | self.wy_hv[w].val());
+            self.wy_and[w + 1].next = (self.wy_and[w].val() & self.wy_ha[w].val());
+            self.wy_one[w + 1].next = (self.wy_one[w].val() | self.s2_way_hit[w].q.val());
+            self.wy_two[w + 1].next =
+                (self.wy_two[w].val() | (self.wy_one[w].val() & self.s2_way_hit[w].q.val()));
         }
         self.st_or[0].next = 0.into();
         self.st_and[0].next = self.all_ones.val();
@@ -362,16 +377,17 @@ impl Logic for FlowTable {
                 self.stash_v[i].next = self.stash_value[i].q.val();
             }
             if self.s2_stash_hit[i].q.val() {
-                self.st_or[i + 1].next = (self.st_or[i].val() | self.stash_v[i].val());
-                self.st_and[i + 1].next = (self.st_and[i].val() & self.stash_v[i].val());
-                self.st_one[i + 1].next = true;
-                self.st_two[i + 1].next = (self.st_two[i].val() | self.st_one[i].val());
+                self.st_hv[i].next = self.stash_v[i].val();
+                self.st_ha[i].next = self.stash_v[i].val();
             } else {
-                self.st_or[i + 1].next = self.st_or[i].val();
-                self.st_and[i + 1].next = self.st_and[i].val();
-                self.st_one[i + 1].next = self.st_one[i].val();
-                self.st_two[i + 1].next = self.st_two[i].val();
+                self.st_hv[i].next = 0.into();
+                self.st_ha[i].next = self.all_ones.val();
             }
+            self.st_or[i + 1].next = (self.st_or[i].val() | self.st_hv[i].val());
+            self.st_and[i + 1].next = (self.st_and[i].val() & self.st_ha[i].val());
+            self.st_one[i + 1].next = (self.st_one[i].val() | self.s2_stash_hit[i].q.val());
+            self.st_two[i + 1].next =
+                (self.st_two[i].val() | (self.st_one[i].val() & self.s2_stash_hit[i].q.val()));
             // The last iteration's assignment wins (the loop bound is a config value).
             self.stash_or.next = self.st_or[i + 1].val();
             self.stash_and.next = self.st_and[i + 1].val();
@@ -390,15 +406,16 @@ impl Logic for FlowTable {
         self.out_tag.d.next = self.s2_tag.q.val();
         self.out_hit.d.next = self.any_hit.val();
         self.out_value.d.next = (self.wy_or[4].val() | self.stash_or.val());
-        if self.s2_valid.q.val() & self.disagree.val() {
+        // Clear first, then set: an error in the clearing cycle is not lost.
+        if self.cfg_clear_errors.val() {
+            self.multi_hit.d.next = false;
+        }
+        if (self.s2_valid.q.val() & self.disagree.val()) {
             self.multi_hit.d.next = true;
             self.multi_hit_count.d.next = (self.multi_hit_count.q.val() + 1);
         }
         if (self.s2_valid.q.val() & self.several.val()) & !self.disagree.val() {
             self.dup_hit_count.d.next = (self.dup_hit_count.q.val() + 1);
-        }
-        if self.cfg_clear_errors.val() {
-            self.multi_hit.d.next = false;
         }
 
         // ---- Updates: one whole entry per cycle. --------------------------------------
@@ -439,10 +456,11 @@ impl Logic for FlowTable {
         self.shadow_value.d.next = self.sh_or[0].val();
         for i in 0..self.stash_len.val().index() {
             if (self.s_update_index.val().index() == i) {
-                self.sh_or[i + 1].next = (self.sh_or[i].val() | self.stash_value[i].q.val());
+                self.sh_term[i].next = self.stash_value[i].q.val();
             } else {
-                self.sh_or[i + 1].next = self.sh_or[i].val();
+                self.sh_term[i].next = 0.into();
             }
+            self.sh_or[i + 1].next = (self.sh_or[i].val() | self.sh_term[i].val());
             self.shadow_value.d.next = self.sh_or[i + 1].val();
             if ((self.s_update_valid.val() & !self.upd_bad.val())
                 & (self.upd_is_stash.val() & (self.s_update_index.val().index() == i)))

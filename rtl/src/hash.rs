@@ -71,6 +71,8 @@ impl<const K: usize, const H: usize> Logic for H3Hash<K, H> {
         } else {
             self.acc[0].next = 0.into();
         }
+        // Driven before the loop too, so a one-bit key (no loop iterations) has an output.
+        self.hash.next = self.acc[0].val();
         for i in 1..K {
             if self.key.val().get_bit(i) {
                 self.acc[i].next = (self.acc[i - 1].val() ^ self.rows[i].val());
