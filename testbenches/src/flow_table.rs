@@ -128,16 +128,11 @@ pub struct HdlFlowTable {
     uut: HdlBlock,
 }
 
-const SETTLE_ITERS: usize = 1000;
-
 impl HdlFlowTable {
     pub fn new(uut: HdlBlock) -> Self {
         let mut uut = uut;
         uut.clk.next = false.into();
-        assert!(
-            simulate(&mut uut, SETTLE_ITERS),
-            "rust-hdl: flow_table did not settle"
-        );
+        crate::hdl_sim::settle(&mut uut, "initial values");
         HdlFlowTable { uut }
     }
 }
@@ -169,32 +164,24 @@ impl FlowTableSim for HdlFlowTable {
         u.s_update_key.next = (up.key as LiteralType).into();
         u.s_update_value.next = b112(up.value);
         u.cfg_clear_errors.next = i.clear_errors;
-        assert!(simulate(u, SETTLE_ITERS), "rust-hdl: inputs did not settle");
-        u.clk.next = true.into();
-        assert!(
-            simulate(u, SETTLE_ITERS),
-            "rust-hdl: rising edge did not settle"
-        );
-        let o = Outputs {
-            result: u.m_result_valid.val().then(|| {
-                (
-                    u.m_result_hit.val(),
-                    u128_of(u.m_result_value.val()),
-                    u.m_result_tag.val().to_u16(),
-                )
-            }),
-            clearing: u.status_clearing.val(),
-            multi_hit: u.status_multi_hit.val(),
-            multi_hit_count: u.status_multi_hit_count.val().to_u32(),
-            dup_hit_count: u.status_dup_hit_count.val().to_u32(),
-            bad_update_count: u.status_bad_update_count.val().to_u32(),
-        };
-        u.clk.next = false.into();
-        assert!(
-            simulate(u, SETTLE_ITERS),
-            "rust-hdl: falling edge did not settle"
-        );
-        o
+        crate::hdl_sim::cycle(
+            u,
+            |u, c| u.clk.next = c.into(),
+            |u| Outputs {
+                result: u.m_result_valid.val().then(|| {
+                    (
+                        u.m_result_hit.val(),
+                        u128_of(u.m_result_value.val()),
+                        u.m_result_tag.val().to_u16(),
+                    )
+                }),
+                clearing: u.status_clearing.val(),
+                multi_hit: u.status_multi_hit.val(),
+                multi_hit_count: u.status_multi_hit_count.val().to_u32(),
+                dup_hit_count: u.status_dup_hit_count.val().to_u32(),
+                bad_update_count: u.status_bad_update_count.val().to_u32(),
+            },
+        )
     }
 }
 

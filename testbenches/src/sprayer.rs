@@ -53,19 +53,13 @@ pub struct HdlSprayer {
     uut: HdlBlock,
 }
 
-/// Iteration limit for settling one clock phase; rust-hdl signals failure to settle.
-const SETTLE_ITERS: usize = 1000;
-
 impl HdlSprayer {
     pub fn new(hash_seed: u64) -> Self {
         let mut uut = HdlBlock::new(hash_seed);
         uut.connect_all();
         // Settle the initial values with the clock low.
         uut.clk.next = false.into();
-        assert!(
-            simulate(&mut uut, SETTLE_ITERS),
-            "rust-hdl: sprayer did not settle"
-        );
+        crate::hdl_sim::settle(&mut uut, "initial values");
         HdlSprayer { uut }
     }
 }
@@ -79,23 +73,15 @@ impl SprayerSim for HdlSprayer {
         u.cfg_mode.next = (i.mode as LiteralType).into();
         u.cfg_port_min.next = (i.port_min as LiteralType).into();
         u.cfg_port_max.next = (i.port_max as LiteralType).into();
-        assert!(simulate(u, SETTLE_ITERS), "rust-hdl: inputs did not settle");
-        u.clk.next = true.into();
-        assert!(
-            simulate(u, SETTLE_ITERS),
-            "rust-hdl: rising edge did not settle"
-        );
-        let o = Outputs {
-            port_valid: u.m_port_valid.val(),
-            port: u.m_port.val().to_u16(),
-            cfg_error: u.status_cfg_error.val(),
-        };
-        u.clk.next = false.into();
-        assert!(
-            simulate(u, SETTLE_ITERS),
-            "rust-hdl: falling edge did not settle"
-        );
-        o
+        crate::hdl_sim::cycle(
+            u,
+            |u, c| u.clk.next = c.into(),
+            |u| Outputs {
+                port_valid: u.m_port_valid.val(),
+                port: u.m_port.val().to_u16(),
+                cfg_error: u.status_cfg_error.val(),
+            },
+        )
     }
 }
 
