@@ -528,6 +528,15 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [15:0] out_tag$d;
     wire  [15:0] out_tag$q;
     reg  out_tag$clock;
+    reg  chk_several$d;
+    wire  chk_several$q;
+    reg  chk_several$clock;
+    reg  [111:0] chk_or$d;
+    wire  [111:0] chk_or$q;
+    reg  chk_or$clock;
+    reg  [111:0] chk_and$d;
+    wire  [111:0] chk_and$q;
+    reg  chk_and$clock;
     reg  multi_hit$d;
     wire  multi_hit$q;
     reg  multi_hit$clock;
@@ -1686,6 +1695,21 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(out_tag$q),
         .clock(out_tag$clock)
     );
+    flow_table$chk_several chk_several(
+        .d(chk_several$d),
+        .q(chk_several$q),
+        .clock(chk_several$clock)
+    );
+    flow_table$chk_or chk_or(
+        .d(chk_or$d),
+        .q(chk_or$q),
+        .clock(chk_or$clock)
+    );
+    flow_table$chk_and chk_and(
+        .d(chk_and$d),
+        .q(chk_and$q),
+        .clock(chk_and$clock)
+    );
     flow_table$multi_hit multi_hit(
         .d(multi_hit$d),
         .q(multi_hit$q),
@@ -1724,6 +1748,9 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         out_hit$clock = clk;
         out_value$clock = clk;
         out_tag$clock = clk;
+        chk_several$clock = clk;
+        chk_or$clock = clk;
+        chk_and$clock = clk;
         multi_hit$clock = clk;
         multi_hit_count$clock = clk;
         dup_hit_count$clock = clk;
@@ -1743,6 +1770,9 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         out_hit$d = out_hit$q;
         out_value$d = out_value$q;
         out_tag$d = out_tag$q;
+        chk_several$d = chk_several$q;
+        chk_or$d = chk_or$q;
+        chk_and$d = chk_and$q;
         multi_hit$d = multi_hit$q;
         multi_hit_count$d = multi_hit_count$q;
         dup_hit_count$d = dup_hit_count$q;
@@ -2839,19 +2869,22 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         stash_two = st_two$32;
         any_hit = (wy_one$4 | stash_one);
         several = (wy_two$4 | stash_two | (wy_one$4 & stash_one));
-        disagree = (several & ((wy_or$4 | stash_or) != (wy_and$4 & stash_and)));
         out_valid$d = s2_valid$q;
         out_tag$d = s2_tag$q;
         out_hit$d = any_hit;
         out_value$d = (wy_or$4 | stash_or);
+        chk_several$d = (s2_valid$q & several);
+        chk_or$d = (wy_or$4 | stash_or);
+        chk_and$d = (wy_and$4 & stash_and);
+        disagree = (chk_several$q & (chk_or$q != chk_and$q));
         if (cfg_clear_errors) begin
             multi_hit$d = 1'b0;
         end
-        if ((s2_valid$q & disagree)) begin
+        if (disagree) begin
             multi_hit$d = 1'b1;
             multi_hit_count$d = (multi_hit_count$q + 32'h1);
         end
-        if ((s2_valid$q & several) & ~disagree) begin
+        if ((chk_several$q & ~disagree)) begin
             dup_hit_count$d = (dup_hit_count$q + 32'h1);
         end
         upd_is_slot = ((s_update_op == op_write_slot) | (s_update_op == op_invalidate_slot));
@@ -3390,6 +3423,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             s2_valid$d = 1'b0;
             out_valid$d = 1'b0;
             shadow_valid$d = 1'b0;
+            chk_several$d = 1'b0;
             multi_hit$d = 1'b0;
             multi_hit_count$d = 32'h0;
             dup_hit_count$d = 32'h0;
@@ -3426,6 +3460,63 @@ module flow_table$bad_update_count(d,q,clock);
     end
           
 endmodule // flow_table$bad_update_count
+
+
+module flow_table$chk_and(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$chk_and
+
+
+module flow_table$chk_or(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$chk_or
+
+
+module flow_table$chk_several(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$chk_several
 
 
 module flow_table$clear_index(d,q,clock);

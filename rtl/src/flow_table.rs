@@ -32,7 +32,7 @@
 //!   `{underlay IPv4[111:80], next-hop MAC[79:32], egress VNI[31:8], flags[7:0]}`; zero
 //!   on a miss.
 //! * `status_multi_hit` (sticky), `status_multi_hit_count`: lookups whose hits disagree
-//!   in value. `status_dup_hit_count`: lookups that hit the same entry (equal values) in
+//!   in value (updated one cycle after the lookup's result). `status_dup_hit_count`: lookups that hit the same entry (equal values) in
 //!   more than one place — the transient state of a copy-before-delete relocation, which
 //!   is expected and harmless, so it is counted but is not an error.
 //!
@@ -125,6 +125,10 @@ pub struct FlowTable {
     out_hit: DFF<Bit>,
     out_value: DFF<Bits<VALUE_BITS>>,
     out_tag: DFF<Bits<TAG_BITS>>,
+    // Stage 3: the multi-hit check.
+    chk_several: DFF<Bit>,
+    chk_or: DFF<Bits<VALUE_BITS>>,
+    chk_and: DFF<Bits<VALUE_BITS>>,
     multi_hit: DFF<Bit>,
     multi_hit_count: DFF<Bits<32>>,
     dup_hit_count: DFF<Bits<32>>,
@@ -227,6 +231,9 @@ impl FlowTable {
             out_hit: Default::default(),
             out_value: Default::default(),
             out_tag: Default::default(),
+            chk_several: Default::default(),
+            chk_or: Default::default(),
+            chk_and: Default::default(),
             multi_hit: Default::default(),
             multi_hit_count: Default::default(),
             dup_hit_count: Default::default(),
@@ -286,6 +293,9 @@ impl Logic for FlowTable {
             out_hit,
             out_value,
             out_tag,
+            chk_several,
+            chk_or,
+            chk_and,
             multi_hit,
             multi_hit_count,
             dup_hit_count,
@@ -398,23 +408,29 @@ impl Logic for FlowTable {
         self.several.next = (self.wy_two[4].val()
             | self.stash_two.val()
             | (self.wy_one[4].val() & self.stash_one.val()));
-        self.disagree.next = (self.several.val()
-            & ((self.wy_or[4].val() | self.stash_or.val())
-                != (self.wy_and[4].val() & self.stash_and.val())));
-
         self.out_valid.d.next = self.s2_valid.q.val();
         self.out_tag.d.next = self.s2_tag.q.val();
         self.out_hit.d.next = self.any_hit.val();
         self.out_value.d.next = (self.wy_or[4].val() | self.stash_or.val());
+
+        // ---- Cycle 3 (status only, off the result path): do several hits disagree? ------
+        // The OR and AND trees are registered first, so the 112-bit compare does not sit
+        // behind them in the same cycle. The error flag and counters trail the result by
+        // one cycle.
+        self.chk_several.d.next = (self.s2_valid.q.val() & self.several.val());
+        self.chk_or.d.next = (self.wy_or[4].val() | self.stash_or.val());
+        self.chk_and.d.next = (self.wy_and[4].val() & self.stash_and.val());
+        self.disagree.next =
+            (self.chk_several.q.val() & (self.chk_or.q.val() != self.chk_and.q.val()));
         // Clear first, then set: an error in the clearing cycle is not lost.
         if self.cfg_clear_errors.val() {
             self.multi_hit.d.next = false;
         }
-        if (self.s2_valid.q.val() & self.disagree.val()) {
+        if self.disagree.val() {
             self.multi_hit.d.next = true;
             self.multi_hit_count.d.next = (self.multi_hit_count.q.val() + 1);
         }
-        if (self.s2_valid.q.val() & self.several.val()) & !self.disagree.val() {
+        if (self.chk_several.q.val() & !self.disagree.val()) {
             self.dup_hit_count.d.next = (self.dup_hit_count.q.val() + 1);
         }
 
@@ -494,6 +510,7 @@ impl Logic for FlowTable {
             self.s2_valid.d.next = false;
             self.out_valid.d.next = false;
             self.shadow_valid.d.next = false;
+            self.chk_several.d.next = false;
             self.multi_hit.d.next = false;
             self.multi_hit_count.d.next = 0.into();
             self.dup_hit_count.d.next = 0.into();
