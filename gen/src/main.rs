@@ -80,7 +80,9 @@ fn run(cli: Cli) -> Result<(), String> {
         Cmd::Config { config, dump } => {
             let cfg = load(config.as_deref())?;
             if dump {
-                print!("{}", cfg.to_toml());
+                // A closed pipe (`prnic config --dump | head`) is not an error.
+                use std::io::Write as _;
+                let _ = std::io::stdout().write_all(cfg.to_toml().as_bytes());
             } else {
                 eprintln!(
                     "prnic: config is valid (hash {}); use --dump to print it",

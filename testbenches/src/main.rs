@@ -7,6 +7,15 @@ use prnic_gen::PrnicConfig;
 use prnic_testbenches::bench;
 use std::process::ExitCode;
 
+/// Print to stdout; a closed pipe (`prnic-sim ... | head`) ends output quietly instead of
+/// panicking as `println!` does.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "prnic-sim",
@@ -71,21 +80,25 @@ fn main() -> ExitCode {
         Cmd::TableFill { json, seeds } => {
             let r = prnic_testbenches::flow_table::table_fill(PrnicConfig::builtin(), &seeds);
             if json {
-                println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
-                println!(
+                out!(
                     "entries {} ({} ways x {} slots + {} stash)",
-                    r.entries, 4, r.slots_per_way, r.stash
+                    r.entries,
+                    4,
+                    r.slots_per_way,
+                    r.stash
                 );
                 for i in 0..r.seeds.len() {
-                    println!(
+                    out!(
                         "seed {:>4}: load factor at first failure {:.4} ({} keys), stash used {}, hardware hits {}/{}",
                         r.seeds[i], r.load_factor_at_first_failure[i], r.keys_inserted[i], r.stash_used[i], r.hardware_hits[i], r.keys_inserted[i]
                     );
                 }
-                println!(
+                out!(
                     "load factor min {:.4}, mean {:.4}",
-                    r.load_factor_min, r.load_factor_mean
+                    r.load_factor_min,
+                    r.load_factor_mean
                 );
             }
             let ok = r.hardware_hits == r.keys_inserted;
@@ -103,9 +116,9 @@ fn main() -> ExitCode {
         Cmd::LookupLatency { json, lookups } => {
             let r = prnic_testbenches::flow_table::lookup_latency(PrnicConfig::builtin(), lookups);
             if json {
-                println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
-                println!(
+                out!(
                     "lookup latency {} cycles = {:.2} ns at {} MHz (budget {} ns = {} cycles); {:.4} lookups/cycle over {} lookups; in order: {}",
                     r.lookup_latency_cycles, r.lookup_latency_ns, r.clock_mhz, r.budget_ns, r.budget_cycles, r.lookups_per_cycle, r.lookups, r.results_in_order
                 );
@@ -140,26 +153,29 @@ fn main() -> ExitCode {
         } => {
             let r = bench::bench(cycles, hdl_cycles, PrnicConfig::builtin().sprayer.hash_seed);
             if json {
-                println!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
-                println!("block: {}", r.block);
-                println!(
+                out!("block: {}", r.block);
+                out!(
                     "verilator (harness, all ports per cycle): {:>14.0} cycles/s over {} cycles",
-                    r.verilator_cycles_per_s, r.verilator_cycles
+                    r.verilator_cycles_per_s,
+                    r.verilator_cycles
                 );
-                println!(
+                out!(
                     "verilator (raw step_n):                   {:>14.0} cycles/s over {} cycles",
-                    r.verilator_raw_cycles_per_s, r.verilator_raw_cycles
+                    r.verilator_raw_cycles_per_s,
+                    r.verilator_raw_cycles
                 );
-                println!(
+                out!(
                     "rust-hdl simulate() loop:                 {:>14.0} cycles/s over {} cycles",
-                    r.rust_hdl_cycles_per_s, r.rust_hdl_cycles
+                    r.rust_hdl_cycles_per_s,
+                    r.rust_hdl_cycles
                 );
-                println!(
+                out!(
                     "ratio verilator/rust-hdl:                 {:>14.1}",
                     r.ratio
                 );
-                println!(
+                out!(
                     "outputs agree:                            {:>14}",
                     r.outputs_agree
                 );
