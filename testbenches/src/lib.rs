@@ -5,4 +5,5 @@ pub mod bench;
 pub mod bridge;
 pub mod flow_table;
 pub mod hdl_sim;
+pub mod spray;
 pub mod sprayer;

@@ -62,6 +62,15 @@ enum Cmd {
         #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         lookups: u64,
     },
+    /// Spray quality: one QP's packets through the Verilator sprayer and an ECMP model
+    /// (switch hash of the outer 5-tuple) over 8, 16, 32 and 64 paths, per mode.
+    Spray {
+        #[arg(long)]
+        json: bool,
+        /// Packets of the one QP.
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        packets: u64,
+    },
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.
     Trace {
@@ -122,6 +131,47 @@ fn main() -> ExitCode {
                     "lookup latency {} cycles = {:.2} ns at {} MHz (budget {} ns = {} cycles); {:.4} lookups/cycle over {} lookups; in order: {}",
                     r.lookup_latency_cycles, r.lookup_latency_ns, r.clock_mhz, r.budget_ns, r.budget_cycles, r.lookups_per_cycle, r.lookups, r.results_in_order
                 );
+            }
+            ExitCode::SUCCESS
+        }
+        Cmd::Spray { json, packets } => {
+            let c = &PrnicConfig::builtin().sprayer;
+            let rows = prnic_testbenches::spray::spray(
+                c.port_min as u16,
+                c.port_max as u16,
+                packets,
+                &[8, 16, 32, 64],
+            );
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).expect("serialise")
+                );
+            } else {
+                out!(
+                    "{:<11} {:<11} {:>5} {:>9} {:>13} {:>13} {:>6} {:>8}",
+                    "mode",
+                    "hash",
+                    "paths",
+                    "packets",
+                    "max/mean",
+                    "min/mean",
+                    "used",
+                    "ports"
+                );
+                for r in &rows {
+                    out!(
+                        "{:<11} {:<11} {:>5} {:>9} {:>13.4} {:>13.4} {:>6} {:>8}",
+                        r.mode,
+                        r.switch_hash,
+                        r.paths,
+                        r.packets,
+                        r.max_over_mean,
+                        r.min_over_mean,
+                        r.paths_used,
+                        r.distinct_ports
+                    );
+                }
             }
             ExitCode::SUCCESS
         }

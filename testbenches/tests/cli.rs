@@ -66,3 +66,29 @@ fn lookup_latency_json_is_within_the_20_ns_budget_at_one_per_cycle() {
     assert_eq!(v["results_in_order"], true);
     assert_eq!(v["clock_mhz"].as_f64().unwrap(), 322.265625);
 }
+
+#[test]
+fn spray_json_per_packet_loads_every_path_within_5_percent_per_flow_uses_one() {
+    let v = sim_json(&["spray", "--json", "--packets", "1000000"]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        3 * 2 * 4,
+        "3 modes x 2 switch hashes x 4 path counts"
+    );
+    for r in rows {
+        assert_eq!(r["packets"], 1_000_000);
+        let paths = r["paths"].as_u64().unwrap();
+        assert!([8, 16, 32, 64].contains(&paths));
+        match r["mode"].as_str().unwrap() {
+            "per-packet" => {
+                let m = r["max_over_mean"].as_f64().unwrap();
+                assert!(m <= 1.05, "per-packet over {paths} paths: max/mean {m}");
+                assert!(r["min_over_mean"].as_f64().unwrap() >= 0.95);
+                assert_eq!(r["paths_used"].as_u64().unwrap(), paths);
+            }
+            "per-flow" | "fixed" => assert_eq!(r["paths_used"], 1, "{r}"),
+            m => panic!("unknown mode {m}"),
+        }
+    }
+}
