@@ -4,7 +4,7 @@
 
 
 
-module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_valid,m_result_hit,m_result_value,m_result_tag,s_update_valid,s_update_op,s_update_way,s_update_index,s_update_key,s_update_value,cfg_clear_errors,status_clearing,status_multi_hit,status_multi_hit_count,status_dup_hit_count,status_bad_update_count);
+module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_valid,m_result_hit,m_result_value,m_result_tag,s_update_valid,s_update_op,s_update_way,s_update_index,s_update_key,s_update_value,cfg_clear_errors,s_read_valid,s_read_stash,s_read_way,s_read_index,m_read_valid,m_read_entry,status_clearing,status_multi_hit,status_multi_hit_count,status_dup_hit_count,status_bad_update_count);
     
     // Module arguments
     input wire  clk;
@@ -23,6 +23,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     input wire  [55:0] s_update_key;
     input wire  [111:0] s_update_value;
     input wire  cfg_clear_errors;
+    input wire  s_read_valid;
+    input wire  s_read_stash;
+    input wire  [1:0] s_read_way;
+    input wire  [15:0] s_read_index;
+    output reg  m_read_valid;
+    output reg  [168:0] m_read_entry;
     output reg  status_clearing;
     output reg  status_multi_hit;
     output reg  [31:0] status_multi_hit_count;
@@ -54,6 +60,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  way$0$write_clock;
     reg  [168:0] way$0$write_data;
     reg  way$0$write_enable;
+    wire  [168:0] way$0$aux_read_data;
     reg  [15:0] way$1$read_address;
     reg  way$1$read_clock;
     wire  [168:0] way$1$read_data;
@@ -61,6 +68,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  way$1$write_clock;
     reg  [168:0] way$1$write_data;
     reg  way$1$write_enable;
+    wire  [168:0] way$1$aux_read_data;
     reg  [15:0] way$2$read_address;
     reg  way$2$read_clock;
     wire  [168:0] way$2$read_data;
@@ -68,6 +76,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  way$2$write_clock;
     reg  [168:0] way$2$write_data;
     reg  way$2$write_enable;
+    wire  [168:0] way$2$aux_read_data;
     reg  [15:0] way$3$read_address;
     reg  way$3$read_clock;
     wire  [168:0] way$3$read_data;
@@ -75,6 +84,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  way$3$write_clock;
     reg  [168:0] way$3$write_data;
     reg  way$3$write_enable;
+    wire  [168:0] way$3$aux_read_data;
     reg  stash_valid$0$d;
     wire  stash_valid$0$q;
     reg  stash_valid$0$clock;
@@ -528,6 +538,24 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [15:0] out_tag$d;
     wire  [15:0] out_tag$q;
     reg  out_tag$clock;
+    reg  rd_pending$d;
+    wire  rd_pending$q;
+    reg  rd_pending$clock;
+    reg  rd_stash$d;
+    wire  rd_stash$q;
+    reg  rd_stash$clock;
+    reg  [1:0] rd_way$d;
+    wire  [1:0] rd_way$q;
+    reg  rd_way$clock;
+    reg  [15:0] rd_index$d;
+    wire  [15:0] rd_index$q;
+    reg  rd_index$clock;
+    reg  rd_valid_q$d;
+    wire  rd_valid_q$q;
+    reg  rd_valid_q$clock;
+    reg  [168:0] rd_entry_q$d;
+    wire  [168:0] rd_entry_q$q;
+    reg  rd_entry_q$clock;
     reg  chk_several$d;
     wire  chk_several$q;
     reg  chk_several$clock;
@@ -551,6 +579,206 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  bad_update_count$clock;
     
     // Local signals
+    reg  [55:0] rdk_or$0;
+    reg  [55:0] rdk_or$1;
+    reg  [55:0] rdk_or$2;
+    reg  [55:0] rdk_or$3;
+    reg  [55:0] rdk_or$4;
+    reg  [55:0] rdk_or$5;
+    reg  [55:0] rdk_or$6;
+    reg  [55:0] rdk_or$7;
+    reg  [55:0] rdk_or$8;
+    reg  [55:0] rdk_or$9;
+    reg  [55:0] rdk_or$10;
+    reg  [55:0] rdk_or$11;
+    reg  [55:0] rdk_or$12;
+    reg  [55:0] rdk_or$13;
+    reg  [55:0] rdk_or$14;
+    reg  [55:0] rdk_or$15;
+    reg  [55:0] rdk_or$16;
+    reg  [55:0] rdk_or$17;
+    reg  [55:0] rdk_or$18;
+    reg  [55:0] rdk_or$19;
+    reg  [55:0] rdk_or$20;
+    reg  [55:0] rdk_or$21;
+    reg  [55:0] rdk_or$22;
+    reg  [55:0] rdk_or$23;
+    reg  [55:0] rdk_or$24;
+    reg  [55:0] rdk_or$25;
+    reg  [55:0] rdk_or$26;
+    reg  [55:0] rdk_or$27;
+    reg  [55:0] rdk_or$28;
+    reg  [55:0] rdk_or$29;
+    reg  [55:0] rdk_or$30;
+    reg  [55:0] rdk_or$31;
+    reg  [55:0] rdk_or$32;
+    reg  [111:0] rdv_or$0;
+    reg  [111:0] rdv_or$1;
+    reg  [111:0] rdv_or$2;
+    reg  [111:0] rdv_or$3;
+    reg  [111:0] rdv_or$4;
+    reg  [111:0] rdv_or$5;
+    reg  [111:0] rdv_or$6;
+    reg  [111:0] rdv_or$7;
+    reg  [111:0] rdv_or$8;
+    reg  [111:0] rdv_or$9;
+    reg  [111:0] rdv_or$10;
+    reg  [111:0] rdv_or$11;
+    reg  [111:0] rdv_or$12;
+    reg  [111:0] rdv_or$13;
+    reg  [111:0] rdv_or$14;
+    reg  [111:0] rdv_or$15;
+    reg  [111:0] rdv_or$16;
+    reg  [111:0] rdv_or$17;
+    reg  [111:0] rdv_or$18;
+    reg  [111:0] rdv_or$19;
+    reg  [111:0] rdv_or$20;
+    reg  [111:0] rdv_or$21;
+    reg  [111:0] rdv_or$22;
+    reg  [111:0] rdv_or$23;
+    reg  [111:0] rdv_or$24;
+    reg  [111:0] rdv_or$25;
+    reg  [111:0] rdv_or$26;
+    reg  [111:0] rdv_or$27;
+    reg  [111:0] rdv_or$28;
+    reg  [111:0] rdv_or$29;
+    reg  [111:0] rdv_or$30;
+    reg  [111:0] rdv_or$31;
+    reg  [111:0] rdv_or$32;
+    reg  rdb_or$0;
+    reg  rdb_or$1;
+    reg  rdb_or$2;
+    reg  rdb_or$3;
+    reg  rdb_or$4;
+    reg  rdb_or$5;
+    reg  rdb_or$6;
+    reg  rdb_or$7;
+    reg  rdb_or$8;
+    reg  rdb_or$9;
+    reg  rdb_or$10;
+    reg  rdb_or$11;
+    reg  rdb_or$12;
+    reg  rdb_or$13;
+    reg  rdb_or$14;
+    reg  rdb_or$15;
+    reg  rdb_or$16;
+    reg  rdb_or$17;
+    reg  rdb_or$18;
+    reg  rdb_or$19;
+    reg  rdb_or$20;
+    reg  rdb_or$21;
+    reg  rdb_or$22;
+    reg  rdb_or$23;
+    reg  rdb_or$24;
+    reg  rdb_or$25;
+    reg  rdb_or$26;
+    reg  rdb_or$27;
+    reg  rdb_or$28;
+    reg  rdb_or$29;
+    reg  rdb_or$30;
+    reg  rdb_or$31;
+    reg  rdb_or$32;
+    reg  [55:0] rdk_term$0;
+    reg  [55:0] rdk_term$1;
+    reg  [55:0] rdk_term$2;
+    reg  [55:0] rdk_term$3;
+    reg  [55:0] rdk_term$4;
+    reg  [55:0] rdk_term$5;
+    reg  [55:0] rdk_term$6;
+    reg  [55:0] rdk_term$7;
+    reg  [55:0] rdk_term$8;
+    reg  [55:0] rdk_term$9;
+    reg  [55:0] rdk_term$10;
+    reg  [55:0] rdk_term$11;
+    reg  [55:0] rdk_term$12;
+    reg  [55:0] rdk_term$13;
+    reg  [55:0] rdk_term$14;
+    reg  [55:0] rdk_term$15;
+    reg  [55:0] rdk_term$16;
+    reg  [55:0] rdk_term$17;
+    reg  [55:0] rdk_term$18;
+    reg  [55:0] rdk_term$19;
+    reg  [55:0] rdk_term$20;
+    reg  [55:0] rdk_term$21;
+    reg  [55:0] rdk_term$22;
+    reg  [55:0] rdk_term$23;
+    reg  [55:0] rdk_term$24;
+    reg  [55:0] rdk_term$25;
+    reg  [55:0] rdk_term$26;
+    reg  [55:0] rdk_term$27;
+    reg  [55:0] rdk_term$28;
+    reg  [55:0] rdk_term$29;
+    reg  [55:0] rdk_term$30;
+    reg  [55:0] rdk_term$31;
+    reg  [111:0] rdv_term$0;
+    reg  [111:0] rdv_term$1;
+    reg  [111:0] rdv_term$2;
+    reg  [111:0] rdv_term$3;
+    reg  [111:0] rdv_term$4;
+    reg  [111:0] rdv_term$5;
+    reg  [111:0] rdv_term$6;
+    reg  [111:0] rdv_term$7;
+    reg  [111:0] rdv_term$8;
+    reg  [111:0] rdv_term$9;
+    reg  [111:0] rdv_term$10;
+    reg  [111:0] rdv_term$11;
+    reg  [111:0] rdv_term$12;
+    reg  [111:0] rdv_term$13;
+    reg  [111:0] rdv_term$14;
+    reg  [111:0] rdv_term$15;
+    reg  [111:0] rdv_term$16;
+    reg  [111:0] rdv_term$17;
+    reg  [111:0] rdv_term$18;
+    reg  [111:0] rdv_term$19;
+    reg  [111:0] rdv_term$20;
+    reg  [111:0] rdv_term$21;
+    reg  [111:0] rdv_term$22;
+    reg  [111:0] rdv_term$23;
+    reg  [111:0] rdv_term$24;
+    reg  [111:0] rdv_term$25;
+    reg  [111:0] rdv_term$26;
+    reg  [111:0] rdv_term$27;
+    reg  [111:0] rdv_term$28;
+    reg  [111:0] rdv_term$29;
+    reg  [111:0] rdv_term$30;
+    reg  [111:0] rdv_term$31;
+    reg  rdb_term$0;
+    reg  rdb_term$1;
+    reg  rdb_term$2;
+    reg  rdb_term$3;
+    reg  rdb_term$4;
+    reg  rdb_term$5;
+    reg  rdb_term$6;
+    reg  rdb_term$7;
+    reg  rdb_term$8;
+    reg  rdb_term$9;
+    reg  rdb_term$10;
+    reg  rdb_term$11;
+    reg  rdb_term$12;
+    reg  rdb_term$13;
+    reg  rdb_term$14;
+    reg  rdb_term$15;
+    reg  rdb_term$16;
+    reg  rdb_term$17;
+    reg  rdb_term$18;
+    reg  rdb_term$19;
+    reg  rdb_term$20;
+    reg  rdb_term$21;
+    reg  rdb_term$22;
+    reg  rdb_term$23;
+    reg  rdb_term$24;
+    reg  rdb_term$25;
+    reg  rdb_term$26;
+    reg  rdb_term$27;
+    reg  rdb_term$28;
+    reg  rdb_term$29;
+    reg  rdb_term$30;
+    reg  rdb_term$31;
+    reg  [55:0] rd_key_sel;
+    reg  [111:0] rd_val_sel;
+    reg  rd_valid_sel;
+    reg  [168:0] rd_stash_entry;
+    reg  [168:0] rd_way_entry;
     reg  upd_slot_ok;
     reg  upd_stash_ok;
     reg  upd_is_slot;
@@ -911,7 +1139,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .write_address(way$0$write_address),
         .write_clock(way$0$write_clock),
         .write_data(way$0$write_data),
-        .write_enable(way$0$write_enable)
+        .write_enable(way$0$write_enable),
+        .aux_read_data(way$0$aux_read_data)
     );
     flow_table$way$1 way$1(
         .read_address(way$1$read_address),
@@ -920,7 +1149,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .write_address(way$1$write_address),
         .write_clock(way$1$write_clock),
         .write_data(way$1$write_data),
-        .write_enable(way$1$write_enable)
+        .write_enable(way$1$write_enable),
+        .aux_read_data(way$1$aux_read_data)
     );
     flow_table$way$2 way$2(
         .read_address(way$2$read_address),
@@ -929,7 +1159,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .write_address(way$2$write_address),
         .write_clock(way$2$write_clock),
         .write_data(way$2$write_data),
-        .write_enable(way$2$write_enable)
+        .write_enable(way$2$write_enable),
+        .aux_read_data(way$2$aux_read_data)
     );
     flow_table$way$3 way$3(
         .read_address(way$3$read_address),
@@ -938,7 +1169,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .write_address(way$3$write_address),
         .write_clock(way$3$write_clock),
         .write_data(way$3$write_data),
-        .write_enable(way$3$write_enable)
+        .write_enable(way$3$write_enable),
+        .aux_read_data(way$3$aux_read_data)
     );
     flow_table$stash_valid$0 stash_valid$0(
         .d(stash_valid$0$d),
@@ -1695,6 +1927,36 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(out_tag$q),
         .clock(out_tag$clock)
     );
+    flow_table$rd_pending rd_pending(
+        .d(rd_pending$d),
+        .q(rd_pending$q),
+        .clock(rd_pending$clock)
+    );
+    flow_table$rd_stash rd_stash(
+        .d(rd_stash$d),
+        .q(rd_stash$q),
+        .clock(rd_stash$clock)
+    );
+    flow_table$rd_way rd_way(
+        .d(rd_way$d),
+        .q(rd_way$q),
+        .clock(rd_way$clock)
+    );
+    flow_table$rd_index rd_index(
+        .d(rd_index$d),
+        .q(rd_index$q),
+        .clock(rd_index$clock)
+    );
+    flow_table$rd_valid_q rd_valid_q(
+        .d(rd_valid_q$d),
+        .q(rd_valid_q$q),
+        .clock(rd_valid_q$clock)
+    );
+    flow_table$rd_entry_q rd_entry_q(
+        .d(rd_entry_q$d),
+        .q(rd_entry_q$q),
+        .clock(rd_entry_q$clock)
+    );
     flow_table$chk_several chk_several(
         .d(chk_several$d),
         .q(chk_several$q),
@@ -1748,6 +2010,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         out_hit$clock = clk;
         out_value$clock = clk;
         out_tag$clock = clk;
+        rd_pending$clock = clk;
+        rd_stash$clock = clk;
+        rd_way$clock = clk;
+        rd_index$clock = clk;
+        rd_valid_q$clock = clk;
+        rd_entry_q$clock = clk;
         chk_several$clock = clk;
         chk_or$clock = clk;
         chk_and$clock = clk;
@@ -1770,6 +2038,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         out_hit$d = out_hit$q;
         out_value$d = out_value$q;
         out_tag$d = out_tag$q;
+        rd_pending$d = rd_pending$q;
+        rd_stash$d = rd_stash$q;
+        rd_way$d = rd_way$q;
+        rd_index$d = rd_index$q;
+        rd_valid_q$d = rd_valid_q$q;
+        rd_entry_q$d = rd_entry_q$q;
         chk_several$d = chk_several$q;
         chk_or$d = chk_or$q;
         chk_and$d = chk_and$q;
@@ -3366,6 +3640,556 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_value$31$d = s_update_value;
             shadow_valid$d = 1'b1;
         end
+        if ((s_read_valid & ~s_update_valid)) begin
+            way$0$write_address = s_read_index;
+            way$1$write_address = s_read_index;
+            way$2$write_address = s_read_index;
+            way$3$write_address = s_read_index;
+        end
+        rd_pending$d = (s_read_valid & ~s_update_valid);
+        rd_stash$d = s_read_stash;
+        rd_way$d = s_read_way;
+        rd_index$d = s_read_index;
+        rdk_or$0 = 32'h0;
+        rdv_or$0 = 32'h0;
+        rdb_or$0 = 1'b0;
+        rd_key_sel = rdk_or$0;
+        rd_val_sel = rdv_or$0;
+        rd_valid_sel = rdb_or$0;
+        if ((rd_index$q == 0)) begin
+            rdk_term$0 = stash_key$0$q;
+            rdv_term$0 = stash_value$0$q;
+            rdb_term$0 = stash_valid$0$q;
+        end
+        else begin
+            rdk_term$0 = 32'h0;
+            rdv_term$0 = 32'h0;
+            rdb_term$0 = 1'b0;
+        end
+        rdk_or$1 = (rdk_or$0 | rdk_term$0);
+        rdv_or$1 = (rdv_or$0 | rdv_term$0);
+        rdb_or$1 = (rdb_or$0 | rdb_term$0);
+        rd_key_sel = rdk_or$1;
+        rd_val_sel = rdv_or$1;
+        rd_valid_sel = rdb_or$1;
+        if ((rd_index$q == 1)) begin
+            rdk_term$1 = stash_key$1$q;
+            rdv_term$1 = stash_value$1$q;
+            rdb_term$1 = stash_valid$1$q;
+        end
+        else begin
+            rdk_term$1 = 32'h0;
+            rdv_term$1 = 32'h0;
+            rdb_term$1 = 1'b0;
+        end
+        rdk_or$2 = (rdk_or$1 | rdk_term$1);
+        rdv_or$2 = (rdv_or$1 | rdv_term$1);
+        rdb_or$2 = (rdb_or$1 | rdb_term$1);
+        rd_key_sel = rdk_or$2;
+        rd_val_sel = rdv_or$2;
+        rd_valid_sel = rdb_or$2;
+        if ((rd_index$q == 2)) begin
+            rdk_term$2 = stash_key$2$q;
+            rdv_term$2 = stash_value$2$q;
+            rdb_term$2 = stash_valid$2$q;
+        end
+        else begin
+            rdk_term$2 = 32'h0;
+            rdv_term$2 = 32'h0;
+            rdb_term$2 = 1'b0;
+        end
+        rdk_or$3 = (rdk_or$2 | rdk_term$2);
+        rdv_or$3 = (rdv_or$2 | rdv_term$2);
+        rdb_or$3 = (rdb_or$2 | rdb_term$2);
+        rd_key_sel = rdk_or$3;
+        rd_val_sel = rdv_or$3;
+        rd_valid_sel = rdb_or$3;
+        if ((rd_index$q == 3)) begin
+            rdk_term$3 = stash_key$3$q;
+            rdv_term$3 = stash_value$3$q;
+            rdb_term$3 = stash_valid$3$q;
+        end
+        else begin
+            rdk_term$3 = 32'h0;
+            rdv_term$3 = 32'h0;
+            rdb_term$3 = 1'b0;
+        end
+        rdk_or$4 = (rdk_or$3 | rdk_term$3);
+        rdv_or$4 = (rdv_or$3 | rdv_term$3);
+        rdb_or$4 = (rdb_or$3 | rdb_term$3);
+        rd_key_sel = rdk_or$4;
+        rd_val_sel = rdv_or$4;
+        rd_valid_sel = rdb_or$4;
+        if ((rd_index$q == 4)) begin
+            rdk_term$4 = stash_key$4$q;
+            rdv_term$4 = stash_value$4$q;
+            rdb_term$4 = stash_valid$4$q;
+        end
+        else begin
+            rdk_term$4 = 32'h0;
+            rdv_term$4 = 32'h0;
+            rdb_term$4 = 1'b0;
+        end
+        rdk_or$5 = (rdk_or$4 | rdk_term$4);
+        rdv_or$5 = (rdv_or$4 | rdv_term$4);
+        rdb_or$5 = (rdb_or$4 | rdb_term$4);
+        rd_key_sel = rdk_or$5;
+        rd_val_sel = rdv_or$5;
+        rd_valid_sel = rdb_or$5;
+        if ((rd_index$q == 5)) begin
+            rdk_term$5 = stash_key$5$q;
+            rdv_term$5 = stash_value$5$q;
+            rdb_term$5 = stash_valid$5$q;
+        end
+        else begin
+            rdk_term$5 = 32'h0;
+            rdv_term$5 = 32'h0;
+            rdb_term$5 = 1'b0;
+        end
+        rdk_or$6 = (rdk_or$5 | rdk_term$5);
+        rdv_or$6 = (rdv_or$5 | rdv_term$5);
+        rdb_or$6 = (rdb_or$5 | rdb_term$5);
+        rd_key_sel = rdk_or$6;
+        rd_val_sel = rdv_or$6;
+        rd_valid_sel = rdb_or$6;
+        if ((rd_index$q == 6)) begin
+            rdk_term$6 = stash_key$6$q;
+            rdv_term$6 = stash_value$6$q;
+            rdb_term$6 = stash_valid$6$q;
+        end
+        else begin
+            rdk_term$6 = 32'h0;
+            rdv_term$6 = 32'h0;
+            rdb_term$6 = 1'b0;
+        end
+        rdk_or$7 = (rdk_or$6 | rdk_term$6);
+        rdv_or$7 = (rdv_or$6 | rdv_term$6);
+        rdb_or$7 = (rdb_or$6 | rdb_term$6);
+        rd_key_sel = rdk_or$7;
+        rd_val_sel = rdv_or$7;
+        rd_valid_sel = rdb_or$7;
+        if ((rd_index$q == 7)) begin
+            rdk_term$7 = stash_key$7$q;
+            rdv_term$7 = stash_value$7$q;
+            rdb_term$7 = stash_valid$7$q;
+        end
+        else begin
+            rdk_term$7 = 32'h0;
+            rdv_term$7 = 32'h0;
+            rdb_term$7 = 1'b0;
+        end
+        rdk_or$8 = (rdk_or$7 | rdk_term$7);
+        rdv_or$8 = (rdv_or$7 | rdv_term$7);
+        rdb_or$8 = (rdb_or$7 | rdb_term$7);
+        rd_key_sel = rdk_or$8;
+        rd_val_sel = rdv_or$8;
+        rd_valid_sel = rdb_or$8;
+        if ((rd_index$q == 8)) begin
+            rdk_term$8 = stash_key$8$q;
+            rdv_term$8 = stash_value$8$q;
+            rdb_term$8 = stash_valid$8$q;
+        end
+        else begin
+            rdk_term$8 = 32'h0;
+            rdv_term$8 = 32'h0;
+            rdb_term$8 = 1'b0;
+        end
+        rdk_or$9 = (rdk_or$8 | rdk_term$8);
+        rdv_or$9 = (rdv_or$8 | rdv_term$8);
+        rdb_or$9 = (rdb_or$8 | rdb_term$8);
+        rd_key_sel = rdk_or$9;
+        rd_val_sel = rdv_or$9;
+        rd_valid_sel = rdb_or$9;
+        if ((rd_index$q == 9)) begin
+            rdk_term$9 = stash_key$9$q;
+            rdv_term$9 = stash_value$9$q;
+            rdb_term$9 = stash_valid$9$q;
+        end
+        else begin
+            rdk_term$9 = 32'h0;
+            rdv_term$9 = 32'h0;
+            rdb_term$9 = 1'b0;
+        end
+        rdk_or$10 = (rdk_or$9 | rdk_term$9);
+        rdv_or$10 = (rdv_or$9 | rdv_term$9);
+        rdb_or$10 = (rdb_or$9 | rdb_term$9);
+        rd_key_sel = rdk_or$10;
+        rd_val_sel = rdv_or$10;
+        rd_valid_sel = rdb_or$10;
+        if ((rd_index$q == 10)) begin
+            rdk_term$10 = stash_key$10$q;
+            rdv_term$10 = stash_value$10$q;
+            rdb_term$10 = stash_valid$10$q;
+        end
+        else begin
+            rdk_term$10 = 32'h0;
+            rdv_term$10 = 32'h0;
+            rdb_term$10 = 1'b0;
+        end
+        rdk_or$11 = (rdk_or$10 | rdk_term$10);
+        rdv_or$11 = (rdv_or$10 | rdv_term$10);
+        rdb_or$11 = (rdb_or$10 | rdb_term$10);
+        rd_key_sel = rdk_or$11;
+        rd_val_sel = rdv_or$11;
+        rd_valid_sel = rdb_or$11;
+        if ((rd_index$q == 11)) begin
+            rdk_term$11 = stash_key$11$q;
+            rdv_term$11 = stash_value$11$q;
+            rdb_term$11 = stash_valid$11$q;
+        end
+        else begin
+            rdk_term$11 = 32'h0;
+            rdv_term$11 = 32'h0;
+            rdb_term$11 = 1'b0;
+        end
+        rdk_or$12 = (rdk_or$11 | rdk_term$11);
+        rdv_or$12 = (rdv_or$11 | rdv_term$11);
+        rdb_or$12 = (rdb_or$11 | rdb_term$11);
+        rd_key_sel = rdk_or$12;
+        rd_val_sel = rdv_or$12;
+        rd_valid_sel = rdb_or$12;
+        if ((rd_index$q == 12)) begin
+            rdk_term$12 = stash_key$12$q;
+            rdv_term$12 = stash_value$12$q;
+            rdb_term$12 = stash_valid$12$q;
+        end
+        else begin
+            rdk_term$12 = 32'h0;
+            rdv_term$12 = 32'h0;
+            rdb_term$12 = 1'b0;
+        end
+        rdk_or$13 = (rdk_or$12 | rdk_term$12);
+        rdv_or$13 = (rdv_or$12 | rdv_term$12);
+        rdb_or$13 = (rdb_or$12 | rdb_term$12);
+        rd_key_sel = rdk_or$13;
+        rd_val_sel = rdv_or$13;
+        rd_valid_sel = rdb_or$13;
+        if ((rd_index$q == 13)) begin
+            rdk_term$13 = stash_key$13$q;
+            rdv_term$13 = stash_value$13$q;
+            rdb_term$13 = stash_valid$13$q;
+        end
+        else begin
+            rdk_term$13 = 32'h0;
+            rdv_term$13 = 32'h0;
+            rdb_term$13 = 1'b0;
+        end
+        rdk_or$14 = (rdk_or$13 | rdk_term$13);
+        rdv_or$14 = (rdv_or$13 | rdv_term$13);
+        rdb_or$14 = (rdb_or$13 | rdb_term$13);
+        rd_key_sel = rdk_or$14;
+        rd_val_sel = rdv_or$14;
+        rd_valid_sel = rdb_or$14;
+        if ((rd_index$q == 14)) begin
+            rdk_term$14 = stash_key$14$q;
+            rdv_term$14 = stash_value$14$q;
+            rdb_term$14 = stash_valid$14$q;
+        end
+        else begin
+            rdk_term$14 = 32'h0;
+            rdv_term$14 = 32'h0;
+            rdb_term$14 = 1'b0;
+        end
+        rdk_or$15 = (rdk_or$14 | rdk_term$14);
+        rdv_or$15 = (rdv_or$14 | rdv_term$14);
+        rdb_or$15 = (rdb_or$14 | rdb_term$14);
+        rd_key_sel = rdk_or$15;
+        rd_val_sel = rdv_or$15;
+        rd_valid_sel = rdb_or$15;
+        if ((rd_index$q == 15)) begin
+            rdk_term$15 = stash_key$15$q;
+            rdv_term$15 = stash_value$15$q;
+            rdb_term$15 = stash_valid$15$q;
+        end
+        else begin
+            rdk_term$15 = 32'h0;
+            rdv_term$15 = 32'h0;
+            rdb_term$15 = 1'b0;
+        end
+        rdk_or$16 = (rdk_or$15 | rdk_term$15);
+        rdv_or$16 = (rdv_or$15 | rdv_term$15);
+        rdb_or$16 = (rdb_or$15 | rdb_term$15);
+        rd_key_sel = rdk_or$16;
+        rd_val_sel = rdv_or$16;
+        rd_valid_sel = rdb_or$16;
+        if ((rd_index$q == 16)) begin
+            rdk_term$16 = stash_key$16$q;
+            rdv_term$16 = stash_value$16$q;
+            rdb_term$16 = stash_valid$16$q;
+        end
+        else begin
+            rdk_term$16 = 32'h0;
+            rdv_term$16 = 32'h0;
+            rdb_term$16 = 1'b0;
+        end
+        rdk_or$17 = (rdk_or$16 | rdk_term$16);
+        rdv_or$17 = (rdv_or$16 | rdv_term$16);
+        rdb_or$17 = (rdb_or$16 | rdb_term$16);
+        rd_key_sel = rdk_or$17;
+        rd_val_sel = rdv_or$17;
+        rd_valid_sel = rdb_or$17;
+        if ((rd_index$q == 17)) begin
+            rdk_term$17 = stash_key$17$q;
+            rdv_term$17 = stash_value$17$q;
+            rdb_term$17 = stash_valid$17$q;
+        end
+        else begin
+            rdk_term$17 = 32'h0;
+            rdv_term$17 = 32'h0;
+            rdb_term$17 = 1'b0;
+        end
+        rdk_or$18 = (rdk_or$17 | rdk_term$17);
+        rdv_or$18 = (rdv_or$17 | rdv_term$17);
+        rdb_or$18 = (rdb_or$17 | rdb_term$17);
+        rd_key_sel = rdk_or$18;
+        rd_val_sel = rdv_or$18;
+        rd_valid_sel = rdb_or$18;
+        if ((rd_index$q == 18)) begin
+            rdk_term$18 = stash_key$18$q;
+            rdv_term$18 = stash_value$18$q;
+            rdb_term$18 = stash_valid$18$q;
+        end
+        else begin
+            rdk_term$18 = 32'h0;
+            rdv_term$18 = 32'h0;
+            rdb_term$18 = 1'b0;
+        end
+        rdk_or$19 = (rdk_or$18 | rdk_term$18);
+        rdv_or$19 = (rdv_or$18 | rdv_term$18);
+        rdb_or$19 = (rdb_or$18 | rdb_term$18);
+        rd_key_sel = rdk_or$19;
+        rd_val_sel = rdv_or$19;
+        rd_valid_sel = rdb_or$19;
+        if ((rd_index$q == 19)) begin
+            rdk_term$19 = stash_key$19$q;
+            rdv_term$19 = stash_value$19$q;
+            rdb_term$19 = stash_valid$19$q;
+        end
+        else begin
+            rdk_term$19 = 32'h0;
+            rdv_term$19 = 32'h0;
+            rdb_term$19 = 1'b0;
+        end
+        rdk_or$20 = (rdk_or$19 | rdk_term$19);
+        rdv_or$20 = (rdv_or$19 | rdv_term$19);
+        rdb_or$20 = (rdb_or$19 | rdb_term$19);
+        rd_key_sel = rdk_or$20;
+        rd_val_sel = rdv_or$20;
+        rd_valid_sel = rdb_or$20;
+        if ((rd_index$q == 20)) begin
+            rdk_term$20 = stash_key$20$q;
+            rdv_term$20 = stash_value$20$q;
+            rdb_term$20 = stash_valid$20$q;
+        end
+        else begin
+            rdk_term$20 = 32'h0;
+            rdv_term$20 = 32'h0;
+            rdb_term$20 = 1'b0;
+        end
+        rdk_or$21 = (rdk_or$20 | rdk_term$20);
+        rdv_or$21 = (rdv_or$20 | rdv_term$20);
+        rdb_or$21 = (rdb_or$20 | rdb_term$20);
+        rd_key_sel = rdk_or$21;
+        rd_val_sel = rdv_or$21;
+        rd_valid_sel = rdb_or$21;
+        if ((rd_index$q == 21)) begin
+            rdk_term$21 = stash_key$21$q;
+            rdv_term$21 = stash_value$21$q;
+            rdb_term$21 = stash_valid$21$q;
+        end
+        else begin
+            rdk_term$21 = 32'h0;
+            rdv_term$21 = 32'h0;
+            rdb_term$21 = 1'b0;
+        end
+        rdk_or$22 = (rdk_or$21 | rdk_term$21);
+        rdv_or$22 = (rdv_or$21 | rdv_term$21);
+        rdb_or$22 = (rdb_or$21 | rdb_term$21);
+        rd_key_sel = rdk_or$22;
+        rd_val_sel = rdv_or$22;
+        rd_valid_sel = rdb_or$22;
+        if ((rd_index$q == 22)) begin
+            rdk_term$22 = stash_key$22$q;
+            rdv_term$22 = stash_value$22$q;
+            rdb_term$22 = stash_valid$22$q;
+        end
+        else begin
+            rdk_term$22 = 32'h0;
+            rdv_term$22 = 32'h0;
+            rdb_term$22 = 1'b0;
+        end
+        rdk_or$23 = (rdk_or$22 | rdk_term$22);
+        rdv_or$23 = (rdv_or$22 | rdv_term$22);
+        rdb_or$23 = (rdb_or$22 | rdb_term$22);
+        rd_key_sel = rdk_or$23;
+        rd_val_sel = rdv_or$23;
+        rd_valid_sel = rdb_or$23;
+        if ((rd_index$q == 23)) begin
+            rdk_term$23 = stash_key$23$q;
+            rdv_term$23 = stash_value$23$q;
+            rdb_term$23 = stash_valid$23$q;
+        end
+        else begin
+            rdk_term$23 = 32'h0;
+            rdv_term$23 = 32'h0;
+            rdb_term$23 = 1'b0;
+        end
+        rdk_or$24 = (rdk_or$23 | rdk_term$23);
+        rdv_or$24 = (rdv_or$23 | rdv_term$23);
+        rdb_or$24 = (rdb_or$23 | rdb_term$23);
+        rd_key_sel = rdk_or$24;
+        rd_val_sel = rdv_or$24;
+        rd_valid_sel = rdb_or$24;
+        if ((rd_index$q == 24)) begin
+            rdk_term$24 = stash_key$24$q;
+            rdv_term$24 = stash_value$24$q;
+            rdb_term$24 = stash_valid$24$q;
+        end
+        else begin
+            rdk_term$24 = 32'h0;
+            rdv_term$24 = 32'h0;
+            rdb_term$24 = 1'b0;
+        end
+        rdk_or$25 = (rdk_or$24 | rdk_term$24);
+        rdv_or$25 = (rdv_or$24 | rdv_term$24);
+        rdb_or$25 = (rdb_or$24 | rdb_term$24);
+        rd_key_sel = rdk_or$25;
+        rd_val_sel = rdv_or$25;
+        rd_valid_sel = rdb_or$25;
+        if ((rd_index$q == 25)) begin
+            rdk_term$25 = stash_key$25$q;
+            rdv_term$25 = stash_value$25$q;
+            rdb_term$25 = stash_valid$25$q;
+        end
+        else begin
+            rdk_term$25 = 32'h0;
+            rdv_term$25 = 32'h0;
+            rdb_term$25 = 1'b0;
+        end
+        rdk_or$26 = (rdk_or$25 | rdk_term$25);
+        rdv_or$26 = (rdv_or$25 | rdv_term$25);
+        rdb_or$26 = (rdb_or$25 | rdb_term$25);
+        rd_key_sel = rdk_or$26;
+        rd_val_sel = rdv_or$26;
+        rd_valid_sel = rdb_or$26;
+        if ((rd_index$q == 26)) begin
+            rdk_term$26 = stash_key$26$q;
+            rdv_term$26 = stash_value$26$q;
+            rdb_term$26 = stash_valid$26$q;
+        end
+        else begin
+            rdk_term$26 = 32'h0;
+            rdv_term$26 = 32'h0;
+            rdb_term$26 = 1'b0;
+        end
+        rdk_or$27 = (rdk_or$26 | rdk_term$26);
+        rdv_or$27 = (rdv_or$26 | rdv_term$26);
+        rdb_or$27 = (rdb_or$26 | rdb_term$26);
+        rd_key_sel = rdk_or$27;
+        rd_val_sel = rdv_or$27;
+        rd_valid_sel = rdb_or$27;
+        if ((rd_index$q == 27)) begin
+            rdk_term$27 = stash_key$27$q;
+            rdv_term$27 = stash_value$27$q;
+            rdb_term$27 = stash_valid$27$q;
+        end
+        else begin
+            rdk_term$27 = 32'h0;
+            rdv_term$27 = 32'h0;
+            rdb_term$27 = 1'b0;
+        end
+        rdk_or$28 = (rdk_or$27 | rdk_term$27);
+        rdv_or$28 = (rdv_or$27 | rdv_term$27);
+        rdb_or$28 = (rdb_or$27 | rdb_term$27);
+        rd_key_sel = rdk_or$28;
+        rd_val_sel = rdv_or$28;
+        rd_valid_sel = rdb_or$28;
+        if ((rd_index$q == 28)) begin
+            rdk_term$28 = stash_key$28$q;
+            rdv_term$28 = stash_value$28$q;
+            rdb_term$28 = stash_valid$28$q;
+        end
+        else begin
+            rdk_term$28 = 32'h0;
+            rdv_term$28 = 32'h0;
+            rdb_term$28 = 1'b0;
+        end
+        rdk_or$29 = (rdk_or$28 | rdk_term$28);
+        rdv_or$29 = (rdv_or$28 | rdv_term$28);
+        rdb_or$29 = (rdb_or$28 | rdb_term$28);
+        rd_key_sel = rdk_or$29;
+        rd_val_sel = rdv_or$29;
+        rd_valid_sel = rdb_or$29;
+        if ((rd_index$q == 29)) begin
+            rdk_term$29 = stash_key$29$q;
+            rdv_term$29 = stash_value$29$q;
+            rdb_term$29 = stash_valid$29$q;
+        end
+        else begin
+            rdk_term$29 = 32'h0;
+            rdv_term$29 = 32'h0;
+            rdb_term$29 = 1'b0;
+        end
+        rdk_or$30 = (rdk_or$29 | rdk_term$29);
+        rdv_or$30 = (rdv_or$29 | rdv_term$29);
+        rdb_or$30 = (rdb_or$29 | rdb_term$29);
+        rd_key_sel = rdk_or$30;
+        rd_val_sel = rdv_or$30;
+        rd_valid_sel = rdb_or$30;
+        if ((rd_index$q == 30)) begin
+            rdk_term$30 = stash_key$30$q;
+            rdv_term$30 = stash_value$30$q;
+            rdb_term$30 = stash_valid$30$q;
+        end
+        else begin
+            rdk_term$30 = 32'h0;
+            rdv_term$30 = 32'h0;
+            rdb_term$30 = 1'b0;
+        end
+        rdk_or$31 = (rdk_or$30 | rdk_term$30);
+        rdv_or$31 = (rdv_or$30 | rdv_term$30);
+        rdb_or$31 = (rdb_or$30 | rdb_term$30);
+        rd_key_sel = rdk_or$31;
+        rd_val_sel = rdv_or$31;
+        rd_valid_sel = rdb_or$31;
+        if ((rd_index$q == 31)) begin
+            rdk_term$31 = stash_key$31$q;
+            rdv_term$31 = stash_value$31$q;
+            rdb_term$31 = stash_valid$31$q;
+        end
+        else begin
+            rdk_term$31 = 32'h0;
+            rdv_term$31 = 32'h0;
+            rdb_term$31 = 1'b0;
+        end
+        rdk_or$32 = (rdk_or$31 | rdk_term$31);
+        rdv_or$32 = (rdv_or$31 | rdv_term$31);
+        rdb_or$32 = (rdb_or$31 | rdb_term$31);
+        rd_key_sel = rdk_or$32;
+        rd_val_sel = rdv_or$32;
+        rd_valid_sel = rdb_or$32;
+        rd_stash_entry = ((((rd_valid_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((rd_key_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((rd_val_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        rd_way_entry = way$0$aux_read_data;
+        if ((rd_way$q == 1)) begin
+            rd_way_entry = way$1$aux_read_data;
+        end
+        if ((rd_way$q == 2)) begin
+            rd_way_entry = way$2$aux_read_data;
+        end
+        if ((rd_way$q == 3)) begin
+            rd_way_entry = way$3$aux_read_data;
+        end
+        rd_valid_q$d = rd_pending$q;
+        if (rd_pending$q) begin
+            if (rd_stash$q) begin
+                rd_entry_q$d = rd_stash_entry;
+            end
+            else begin
+                rd_entry_q$d = rd_way_entry;
+            end
+        end
+        m_read_valid = rd_valid_q$q;
+        m_read_entry = rd_entry_q$q;
         if (clearing$q) begin
             way$0$write_address = clear_index$q;
             way$0$write_data = 32'h0;
@@ -3424,6 +4248,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             out_valid$d = 1'b0;
             shadow_valid$d = 1'b0;
             chk_several$d = 1'b0;
+            rd_pending$d = 1'b0;
+            rd_valid_q$d = 1'b0;
             multi_hit$d = 1'b0;
             multi_hit_count$d = 32'h0;
             dup_hit_count$d = 32'h0;
@@ -5772,6 +6598,120 @@ module flow_table$out_value(d,q,clock);
     end
           
 endmodule // flow_table$out_value
+
+
+module flow_table$rd_entry_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [168:0] d;
+    output reg  [168:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 169'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_entry_q
+
+
+module flow_table$rd_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_index
+
+
+module flow_table$rd_pending(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_pending
+
+
+module flow_table$rd_stash(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_stash
+
+
+module flow_table$rd_valid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_valid_q
+
+
+module flow_table$rd_way(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd_way
 
 
 module flow_table$s1_force_miss(d,q,clock);
@@ -8529,7 +9469,7 @@ module flow_table$stash_value$9(d,q,clock);
 endmodule // flow_table$stash_value$9
 
 
-module flow_table$way$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module flow_table$way$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
     
     // Module arguments
     input wire  [15:0] read_address;
@@ -8539,6 +9479,7 @@ module flow_table$way$0(read_address,read_clock,read_data,write_address,write_cl
     input wire  write_clock;
     input wire  [168:0] write_data;
     input wire  write_enable;
+    output reg  [168:0] aux_read_data;
     
     // Update code (custom)
     reg [168:0] mem [0:8191];
@@ -8552,6 +9493,7 @@ module flow_table$way$0(read_address,read_clock,read_data,write_address,write_cl
     end
     
     always @(posedge write_clock) begin
+       aux_read_data <= mem[write_index];
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -8559,7 +9501,7 @@ module flow_table$way$0(read_address,read_clock,read_data,write_address,write_cl
 endmodule // flow_table$way$0
 
 
-module flow_table$way$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module flow_table$way$1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
     
     // Module arguments
     input wire  [15:0] read_address;
@@ -8569,6 +9511,7 @@ module flow_table$way$1(read_address,read_clock,read_data,write_address,write_cl
     input wire  write_clock;
     input wire  [168:0] write_data;
     input wire  write_enable;
+    output reg  [168:0] aux_read_data;
     
     // Update code (custom)
     reg [168:0] mem [0:8191];
@@ -8582,6 +9525,7 @@ module flow_table$way$1(read_address,read_clock,read_data,write_address,write_cl
     end
     
     always @(posedge write_clock) begin
+       aux_read_data <= mem[write_index];
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -8589,7 +9533,7 @@ module flow_table$way$1(read_address,read_clock,read_data,write_address,write_cl
 endmodule // flow_table$way$1
 
 
-module flow_table$way$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module flow_table$way$2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
     
     // Module arguments
     input wire  [15:0] read_address;
@@ -8599,6 +9543,7 @@ module flow_table$way$2(read_address,read_clock,read_data,write_address,write_cl
     input wire  write_clock;
     input wire  [168:0] write_data;
     input wire  write_enable;
+    output reg  [168:0] aux_read_data;
     
     // Update code (custom)
     reg [168:0] mem [0:8191];
@@ -8612,6 +9557,7 @@ module flow_table$way$2(read_address,read_clock,read_data,write_address,write_cl
     end
     
     always @(posedge write_clock) begin
+       aux_read_data <= mem[write_index];
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -8619,7 +9565,7 @@ module flow_table$way$2(read_address,read_clock,read_data,write_address,write_cl
 endmodule // flow_table$way$2
 
 
-module flow_table$way$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module flow_table$way$3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
     
     // Module arguments
     input wire  [15:0] read_address;
@@ -8629,6 +9575,7 @@ module flow_table$way$3(read_address,read_clock,read_data,write_address,write_cl
     input wire  write_clock;
     input wire  [168:0] write_data;
     input wire  write_enable;
+    output reg  [168:0] aux_read_data;
     
     // Update code (custom)
     reg [168:0] mem [0:8191];
@@ -8642,6 +9589,7 @@ module flow_table$way$3(read_address,read_clock,read_data,write_address,write_cl
     end
     
     always @(posedge write_clock) begin
+       aux_read_data <= mem[write_index];
        if (write_enable) begin
           mem[write_index] <= write_data;
        end

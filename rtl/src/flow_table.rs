@@ -26,6 +26,10 @@
 //!   `s_update_value`: one whole entry per cycle. An index beyond the table (or the
 //!   stash) is ignored and counted in `status_bad_update_count`.
 //! * `cfg_clear_errors`: clears the sticky `status_multi_hit` flag (write-1-to-clear).
+//! * `s_read_valid`, `s_read_stash`, `s_read_way`, `s_read_index`: read one slot (or stash
+//!   entry) back for software; `m_read_valid` / `m_read_entry` (`{valid, key, value}`) two
+//!   cycles later. Reads use the RAMs' write ports and never disturb lookups; issue them
+//!   in cycles without an update.
 //!
 //! ### Outputs
 //! * `m_result_valid`, `m_result_hit`, `m_result_value`, `m_result_tag`. Value layout:
@@ -83,6 +87,12 @@ pub struct FlowTable {
     pub s_update_key: Signal<In, Bits<KEY_BITS>>,
     pub s_update_value: Signal<In, Bits<VALUE_BITS>>,
     pub cfg_clear_errors: Signal<In, Bit>,
+    pub s_read_valid: Signal<In, Bit>,
+    pub s_read_stash: Signal<In, Bit>,
+    pub s_read_way: Signal<In, Bits<2>>,
+    pub s_read_index: Signal<In, Bits<INDEX_BITS>>,
+    pub m_read_valid: Signal<Out, Bit>,
+    pub m_read_entry: Signal<Out, Bits<ENTRY_BITS>>,
     pub status_clearing: Signal<Out, Bit>,
     pub status_multi_hit: Signal<Out, Bit>,
     pub status_multi_hit_count: Signal<Out, Bits<32>>,
@@ -125,6 +135,24 @@ pub struct FlowTable {
     out_hit: DFF<Bit>,
     out_value: DFF<Bits<VALUE_BITS>>,
     out_tag: DFF<Bits<TAG_BITS>>,
+    // Read-back (CSR): request registered while the RAM reads on its write port.
+    rd_pending: DFF<Bit>,
+    rd_stash: DFF<Bit>,
+    rd_way: DFF<Bits<2>>,
+    rd_index: DFF<Bits<INDEX_BITS>>,
+    rd_valid_q: DFF<Bit>,
+    rd_entry_q: DFF<Bits<ENTRY_BITS>>,
+    rdk_or: Vec<Signal<Local, Bits<KEY_BITS>>>,
+    rdv_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    rdb_or: Vec<Signal<Local, Bit>>,
+    rdk_term: Vec<Signal<Local, Bits<KEY_BITS>>>,
+    rdv_term: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    rdb_term: Vec<Signal<Local, Bit>>,
+    rd_key_sel: Signal<Local, Bits<KEY_BITS>>,
+    rd_val_sel: Signal<Local, Bits<VALUE_BITS>>,
+    rd_valid_sel: Signal<Local, Bit>,
+    rd_stash_entry: Signal<Local, Bits<ENTRY_BITS>>,
+    rd_way_entry: Signal<Local, Bits<ENTRY_BITS>>,
     // Stage 3: the multi-hit check.
     chk_several: DFF<Bit>,
     chk_or: DFF<Bits<VALUE_BITS>>,
@@ -197,6 +225,12 @@ impl FlowTable {
             s_update_key: Default::default(),
             s_update_value: Default::default(),
             cfg_clear_errors: Default::default(),
+            s_read_valid: Default::default(),
+            s_read_stash: Default::default(),
+            s_read_way: Default::default(),
+            s_read_index: Default::default(),
+            m_read_valid: Default::default(),
+            m_read_entry: Default::default(),
             status_clearing: Default::default(),
             status_multi_hit: Default::default(),
             status_multi_hit_count: Default::default(),
@@ -231,6 +265,23 @@ impl FlowTable {
             out_hit: Default::default(),
             out_value: Default::default(),
             out_tag: Default::default(),
+            rd_pending: Default::default(),
+            rd_stash: Default::default(),
+            rd_way: Default::default(),
+            rd_index: Default::default(),
+            rd_valid_q: Default::default(),
+            rd_entry_q: Default::default(),
+            rdk_or: (0..=stash).map(|_| Default::default()).collect(),
+            rdv_or: (0..=stash).map(|_| Default::default()).collect(),
+            rdb_or: (0..=stash).map(|_| Default::default()).collect(),
+            rdk_term: (0..stash).map(|_| Default::default()).collect(),
+            rdv_term: (0..stash).map(|_| Default::default()).collect(),
+            rdb_term: (0..stash).map(|_| Default::default()).collect(),
+            rd_key_sel: Default::default(),
+            rd_val_sel: Default::default(),
+            rd_valid_sel: Default::default(),
+            rd_stash_entry: Default::default(),
+            rd_way_entry: Default::default(),
             chk_several: Default::default(),
             chk_or: Default::default(),
             chk_and: Default::default(),
@@ -293,6 +344,12 @@ impl Logic for FlowTable {
             out_hit,
             out_value,
             out_tag,
+            rd_pending,
+            rd_stash,
+            rd_way,
+            rd_index,
+            rd_valid_q,
+            rd_entry_q,
             chk_several,
             chk_or,
             chk_and,
@@ -488,6 +545,64 @@ impl Logic for FlowTable {
             }
         }
 
+        // ---- Read-back: a slot through the RAM's write port, or a stash entry. --------
+        // The request takes the write port's address when no update uses it this cycle
+        // (software issues one command at a time); the word arrives a cycle later.
+        if (self.s_read_valid.val() & !self.s_update_valid.val()) {
+            for w in 0..WAYS {
+                self.way[w].write_address.next = self.s_read_index.val();
+            }
+        }
+        self.rd_pending.d.next = (self.s_read_valid.val() & !self.s_update_valid.val());
+        self.rd_stash.d.next = self.s_read_stash.val();
+        self.rd_way.d.next = self.s_read_way.val();
+        self.rd_index.d.next = self.s_read_index.val();
+        // Separate OR chains for key, value and valid (rust-hdl cannot bit_cast an
+        // indexed signal inside a loop); assembled into one entry after the loop.
+        self.rdk_or[0].next = 0.into();
+        self.rdv_or[0].next = 0.into();
+        self.rdb_or[0].next = false;
+        self.rd_key_sel.next = self.rdk_or[0].val();
+        self.rd_val_sel.next = self.rdv_or[0].val();
+        self.rd_valid_sel.next = self.rdb_or[0].val();
+        for i in 0..self.stash_len.val().index() {
+            if (self.rd_index.q.val().index() == i) {
+                self.rdk_term[i].next = self.stash_key[i].q.val();
+                self.rdv_term[i].next = self.stash_value[i].q.val();
+                self.rdb_term[i].next = self.stash_valid[i].q.val();
+            } else {
+                self.rdk_term[i].next = 0.into();
+                self.rdv_term[i].next = 0.into();
+                self.rdb_term[i].next = false;
+            }
+            self.rdk_or[i + 1].next = (self.rdk_or[i].val() | self.rdk_term[i].val());
+            self.rdv_or[i + 1].next = (self.rdv_or[i].val() | self.rdv_term[i].val());
+            self.rdb_or[i + 1].next = (self.rdb_or[i].val() | self.rdb_term[i].val());
+            self.rd_key_sel.next = self.rdk_or[i + 1].val();
+            self.rd_val_sel.next = self.rdv_or[i + 1].val();
+            self.rd_valid_sel.next = self.rdb_or[i + 1].val();
+        }
+        self.rd_stash_entry.next = ((bit_cast::<ENTRY_BITS, 1>(self.rd_valid_sel.val().into())
+            << 168)
+            | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.rd_key_sel.val()) << 112)
+            | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.rd_val_sel.val()));
+        self.rd_way_entry.next = self.way[0].aux_read_data.val();
+        for w in 1..WAYS {
+            if (self.rd_way.q.val().index() == w) {
+                self.rd_way_entry.next = self.way[w].aux_read_data.val();
+            }
+        }
+        self.rd_valid_q.d.next = self.rd_pending.q.val();
+        if self.rd_pending.q.val() {
+            if self.rd_stash.q.val() {
+                self.rd_entry_q.d.next = self.rd_stash_entry.val();
+            } else {
+                self.rd_entry_q.d.next = self.rd_way_entry.val();
+            }
+        }
+        self.m_read_valid.next = self.rd_valid_q.q.val();
+        self.m_read_entry.next = self.rd_entry_q.q.val();
+
         // ---- Reset and the clearing sweep. --------------------------------------------
         if self.clearing.q.val() {
             for w in 0..WAYS {
@@ -511,6 +626,8 @@ impl Logic for FlowTable {
             self.out_valid.d.next = false;
             self.shadow_valid.d.next = false;
             self.chk_several.d.next = false;
+            self.rd_pending.d.next = false;
+            self.rd_valid_q.d.next = false;
             self.multi_hit.d.next = false;
             self.multi_hit_count.d.next = 0.into();
             self.dup_hit_count.d.next = 0.into();

@@ -9,6 +9,7 @@
 // The parentheses rustc calls unnecessary are the ones rust-hdl needs.
 #![allow(unused_parens)]
 
+pub mod csr;
 pub mod flow_table;
 pub mod hash;
 pub mod ram;

@@ -10,6 +10,8 @@
 //! * `read_address` (16 bits, low `log2(depth)` bits used), `read_data`: registered read;
 //!   a read and a write of the same address on one edge return the **old** word.
 //! * `write_address`, `write_data`, `write_enable`: one whole word per edge.
+//! * `aux_read_data`: the word at `write_address` as it was before the edge (read-first),
+//!   registered — port A of a true dual-port BRAM, used for CSR read-back.
 
 use rust_hdl::prelude::*;
 
@@ -22,6 +24,9 @@ pub struct BankRam<D: Synth> {
     pub write_clock: Signal<In, Clock>,
     pub write_data: Signal<In, D>,
     pub write_enable: Signal<In, Bit>,
+    /// The word at `write_address` before this edge's write (read-first), one cycle
+    /// later: a second, slow read path (CSR read-back) on the write port.
+    pub aux_read_data: Signal<Out, D>,
     // Simulation storage; the leading underscore keeps it out of the derived Block walk.
     _sim: Box<Vec<D>>,
 }
@@ -41,6 +46,7 @@ impl<D: Synth> BankRam<D> {
             write_clock: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
+            aux_read_data: Default::default(),
             _sim: Box::new(vec![D::default(); depth]),
         }
     }
@@ -56,14 +62,18 @@ impl<D: Synth> Logic for BankRam<D> {
         if self.read_clock.pos_edge() {
             self.read_data.next = self._sim[self.read_address.val().index() & mask];
         }
-        if self.write_clock.pos_edge() && self.write_enable.val() {
+        if self.write_clock.pos_edge() {
             let a = self.write_address.val().index() & mask;
-            self._sim[a] = self.write_data.val();
+            self.aux_read_data.next = self._sim[a];
+            if self.write_enable.val() {
+                self._sim[a] = self.write_data.val();
+            }
         }
     }
 
     fn connect(&mut self) {
         self.read_data.connect();
+        self.aux_read_data.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -79,6 +89,7 @@ always @(posedge read_clock) begin
 end
 
 always @(posedge write_clock) begin
+   aux_read_data <= mem[write_index];
    if (write_enable) begin
       mem[write_index] <= write_data;
    end
@@ -115,7 +126,7 @@ end
                     "write_data".into(),
                     "write_enable".into(),
                 ],
-                outputs: vec![],
+                outputs: vec!["aux_read_data".into()],
             },
         ]
     }

@@ -13,6 +13,8 @@ pub struct Inputs {
     pub lookup: Option<(u64, u16)>,
     pub update: Option<Update>,
     pub clear_errors: bool,
+    /// Read back `(stash, way, index)`.
+    pub read: Option<(bool, u8, u16)>,
 }
 
 /// The update port's fields for one cycle.
@@ -65,6 +67,8 @@ pub struct Outputs {
     pub multi_hit_count: u32,
     pub dup_hit_count: u32,
     pub bad_update_count: u32,
+    /// A read-back entry: `(valid, key, value)`.
+    pub read: Option<(bool, u64, u128)>,
 }
 
 impl Outputs {
@@ -105,6 +109,14 @@ impl FlowTableSim for bridge::FlowTable {
         self.set_s_update_key(u.key);
         self.set_s_update_value(&words(u.value));
         self.set_cfg_clear_errors(i.clear_errors as u64);
+        let (rv, rs, rw, ri) = i
+            .read
+            .map(|(s, w, x)| (1, s as u64, w as u64, x as u64))
+            .unwrap_or((0, 0, 0, 0));
+        self.set_s_read_valid(rv);
+        self.set_s_read_stash(rs);
+        self.set_s_read_way(rw);
+        self.set_s_read_index(ri);
         self.step_n(1);
         Outputs {
             result: (self.m_result_valid() != 0).then(|| {
@@ -119,8 +131,17 @@ impl FlowTableSim for bridge::FlowTable {
             multi_hit_count: self.status_multi_hit_count() as u32,
             dup_hit_count: self.status_dup_hit_count() as u32,
             bad_update_count: self.status_bad_update_count() as u32,
+            read: (self.m_read_valid() != 0).then(|| entry_of_words(&self.m_read_entry())),
         }
     }
+}
+
+/// `{valid[168], key[167:112], value[111:0]}` from Verilator's words.
+fn entry_of_words(w: &[u32; 6]) -> (bool, u64, u128) {
+    let bit = |i: usize| (w[i / 32] >> (i % 32)) & 1 == 1;
+    let value = (0..112).fold(0u128, |a, i| a | ((bit(i) as u128) << i));
+    let key = (0..56).fold(0u64, |a, i| a | ((bit(112 + i) as u64) << i));
+    (bit(168), key, value)
 }
 
 /// The rust-hdl block under rust-hdl's own simulator (hand-rolled clock loop).
@@ -164,6 +185,14 @@ impl FlowTableSim for HdlFlowTable {
         u.s_update_key.next = (up.key as LiteralType).into();
         u.s_update_value.next = b112(up.value);
         u.cfg_clear_errors.next = i.clear_errors;
+        let (rv, rs, rw, ri) = i
+            .read
+            .map(|(s, w, x)| (true, s, w, x))
+            .unwrap_or((false, false, 0, 0));
+        u.s_read_valid.next = rv;
+        u.s_read_stash.next = rs;
+        u.s_read_way.next = (rw as LiteralType).into();
+        u.s_read_index.next = (ri as LiteralType).into();
         crate::hdl_sim::cycle(
             u,
             |u, c| u.clk.next = c.into(),
@@ -180,6 +209,12 @@ impl FlowTableSim for HdlFlowTable {
                 multi_hit_count: u.status_multi_hit_count.val().to_u32(),
                 dup_hit_count: u.status_dup_hit_count.val().to_u32(),
                 bad_update_count: u.status_bad_update_count.val().to_u32(),
+                read: u.m_read_valid.val().then(|| {
+                    let e = u.m_read_entry.val();
+                    let value = (0..112).fold(0u128, |a, i| a | ((e.get_bit(i) as u128) << i));
+                    let key = (0..56).fold(0u64, |a, i| a | ((e.get_bit(112 + i) as u64) << i));
+                    (e.get_bit(168), key, value)
+                }),
             },
         )
     }

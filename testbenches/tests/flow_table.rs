@@ -388,6 +388,86 @@ fn conflicting_hits_raise_the_sticky_multi_hit_error_duplicates_do_not() {
 }
 
 #[test]
+fn read_back_returns_every_slot_and_stash_entry_as_written() {
+    let mut tb = Tb::new();
+    let (t, _) = {
+        let mut t = SoftTable::new(geometry());
+        let mut next = rng(123);
+        let mut ws = vec![];
+        for _ in 0..3000 {
+            let r = next();
+            if let Ok(w) = t.insert(random_key(r) & 0xff_0000_0fff, value_for(r)) {
+                ws.extend(w);
+            }
+        }
+        (t, ws)
+    };
+    // Program the final image, then read every way slot the table uses and every stash entry.
+    let img = t.image().clone();
+    let g = geometry();
+    let mut locs = vec![];
+    for way in 0..4 {
+        for index in 0..g.slots_per_way {
+            if let Some(e) = img.at(prnic_verif::flow_table::Loc::Slot(way, index)) {
+                tb.cycle(
+                    None,
+                    Some(&SlotWrite::Slot {
+                        way,
+                        index,
+                        entry: Some(e),
+                    }),
+                );
+                locs.push((false, way, index));
+            }
+        }
+    }
+    for index in 0..g.stash {
+        if let Some(e) = img.at(prnic_verif::flow_table::Loc::Stash(index)) {
+            tb.cycle(
+                None,
+                Some(&SlotWrite::Stash {
+                    index,
+                    entry: Some(e),
+                }),
+            );
+        }
+        locs.push((true, 0, index));
+    }
+    // An empty slot reads back invalid.
+    locs.push((false, 3, g.slots_per_way - 1));
+    let mut want = VecDeque::new();
+    let mut got = vec![];
+    for &(stash, way, index) in &locs {
+        let loc = if stash {
+            prnic_verif::flow_table::Loc::Stash(index)
+        } else {
+            prnic_verif::flow_table::Loc::Slot(way, index)
+        };
+        want.push_back(
+            img.at(loc)
+                .map(|(k, v)| (true, k, v.to_bits()))
+                .unwrap_or((false, 0, 0)),
+        );
+        let o = tb.dut.clock(&Inputs {
+            read: Some((stash, way as u8, index as u16)),
+            ..Default::default()
+        });
+        got.extend(o.read);
+    }
+    for _ in 0..3 {
+        got.extend(tb.dut.clock(&Inputs::default()).read);
+    }
+    assert_eq!(got.len(), locs.len(), "one read-back per request");
+    for (g, w) in got.iter().zip(want.iter()) {
+        if w.0 {
+            assert_eq!(g, w);
+        } else {
+            assert!(!g.0, "an empty slot read back valid");
+        }
+    }
+}
+
+#[test]
 fn out_of_range_updates_are_ignored_and_counted() {
     let mut tb = Tb::new();
     let g = geometry();
@@ -466,11 +546,15 @@ fn two_simulators_agree_cycle_by_cycle() {
         } else {
             Some((keys[r as usize % keys.len()], c as u16))
         };
+        // Read-backs in cycles without an update, alternating stash and ways.
+        let read = (update.is_none() && c % 3 == 0)
+            .then(|| (c % 2 == 0, (r % 4) as u8, ((r >> 20) % 64) as u16));
         let i = Inputs {
             rst: c == 550,
             lookup,
             update,
             clear_errors: c % 97 == 0,
+            read,
         };
         let a = vl.clock(&i);
         let b = hdl.clock(&i);

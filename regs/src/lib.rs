@@ -1,0 +1,462 @@
+//! prnic-regs: the one register description of the prnic CSR block.
+//!
+//! Everything about a register is written here once: name, offset, fields with bit
+//! ranges, access, reset value, description. From it are generated the CSR RTL
+//! (`prnic-rtl`'s build script), `docs/regmap.md`, a C header, a SystemRDL 2.0 file, a JSON
+//! map and the Rust constants verif/ uses (`prnic-gen`). Nothing here depends on any
+//! other prnic crate, so every generator can use it.
+//!
+//! Reset values that come from the configuration are given as [`Reset::Config`] and
+//! resolved by the generator from `PrnicConfig`, so the defaults live in one place too.
+
+/// Data width of the AXI4-Lite slave.
+pub const DATA_BITS: u32 = 32;
+/// Address bits decoded (a 4 KiB window).
+pub const ADDR_BITS: u32 = 12;
+/// Value of `ID_MAGIC`: ASCII "PRNC".
+pub const MAGIC: u32 = 0x5052_4e43;
+/// Register map version `{major[31:16], minor[15:0]}`.
+pub const MAP_VERSION: u32 = 0x0001_0000;
+
+/// How software may access a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read-only: a constant, or a value the hardware drives (`hw_*` input).
+    Ro,
+    /// Read-write configuration, driven to the blocks (`cfg_*` output).
+    Rw,
+    /// Sticky flag held by the hardware (`hw_*` input); writing 1 pulses `clr_*` for a cycle.
+    W1c,
+    /// Write-only command: a write pulses `cmd_<reg>_valid` with the field values.
+    Wo,
+}
+
+impl Access {
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Ro => "RO",
+            Access::Rw => "RW",
+            Access::W1c => "W1C",
+            Access::Wo => "WO",
+        }
+    }
+}
+
+/// A field's reset (RW) or constant (RO) value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reset {
+    Value(u64),
+    /// Filled in from the configuration by name (see `prnic_gen::csr::config_value`).
+    Config(&'static str),
+    /// RO: the value comes from a hardware input.
+    Hw,
+    /// RO: a value the CSR block itself computes (its own error flags).
+    Internal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+    pub access: Access,
+    pub reset: Reset,
+    pub desc: &'static str,
+}
+
+/// A 32-bit register, or a 64-bit counter read as two words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Reg(Vec<Field>),
+    /// A 64-bit counter from the hardware (`hw_<name>` input, or internal), read as LO at
+    /// `offset` and HI at `offset + 4`. Reading LO latches HI, so LO-then-HI is one
+    /// consistent 64-bit value even while the counter runs.
+    Counter64 {
+        internal: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Register {
+    pub name: &'static str,
+    pub offset: u32,
+    pub group: &'static str,
+    pub desc: &'static str,
+    pub kind: Kind,
+}
+
+impl Register {
+    /// Byte offsets this register occupies.
+    pub fn offsets(&self) -> Vec<u32> {
+        match self.kind {
+            Kind::Reg(_) => vec![self.offset],
+            Kind::Counter64 { .. } => vec![self.offset, self.offset + 4],
+        }
+    }
+    pub fn fields(&self) -> &[Field] {
+        match &self.kind {
+            Kind::Reg(f) => f,
+            Kind::Counter64 { .. } => &[],
+        }
+    }
+    /// True if any bit of the register can be written.
+    pub fn writable(&self) -> bool {
+        self.fields()
+            .iter()
+            .any(|f| matches!(f.access, Access::Rw | Access::W1c | Access::Wo))
+    }
+}
+
+fn f(
+    name: &'static str,
+    lsb: u32,
+    width: u32,
+    access: Access,
+    reset: Reset,
+    desc: &'static str,
+) -> Field {
+    Field {
+        name,
+        lsb,
+        width,
+        access,
+        reset,
+        desc,
+    }
+}
+
+fn reg(
+    name: &'static str,
+    offset: u32,
+    group: &'static str,
+    desc: &'static str,
+    fields: Vec<Field>,
+) -> Register {
+    Register {
+        name,
+        offset,
+        group,
+        desc,
+        kind: Kind::Reg(fields),
+    }
+}
+
+fn counter(
+    name: &'static str,
+    offset: u32,
+    group: &'static str,
+    desc: &'static str,
+    internal: bool,
+) -> Register {
+    Register {
+        name,
+        offset,
+        group,
+        desc,
+        kind: Kind::Counter64 { internal },
+    }
+}
+
+/// Flow-table commands (`FT_CMD.OP`).
+pub mod ft_op {
+    pub const WRITE_SLOT: u64 = 1;
+    pub const WRITE_STASH: u64 = 2;
+    pub const INVALIDATE_SLOT: u64 = 3;
+    pub const INVALIDATE_STASH: u64 = 4;
+    pub const READ_SLOT: u64 = 5;
+    pub const READ_STASH: u64 = 6;
+}
+
+/// The register map, in address order.
+pub fn registers() -> Vec<Register> {
+    use Access::*;
+    use Reset::*;
+    let mut r = vec![
+        reg("ID_MAGIC", 0x000, "id", "Identification: reads \"PRNC\".", vec![f("MAGIC", 0, 32, Ro, Value(MAGIC as u64), "0x5052_4E43")]),
+        reg("ID_VERSION", 0x004, "id", "Register map version.", vec![
+            f("MINOR", 0, 16, Ro, Value((MAP_VERSION & 0xffff) as u64), "minor version"),
+            f("MAJOR", 16, 16, Ro, Value((MAP_VERSION >> 16) as u64), "major version"),
+        ]),
+        reg("ID_CONFIG_HASH_LO", 0x008, "id", "Bits 31:0 of the generating config's hash (manifest.json `config_hash`).", vec![f("HASH", 0, 32, Ro, Config("config_hash_lo"), "config hash low word")]),
+        reg("ID_CONFIG_HASH_HI", 0x00c, "id", "Bits 63:32 of the generating config's hash.", vec![f("HASH", 0, 32, Ro, Config("config_hash_hi"), "config hash high word")]),
+        reg("ID_BUILD_HASH", 0x010, "id", "Build git hash (first 8 hex digits), driven by the integrator so the RTL text does not change with every commit.", vec![f("HASH", 0, 32, Ro, Hw, "git hash, 32 bits")]),
+    ];
+    for p in 0..2u32 {
+        let base = 0x020 + p * 0x10;
+        let (lo, hi, ip): (&'static str, &'static str, &'static str) = if p == 0 {
+            ("PORT0_MAC_LO", "PORT0_MAC_HI", "PORT0_IPV4")
+        } else {
+            ("PORT1_MAC_LO", "PORT1_MAC_HI", "PORT1_IPV4")
+        };
+        r.push(reg(
+            lo,
+            base,
+            "port",
+            "Port MAC address, bits 31:0 (outer Ethernet source).",
+            vec![f("MAC", 0, 32, Rw, Value(0), "MAC[31:0]")],
+        ));
+        r.push(reg(
+            hi,
+            base + 4,
+            "port",
+            "Port MAC address, bits 47:32.",
+            vec![f("MAC", 0, 16, Rw, Value(0), "MAC[47:32]")],
+        ));
+        r.push(reg(
+            ip,
+            base + 8,
+            "port",
+            "Port underlay IPv4 address (outer IPv4 source).",
+            vec![f("ADDR", 0, 32, Rw, Value(0), "IPv4 address")],
+        ));
+    }
+    r.extend([
+        reg(
+            "TX_IP",
+            0x040,
+            "tx",
+            "Outer IPv4 header fields.",
+            vec![
+                f("DSCP", 0, 6, Rw, Value(0), "outer DSCP"),
+                f("TTL", 8, 8, Rw, Value(64), "outer TTL"),
+            ],
+        ),
+        reg(
+            "SPRAY",
+            0x044,
+            "tx",
+            "Source-port spraying.",
+            vec![
+                f(
+                    "MODE",
+                    0,
+                    2,
+                    Rw,
+                    Config("sprayer_mode"),
+                    "0 per-packet, 1 per-flow hash, 2 fixed (port_min)",
+                ),
+                f(
+                    "BTH_MARK",
+                    8,
+                    1,
+                    Rw,
+                    Value(1),
+                    "mark P-RNIC packets with 0x03 in the reserved BTH field",
+                ),
+            ],
+        ),
+        reg(
+            "SPRAY_PORTS",
+            0x048,
+            "tx",
+            "Outer UDP source-port range (inclusive).",
+            vec![
+                f("MIN", 0, 16, Rw, Config("sprayer_port_min"), "lowest port"),
+                f(
+                    "MAX",
+                    16,
+                    16,
+                    Rw,
+                    Config("sprayer_port_max"),
+                    "highest port",
+                ),
+            ],
+        ),
+        reg(
+            "REORDER_THRESH",
+            0x050,
+            "rx",
+            "Selective retransmission thresholds (both must pass).",
+            vec![
+                f(
+                    "OOO",
+                    0,
+                    16,
+                    Rw,
+                    Config("reorder_ooo_threshold"),
+                    "out-of-order degree, packets",
+                ),
+                f(
+                    "MISSING_PCT",
+                    16,
+                    8,
+                    Rw,
+                    Config("reorder_missing_share_pct"),
+                    "missing share in [head, highest], percent",
+                ),
+            ],
+        ),
+        reg(
+            "CREDIT",
+            0x054,
+            "credit",
+            "Credit send rule.",
+            vec![f(
+                "RULE",
+                0,
+                1,
+                Rw,
+                Config("credit_rule"),
+                "0 Eq.1 min(data, credit); 1 Eq.2 one-batch overdraft",
+            )],
+        ),
+        reg(
+            "CREDIT_BATCH",
+            0x058,
+            "credit",
+            "Bytes per credit (batch).",
+            vec![f(
+                "BYTES",
+                0,
+                32,
+                Rw,
+                Config("credit_batch_bytes"),
+                "batch size in bytes",
+            )],
+        ),
+        reg(
+            "CREDIT_BDP",
+            0x05c,
+            "credit",
+            "Bytes a QP may send before it needs credit.",
+            vec![f(
+                "BYTES",
+                0,
+                32,
+                Rw,
+                Config("credit_bdp_bytes"),
+                "BDP in bytes",
+            )],
+        ),
+        reg(
+            "PCIE_BP",
+            0x060,
+            "credit",
+            "PCIe backpressure: slow credit generation when the internal queue is deep.",
+            vec![
+                f(
+                    "THRESHOLD",
+                    0,
+                    16,
+                    Rw,
+                    Value(1024),
+                    "queue depth that counts as backpressure",
+                ),
+                f(
+                    "SLOWDOWN",
+                    16,
+                    4,
+                    Rw,
+                    Value(2),
+                    "grant interval multiplier while above threshold",
+                ),
+            ],
+        ),
+    ]);
+    const VNI_NAMES: [&str; 8] = [
+        "LOCAL_VNI0",
+        "LOCAL_VNI1",
+        "LOCAL_VNI2",
+        "LOCAL_VNI3",
+        "LOCAL_VNI4",
+        "LOCAL_VNI5",
+        "LOCAL_VNI6",
+        "LOCAL_VNI7",
+    ];
+    for (i, n) in VNI_NAMES.iter().enumerate() {
+        r.push(reg(
+            n,
+            0x070 + 4 * i as u32,
+            "rx",
+            "A VNI assigned to one of this RNIC's functions (RX accepts only enabled VNIs).",
+            vec![
+                f("VNI", 0, 24, Rw, Value(0), "VNI"),
+                f("EN", 31, 1, Rw, Value(0), "entry enabled"),
+            ],
+        ));
+    }
+    r.extend([
+        reg("ERR_FLAGS", 0x100, "status", "Sticky error flags; write 1 to clear.", vec![
+            f("FT_MULTI_HIT", 0, 1, W1c, Hw, "a flow lookup found hits that disagree (software bug)"),
+            f("CSR_BAD_ACCESS", 1, 1, W1c, Internal, "an unmapped or misaligned CSR access was answered SLVERR"),
+        ]),
+        counter("CNT_CSR_BAD_ACCESS", 0x200, "status", "CSR accesses answered SLVERR (unmapped or misaligned).", true),
+        counter("CNT_CSR_RO_WRITE", 0x208, "status", "Writes to read-only registers (ignored).", true),
+        counter("CNT_FT_MULTI_HIT", 0x210, "status", "Flow lookups whose hits disagreed.", false),
+        counter("CNT_FT_DUP_HIT", 0x218, "status", "Flow lookups that found one entry twice (a relocation in progress).", false),
+        counter("CNT_FT_BAD_UPDATE", 0x220, "status", "Flow-table updates ignored (index out of range, or during the reset sweep).", false),
+        reg("FT_KEY_LO", 0x300, "flow_table", "Staging: key bits 31:0 (overlay destination IPv4).", vec![f("IPV4", 0, 32, Rw, Value(0), "overlay IPv4")]),
+        reg("FT_KEY_HI", 0x304, "flow_table", "Staging: key bits 55:32 (VNI).", vec![f("VNI", 0, 24, Rw, Value(0), "VNI")]),
+        reg("FT_VAL0", 0x308, "flow_table", "Staging: value bits 31:0 (egress VNI[31:8], flags[7:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[31:0]")]),
+        reg("FT_VAL1", 0x30c, "flow_table", "Staging: value bits 63:32 (next-hop MAC[31:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[63:32]")]),
+        reg("FT_VAL2", 0x310, "flow_table", "Staging: value bits 95:64 (MAC[47:32], underlay IPv4[15:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[95:64]")]),
+        reg("FT_VAL3", 0x314, "flow_table", "Staging: value bits 111:96 (underlay IPv4[31:16]).", vec![f("BITS", 0, 16, Rw, Value(0), "value[111:96]")]),
+        reg("FT_LOC", 0x318, "flow_table", "Staging: slot location.", vec![
+            f("INDEX", 0, 16, Rw, Value(0), "slot index in the way, or stash entry"),
+            f("WAY", 16, 2, Rw, Value(0), "way 0..3"),
+        ]),
+        reg("FT_CMD", 0x31c, "flow_table", "Command: commits the staged entry in one cycle, or reads a slot back.", vec![f("OP", 0, 3, Wo, Value(0), "1 write slot, 2 write stash, 3 invalidate slot, 4 invalidate stash, 5 read slot, 6 read stash")]),
+        reg("FT_STATUS", 0x320, "flow_table", "Flow-table state.", vec![
+            f("CLEARING", 0, 1, Ro, Hw, "reset sweep in progress: commands are ignored"),
+            f("RD_DONE", 1, 1, Ro, Hw, "the last read command's result is in FT_RD_*"),
+        ]),
+        reg("FT_RD_KEY_LO", 0x330, "flow_table", "Read-back: key bits 31:0.", vec![f("IPV4", 0, 32, Ro, Hw, "overlay IPv4")]),
+        reg("FT_RD_KEY_HI", 0x334, "flow_table", "Read-back: key bits 55:32 and the entry's valid bit.", vec![
+            f("VNI", 0, 24, Ro, Hw, "VNI"),
+            f("VALID", 31, 1, Ro, Hw, "entry valid"),
+        ]),
+        reg("FT_RD_VAL0", 0x338, "flow_table", "Read-back: value bits 31:0.", vec![f("BITS", 0, 32, Ro, Hw, "value[31:0]")]),
+        reg("FT_RD_VAL1", 0x33c, "flow_table", "Read-back: value bits 63:32.", vec![f("BITS", 0, 32, Ro, Hw, "value[63:32]")]),
+        reg("FT_RD_VAL2", 0x340, "flow_table", "Read-back: value bits 95:64.", vec![f("BITS", 0, 32, Ro, Hw, "value[95:64]")]),
+        reg("FT_RD_VAL3", 0x344, "flow_table", "Read-back: value bits 111:96.", vec![f("BITS", 0, 16, Ro, Hw, "value[111:96]")]),
+    ]);
+    r
+}
+
+/// A problem with the description itself.
+pub fn check(regs: &[Register]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeMap::new();
+    for r in regs {
+        for o in r.offsets() {
+            if o % 4 != 0 || o >= 1 << ADDR_BITS {
+                return Err(format!(
+                    "{}: offset {o:#x} misaligned or outside the window",
+                    r.name
+                ));
+            }
+            if let Some(other) = seen.insert(o, r.name) {
+                return Err(format!("{} and {other} both at {o:#x}", r.name));
+            }
+        }
+        let mut used = 0u64;
+        for fl in r.fields() {
+            if fl.width == 0 || fl.lsb + fl.width > DATA_BITS {
+                return Err(format!(
+                    "{}.{}: bits {}..{} outside 32",
+                    r.name,
+                    fl.name,
+                    fl.lsb,
+                    fl.lsb + fl.width
+                ));
+            }
+            let m = ((1u64 << fl.width) - 1) << fl.lsb;
+            if used & m != 0 {
+                return Err(format!("{}.{} overlaps another field", r.name, fl.name));
+            }
+            used |= m;
+        }
+        let wo = r.fields().iter().filter(|f| f.access == Access::Wo).count();
+        if wo > 0 && wo != r.fields().len() {
+            return Err(format!("{}: a command register must be all WO", r.name));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_map_is_consistent() {
+        super::check(&super::registers()).unwrap();
+    }
+}
