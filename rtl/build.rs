@@ -20,6 +20,7 @@ fn main() {
     prnic_regs::check(&regs).unwrap_or_else(|e| panic!("register description: {e}"));
     let mut decl = String::new(); // struct fields
     let mut init = String::new(); // constructor
+    let mut sel = String::new(); // address decode, before everything that uses it
     let mut upd = String::new(); // update body
     let mut setup: Vec<String> = vec![]; // DFFs for dff_setup!
 
@@ -35,8 +36,8 @@ fn main() {
             d!("    rsel_{n}_{k}: Signal<Local, Bit>,");
             d!("    rval_{n}_{k}: Signal<Local, Bits<32>>,");
             i!("            wsel_{n}_{k}: Default::default(),\n            rsel_{n}_{k}: Default::default(),\n            rval_{n}_{k}: Default::default(),");
-            u!("        self.wsel_{n}_{k}.next = (self.wr_go.val() & (self.s_axil_awaddr.val() == {off}));");
-            u!("        self.rsel_{n}_{k}.next = (self.rd_go.val() & (self.s_axil_araddr.val() == {off}));");
+            let _ = writeln!(sel, "        self.wsel_{n}_{k}.next = (self.wr_go.val() & (self.s_axil_awaddr.val() == {off}));");
+            let _ = writeln!(sel, "        self.rsel_{n}_{k}.next = (self.rd_go.val() & (self.s_axil_araddr.val() == {off}));");
         }
     }
 
@@ -195,9 +196,13 @@ fn main() {
     }
     let _ = writeln!(code, "        self.ro_write.next = false;");
     let _ = writeln!(code, "{}", COMMON_PRE);
-    code.push_str(&upd);
+    // Decode first and the error decision right after it: every local is assigned before
+    // anything reads it, so the emitted always-block has no combinational self-loop.
+    code.push_str(&sel);
     let _ = writeln!(code, "        self.rd_hit.next = {};", sels.join(" | "));
     let _ = writeln!(code, "        self.wr_hit.next = {};", wsels.join(" | "));
+    let _ = writeln!(code, "{}", COMMON_ERR);
+    code.push_str(&upd);
     let _ = writeln!(code, "        self.rd_data.next = {};", rdat.join(" | "));
     let _ = writeln!(code, "{}", COMMON_POST);
     let _ = writeln!(code, "    }}\n}}");
@@ -306,11 +311,13 @@ const COMMON_PRE: &str = "        dff_setup!(self, clk, bvalid_q, bresp_q, rvali
         if self.s_axil_wstrb.val().get_bit(3) { self.wm3.next = 0xff00_0000_u64.into(); } else { self.wm3.next = 0.into(); }
         self.wmask.next = (((self.wm0.val() | self.wm1.val()) | self.wm2.val()) | self.wm3.val());";
 
-/// Responses, after the per-register code: SLVERR for an unmapped or misaligned address.
-const COMMON_POST: &str = "        self.wr_bad.next = (self.wr_go.val() & !self.wr_hit.val());
+/// SLVERR decision: an unmapped or misaligned address.
+const COMMON_ERR: &str = "        self.wr_bad.next = (self.wr_go.val() & !self.wr_hit.val());
         self.rd_bad.next = (self.rd_go.val() & !self.rd_hit.val());
-        self.bad_access.next = (self.wr_bad.val() | self.rd_bad.val());
-        self.s_axil_awready.next = self.wr_go.val();
+        self.bad_access.next = (self.wr_bad.val() | self.rd_bad.val());";
+
+/// Responses, after the per-register code.
+const COMMON_POST: &str = "        self.s_axil_awready.next = self.wr_go.val();
         self.s_axil_wready.next = self.wr_go.val();
         self.s_axil_arready.next = self.rd_go.val();
         if self.wr_go.val() {

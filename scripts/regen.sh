@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRNIC_BLESS=1 cargo test -q -p prnic-gen --test fresh
-git status --short generated constraints
+git status --short generated constraints docs/regmap.md verif/src/regs.rs

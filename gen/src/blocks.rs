@@ -7,6 +7,7 @@
 
 use crate::config::PrnicConfig;
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
+use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use rust_hdl::prelude::*;
 use serde::Serialize;
@@ -71,11 +72,37 @@ pub fn flow_table(cfg: &PrnicConfig) -> FlowTable {
     t
 }
 
-/// Every block of the design, in a fixed order.
+/// The top as configured.
+pub fn prnic_top(cfg: &PrnicConfig) -> PrnicTop {
+    let mut t = PrnicTop::new(crate::csr::csr(cfg), flow_table(cfg), sprayer(cfg));
+    t.connect_all();
+    t
+}
+
+/// Every block of the design, in a fixed order: the top first.
 pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
     let spr = sprayer(cfg);
     let ft = flow_table(cfg);
+    let csr = crate::csr::csr(cfg);
+    let top = prnic_top(cfg);
+    let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     Ok(vec![
+        Module {
+            name: "prnic_top",
+            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), sprayer",
+            verilog: emit("prnic_top", &top)?,
+            ports: ports_of(&top),
+            latency_cycles: None,
+            ram_bits,
+        },
+        Module {
+            name: "csr",
+            summary: "AXI4-Lite registers generated from the one register description",
+            verilog: emit("csr", &csr)?,
+            ports: ports_of(&csr),
+            latency_cycles: Some(1),
+            ram_bits: 0,
+        },
         Module {
             name: "flow_table",
             summary:
@@ -83,7 +110,7 @@ pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
             verilog: emit("flow_table", &ft)?,
             ports: ports_of(&ft),
             latency_cycles: Some(FLOW_TABLE_LATENCY),
-            ram_bits: (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64,
+            ram_bits,
         },
         Module {
             name: "sprayer",

@@ -5,6 +5,7 @@
 
 pub mod blocks;
 pub mod config;
+pub mod csr;
 pub mod output;
 
 pub use config::{ConfigError, PrnicConfig};

@@ -28,6 +28,26 @@ pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError
         );
     }
     files.insert("report.md".into(), report(cfg, &modules).into_bytes());
+    files.insert(
+        "regmap/regmap.md".into(),
+        crate::csr::regmap_md(cfg).into_bytes(),
+    );
+    files.insert(
+        "regmap/prnic_regs.h".into(),
+        crate::csr::c_header(cfg).into_bytes(),
+    );
+    files.insert(
+        "regmap/prnic_regs.rdl".into(),
+        crate::csr::systemrdl(cfg).into_bytes(),
+    );
+    files.insert(
+        "regmap/regmap.json".into(),
+        crate::csr::json(cfg).into_bytes(),
+    );
+    files.insert(
+        "regmap/regs.rs".into(),
+        crate::csr::rust_consts().into_bytes(),
+    );
     files.insert("constraints/prnic.xdc".into(), xdc(cfg).into_bytes());
     files.insert("constraints/prnic.sdc".into(), sdc(cfg).into_bytes());
     Ok(files)

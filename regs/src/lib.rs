@@ -157,6 +157,16 @@ fn counter(
     }
 }
 
+/// Flow-table commands (`FT_CMD.OP`) by name, for the generators.
+pub const FT_OPS: &[(&str, u64)] = &[
+    ("WRITE_SLOT", ft_op::WRITE_SLOT),
+    ("WRITE_STASH", ft_op::WRITE_STASH),
+    ("INVALIDATE_SLOT", ft_op::INVALIDATE_SLOT),
+    ("INVALIDATE_STASH", ft_op::INVALIDATE_STASH),
+    ("READ_SLOT", ft_op::READ_SLOT),
+    ("READ_STASH", ft_op::READ_STASH),
+];
+
 /// Flow-table commands (`FT_CMD.OP`).
 pub mod ft_op {
     pub const WRITE_SLOT: u64 = 1;

@@ -12,5 +12,6 @@
 pub mod csr;
 pub mod flow_table;
 pub mod hash;
+pub mod prnic_top;
 pub mod ram;
 pub mod sprayer;

@@ -6,4 +6,6 @@
 pub mod ecmp;
 pub mod flow_table;
 pub mod hash;
+#[rustfmt::skip]
+pub mod regs;
 pub mod sprayer;
