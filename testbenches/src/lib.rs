@@ -1,6 +1,7 @@
 //! prnic-testbenches: Verilator models of the generated Verilog, the harness pieces that
 //! drive them, and the `prnic-sim` scenario runner.
 
+pub mod axil;
 pub mod bench;
 pub mod bridge;
 pub mod flow_table;
