@@ -3,6 +3,8 @@
 //! Models are pure Rust at transaction level and never depend on prnic-rtl: they are
 //! written from each block's specification so that they can catch the RTL being wrong.
 
+pub mod csr;
+pub mod dpu;
 pub mod ecmp;
 pub mod flow_table;
 pub mod hash;

@@ -1,0 +1,652 @@
+//! The DPU control plane: owns the authoritative flow table, pushes each change to the
+//! RNIC over the narrow CSR channel as one write-ahead-logged transaction, recovers from
+//! its own crashes by replaying the log, and follows the RNIC through restarts with a
+//! small state machine (REFERENCE.md, "Narrow management channel").
+//!
+//! A transaction: log `Begin { op, writes }` (durable), push the writes (each slot write
+//! = staging registers + one FT_CMD), then apply the op to the DPU table and log
+//! `Commit`. Slot writes are whole-entry and the list was fixed when it was logged, so
+//! pushing a logged list again, from the start, after a crash anywhere inside it, lands
+//! the same final state: recovery re-pushes the uncommitted transaction and commits it.
+
+use crate::csr::{CsrError, RnicLink};
+use crate::flow_table::{Geometry, HwImage, Loc, SlotWrite, SoftTable, TableError, Value};
+use crate::regs::*;
+
+/// A change to the flow table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Insert(u64, Value),
+    Delete(u64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalRecord {
+    Begin {
+        tx: u64,
+        op: Op,
+        writes: Vec<SlotWrite>,
+    },
+    Commit {
+        tx: u64,
+    },
+}
+
+/// The write-ahead log. In production it is on the DPU's storage; here the test keeps a
+/// copy at the moment of a crash.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wal {
+    pub records: Vec<WalRecord>,
+}
+
+/// Per-RNIC channel state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RnicState {
+    /// Not yet talking to the RNIC.
+    Initial,
+    /// Address verified; commands go straight through.
+    ChannelEstablished,
+    /// The RNIC stopped answering (restart); waiting for it to come back.
+    Waiting,
+    /// It did not come back within the retry budget.
+    Down,
+}
+
+/// When the DPU verifies the RNIC's PCIe address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckMode {
+    /// Before every CSR write (what the paper's first deployment did).
+    PerCommand,
+    /// Only when establishing the channel and around restarts (Pegasus).
+    StateMachine,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DpuError {
+    Table(TableError),
+    Csr(CsrError),
+    /// The RNIC is down (state Down).
+    RnicDown,
+    /// The RNIC at the address is not the one configured (magic or config hash differ).
+    WrongDevice,
+}
+
+impl From<CsrError> for DpuError {
+    fn from(e: CsrError) -> Self {
+        DpuError::Csr(e)
+    }
+}
+impl From<TableError> for DpuError {
+    fn from(e: TableError) -> Self {
+        DpuError::Table(e)
+    }
+}
+
+pub struct Dpu<L: RnicLink> {
+    pub link: L,
+    table: SoftTable,
+    pub wal: Wal,
+    pub state: RnicState,
+    pub mode: CheckMode,
+    config_hash: u64,
+    next_tx: u64,
+    /// Probes allowed while Waiting before the RNIC is declared Down.
+    pub max_probes: u32,
+    /// RNIC restarts the DPU has followed.
+    pub restarts_seen: u64,
+}
+
+impl<L: RnicLink> Dpu<L> {
+    pub fn new(link: L, geom: Geometry, config_hash: u64, mode: CheckMode) -> Self {
+        Dpu {
+            link,
+            table: SoftTable::new(geom),
+            wal: Wal::default(),
+            state: RnicState::Initial,
+            mode,
+            config_hash,
+            next_tx: 0,
+            max_probes: 100,
+            restarts_seen: 0,
+        }
+    }
+
+    pub fn table(&self) -> &SoftTable {
+        &self.table
+    }
+
+    /// Find the RNIC and check it is the right device.
+    fn establish(&mut self) -> Result<(), DpuError> {
+        for _ in 0..self.max_probes {
+            if let Some(addr) = self.link.probe() {
+                self.link.target(addr);
+                self.verify()?;
+                self.state = RnicState::ChannelEstablished;
+                return Ok(());
+            }
+        }
+        self.state = RnicState::Down;
+        Err(DpuError::RnicDown)
+    }
+
+    fn verify(&mut self) -> Result<(), DpuError> {
+        let magic = self.link.read32(ID_MAGIC)?;
+        let lo = self.link.read32(ID_CONFIG_HASH_LO)? as u64;
+        let hi = self.link.read32(ID_CONFIG_HASH_HI)? as u64;
+        if magic != MAGIC || (lo | hi << 32) != self.config_hash {
+            return Err(DpuError::WrongDevice);
+        }
+        Ok(())
+    }
+
+    fn ensure_channel(&mut self) -> Result<(), DpuError> {
+        match self.state {
+            RnicState::ChannelEstablished => Ok(()),
+            RnicState::Down => Err(DpuError::RnicDown),
+            RnicState::Initial | RnicState::Waiting => {
+                let was_waiting = self.state == RnicState::Waiting;
+                self.establish()?;
+                if was_waiting {
+                    // The RNIC restarted: its table is empty. Push the whole committed table.
+                    self.restarts_seen += 1;
+                    let writes = full_image_writes(self.table.image(), self.table.geometry());
+                    for w in &writes {
+                        self.push_write(w)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn write_reg(&mut self, addr: u32, v: u32) -> Result<(), DpuError> {
+        if self.mode == CheckMode::PerCommand {
+            // Check the device at the address before every command.
+            if let Some(a) = self.link.probe() {
+                self.link.target(a);
+            }
+            if self.link.read32(ID_MAGIC)? != MAGIC {
+                return Err(DpuError::WrongDevice);
+            }
+        }
+        self.link.write32(addr, v)?;
+        Ok(())
+    }
+
+    /// Stage one whole entry and commit it with FT_CMD.
+    fn push_write(&mut self, w: &SlotWrite) -> Result<(), DpuError> {
+        let (op, way, index, entry) = match *w {
+            SlotWrite::Slot {
+                way,
+                index,
+                entry: Some(e),
+            } => (ft_op::WRITE_SLOT, way, index, Some(e)),
+            SlotWrite::Stash {
+                index,
+                entry: Some(e),
+            } => (ft_op::WRITE_STASH, 0, index, Some(e)),
+            SlotWrite::Slot {
+                way,
+                index,
+                entry: None,
+            } => (ft_op::INVALIDATE_SLOT, way, index, None),
+            SlotWrite::Stash { index, entry: None } => (ft_op::INVALIDATE_STASH, 0, index, None),
+        };
+        if let Some((k, v)) = entry {
+            let b = v.to_bits();
+            self.write_reg(FT_KEY_LO, k as u32)?;
+            self.write_reg(FT_KEY_HI, (k >> 32) as u32)?;
+            self.write_reg(FT_VAL0, b as u32)?;
+            self.write_reg(FT_VAL1, (b >> 32) as u32)?;
+            self.write_reg(FT_VAL2, (b >> 64) as u32)?;
+            self.write_reg(FT_VAL3, (b >> 96) as u32)?;
+        }
+        self.write_reg(FT_LOC, index as u32 | (way as u32) << 16)?;
+        self.write_reg(FT_CMD, op)?;
+        Ok(())
+    }
+
+    /// Push a logged list of writes, following the RNIC through restarts: on
+    /// `Disconnected` the channel goes to Waiting, is re-established (table re-pushed),
+    /// and the list is pushed again from the start.
+    fn push_all(&mut self, writes: &[SlotWrite]) -> Result<(), DpuError> {
+        // Each retry needs the RNIC to have restarted; a bound keeps a flapping RNIC from
+        // holding the DPU forever.
+        for _ in 0..64 {
+            let r = self
+                .ensure_channel()
+                .and_then(|_| writes.iter().try_for_each(|w| self.push_write(w)));
+            match r {
+                Err(DpuError::Csr(CsrError::Disconnected)) => self.state = RnicState::Waiting,
+                other => return other,
+            }
+        }
+        self.state = RnicState::Down;
+        Err(DpuError::RnicDown)
+    }
+
+    /// Apply one change as a transaction.
+    pub fn apply(&mut self, op: Op) -> Result<(), DpuError> {
+        // Plan on a copy: a refused change leaves table and log untouched.
+        let mut planned = self.table.clone();
+        let writes = match op {
+            Op::Insert(k, v) => planned.insert(k, v)?,
+            Op::Delete(k) => planned.delete(k)?,
+        };
+        let tx = self.next_tx;
+        self.next_tx += 1;
+        self.wal.records.push(WalRecord::Begin {
+            tx,
+            op,
+            writes: writes.clone(),
+        });
+        self.push_all(&writes)?;
+        self.table = planned;
+        self.wal.records.push(WalRecord::Commit { tx });
+        Ok(())
+    }
+
+    /// A new DPU process after a crash: rebuild the table from the log, finish the
+    /// transaction that was in flight, and come back with the channel established.
+    pub fn recover(
+        link: L,
+        geom: Geometry,
+        config_hash: u64,
+        mode: CheckMode,
+        wal: Wal,
+    ) -> Result<Self, DpuError> {
+        let mut d = Dpu::new(link, geom, config_hash, mode);
+        let mut pending: Option<(u64, Op, Vec<SlotWrite>)> = None;
+        for r in &wal.records {
+            match r {
+                WalRecord::Begin { tx, op, writes } => pending = Some((*tx, *op, writes.clone())),
+                WalRecord::Commit { tx } => {
+                    let (ptx, op, writes) = pending.take().expect("commit without begin");
+                    assert_eq!(ptx, *tx, "log out of order");
+                    // Replaying the same ops in the same order reproduces the placements.
+                    let got = match op {
+                        Op::Insert(k, v) => d.table.insert(k, v),
+                        Op::Delete(k) => d.table.delete(k),
+                    }
+                    .expect("a committed op replays");
+                    assert_eq!(got, writes, "replay diverged from the log");
+                    d.next_tx = tx + 1;
+                }
+            }
+        }
+        d.wal = wal;
+        if let Some((tx, op, writes)) = pending {
+            d.push_all(&writes)?;
+            match op {
+                Op::Insert(k, v) => d.table.insert(k, v)?,
+                Op::Delete(k) => d.table.delete(k)?,
+            };
+            d.wal.records.push(WalRecord::Commit { tx });
+            d.next_tx = tx + 1;
+        }
+        d.push_all(&[])?;
+        Ok(d)
+    }
+
+    /// Read one slot back through CSR.
+    pub fn read_back(&mut self, loc: Loc) -> Result<Option<(u64, Value)>, DpuError> {
+        let (op, way, index) = match loc {
+            Loc::Slot(w, i) => (ft_op::READ_SLOT, w, i),
+            Loc::Stash(i) => (ft_op::READ_STASH, 0, i),
+        };
+        self.link
+            .write32(FT_LOC, index as u32 | (way as u32) << 16)?;
+        self.link.write32(FT_CMD, op)?;
+        let mut polls = 0;
+        while self.link.read32(FT_STATUS)? & FT_STATUS_RD_DONE_MASK == 0 {
+            polls += 1;
+            if polls > 16 {
+                return Err(DpuError::Csr(CsrError::SlvErr { addr: FT_STATUS }));
+            }
+        }
+        let hi = self.link.read32(FT_RD_KEY_HI)?;
+        if hi & FT_RD_KEY_HI_VALID_MASK == 0 {
+            return Ok(None);
+        }
+        let key =
+            self.link.read32(FT_RD_KEY_LO)? as u64 | (((hi & FT_RD_KEY_HI_VNI_MASK) as u64) << 32);
+        let mut b = 0u128;
+        for (i, a) in [FT_RD_VAL0, FT_RD_VAL1, FT_RD_VAL2, FT_RD_VAL3]
+            .iter()
+            .enumerate()
+        {
+            b |= (self.link.read32(*a)? as u128) << (32 * i);
+        }
+        Ok(Some((key, Value::from_bits(b))))
+    }
+
+    /// Compare the RNIC's table, read back through CSR, with the DPU's at `locs`.
+    /// Returns the locations that differ.
+    pub fn audit(&mut self, locs: &[Loc]) -> Result<Vec<Loc>, DpuError> {
+        let mut bad = vec![];
+        for &l in locs {
+            let want = self.table.image().at(l);
+            if self.read_back(l)? != want {
+                bad.push(l);
+            }
+        }
+        Ok(bad)
+    }
+}
+
+/// Writes that recreate `image` on an empty RNIC: every occupied slot once.
+pub fn full_image_writes(image: &HwImage, g: &Geometry) -> Vec<SlotWrite> {
+    let mut w = vec![];
+    for way in 0..4 {
+        for index in 0..g.slots_per_way {
+            if let Some(e) = image.at(Loc::Slot(way, index)) {
+                w.push(SlotWrite::Slot {
+                    way,
+                    index,
+                    entry: Some(e),
+                });
+            }
+        }
+    }
+    for index in 0..g.stash {
+        if let Some(e) = image.at(Loc::Stash(index)) {
+            w.push(SlotWrite::Stash {
+                index,
+                entry: Some(e),
+            });
+        }
+    }
+    w
+}
+
+/// Every location a log touches, plus the whole stash: the slots an audit must read
+/// (slots never written since reset are invalid on both sides).
+pub fn touched(wal: &Wal, g: &Geometry) -> Vec<Loc> {
+    let mut v: Vec<Loc> = (0..g.stash).map(Loc::Stash).collect();
+    for r in &wal.records {
+        if let WalRecord::Begin { writes, .. } = r {
+            for w in writes {
+                let l = match *w {
+                    SlotWrite::Slot { way, index, .. } => Loc::Slot(way, index),
+                    SlotWrite::Stash { index, .. } => Loc::Stash(index),
+                };
+                if !v.contains(&l) {
+                    v.push(l);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Test links: fail the DPU process after a number of accesses, or restart the RNIC.
+pub mod fault {
+    use crate::csr::{CsrError, CsrTransport, RnicLink, RnicModel};
+
+    /// The DPU process stops at its `n`-th access (0-based): that access and every later
+    /// one fail with `Crashed`.
+    pub struct CrashAfter<L> {
+        pub inner: L,
+        pub left: u64,
+    }
+
+    impl<L> CrashAfter<L> {
+        fn tick(&mut self) -> Result<(), CsrError> {
+            if self.left == 0 {
+                return Err(CsrError::Crashed);
+            }
+            self.left -= 1;
+            Ok(())
+        }
+    }
+
+    impl<L: CsrTransport> CsrTransport for CrashAfter<L> {
+        fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
+            self.tick()?;
+            self.inner.read32(addr)
+        }
+        fn write32(&mut self, addr: u32, data: u32) -> Result<(), CsrError> {
+            self.tick()?;
+            self.inner.write32(addr, data)
+        }
+    }
+
+    impl<L: RnicLink> RnicLink for CrashAfter<L> {
+        fn probe(&mut self) -> Option<u64> {
+            self.inner.probe()
+        }
+        fn target(&mut self, addr: u64) {
+            self.inner.target(addr)
+        }
+    }
+
+    /// The RNIC restarts just before the DPU's `n`-th access (and, if `down_probes` is
+    /// non-zero, stays invisible to that many probes).
+    pub struct RestartAt {
+        pub rnic: RnicModel,
+        pub at: u64,
+        pub count: u64,
+        pub down_probes: u32,
+    }
+
+    impl RestartAt {
+        fn tick(&mut self) {
+            if self.count == self.at {
+                self.rnic.restart();
+            }
+            self.count += 1;
+        }
+    }
+
+    impl CsrTransport for RestartAt {
+        fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
+            self.tick();
+            self.rnic.read32(addr)
+        }
+        fn write32(&mut self, addr: u32, data: u32) -> Result<(), CsrError> {
+            self.tick();
+            self.rnic.write32(addr, data)
+        }
+    }
+
+    impl RnicLink for RestartAt {
+        fn probe(&mut self) -> Option<u64> {
+            if self.count > self.at && self.down_probes > 0 {
+                self.down_probes -= 1;
+                return None;
+            }
+            self.rnic.probe()
+        }
+        fn target(&mut self, addr: u64) {
+            self.rnic.target(addr)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fault::{CrashAfter, RestartAt};
+    use super::*;
+    use crate::csr::{Channel, RnicModel};
+    use crate::flow_table::{rng, value_for};
+
+    const HASH: u64 = 0x1234_5678_9abc_def0;
+
+    fn geom() -> Geometry {
+        // Small, so inserts relocate and overflow into the stash.
+        Geometry {
+            slots_per_way: 16,
+            stash: 4,
+            seeds: [5, 6, 7, 8],
+        }
+    }
+
+    fn all_locs(g: &Geometry) -> Vec<Loc> {
+        let mut v: Vec<Loc> = (0..4)
+            .flat_map(|w| (0..g.slots_per_way).map(move |i| Loc::Slot(w, i)))
+            .collect();
+        v.extend((0..g.stash).map(Loc::Stash));
+        v
+    }
+
+    /// A mix of inserts (with relocations) and deletes that all succeed on `geom()`.
+    fn ops() -> Vec<Op> {
+        let mut t = SoftTable::new(geom());
+        let mut next = rng(3);
+        let mut keys = vec![];
+        let mut ops = vec![];
+        while ops.len() < 90 {
+            let r = next();
+            let op = if r % 8 == 0 && !keys.is_empty() {
+                Op::Delete(keys.swap_remove(r as usize % keys.len()))
+            } else {
+                let k = r >> 20;
+                Op::Insert(k, value_for(r))
+            };
+            let ok = match op {
+                Op::Insert(k, v) => t.insert(k, v).is_ok(),
+                Op::Delete(k) => t.delete(k).is_ok(),
+            };
+            if ok {
+                if let Op::Insert(k, _) = op {
+                    if !keys.contains(&k) {
+                        keys.push(k);
+                    }
+                }
+                ops.push(op);
+            }
+        }
+        ops
+    }
+
+    #[test]
+    fn a_crash_at_any_access_is_recovered_from_the_log() {
+        let g = geom();
+        let ops = ops();
+        // Crash-free run: the reference end state and the number of accesses.
+        let mut dpu = Dpu::new(
+            Channel::new(RnicModel::new(g.clone(), HASH)),
+            g.clone(),
+            HASH,
+            CheckMode::StateMachine,
+        );
+        for op in &ops {
+            dpu.apply(*op).unwrap();
+        }
+        let total = dpu.link.accesses();
+        let reference = dpu.table().image().clone();
+        let mut relocations = 0;
+        for r in &dpu.wal.records {
+            if let WalRecord::Begin { writes, .. } = r {
+                relocations += writes.len().saturating_sub(1);
+            }
+        }
+        assert!(
+            relocations > 5,
+            "the sequence must relocate keys ({relocations})"
+        );
+        for cut in 0..total {
+            let link = CrashAfter {
+                inner: RnicModel::new(g.clone(), HASH),
+                left: cut,
+            };
+            let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+            let mut done = 0;
+            for op in &ops {
+                match dpu.apply(*op) {
+                    Ok(()) => done += 1,
+                    Err(DpuError::Csr(CsrError::Crashed)) => break,
+                    Err(e) => panic!("cut {cut}: {e:?}"),
+                }
+            }
+            // A new DPU process: the log survived, the RNIC kept what landed.
+            let wal = dpu.wal.clone();
+            let rnic = dpu.link.inner;
+            let mut d2 = Dpu::recover(rnic, g.clone(), HASH, CheckMode::StateMachine, wal).unwrap();
+            assert!(
+                d2.audit(&all_locs(&g)).unwrap().is_empty(),
+                "cut {cut}: RNIC and DPU disagree after recovery"
+            );
+            // Finish the sequence: the end state is the crash-free one.
+            let committed = d2
+                .wal
+                .records
+                .iter()
+                .filter(|r| matches!(r, WalRecord::Commit { .. }))
+                .count();
+            assert!(committed >= done);
+            for op in &ops[committed..] {
+                d2.apply(*op).unwrap();
+            }
+            assert!(d2.audit(&all_locs(&g)).unwrap().is_empty());
+            for l in all_locs(&g) {
+                assert_eq!(
+                    d2.table().image().at(l),
+                    reference.at(l),
+                    "cut {cut}: end state differs at {l:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_state_machine_follows_an_rnic_restart_in_the_middle_of_an_update() {
+        let g = geom();
+        let ops = ops();
+        for at in [0u64, 7, 50, 133, 400] {
+            let link = RestartAt {
+                rnic: RnicModel::new(g.clone(), HASH),
+                at,
+                count: 0,
+                down_probes: 3,
+            };
+            let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+            for op in &ops {
+                dpu.apply(*op).unwrap();
+            }
+            assert_eq!(dpu.state, RnicState::ChannelEstablished);
+            assert_eq!(dpu.restarts_seen, 1, "restart at access {at}");
+            assert!(
+                dpu.audit(&all_locs(&g)).unwrap().is_empty(),
+                "restart at {at}: tables differ"
+            );
+        }
+    }
+
+    #[test]
+    fn an_rnic_that_never_comes_back_is_down_and_commands_fail_cleanly() {
+        let g = geom();
+        let link = RestartAt {
+            rnic: RnicModel::new(g.clone(), HASH),
+            at: 20,
+            count: 0,
+            down_probes: u32::MAX,
+        };
+        let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+        dpu.max_probes = 10;
+        let mut last = Ok(());
+        for op in ops().into_iter().take(10) {
+            last = dpu.apply(op);
+            if last.is_err() {
+                break;
+            }
+        }
+        assert_eq!(last, Err(DpuError::RnicDown));
+        assert_eq!(dpu.state, RnicState::Down);
+    }
+
+    #[test]
+    fn a_different_device_at_the_address_is_refused() {
+        let g = geom();
+        let mut dpu = Dpu::new(
+            RnicModel::new(g.clone(), HASH ^ 1),
+            g,
+            HASH,
+            CheckMode::StateMachine,
+        );
+        assert_eq!(
+            dpu.apply(Op::Insert(1, value_for(1))),
+            Err(DpuError::WrongDevice)
+        );
+    }
+}
