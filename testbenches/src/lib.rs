@@ -4,7 +4,9 @@
 pub mod axil;
 pub mod bench;
 pub mod bridge;
+pub mod dpu_link;
 pub mod flow_table;
 pub mod hdl_sim;
 pub mod spray;
 pub mod sprayer;
+pub mod vpc;

@@ -92,3 +92,25 @@ fn spray_json_per_packet_loads_every_path_within_5_percent_per_flow_uses_one() {
         }
     }
 }
+
+#[test]
+fn vpc_update_json_reports_both_modes_and_a_clean_audit() {
+    for extra in [&[][..], &["--verilator"][..]] {
+        let mut args = vec!["vpc-update", "--json", "--flows", "150"];
+        args.extend_from_slice(extra);
+        let v = sim_json(&args);
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0]["mode"], "address-check-per-command");
+        assert_eq!(rows[1]["mode"], "state-machine");
+        for r in rows {
+            assert_eq!(r["audit_clean"], true, "{r}");
+            assert!(
+                r["accesses"].as_u64().unwrap() >= 150 * 8,
+                "at least 8 CSR writes per flow"
+            );
+            assert!(r["modeled_seconds"].as_f64().unwrap() > 0.0);
+        }
+        assert!(v["speedup"].as_f64().unwrap() > 1.0);
+    }
+}
