@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the simulation and synthesis toolchain that prnic's tests need, from Debian
-# packages, only when something is missing. Safe to run again: it does nothing when the
+# packages (and the SystemRDL compiler from PyPI), only when something is missing. Safe to run again: it does nothing when the
 # tools are already present. `prnic generate` itself needs only Rust; this is for tests.
 set -euo pipefail
 
@@ -10,6 +10,13 @@ command -v yosys     >/dev/null 2>&1 || need+=(yosys)
 command -v iverilog  >/dev/null 2>&1 || need+=(iverilog)
 # Verilator's FST writer links zlib.
 [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
+
+# The SystemRDL compiler (PyPI) checks the generated SystemRDL file in the test suite.
+if ! python3 -c "import systemrdl" >/dev/null 2>&1; then
+  echo "setup: installing systemrdl-compiler (PyPI)" >&2
+  python3 -m pip install -q --disable-pip-version-check systemrdl-compiler >/dev/null 2>&1 \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages systemrdl-compiler
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

@@ -206,7 +206,7 @@ pub fn systemrdl(cfg: &PrnicConfig) -> String {
                 for (suffix, off, lsb) in [("_LO", r.offset, 0), ("_HI", r.offset + 4, 32)] {
                     let _ = writeln!(
                         s,
-                        "    reg {{\n        name = \"{}{suffix}\";\n        desc = \"{} Bits {}:{}.\";\n        field {{ sw = r; hw = w; counter; }} COUNT[31:0];\n    }} {}{suffix} @ 0x{off:03x};\n",
+                        "    reg {{\n        name = \"{}{suffix}\";\n        desc = \"{} Bits {}:{}.\";\n        field {{ sw = r; hw = w; }} COUNT[31:0];\n    }} {}{suffix} @ 0x{off:03x};\n",
                         r.name, r.desc, lsb + 31, lsb, r.name
                     );
                 }
@@ -231,7 +231,7 @@ pub fn systemrdl(cfg: &PrnicConfig) -> String {
                             "",
                         ),
                         Access::W1c => ("rw", "w", " onwrite = woclr;"),
-                        Access::Wo => ("w", "r", " singlepulse;"),
+                        Access::Wo => ("w", "r", " swmod;"),
                     };
                     let reset = match f.reset {
                         Reset::Hw => String::new(),

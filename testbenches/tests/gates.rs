@@ -91,3 +91,36 @@ fn yosys_synth_xilinx_no_latches_no_loops() {
         );
     }
 }
+
+/// The generated register outputs are valid in their own languages: the SystemRDL file
+/// elaborates in the reference compiler (systemrdl-compiler), the C header compiles.
+#[test]
+fn register_outputs_compile_in_their_own_languages() {
+    let cfg = PrnicConfig::builtin();
+    let dir = workdir("regs");
+    let rdl = dir.join("prnic_regs.rdl");
+    std::fs::write(&rdl, prnic_gen::csr::systemrdl(cfg)).unwrap();
+    let script = format!(
+        "from systemrdl import RDLCompiler\nc = RDLCompiler()\nc.compile_file({:?})\nroot = c.elaborate()\nprint(sum(1 for n in root.descendants() if type(n).__name__ == 'RegNode'))",
+        rdl.display().to_string()
+    );
+    let (ok, text) = run(Command::new("python3").args(["-c", &script]));
+    assert!(
+        ok,
+        "SystemRDL does not elaborate (run scripts/setup.sh for systemrdl-compiler):\n{text}"
+    );
+    let words: usize = prnic_regs::registers()
+        .iter()
+        .map(|r| r.offsets().len())
+        .sum();
+    assert_eq!(text.trim(), words.to_string(), "registers in the RDL");
+    let h = dir.join("prnic_regs.h");
+    std::fs::write(&h, prnic_gen::csr::c_header(cfg)).unwrap();
+    let c = dir.join("use.c");
+    std::fs::write(&c, "#include \"prnic_regs.h\"\nint main(void) { return (PRNIC_ID_MAGIC == 0 && PRNIC_MAGIC == 0x50524e43u) ? 0 : 1; }\n").unwrap();
+    let (ok, text) = run(Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Werror", "-fsyntax-only"])
+        .arg(&c)
+        .current_dir(&dir));
+    assert!(ok, "C header:\n{text}");
+}
