@@ -114,6 +114,7 @@ fn a_dpu_crash_at_every_access_is_recovered_from_the_log() {
     let total = dpu.link.accesses;
     let locs = touched(&dpu.wal, &g);
     assert!(total > 80, "{total} accesses");
+    println!("{} ops, cut at each of {total} CSR accesses", ops.len());
     for cut in 0..total {
         let mut d = Dpu::new(
             CrashAfter {

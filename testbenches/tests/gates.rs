@@ -72,20 +72,32 @@ fn iverilog_2005_parses() {
 
 #[test]
 fn yosys_synth_xilinx_no_latches_no_loops() {
-    for (name, file) in emitted("yosys") {
-        // `check -assert` on the flattened RTL fails on combinational loops and multiple
-        // drivers (after LUT mapping, `check` no longer sees loops through LUT cells, so it
-        // runs before synthesis); the select fails if any latch cell survived mapping; and
-        // synth_xilinx's own "found logic loop" warning fails the gate too.
-        let script = format!(
-            "read_verilog {}; hierarchy -check -top {name}; proc; flatten; check -assert; \
-             synth_xilinx -flatten -top {name}; \
-             select -assert-none t:LDCE t:LDPE t:$dlatch t:$_DLATCH_*; stat",
-            file.display()
-        );
-        let (ok, text) = run(Command::new("yosys").args(["-q", "-p", &script]));
+    // One yosys per module, in parallel: the two modules holding the flow table's BRAMs
+    // take about 90 s each on this machine.
+    let jobs: Vec<_> = emitted("yosys")
+        .into_iter()
+        .map(|(name, file)| {
+            std::thread::spawn(move || {
+                // `check -assert` on the flattened RTL fails on combinational loops and
+                // multiple drivers (after LUT mapping, `check` no longer sees loops through
+                // LUT cells, so it runs before synthesis); the select fails if any latch
+                // cell survived mapping; and synth_xilinx's own "found logic loop" warning
+                // fails the gate too.
+                let script = format!(
+                    "read_verilog {}; hierarchy -check -top {name}; proc; flatten; check -assert; \
+                     synth_xilinx -flatten -top {name}; \
+                     select -assert-none t:LDCE t:LDPE t:$dlatch t:$_DLATCH_*; stat",
+                    file.display()
+                );
+                let (ok, text) = run(Command::new("yosys").args(["-q", "-p", &script]));
+                (name, ok && !text.contains("logic loop"), text)
+            })
+        })
+        .collect();
+    for j in jobs {
+        let (name, ok, text) = j.join().unwrap();
         assert!(
-            ok && !text.contains("logic loop"),
+            ok,
             "yosys on {name}:\n{}",
             text.lines().take(40).collect::<Vec<_>>().join("\n")
         );

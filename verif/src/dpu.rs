@@ -545,6 +545,10 @@ mod tests {
             relocations > 5,
             "the sequence must relocate keys ({relocations})"
         );
+        println!(
+            "{} ops, {relocations} relocations, cut at each of {total} CSR accesses",
+            ops.len()
+        );
         for cut in 0..total {
             let link = CrashAfter {
                 inner: RnicModel::new(g.clone(), HASH),
