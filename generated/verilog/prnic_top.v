@@ -6563,7 +6563,9 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         upd_is_slot = ((s_update_op == op_write_slot) | (s_update_op == op_invalidate_slot));
         upd_is_stash = ~upd_is_slot;
         upd_is_write = ((s_update_op == op_write_slot) | (s_update_op == op_write_stash));
+        upd_slot_ok = 1'b1;
         upd_slot_ok = (s_update_index <= depth_m1);
+        upd_stash_ok = 1'b0;
         upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
         upd_bad = (s_update_valid & (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok)));
         if (upd_is_write) begin

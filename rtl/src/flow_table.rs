@@ -497,9 +497,18 @@ impl Logic for FlowTable {
         self.upd_is_stash.next = !self.upd_is_slot.val();
         self.upd_is_write.next = ((self.s_update_op.val() == self.op_write_slot.val())
             | (self.s_update_op.val() == self.op_write_stash.val()));
-        self.upd_slot_ok.next = (self.s_update_index.val() <= self.depth_m1.val());
-        self.upd_stash_ok.next =
-            (self.s_update_index.val() < bit_cast::<INDEX_BITS, 8>(self.stash_len.val()));
+        // With 65,536 slots every 16-bit index is in range (a constant compare otherwise).
+        self.upd_slot_ok.next = true;
+        for _s in 0..usize::from(self.depth_m1.val().index() < 0xffff) {
+            self.upd_slot_ok.next = (self.s_update_index.val() <= self.depth_m1.val());
+        }
+        // Without a stash, `index < 0` would be a constant compare (Verilator UNSIGNED):
+        // the loop runs once only when there is a stash (its bound is evaluated in Rust).
+        self.upd_stash_ok.next = false;
+        for _s in 0..self.stash_len.val().index().min(1) {
+            self.upd_stash_ok.next =
+                (self.s_update_index.val() < bit_cast::<INDEX_BITS, 8>(self.stash_len.val()));
+        }
         self.upd_bad.next = (self.s_update_valid.val()
             & (self.clearing.q.val()
                 | (self.upd_is_slot.val() & !self.upd_slot_ok.val())

@@ -136,3 +136,31 @@ fn register_outputs_compile_in_their_own_languages() {
         .current_dir(&dir));
     assert!(ok, "C header:\n{text}");
 }
+
+/// Configs far from the default still generate Verilog that passes the lint gate.
+#[test]
+fn non_default_configs_pass_verilator_lint() {
+    let configs = [
+        "[flow_table]\nentries = 256\nstash = 0\n",
+        "[flow_table]\nentries = 262144\nstash = 64\n",
+        "[flow_table]\nstash = 1\n[sprayer]\nmode = \"per-flow\"\nport_min = 1\nport_max = 7\n",
+        "[clock]\nmhz = 250.0\n[axis]\ndata_bits = 1024\n[ports]\ncount = 1\nrate_gbps = 100\n",
+    ];
+    for (i, text) in configs.iter().enumerate() {
+        let cfg = PrnicConfig::from_toml(text).unwrap();
+        let dir = workdir(&format!("cfg{i}"));
+        for m in prnic_gen::blocks::modules(&cfg).unwrap() {
+            let p = dir.join(format!("{}.v", m.name));
+            std::fs::write(&p, &m.verilog).unwrap();
+            let (ok, out) = run(Command::new("verilator")
+                .args(["--lint-only", "-Wall", "--top-module", m.name])
+                .arg(waivers())
+                .arg(&p));
+            assert!(
+                ok && !out.contains("%Warning"),
+                "config {i}, {}:\n{out}",
+                m.name
+            );
+        }
+    }
+}
