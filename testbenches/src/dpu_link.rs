@@ -94,38 +94,8 @@ impl RnicLink for VerilatorRnic {
     }
 }
 
-/// Restart the Verilator RNIC just before the DPU's `at`-th access.
-pub struct RestartAt {
-    pub rnic: VerilatorRnic,
-    pub at: u64,
-    pub count: u64,
-}
-
-impl RestartAt {
-    fn tick(&mut self) {
-        if self.count == self.at {
-            self.rnic.restart();
-        }
-        self.count += 1;
-    }
-}
-
-impl CsrTransport for RestartAt {
-    fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
-        self.tick();
-        self.rnic.read32(addr)
-    }
-    fn write32(&mut self, addr: u32, data: u32) -> Result<(), CsrError> {
-        self.tick();
-        self.rnic.write32(addr, data)
-    }
-}
-
-impl RnicLink for RestartAt {
-    fn probe(&mut self) -> Option<u64> {
-        self.rnic.probe()
-    }
-    fn target(&mut self, addr: u64) {
-        self.rnic.target(addr)
+impl prnic_verif::csr::Restartable for VerilatorRnic {
+    fn restart(&mut self) {
+        VerilatorRnic::restart(self)
     }
 }

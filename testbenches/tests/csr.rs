@@ -229,14 +229,9 @@ fn lookup(d: &mut PrnicTop, key: u64) -> Option<Value> {
 
 #[test]
 fn flow_entries_programmed_through_csr_are_read_back_and_seen_by_the_data_path() {
-    let cfg = PrnicConfig::builtin();
-    let s = &cfg.flow_table.hash_seeds;
-    let g = prnic_verif::flow_table::Geometry {
-        slots_per_way: cfg.slots_per_way() as usize,
-        stash: cfg.flow_table.stash as usize,
-        seeds: [s[0], s[1], s[2], s[3]],
-    };
-    let h = Hashes::new(&g);
+    let h = Hashes::new(&prnic_testbenches::flow_table::geometry(
+        PrnicConfig::builtin(),
+    ));
     let mut d = top();
     let entries: Vec<(u64, Value)> = (0..6u64)
         .map(|i| (0x0a_0000_0000 | (i * 7919) | (i << 40), value_for(i + 100)))
@@ -293,14 +288,9 @@ fn flow_entries_programmed_through_csr_are_read_back_and_seen_by_the_data_path()
 
 #[test]
 fn conflicting_entries_raise_the_multi_hit_flag_which_write_1_clears() {
-    let cfg = PrnicConfig::builtin();
-    let s = &cfg.flow_table.hash_seeds;
-    let g = prnic_verif::flow_table::Geometry {
-        slots_per_way: cfg.slots_per_way() as usize,
-        stash: cfg.flow_table.stash as usize,
-        seeds: [s[0], s[1], s[2], s[3]],
-    };
-    let h = Hashes::new(&g);
+    let h = Hashes::new(&prnic_testbenches::flow_table::geometry(
+        PrnicConfig::builtin(),
+    ));
     let mut d = top();
     let k = 0x33_0a0b_0c0d;
     program(

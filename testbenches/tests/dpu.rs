@@ -4,9 +4,9 @@
 
 use prnic_gen::PrnicConfig;
 use prnic_testbenches::bridge::Dut;
-use prnic_testbenches::dpu_link::{RestartAt, VerilatorRnic};
+use prnic_testbenches::dpu_link::VerilatorRnic;
 use prnic_verif::csr::CsrError;
-use prnic_verif::dpu::fault::CrashAfter;
+use prnic_verif::dpu::fault::{CrashAfter, RestartAt};
 use prnic_verif::dpu::{touched, CheckMode, Dpu, DpuError, Op, RnicState};
 use prnic_verif::flow_table::{key, rng, value_for, Geometry, Value};
 
@@ -154,11 +154,7 @@ fn an_rnic_restart_in_the_middle_of_an_update_is_followed() {
     let ops = ops(20, 3);
     for at in [5u64, 37, 101] {
         let mut dpu = Dpu::new(
-            RestartAt {
-                rnic: VerilatorRnic::new(),
-                at,
-                count: 0,
-            },
+            RestartAt::new(VerilatorRnic::new(), at),
             g.clone(),
             hash(),
             CheckMode::StateMachine,

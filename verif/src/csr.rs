@@ -44,6 +44,12 @@ pub trait RnicLink: CsrTransport {
     fn target(&mut self, addr: u64);
 }
 
+/// An RNIC (model or RTL) that can be restarted: registers and table reset, and it
+/// comes back at another PCIe address.
+pub trait Restartable {
+    fn restart(&mut self);
+}
+
 /// The narrow management channel: serial accesses of 4-8 bytes at about 4 MB/s. Every
 /// access (address + data) is charged `bytes_per_access` at `bytes_per_s`; probes are
 /// charged as one access.
@@ -238,6 +244,12 @@ impl CsrTransport for RnicModel {
             self.rd_valid = true;
         }
         Ok(())
+    }
+}
+
+impl Restartable for RnicModel {
+    fn restart(&mut self) {
+        RnicModel::restart(self)
     }
 }
 

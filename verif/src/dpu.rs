@@ -381,7 +381,7 @@ pub fn touched(wal: &Wal, g: &Geometry) -> Vec<Loc> {
 
 /// Test links: fail the DPU process after a number of accesses, or restart the RNIC.
 pub mod fault {
-    use crate::csr::{CsrError, CsrTransport, RnicLink, RnicModel};
+    use crate::csr::{CsrError, CsrTransport, Restartable, RnicLink};
 
     /// The DPU process stops at its `n`-th access (0-based): that access and every later
     /// one fail with `Crashed`.
@@ -420,16 +420,24 @@ pub mod fault {
         }
     }
 
-    /// The RNIC restarts just before the DPU's `n`-th access (and, if `down_probes` is
-    /// non-zero, stays invisible to that many probes).
-    pub struct RestartAt {
-        pub rnic: RnicModel,
+    /// The RNIC restarts just before the DPU's `at`-th access (and, if `down_probes` is
+    /// non-zero, stays invisible to that many probes afterwards).
+    pub struct RestartAt<R> {
+        pub rnic: R,
         pub at: u64,
         pub count: u64,
         pub down_probes: u32,
     }
 
-    impl RestartAt {
+    impl<R: Restartable> RestartAt<R> {
+        pub fn new(rnic: R, at: u64) -> Self {
+            RestartAt {
+                rnic,
+                at,
+                count: 0,
+                down_probes: 0,
+            }
+        }
         fn tick(&mut self) {
             if self.count == self.at {
                 self.rnic.restart();
@@ -438,7 +446,7 @@ pub mod fault {
         }
     }
 
-    impl CsrTransport for RestartAt {
+    impl<R: RnicLink + Restartable> CsrTransport for RestartAt<R> {
         fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
             self.tick();
             self.rnic.read32(addr)
@@ -449,7 +457,7 @@ pub mod fault {
         }
     }
 
-    impl RnicLink for RestartAt {
+    impl<R: RnicLink + Restartable> RnicLink for RestartAt<R> {
         fn probe(&mut self) -> Option<u64> {
             if self.count > self.at && self.down_probes > 0 {
                 self.down_probes -= 1;
