@@ -36,6 +36,16 @@ enum Cmd {
         #[arg(long, value_name = "DIR", default_value = "out")]
         out: PathBuf,
     },
+    /// Print the register map, generated from the one register description, in one of
+    /// its output formats (the same files `generate` writes under regmap/).
+    Regmap {
+        /// Config file (TOML): reset values and the config hash come from it.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = RegmapFormat::Md)]
+        format: RegmapFormat,
+    },
     /// Show or check the effective configuration.
     Config {
         /// Config file (TOML); defaults apply to every field it does not set.
@@ -45,6 +55,20 @@ enum Cmd {
         #[arg(long)]
         dump: bool,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RegmapFormat {
+    /// Markdown (docs/regmap.md)
+    Md,
+    /// C header
+    C,
+    /// SystemRDL 2.0
+    Rdl,
+    /// JSON
+    Json,
+    /// Rust constants
+    Rust,
 }
 
 fn load(path: Option<&Path>) -> Result<PrnicConfig, String> {
@@ -75,6 +99,19 @@ fn run(cli: Cli) -> Result<(), String> {
                 out.display(),
                 cfg.hash_hex()
             );
+            Ok(())
+        }
+        Cmd::Regmap { config, format } => {
+            let cfg = load(config.as_deref())?;
+            let text = match format {
+                RegmapFormat::Md => prnic_gen::csr::regmap_md(&cfg),
+                RegmapFormat::C => prnic_gen::csr::c_header(&cfg),
+                RegmapFormat::Rdl => prnic_gen::csr::systemrdl(&cfg),
+                RegmapFormat::Json => prnic_gen::csr::json(&cfg),
+                RegmapFormat::Rust => prnic_gen::csr::rust_consts(),
+            };
+            use std::io::Write as _;
+            let _ = std::io::stdout().write_all(text.as_bytes());
             Ok(())
         }
         Cmd::Config { config, dump } => {

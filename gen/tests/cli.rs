@@ -174,3 +174,27 @@ fn config_dump_round_trips_and_help_explains() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn regmap_prints_each_format_and_matches_generate() {
+    let d = tmp("regmap");
+    assert!(prnic(&["generate", "--out", "o"], &d).status.success());
+    for (fmt, file) in [
+        ("md", "regmap.md"),
+        ("c", "prnic_regs.h"),
+        ("rdl", "prnic_regs.rdl"),
+        ("json", "regmap.json"),
+        ("rust", "regs.rs"),
+    ] {
+        let o = prnic(&["regmap", "--format", fmt], &d);
+        assert!(o.status.success());
+        assert_eq!(
+            o.stdout,
+            std::fs::read(d.join("o/regmap").join(file)).unwrap(),
+            "{fmt}"
+        );
+    }
+    let o = prnic(&["regmap", "--format", "vhdl"], &d);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
