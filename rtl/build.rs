@@ -53,7 +53,8 @@ fn main() {
                     d!("    cmd_{n}_valid_q: DFF<Bit>,");
                     i!("            cmd_{n}_valid: Default::default(),\n            cmd_{n}_valid_q: Default::default(),");
                     setup.push(format!("cmd_{n}_valid_q"));
-                    u!("        self.cmd_{n}_valid_q.d.next = self.wsel_{n}_0.val();");
+                    // A write with no byte strobe set carries no command.
+                    u!("        self.cmd_{n}_valid_q.d.next = (self.wsel_{n}_0.val() & self.s_axil_wstrb.val().any());");
                     u!("        self.cmd_{n}_valid.next = self.cmd_{n}_valid_q.q.val();");
                 }
                 for f in fields {
@@ -303,8 +304,8 @@ const COMMON_INIT: &str = "            clk: Default::default(),
 /// Handshakes, computed before the per-register code: a write is taken when address and
 /// data are both valid and no response is pending; a read when no read response is.
 const COMMON_PRE: &str = "        dff_setup!(self, clk, bvalid_q, bresp_q, rvalid_q, rresp_q, rdata_q);
-        self.wr_go.next = ((self.s_axil_awvalid.val() & self.s_axil_wvalid.val()) & !self.bvalid_q.q.val());
-        self.rd_go.next = (self.s_axil_arvalid.val() & !self.rvalid_q.q.val());
+        self.wr_go.next = (((self.s_axil_awvalid.val() & self.s_axil_wvalid.val()) & !self.bvalid_q.q.val()) & !self.rst.val());
+        self.rd_go.next = ((self.s_axil_arvalid.val() & !self.rvalid_q.q.val()) & !self.rst.val());
         if self.s_axil_wstrb.val().get_bit(0) { self.wm0.next = 0xff.into(); } else { self.wm0.next = 0.into(); }
         if self.s_axil_wstrb.val().get_bit(1) { self.wm1.next = 0xff00.into(); } else { self.wm1.next = 0.into(); }
         if self.s_axil_wstrb.val().get_bit(2) { self.wm2.next = 0xff0000.into(); } else { self.wm2.next = 0.into(); }
@@ -333,7 +334,9 @@ const COMMON_POST: &str = "        self.s_axil_awready.next = self.wr_go.val();
         } else if self.s_axil_rready.val() {
             self.rvalid_q.d.next = false;
         }
-        if self.bad_access.val() {
+        if (self.wr_bad.val() & self.rd_bad.val()) {
+            self.cnt_csr_bad_access_count.d.next = (self.cnt_csr_bad_access_count.q.val() + 2);
+        } else if self.bad_access.val() {
             self.cnt_csr_bad_access_count.d.next = (self.cnt_csr_bad_access_count.q.val() + 1);
         }
         if self.ro_write.val() {

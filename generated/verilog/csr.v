@@ -962,8 +962,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rvalid_q$d = rvalid_q$q;
         rresp_q$d = rresp_q$q;
         rdata_q$d = rdata_q$q;
-        wr_go = ((s_axil_awvalid & s_axil_wvalid) & ~bvalid_q$q);
-        rd_go = (s_axil_arvalid & ~rvalid_q$q);
+        wr_go = (((s_axil_awvalid & s_axil_wvalid) & ~bvalid_q$q) & ~rst);
+        rd_go = ((s_axil_arvalid & ~rvalid_q$q) & ~rst);
         if (s_axil_wstrb[32'h0]) begin
             wm0 = 32'hff;
         end
@@ -1505,7 +1505,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         cfg_ft_loc_way = ft_loc_way_q$q;
         rval_ft_loc_0 = (((ft_loc_index_q$q) & 32'hffffffff) << 32'h0) | (((ft_loc_way_q$q) & 32'hffffffff) << 32'h10);
-        cmd_ft_cmd_valid_q$d = wsel_ft_cmd_0;
+        cmd_ft_cmd_valid_q$d = (wsel_ft_cmd_0 & |s_axil_wstrb);
         cmd_ft_cmd_valid = cmd_ft_cmd_valid_q$q;
         if (wsel_ft_cmd_0) begin
             ft_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(3)];
@@ -1887,7 +1887,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else if (s_axil_rready) begin
             rvalid_q$d = 1'b0;
         end
-        if (bad_access) begin
+        if ((wr_bad & rd_bad)) begin
+            cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h2);
+        end
+        else if (bad_access) begin
             cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h1);
         end
         if (ro_write) begin

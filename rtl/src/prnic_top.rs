@@ -166,11 +166,12 @@ impl Logic for PrnicTop {
         self.flow.s_read_stash.next = (self.cmd_op.val() == 6);
         self.flow.s_read_way.next = self.csr.cfg_ft_loc_way.val();
         self.flow.s_read_index.next = self.csr.cfg_ft_loc_index.val();
-        if self.csr.cmd_ft_cmd_valid.val() {
-            self.rd_done.d.next = false;
-        }
+        // A new command clears RD_DONE even if an older read completes in the same cycle.
         if self.flow.m_read_valid.val() {
             self.rd_done.d.next = true;
+        }
+        if self.csr.cmd_ft_cmd_valid.val() {
+            self.rd_done.d.next = false;
         }
         if self.rst.val() {
             self.rd_done.d.next = false;

@@ -17,7 +17,7 @@ pub struct VerilatorRnic {
 }
 
 impl VerilatorRnic {
-    /// A model out of reset, its flow table swept.
+    /// A model out of reset, its flow table swept (powered up before the DPU connects).
     pub fn new() -> Self {
         let mut r = VerilatorRnic {
             dut: PrnicTop::new(),
@@ -43,9 +43,12 @@ impl VerilatorRnic {
         }
     }
 
-    /// The RNIC restarts: reset, table swept, new address.
+    /// The RNIC restarts: reset and a new address. The flow table's sweep is still
+    /// running when it answers again: waiting for it is the DPU's job (FT_STATUS).
     pub fn restart(&mut self) {
-        self.reset();
+        self.dut.set_rst(1);
+        self.dut.step();
+        self.dut.set_rst(0);
         self.address = Some(self.address.unwrap_or(0x1000) + 0x1000);
     }
 

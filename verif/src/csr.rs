@@ -105,7 +105,10 @@ impl<T: RnicLink> RnicLink for Channel<T> {
     }
 }
 
-/// Register-level model of an RNIC: the CSR map and the flow table behind FT_CMD.
+/// Register-level model of an RNIC: the registers the DPU uses (identification,
+/// ERR_FLAGS, counters of bad accesses and updates, the flow-table staging, FT_CMD,
+/// FT_STATUS with the reset sweep, FT_RD_*) and the flow table behind FT_CMD. Other RW
+/// registers are stored as written (no field masks or reset values).
 #[derive(Debug, Clone)]
 pub struct RnicModel {
     pub image: HwImage,
@@ -115,6 +118,11 @@ pub struct RnicModel {
     rd: Option<(u64, u128)>,
     rd_valid: bool,
     bad_access: u64,
+    bad_flag: bool,
+    bad_update: u64,
+    /// FT_STATUS reads left that still show the reset sweep (flow-table commands are
+    /// dropped and counted meanwhile, as in the RTL).
+    sweep_reads: u32,
     /// Current PCIe address; `None` while down.
     pub address: Option<u64>,
     targeted: u64,
@@ -130,6 +138,9 @@ impl RnicModel {
             rd: None,
             rd_valid: false,
             bad_access: 0,
+            bad_flag: false,
+            bad_update: 0,
+            sweep_reads: 0,
             address: Some(0x1000),
             targeted: 0x1000,
         }
@@ -141,6 +152,7 @@ impl RnicModel {
         *self = RnicModel::new(self.geom.clone(), self.config_hash);
         self.address = Some(next);
         self.targeted = 0;
+        self.sweep_reads = 4;
     }
 
     fn reg(&self, a: u32) -> u32 {
@@ -176,14 +188,25 @@ impl CsrTransport for RnicModel {
         self.connected()?;
         if addr % 4 != 0 || !MAPPED.contains(&addr) {
             self.bad_access += 1;
+            self.bad_flag = true;
             return Err(CsrError::SlvErr { addr });
         }
         let (key, value) = self.rd.unwrap_or((0, 0));
+        let clearing = self.sweep_reads > 0;
+        if addr == FT_STATUS && clearing {
+            self.sweep_reads -= 1;
+        }
         Ok(match addr {
             ID_MAGIC => MAGIC,
+            ID_VERSION => MAP_VERSION,
+            ERR_FLAGS => (self.bad_flag as u32) << ERR_FLAGS_CSR_BAD_ACCESS_SHIFT,
+            CNT_FT_BAD_UPDATE_LO => self.bad_update as u32,
             ID_CONFIG_HASH_LO => self.config_hash as u32,
             ID_CONFIG_HASH_HI => (self.config_hash >> 32) as u32,
-            FT_STATUS => (self.rd_valid as u32) << FT_STATUS_RD_DONE_SHIFT,
+            FT_STATUS => {
+                ((self.rd_valid as u32) << FT_STATUS_RD_DONE_SHIFT)
+                    | ((clearing as u32) << FT_STATUS_CLEARING_SHIFT)
+            }
             FT_RD_KEY_LO => key as u32,
             FT_RD_KEY_HI => {
                 ((key >> 32) as u32 & 0xff_ffff)
@@ -202,13 +225,28 @@ impl CsrTransport for RnicModel {
         self.connected()?;
         if addr % 4 != 0 || !MAPPED.contains(&addr) {
             self.bad_access += 1;
+            self.bad_flag = true;
             return Err(CsrError::SlvErr { addr });
         }
         if READ_ONLY.contains(&addr) {
             return Ok(());
         }
+        if addr == ERR_FLAGS {
+            if data & ERR_FLAGS_CSR_BAD_ACCESS_MASK != 0 {
+                self.bad_flag = false;
+            }
+            return Ok(());
+        }
         if addr != FT_CMD {
             self.rw.insert(addr, data);
+            return Ok(());
+        }
+        let data = data & FT_CMD_OP_MASK;
+        if self.sweep_reads > 0 {
+            // The RTL drops flow-table commands during its reset sweep.
+            if (ft_op::WRITE_SLOT..=ft_op::INVALIDATE_STASH).contains(&data) {
+                self.bad_update += 1;
+            }
             return Ok(());
         }
         let (key, value, index, way) = self.staged();

@@ -69,6 +69,8 @@ pub enum DpuError {
     RnicDown,
     /// The RNIC at the address is not the one configured (magic or config hash differ).
     WrongDevice,
+    /// A read-back command did not complete.
+    ReadBackTimeout,
 }
 
 impl From<CsrError> for DpuError {
@@ -90,9 +92,19 @@ pub struct Dpu<L: RnicLink> {
     pub mode: CheckMode,
     config_hash: u64,
     next_tx: u64,
+    /// The address the channel was established at.
+    addr: Option<u64>,
+    /// The RNIC's table may not match the DPU's committed table (after a restart, or
+    /// after recovery): push the whole table before the next command.
+    resync: bool,
+    /// A logged transaction whose writes have not all landed yet. It is finished before
+    /// any new one starts, so the log never holds two open transactions.
+    pending: Option<(u64, Op, Vec<SlotWrite>)>,
     /// Probes allowed while Waiting before the RNIC is declared Down.
     pub max_probes: u32,
-    /// RNIC restarts the DPU has followed.
+    /// FT_STATUS polls allowed while the flow table sweeps after a reset.
+    pub max_sweep_polls: u32,
+    /// RNIC restarts the DPU has detected and followed.
     pub restarts_seen: u64,
 }
 
@@ -106,7 +118,11 @@ impl<L: RnicLink> Dpu<L> {
             mode,
             config_hash,
             next_tx: 0,
+            addr: None,
+            resync: false,
+            pending: None,
             max_probes: 100,
+            max_sweep_polls: 1_000_000,
             restarts_seen: 0,
         }
     }
@@ -115,12 +131,22 @@ impl<L: RnicLink> Dpu<L> {
         &self.table
     }
 
-    /// Find the RNIC and check it is the right device.
+    /// Find the RNIC, check it is the right device, and wait out its flow table's reset
+    /// sweep (commands sent during the sweep are dropped by the hardware).
     fn establish(&mut self) -> Result<(), DpuError> {
         for _ in 0..self.max_probes {
             if let Some(addr) = self.link.probe() {
                 self.link.target(addr);
                 self.verify()?;
+                let mut polls = 0;
+                while self.link.read32(FT_STATUS)? & FT_STATUS_CLEARING_MASK != 0 {
+                    polls += 1;
+                    if polls > self.max_sweep_polls {
+                        self.state = RnicState::Down;
+                        return Err(DpuError::RnicDown);
+                    }
+                }
+                self.addr = Some(addr);
                 self.state = RnicState::ChannelEstablished;
                 return Ok(());
             }
@@ -141,29 +167,37 @@ impl<L: RnicLink> Dpu<L> {
 
     fn ensure_channel(&mut self) -> Result<(), DpuError> {
         match self.state {
-            RnicState::ChannelEstablished => Ok(()),
-            RnicState::Down => Err(DpuError::RnicDown),
+            RnicState::Down => return Err(DpuError::RnicDown),
+            RnicState::ChannelEstablished => {}
             RnicState::Initial | RnicState::Waiting => {
                 let was_waiting = self.state == RnicState::Waiting;
                 self.establish()?;
                 if was_waiting {
-                    // The RNIC restarted: its table is empty. Push the whole committed table.
+                    // The RNIC restarted: its table is empty.
                     self.restarts_seen += 1;
-                    let writes = full_image_writes(self.table.image(), self.table.geometry());
-                    for w in &writes {
-                        self.push_write(w)?;
-                    }
+                    self.resync = true;
                 }
-                Ok(())
             }
         }
+        if self.resync {
+            // Push the whole committed table; the flag stays set until this completes.
+            let writes = full_image_writes(self.table.image(), self.table.geometry());
+            for w in &writes {
+                self.push_write(w)?;
+            }
+            self.resync = false;
+        }
+        Ok(())
     }
 
     fn write_reg(&mut self, addr: u32, v: u32) -> Result<(), DpuError> {
         if self.mode == CheckMode::PerCommand {
-            // Check the device at the address before every command.
-            if let Some(a) = self.link.probe() {
-                self.link.target(a);
+            // Check the device at its address before every command. A moved or missing
+            // RNIC has restarted: go through Waiting like the state machine does.
+            let now = self.link.probe();
+            if now.is_none() || now != self.addr {
+                self.state = RnicState::Waiting;
+                return Err(DpuError::Csr(CsrError::Disconnected));
             }
             if self.link.read32(ID_MAGIC)? != MAGIC {
                 return Err(DpuError::WrongDevice);
@@ -225,8 +259,33 @@ impl<L: RnicLink> Dpu<L> {
         Err(DpuError::RnicDown)
     }
 
-    /// Apply one change as a transaction.
+    /// Finish the open transaction, if any: push its writes (again, from the first: they
+    /// are whole-entry and idempotent), apply it to the table, log Commit.
+    fn finish_pending(&mut self) -> Result<(), DpuError> {
+        let Some((tx, op, writes)) = self.pending.clone() else {
+            return Ok(());
+        };
+        self.push_all(&writes)?;
+        let got = match op {
+            Op::Insert(k, v) => self.table.insert(k, v)?,
+            Op::Delete(k) => self.table.delete(k)?,
+        };
+        assert_eq!(
+            got, writes,
+            "a logged transaction replays to the same writes"
+        );
+        self.wal.records.push(WalRecord::Commit { tx });
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Apply one change as a transaction. An earlier change whose push failed is finished
+    /// first; until it is, no new change is logged.
     pub fn apply(&mut self, op: Op) -> Result<(), DpuError> {
+        if self.state == RnicState::Down {
+            return Err(DpuError::RnicDown);
+        }
+        self.finish_pending()?;
         // Plan on a copy: a refused change leaves table and log untouched.
         let mut planned = self.table.clone();
         let writes = match op {
@@ -240,14 +299,13 @@ impl<L: RnicLink> Dpu<L> {
             op,
             writes: writes.clone(),
         });
-        self.push_all(&writes)?;
-        self.table = planned;
-        self.wal.records.push(WalRecord::Commit { tx });
-        Ok(())
+        self.pending = Some((tx, op, writes));
+        self.finish_pending()
     }
 
-    /// A new DPU process after a crash: rebuild the table from the log, finish the
-    /// transaction that was in flight, and come back with the channel established.
+    /// A new DPU process after a crash: rebuild the table from the log, re-push the whole
+    /// table (the RNIC may have restarted while the DPU was down), finish the transaction
+    /// that was in flight, and come back with the channel established.
     pub fn recover(
         link: L,
         geom: Geometry,
@@ -259,7 +317,11 @@ impl<L: RnicLink> Dpu<L> {
         let mut pending: Option<(u64, Op, Vec<SlotWrite>)> = None;
         for r in &wal.records {
             match r {
-                WalRecord::Begin { tx, op, writes } => pending = Some((*tx, *op, writes.clone())),
+                WalRecord::Begin { tx, op, writes } => {
+                    assert!(pending.is_none(), "two open transactions in the log");
+                    pending = Some((*tx, *op, writes.clone()));
+                    d.next_tx = tx + 1;
+                }
                 WalRecord::Commit { tx } => {
                     let (ptx, op, writes) = pending.take().expect("commit without begin");
                     assert_eq!(ptx, *tx, "log out of order");
@@ -270,21 +332,14 @@ impl<L: RnicLink> Dpu<L> {
                     }
                     .expect("a committed op replays");
                     assert_eq!(got, writes, "replay diverged from the log");
-                    d.next_tx = tx + 1;
                 }
             }
         }
         d.wal = wal;
-        if let Some((tx, op, writes)) = pending {
-            d.push_all(&writes)?;
-            match op {
-                Op::Insert(k, v) => d.table.insert(k, v)?,
-                Op::Delete(k) => d.table.delete(k)?,
-            };
-            d.wal.records.push(WalRecord::Commit { tx });
-            d.next_tx = tx + 1;
-        }
+        d.resync = true;
+        d.pending = pending;
         d.push_all(&[])?;
+        d.finish_pending()?;
         Ok(d)
     }
 
@@ -294,6 +349,7 @@ impl<L: RnicLink> Dpu<L> {
             Loc::Slot(w, i) => (ft_op::READ_SLOT, w, i),
             Loc::Stash(i) => (ft_op::READ_STASH, 0, i),
         };
+        self.ensure_channel()?;
         self.link
             .write32(FT_LOC, index as u32 | (way as u32) << 16)?;
         self.link.write32(FT_CMD, op)?;
@@ -301,7 +357,7 @@ impl<L: RnicLink> Dpu<L> {
         while self.link.read32(FT_STATUS)? & FT_STATUS_RD_DONE_MASK == 0 {
             polls += 1;
             if polls > 16 {
-                return Err(DpuError::Csr(CsrError::SlvErr { addr: FT_STATUS }));
+                return Err(DpuError::ReadBackTimeout);
             }
         }
         let hi = self.link.read32(FT_RD_KEY_HI)?;
@@ -412,6 +468,39 @@ pub mod fault {
     }
 
     impl<L: RnicLink> RnicLink for CrashAfter<L> {
+        fn probe(&mut self) -> Option<u64> {
+            self.inner.probe()
+        }
+        fn target(&mut self, addr: u64) {
+            self.inner.target(addr)
+        }
+    }
+
+    /// The RNIC answers SLVERR to the DPU's `at`-th access (once), as a glitch would.
+    pub struct SlvErrAt<L> {
+        pub inner: L,
+        pub at: u64,
+        pub count: u64,
+    }
+
+    impl<L: CsrTransport> CsrTransport for SlvErrAt<L> {
+        fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
+            self.count += 1;
+            if self.count - 1 == self.at {
+                return Err(CsrError::SlvErr { addr });
+            }
+            self.inner.read32(addr)
+        }
+        fn write32(&mut self, addr: u32, data: u32) -> Result<(), CsrError> {
+            self.count += 1;
+            if self.count - 1 == self.at {
+                return Err(CsrError::SlvErr { addr });
+            }
+            self.inner.write32(addr, data)
+        }
+    }
+
+    impl<L: RnicLink> RnicLink for SlvErrAt<L> {
         fn probe(&mut self) -> Option<u64> {
             self.inner.probe()
         }
@@ -645,6 +734,117 @@ mod tests {
         }
         assert_eq!(last, Err(DpuError::RnicDown));
         assert_eq!(dpu.state, RnicState::Down);
+    }
+
+    #[test]
+    fn an_rnic_restart_while_the_dpu_is_down_is_caught_by_recovery() {
+        let g = geom();
+        let ops = ops();
+        for cut in [100u64, 333, 600] {
+            let link = CrashAfter {
+                inner: RnicModel::new(g.clone(), HASH),
+                left: cut,
+            };
+            let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+            for op in &ops {
+                if dpu.apply(*op).is_err() {
+                    break;
+                }
+            }
+            let wal = dpu.wal.clone();
+            let mut rnic = dpu.link.inner;
+            rnic.restart();
+            let mut d2 = Dpu::recover(rnic, g.clone(), HASH, CheckMode::StateMachine, wal).unwrap();
+            assert!(
+                d2.audit(&all_locs(&g)).unwrap().is_empty(),
+                "cut {cut}: RNIC restarted while the DPU was down"
+            );
+        }
+    }
+
+    #[test]
+    fn a_crash_during_the_re_push_after_a_restart_is_recovered() {
+        let g = geom();
+        let ops = ops();
+        // Restart at access 400; then crash the DPU at every access of the re-push window.
+        for cut in (400u64..700).step_by(7) {
+            let link = CrashAfter {
+                inner: RestartAt::new(RnicModel::new(g.clone(), HASH), 400),
+                left: cut,
+            };
+            let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+            for op in &ops {
+                if dpu.apply(*op).is_err() {
+                    break;
+                }
+            }
+            let wal = dpu.wal.clone();
+            let mut d2 = Dpu::recover(
+                dpu.link.inner,
+                g.clone(),
+                HASH,
+                CheckMode::StateMachine,
+                wal,
+            )
+            .unwrap();
+            assert!(
+                d2.audit(&all_locs(&g)).unwrap().is_empty(),
+                "crash at {cut} after a restart at 400"
+            );
+        }
+    }
+
+    #[test]
+    fn per_command_checking_also_follows_a_restart() {
+        let g = geom();
+        let ops = ops();
+        let link = RestartAt::new(RnicModel::new(g.clone(), HASH), 1500);
+        let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::PerCommand);
+        for op in &ops {
+            dpu.apply(*op).unwrap();
+        }
+        assert_eq!(dpu.restarts_seen, 1);
+        assert!(dpu.audit(&all_locs(&g)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_failed_push_is_finished_before_the_next_change() {
+        let g = geom();
+        let ops = ops();
+        for at in [10u64, 95, 402] {
+            let link = super::fault::SlvErrAt {
+                inner: RnicModel::new(g.clone(), HASH),
+                at,
+                count: 0,
+            };
+            let mut dpu = Dpu::new(link, g.clone(), HASH, CheckMode::StateMachine);
+            let mut failed = 0;
+            for op in &ops {
+                if let Err(e) = dpu.apply(*op) {
+                    assert!(matches!(e, DpuError::Csr(CsrError::SlvErr { .. })), "{e:?}");
+                    failed += 1;
+                }
+            }
+            assert_eq!(failed, 1);
+            // The failed change was finished by the next one: nothing is left open.
+            let begins = dpu
+                .wal
+                .records
+                .iter()
+                .filter(|r| matches!(r, WalRecord::Begin { .. }))
+                .count();
+            let commits = dpu
+                .wal
+                .records
+                .iter()
+                .filter(|r| matches!(r, WalRecord::Commit { .. }))
+                .count();
+            assert_eq!(begins, commits, "SLVERR at {at}: open transactions left");
+            assert!(
+                dpu.audit(&all_locs(&g)).unwrap().is_empty(),
+                "SLVERR at {at}: tables differ"
+            );
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! change regs/src/lib.rs and run scripts/regen.sh.
 
 pub const MAGIC: u32 = 0x50524e43;
+pub const MAP_VERSION: u32 = 0x00010000;
 
 /// Identification: reads "PRNC".
 pub const ID_MAGIC: u32 = 0x000;
