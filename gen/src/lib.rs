@@ -7,5 +7,6 @@ pub mod blocks;
 pub mod config;
 pub mod csr;
 pub mod output;
+pub mod synth;
 
 pub use config::{ConfigError, PrnicConfig};

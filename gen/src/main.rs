@@ -46,6 +46,24 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = RegmapFormat::Md)]
         format: RegmapFormat,
     },
+    /// Synthesise the generated modules with Yosys (synth_xilinx) and report LUTs, FFs,
+    /// BRAM, DSP and the longest path between registers; writes a Markdown report.
+    ///
+    /// Needs yosys (scripts/setup.sh). All modules take a few minutes.
+    Synth {
+        /// Config file (TOML).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Only these modules (repeatable); default all.
+        #[arg(long = "module", value_name = "NAME")]
+        modules: Vec<String>,
+        /// Where to write the Markdown report.
+        #[arg(long, value_name = "FILE", default_value = "docs/hardware-report.md")]
+        out: PathBuf,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show or check the effective configuration.
     Config {
         /// Config file (TOML); defaults apply to every field it does not set.
@@ -112,6 +130,29 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             use std::io::Write as _;
             let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(())
+        }
+        Cmd::Synth {
+            config,
+            modules,
+            out,
+            json,
+        } => {
+            let cfg = load(config.as_deref())?;
+            let rows = prnic_gen::synth::synth(&cfg, &modules).map_err(|e| e.to_string())?;
+            let report = prnic_gen::synth::report(&cfg, &rows);
+            std::fs::write(&out, report)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            use std::io::Write as _;
+            let text = if json {
+                serde_json::to_string_pretty(&rows).expect("serialise") + "\n"
+            } else {
+                rows.iter()
+                    .map(|r| format!("{:<11} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>3} DSP  longest path {} cells\n", r.module, r.luts, r.ffs, r.ramb36, r.dsps, r.longest_path_cells))
+                    .collect()
+            };
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            eprintln!("prnic: wrote {}", out.display());
             Ok(())
         }
         Cmd::Config { config, dump } => {

@@ -164,3 +164,17 @@ fn non_default_configs_pass_verilator_lint() {
         }
     }
 }
+
+/// `prnic synth` reports real figures for a module (the sprayer: small and quick).
+#[test]
+fn prnic_synth_reports_the_sprayer() {
+    let rows = prnic_gen::synth::synth(PrnicConfig::builtin(), &["sprayer".to_string()]).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert!(r.luts > 50 && r.ffs > 50, "{r:?}");
+    assert_eq!((r.ramb36, r.ramb18, r.dsps), (0, 0, 0), "{r:?}");
+    assert!(r.longest_path_cells > 0, "{r:?}");
+    let md = prnic_gen::synth::report(PrnicConfig::builtin(), &rows);
+    assert!(md.contains("| `sprayer` |"));
+    assert!(prnic_gen::synth::synth(PrnicConfig::builtin(), &["nope".to_string()]).is_err());
+}
