@@ -9,6 +9,7 @@ use crate::config::PrnicConfig;
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
+use prnic_rtl::tx_encap::TxEncap;
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
@@ -72,28 +73,48 @@ pub fn flow_table(cfg: &PrnicConfig) -> FlowTable {
     t
 }
 
-/// The top as configured.
-pub fn prnic_top(cfg: &PrnicConfig) -> PrnicTop {
-    let mut t = PrnicTop::new(crate::csr::csr(cfg), flow_table(cfg), sprayer(cfg));
+/// `tx_encap` as configured, for a bus of `D` bits (`K` = `D / 8` bytes).
+pub fn tx_encap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> TxEncap<D, K> {
+    let mut t = TxEncap::new(cfg.packet.max_frame_bytes as usize, cfg.sprayer.hash_seed);
+    t.connect_all();
+    t
+}
+
+/// The top as configured, for a bus of `D` bits.
+pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<D, K> {
+    let mut t = PrnicTop::new(crate::csr::csr(cfg), flow_table(cfg), tx_encap::<D, K>(cfg));
     t.connect_all();
     t
 }
 
 /// Every block of the design, in a fixed order: the top first.
 pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
+    // The bus width is a type parameter of the blocks that carry frames; the config
+    // allows exactly these two (`axis.data_bits`).
+    match cfg.axis.data_bits {
+        512 => modules_for::<512, 64>(cfg),
+        _ => modules_for::<1024, 128>(cfg),
+    }
+}
+
+fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
     let spr = sprayer(cfg);
     let ft = flow_table(cfg);
     let csr = crate::csr::csr(cfg);
-    let top = prnic_top(cfg);
+    let tx = tx_encap::<D, K>(cfg);
+    let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
+    let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
+        as u64
+        + (prnic_rtl::tx_encap::DESC_DEPTH * (64 + 113 + 16)) as u64;
     Ok(vec![
         Module {
             name: "prnic_top",
-            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), sprayer",
+            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), tx_encap with its sprayer",
             verilog: emit("prnic_top", &top)?,
             ports: ports_of(&top),
             latency_cycles: None,
-            ram_bits,
+            ram_bits: ram_bits + tx_ram_bits,
         },
         Module {
             name: "csr",
@@ -119,6 +140,14 @@ pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
             ports: ports_of(&spr),
             latency_cycles: Some(SPRAYER_LATENCY),
             ram_bits: 0,
+        },
+        Module {
+            name: "tx_encap",
+            summary: "VXLAN encapsulation on AXI4-Stream: flow lookup, 50-byte outer header, sprayed source port, drop by reason",
+            verilog: emit("tx_encap", &tx)?,
+            ports: ports_of(&tx),
+            latency_cycles: None,
+            ram_bits: tx_ram_bits,
         },
     ])
 }

@@ -383,16 +383,22 @@ impl PrnicConfig {
                 format!("{} is outside 10..=1000 MHz", c.clock.mhz),
             ));
         }
-        if ![64, 128, 256, 512, 1024].contains(&c.axis.data_bits) {
+        if ![512, 1024].contains(&c.axis.data_bits) {
             return Err(invalid(
                 "axis.data_bits",
-                format!("{} is not one of 64, 128, 256, 512, 1024", c.axis.data_bits),
+                format!(
+                    "{} is not 512 or 1024 (tx_encap builds the 50-byte outer header in the first beat)",
+                    c.axis.data_bits
+                ),
             ));
         }
-        if !(1..=4).contains(&c.ports.count) {
+        if !(1..=2).contains(&c.ports.count) {
             return Err(invalid(
                 "ports.count",
-                format!("{} is outside 1..=4", c.ports.count),
+                format!(
+                    "{} is outside 1..=2 (the register map has PORT0 and PORT1)",
+                    c.ports.count
+                ),
             ));
         }
         if !(1..=800).contains(&c.ports.rate_gbps) {
@@ -491,10 +497,10 @@ impl PrnicConfig {
                 ),
             ));
         }
-        if p.max_frame_bytes < 64 + 50 || p.max_frame_bytes > 16384 {
+        if p.max_frame_bytes < 64 + 50 || p.max_frame_bytes > 16383 {
             return Err(invalid(
                 "packet.max_frame_bytes",
-                format!("{} is outside 114..=16384", p.max_frame_bytes),
+                format!("{} is outside 114..=16383", p.max_frame_bytes),
             ));
         }
         if p.max_frame_bytes < p.mtu_bytes {

@@ -58,6 +58,11 @@
 #define PRNIC_SPRAY_PORTS_MIN_MASK 0x0000ffffu
 #define PRNIC_SPRAY_PORTS_MAX_SHIFT 16u
 #define PRNIC_SPRAY_PORTS_MAX_MASK 0xffff0000u
+#define PRNIC_TX_STATUS 0x04cu /* TX path state. */
+#define PRNIC_TX_STATUS_SPRAY_CFG_ERROR_SHIFT 0u
+#define PRNIC_TX_STATUS_SPRAY_CFG_ERROR_MASK 0x00000001u
+#define PRNIC_TX_STATUS_FIFO_OVERFLOW_SHIFT 1u
+#define PRNIC_TX_STATUS_FIFO_OVERFLOW_MASK 0x00000002u
 #define PRNIC_REORDER_THRESH 0x050u /* Selective retransmission thresholds (both must pass). */
 #define PRNIC_REORDER_THRESH_OOO_SHIFT 0u
 #define PRNIC_REORDER_THRESH_OOO_MASK 0x0000ffffu
@@ -132,6 +137,18 @@
 #define PRNIC_CNT_FT_DUP_HIT_HI 0x21cu
 #define PRNIC_CNT_FT_BAD_UPDATE_LO 0x220u /* Flow-table updates ignored (index out of range, or during the reset sweep). */
 #define PRNIC_CNT_FT_BAD_UPDATE_HI 0x224u
+#define PRNIC_CNT_TX_FRAMES_LO 0x228u /* Frames encapsulated and sent. */
+#define PRNIC_CNT_TX_FRAMES_HI 0x22cu
+#define PRNIC_CNT_TX_DROP_MISS_LO 0x230u /* TX frames dropped: no flow-table entry for {VNI, inner destination IPv4}. */
+#define PRNIC_CNT_TX_DROP_MISS_HI 0x234u
+#define PRNIC_CNT_TX_DROP_SHORT_LO 0x238u /* TX frames dropped: shorter than the inner headers (54 bytes). */
+#define PRNIC_CNT_TX_DROP_SHORT_HI 0x23cu
+#define PRNIC_CNT_TX_DROP_NOT_IPV4_LO 0x240u /* TX frames dropped: inner EtherType not IPv4 or IP version not 4. */
+#define PRNIC_CNT_TX_DROP_NOT_IPV4_HI 0x244u
+#define PRNIC_CNT_TX_DROP_TOO_LONG_LO 0x248u /* TX frames dropped: longer than the configured maximum frame. */
+#define PRNIC_CNT_TX_DROP_TOO_LONG_HI 0x24cu
+#define PRNIC_CNT_TX_DROP_BAD_KEEP_LO 0x250u /* TX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last. */
+#define PRNIC_CNT_TX_DROP_BAD_KEEP_HI 0x254u
 #define PRNIC_FT_KEY_LO 0x300u /* Staging: key bits 31:0 (overlay destination IPv4). */
 #define PRNIC_FT_KEY_LO_IPV4_SHIFT 0u
 #define PRNIC_FT_KEY_LO_IPV4_MASK 0xffffffffu

@@ -4,7 +4,7 @@
 
 
 
-module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
+module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
     
     // Module arguments
     input wire  clk;
@@ -39,6 +39,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     output reg  cfg_spray_bth_mark;
     output reg  [15:0] cfg_spray_ports_min;
     output reg  [15:0] cfg_spray_ports_max;
+    input wire  hw_tx_status_spray_cfg_error;
+    input wire  hw_tx_status_fifo_overflow;
     output reg  [15:0] cfg_reorder_thresh_ooo;
     output reg  [7:0] cfg_reorder_thresh_missing_pct;
     output reg  cfg_credit_rule;
@@ -67,6 +69,12 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [63:0] hw_cnt_ft_multi_hit;
     input wire  [63:0] hw_cnt_ft_dup_hit;
     input wire  [63:0] hw_cnt_ft_bad_update;
+    input wire  [63:0] hw_cnt_tx_frames;
+    input wire  [63:0] hw_cnt_tx_drop_miss;
+    input wire  [63:0] hw_cnt_tx_drop_short;
+    input wire  [63:0] hw_cnt_tx_drop_not_ipv4;
+    input wire  [63:0] hw_cnt_tx_drop_too_long;
+    input wire  [63:0] hw_cnt_tx_drop_bad_keep;
     output reg  [31:0] cfg_ft_key_lo_ipv4;
     output reg  [23:0] cfg_ft_key_hi_vni;
     output reg  [31:0] cfg_ft_val0_bits;
@@ -89,7 +97,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     
     // Constant declarations
     localparam  id_magic_magic_const = 32'h50524e43;
-    localparam  id_version_minor_const = 16'h0;
+    localparam  id_version_minor_const = 16'h1;
     localparam  id_version_major_const = 16'h1;
     localparam  id_config_hash_lo_hash_const = 32'hea22cdc0;
     localparam  id_config_hash_hi_hash_const = 32'hf4b7e189;
@@ -285,6 +293,24 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] cnt_ft_bad_update_shadow$d;
     wire  [31:0] cnt_ft_bad_update_shadow$q;
     reg  cnt_ft_bad_update_shadow$clock;
+    reg  [31:0] cnt_tx_frames_shadow$d;
+    wire  [31:0] cnt_tx_frames_shadow$q;
+    reg  cnt_tx_frames_shadow$clock;
+    reg  [31:0] cnt_tx_drop_miss_shadow$d;
+    wire  [31:0] cnt_tx_drop_miss_shadow$q;
+    reg  cnt_tx_drop_miss_shadow$clock;
+    reg  [31:0] cnt_tx_drop_short_shadow$d;
+    wire  [31:0] cnt_tx_drop_short_shadow$q;
+    reg  cnt_tx_drop_short_shadow$clock;
+    reg  [31:0] cnt_tx_drop_not_ipv4_shadow$d;
+    wire  [31:0] cnt_tx_drop_not_ipv4_shadow$q;
+    reg  cnt_tx_drop_not_ipv4_shadow$clock;
+    reg  [31:0] cnt_tx_drop_too_long_shadow$d;
+    wire  [31:0] cnt_tx_drop_too_long_shadow$q;
+    reg  cnt_tx_drop_too_long_shadow$clock;
+    reg  [31:0] cnt_tx_drop_bad_keep_shadow$d;
+    wire  [31:0] cnt_tx_drop_bad_keep_shadow$q;
+    reg  cnt_tx_drop_bad_keep_shadow$clock;
     reg  [31:0] ft_key_lo_ipv4_q$d;
     wire  [31:0] ft_key_lo_ipv4_q$q;
     reg  ft_key_lo_ipv4_q$clock;
@@ -373,6 +399,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_spray_ports_0;
     reg  rsel_spray_ports_0;
     reg  [31:0] rval_spray_ports_0;
+    reg  wsel_tx_status_0;
+    reg  rsel_tx_status_0;
+    reg  [31:0] rval_tx_status_0;
     reg  wsel_reorder_thresh_0;
     reg  rsel_reorder_thresh_0;
     reg  [31:0] rval_reorder_thresh_0;
@@ -445,6 +474,42 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_cnt_ft_bad_update_1;
     reg  rsel_cnt_ft_bad_update_1;
     reg  [31:0] rval_cnt_ft_bad_update_1;
+    reg  wsel_cnt_tx_frames_0;
+    reg  rsel_cnt_tx_frames_0;
+    reg  [31:0] rval_cnt_tx_frames_0;
+    reg  wsel_cnt_tx_frames_1;
+    reg  rsel_cnt_tx_frames_1;
+    reg  [31:0] rval_cnt_tx_frames_1;
+    reg  wsel_cnt_tx_drop_miss_0;
+    reg  rsel_cnt_tx_drop_miss_0;
+    reg  [31:0] rval_cnt_tx_drop_miss_0;
+    reg  wsel_cnt_tx_drop_miss_1;
+    reg  rsel_cnt_tx_drop_miss_1;
+    reg  [31:0] rval_cnt_tx_drop_miss_1;
+    reg  wsel_cnt_tx_drop_short_0;
+    reg  rsel_cnt_tx_drop_short_0;
+    reg  [31:0] rval_cnt_tx_drop_short_0;
+    reg  wsel_cnt_tx_drop_short_1;
+    reg  rsel_cnt_tx_drop_short_1;
+    reg  [31:0] rval_cnt_tx_drop_short_1;
+    reg  wsel_cnt_tx_drop_not_ipv4_0;
+    reg  rsel_cnt_tx_drop_not_ipv4_0;
+    reg  [31:0] rval_cnt_tx_drop_not_ipv4_0;
+    reg  wsel_cnt_tx_drop_not_ipv4_1;
+    reg  rsel_cnt_tx_drop_not_ipv4_1;
+    reg  [31:0] rval_cnt_tx_drop_not_ipv4_1;
+    reg  wsel_cnt_tx_drop_too_long_0;
+    reg  rsel_cnt_tx_drop_too_long_0;
+    reg  [31:0] rval_cnt_tx_drop_too_long_0;
+    reg  wsel_cnt_tx_drop_too_long_1;
+    reg  rsel_cnt_tx_drop_too_long_1;
+    reg  [31:0] rval_cnt_tx_drop_too_long_1;
+    reg  wsel_cnt_tx_drop_bad_keep_0;
+    reg  rsel_cnt_tx_drop_bad_keep_0;
+    reg  [31:0] rval_cnt_tx_drop_bad_keep_0;
+    reg  wsel_cnt_tx_drop_bad_keep_1;
+    reg  rsel_cnt_tx_drop_bad_keep_1;
+    reg  [31:0] rval_cnt_tx_drop_bad_keep_1;
     reg  wsel_ft_key_lo_0;
     reg  rsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_lo_0;
@@ -504,6 +569,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_tx_ip_0;
     reg  [31:0] rterm_spray_0;
     reg  [31:0] rterm_spray_ports_0;
+    reg  [31:0] rterm_tx_status_0;
     reg  [31:0] rterm_reorder_thresh_0;
     reg  [31:0] rterm_credit_0;
     reg  [31:0] rterm_credit_batch_0;
@@ -528,6 +594,18 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_cnt_ft_dup_hit_1;
     reg  [31:0] rterm_cnt_ft_bad_update_0;
     reg  [31:0] rterm_cnt_ft_bad_update_1;
+    reg  [31:0] rterm_cnt_tx_frames_0;
+    reg  [31:0] rterm_cnt_tx_frames_1;
+    reg  [31:0] rterm_cnt_tx_drop_miss_0;
+    reg  [31:0] rterm_cnt_tx_drop_miss_1;
+    reg  [31:0] rterm_cnt_tx_drop_short_0;
+    reg  [31:0] rterm_cnt_tx_drop_short_1;
+    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_0;
+    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_1;
+    reg  [31:0] rterm_cnt_tx_drop_too_long_0;
+    reg  [31:0] rterm_cnt_tx_drop_too_long_1;
+    reg  [31:0] rterm_cnt_tx_drop_bad_keep_0;
+    reg  [31:0] rterm_cnt_tx_drop_bad_keep_1;
     reg  [31:0] rterm_ft_key_lo_0;
     reg  [31:0] rterm_ft_key_hi_0;
     reg  [31:0] rterm_ft_val0_0;
@@ -790,6 +868,36 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_ft_bad_update_shadow$q),
         .clock(cnt_ft_bad_update_shadow$clock)
     );
+    csr$cnt_tx_frames_shadow cnt_tx_frames_shadow(
+        .d(cnt_tx_frames_shadow$d),
+        .q(cnt_tx_frames_shadow$q),
+        .clock(cnt_tx_frames_shadow$clock)
+    );
+    csr$cnt_tx_drop_miss_shadow cnt_tx_drop_miss_shadow(
+        .d(cnt_tx_drop_miss_shadow$d),
+        .q(cnt_tx_drop_miss_shadow$q),
+        .clock(cnt_tx_drop_miss_shadow$clock)
+    );
+    csr$cnt_tx_drop_short_shadow cnt_tx_drop_short_shadow(
+        .d(cnt_tx_drop_short_shadow$d),
+        .q(cnt_tx_drop_short_shadow$q),
+        .clock(cnt_tx_drop_short_shadow$clock)
+    );
+    csr$cnt_tx_drop_not_ipv4_shadow cnt_tx_drop_not_ipv4_shadow(
+        .d(cnt_tx_drop_not_ipv4_shadow$d),
+        .q(cnt_tx_drop_not_ipv4_shadow$q),
+        .clock(cnt_tx_drop_not_ipv4_shadow$clock)
+    );
+    csr$cnt_tx_drop_too_long_shadow cnt_tx_drop_too_long_shadow(
+        .d(cnt_tx_drop_too_long_shadow$d),
+        .q(cnt_tx_drop_too_long_shadow$q),
+        .clock(cnt_tx_drop_too_long_shadow$clock)
+    );
+    csr$cnt_tx_drop_bad_keep_shadow cnt_tx_drop_bad_keep_shadow(
+        .d(cnt_tx_drop_bad_keep_shadow$d),
+        .q(cnt_tx_drop_bad_keep_shadow$q),
+        .clock(cnt_tx_drop_bad_keep_shadow$clock)
+    );
     csr$ft_key_lo_ipv4_q ft_key_lo_ipv4_q(
         .d(ft_key_lo_ipv4_q$d),
         .q(ft_key_lo_ipv4_q$q),
@@ -931,6 +1039,18 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_ft_dup_hit_shadow$d = cnt_ft_dup_hit_shadow$q;
         cnt_ft_bad_update_shadow$clock = clk;
         cnt_ft_bad_update_shadow$d = cnt_ft_bad_update_shadow$q;
+        cnt_tx_frames_shadow$clock = clk;
+        cnt_tx_frames_shadow$d = cnt_tx_frames_shadow$q;
+        cnt_tx_drop_miss_shadow$clock = clk;
+        cnt_tx_drop_miss_shadow$d = cnt_tx_drop_miss_shadow$q;
+        cnt_tx_drop_short_shadow$clock = clk;
+        cnt_tx_drop_short_shadow$d = cnt_tx_drop_short_shadow$q;
+        cnt_tx_drop_not_ipv4_shadow$clock = clk;
+        cnt_tx_drop_not_ipv4_shadow$d = cnt_tx_drop_not_ipv4_shadow$q;
+        cnt_tx_drop_too_long_shadow$clock = clk;
+        cnt_tx_drop_too_long_shadow$d = cnt_tx_drop_too_long_shadow$q;
+        cnt_tx_drop_bad_keep_shadow$clock = clk;
+        cnt_tx_drop_bad_keep_shadow$d = cnt_tx_drop_bad_keep_shadow$q;
         ft_key_lo_ipv4_q$clock = clk;
         ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_q$q;
         ft_key_hi_vni_q$clock = clk;
@@ -1017,6 +1137,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_spray_0 = (rd_go & (s_axil_araddr == 32'h44));
         wsel_spray_ports_0 = (wr_go & (s_axil_awaddr == 32'h48));
         rsel_spray_ports_0 = (rd_go & (s_axil_araddr == 32'h48));
+        wsel_tx_status_0 = (wr_go & (s_axil_awaddr == 32'h4c));
+        rsel_tx_status_0 = (rd_go & (s_axil_araddr == 32'h4c));
         wsel_reorder_thresh_0 = (wr_go & (s_axil_awaddr == 32'h50));
         rsel_reorder_thresh_0 = (rd_go & (s_axil_araddr == 32'h50));
         wsel_credit_0 = (wr_go & (s_axil_awaddr == 32'h54));
@@ -1065,6 +1187,30 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_cnt_ft_bad_update_0 = (rd_go & (s_axil_araddr == 32'h220));
         wsel_cnt_ft_bad_update_1 = (wr_go & (s_axil_awaddr == 32'h224));
         rsel_cnt_ft_bad_update_1 = (rd_go & (s_axil_araddr == 32'h224));
+        wsel_cnt_tx_frames_0 = (wr_go & (s_axil_awaddr == 32'h228));
+        rsel_cnt_tx_frames_0 = (rd_go & (s_axil_araddr == 32'h228));
+        wsel_cnt_tx_frames_1 = (wr_go & (s_axil_awaddr == 32'h22c));
+        rsel_cnt_tx_frames_1 = (rd_go & (s_axil_araddr == 32'h22c));
+        wsel_cnt_tx_drop_miss_0 = (wr_go & (s_axil_awaddr == 32'h230));
+        rsel_cnt_tx_drop_miss_0 = (rd_go & (s_axil_araddr == 32'h230));
+        wsel_cnt_tx_drop_miss_1 = (wr_go & (s_axil_awaddr == 32'h234));
+        rsel_cnt_tx_drop_miss_1 = (rd_go & (s_axil_araddr == 32'h234));
+        wsel_cnt_tx_drop_short_0 = (wr_go & (s_axil_awaddr == 32'h238));
+        rsel_cnt_tx_drop_short_0 = (rd_go & (s_axil_araddr == 32'h238));
+        wsel_cnt_tx_drop_short_1 = (wr_go & (s_axil_awaddr == 32'h23c));
+        rsel_cnt_tx_drop_short_1 = (rd_go & (s_axil_araddr == 32'h23c));
+        wsel_cnt_tx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h240));
+        rsel_cnt_tx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h240));
+        wsel_cnt_tx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h244));
+        rsel_cnt_tx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h244));
+        wsel_cnt_tx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h248));
+        rsel_cnt_tx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h248));
+        wsel_cnt_tx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h24c));
+        rsel_cnt_tx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h24c));
+        wsel_cnt_tx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h250));
+        rsel_cnt_tx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h250));
+        wsel_cnt_tx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h254));
+        rsel_cnt_tx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h254));
         wsel_ft_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h300));
         rsel_ft_key_lo_0 = (rd_go & (s_axil_araddr == 32'h300));
         wsel_ft_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h304));
@@ -1095,8 +1241,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_ft_rd_val2_0 = (rd_go & (s_axil_araddr == 32'h340));
         wsel_ft_rd_val3_0 = (wr_go & (s_axil_awaddr == 32'h344));
         rsel_ft_rd_val3_0 = (rd_go & (s_axil_araddr == 32'h344));
-        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
-        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
+        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
+        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
         wr_bad = (wr_go & ~wr_hit);
         rd_bad = (rd_go & ~rd_hit);
         bad_access = (wr_bad | rd_bad);
@@ -1213,6 +1359,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         cfg_spray_ports_max = spray_ports_max_q$q;
         rval_spray_ports_0 = (((spray_ports_min_q$q) & 32'hffffffff) << 32'h0) | (((spray_ports_max_q$q) & 32'hffffffff) << 32'h10);
+        rval_tx_status_0 = (((hw_tx_status_spray_cfg_error) & 32'hffffffff) << 32'h0) | (((hw_tx_status_fifo_overflow) & 32'hffffffff) << 32'h1);
+        if (wsel_tx_status_0) begin
+            ro_write = 1'b1;
+        end
         if (wsel_reorder_thresh_0) begin
             reorder_thresh_ooo_q$d = ((reorder_thresh_ooo_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
@@ -1442,6 +1592,54 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         if ((wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1)) begin
             ro_write = 1'b1;
         end
+        rval_cnt_tx_frames_0 = hw_cnt_tx_frames[(32'h0)+:(32)];
+        rval_cnt_tx_frames_1 = cnt_tx_frames_shadow$q;
+        if (rsel_cnt_tx_frames_0) begin
+            cnt_tx_frames_shadow$d = hw_cnt_tx_frames[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_tx_drop_miss_0 = hw_cnt_tx_drop_miss[(32'h0)+:(32)];
+        rval_cnt_tx_drop_miss_1 = cnt_tx_drop_miss_shadow$q;
+        if (rsel_cnt_tx_drop_miss_0) begin
+            cnt_tx_drop_miss_shadow$d = hw_cnt_tx_drop_miss[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_tx_drop_short_0 = hw_cnt_tx_drop_short[(32'h0)+:(32)];
+        rval_cnt_tx_drop_short_1 = cnt_tx_drop_short_shadow$q;
+        if (rsel_cnt_tx_drop_short_0) begin
+            cnt_tx_drop_short_shadow$d = hw_cnt_tx_drop_short[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_tx_drop_not_ipv4_0 = hw_cnt_tx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_tx_drop_not_ipv4_1 = cnt_tx_drop_not_ipv4_shadow$q;
+        if (rsel_cnt_tx_drop_not_ipv4_0) begin
+            cnt_tx_drop_not_ipv4_shadow$d = hw_cnt_tx_drop_not_ipv4[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_tx_drop_too_long_0 = hw_cnt_tx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_tx_drop_too_long_1 = cnt_tx_drop_too_long_shadow$q;
+        if (rsel_cnt_tx_drop_too_long_0) begin
+            cnt_tx_drop_too_long_shadow$d = hw_cnt_tx_drop_too_long[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_tx_drop_bad_keep_0 = hw_cnt_tx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_tx_drop_bad_keep_1 = cnt_tx_drop_bad_keep_shadow$q;
+        if (rsel_cnt_tx_drop_bad_keep_0) begin
+            cnt_tx_drop_bad_keep_shadow$d = hw_cnt_tx_drop_bad_keep[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1)) begin
+            ro_write = 1'b1;
+        end
         if (wsel_ft_key_lo_0) begin
             ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
@@ -1624,6 +1822,12 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_spray_ports_0 = 32'h0;
         end
+        if (rsel_tx_status_0) begin
+            rterm_tx_status_0 = rval_tx_status_0;
+        end
+        else begin
+            rterm_tx_status_0 = 32'h0;
+        end
         if (rsel_reorder_thresh_0) begin
             rterm_reorder_thresh_0 = rval_reorder_thresh_0;
         end
@@ -1768,6 +1972,78 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_cnt_ft_bad_update_1 = 32'h0;
         end
+        if (rsel_cnt_tx_frames_0) begin
+            rterm_cnt_tx_frames_0 = rval_cnt_tx_frames_0;
+        end
+        else begin
+            rterm_cnt_tx_frames_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_frames_1) begin
+            rterm_cnt_tx_frames_1 = rval_cnt_tx_frames_1;
+        end
+        else begin
+            rterm_cnt_tx_frames_1 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_miss_0) begin
+            rterm_cnt_tx_drop_miss_0 = rval_cnt_tx_drop_miss_0;
+        end
+        else begin
+            rterm_cnt_tx_drop_miss_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_miss_1) begin
+            rterm_cnt_tx_drop_miss_1 = rval_cnt_tx_drop_miss_1;
+        end
+        else begin
+            rterm_cnt_tx_drop_miss_1 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_short_0) begin
+            rterm_cnt_tx_drop_short_0 = rval_cnt_tx_drop_short_0;
+        end
+        else begin
+            rterm_cnt_tx_drop_short_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_short_1) begin
+            rterm_cnt_tx_drop_short_1 = rval_cnt_tx_drop_short_1;
+        end
+        else begin
+            rterm_cnt_tx_drop_short_1 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_not_ipv4_0) begin
+            rterm_cnt_tx_drop_not_ipv4_0 = rval_cnt_tx_drop_not_ipv4_0;
+        end
+        else begin
+            rterm_cnt_tx_drop_not_ipv4_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_not_ipv4_1) begin
+            rterm_cnt_tx_drop_not_ipv4_1 = rval_cnt_tx_drop_not_ipv4_1;
+        end
+        else begin
+            rterm_cnt_tx_drop_not_ipv4_1 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_too_long_0) begin
+            rterm_cnt_tx_drop_too_long_0 = rval_cnt_tx_drop_too_long_0;
+        end
+        else begin
+            rterm_cnt_tx_drop_too_long_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_too_long_1) begin
+            rterm_cnt_tx_drop_too_long_1 = rval_cnt_tx_drop_too_long_1;
+        end
+        else begin
+            rterm_cnt_tx_drop_too_long_1 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_bad_keep_0) begin
+            rterm_cnt_tx_drop_bad_keep_0 = rval_cnt_tx_drop_bad_keep_0;
+        end
+        else begin
+            rterm_cnt_tx_drop_bad_keep_0 = 32'h0;
+        end
+        if (rsel_cnt_tx_drop_bad_keep_1) begin
+            rterm_cnt_tx_drop_bad_keep_1 = rval_cnt_tx_drop_bad_keep_1;
+        end
+        else begin
+            rterm_cnt_tx_drop_bad_keep_1 = 32'h0;
+        end
         if (rsel_ft_key_lo_0) begin
             rterm_ft_key_lo_0 = rval_ft_key_lo_0;
         end
@@ -1858,7 +2134,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_ft_rd_val3_0 = 32'h0;
         end
-        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
+        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
         s_axil_awready = wr_go;
         s_axil_wready = wr_go;
         s_axil_arready = rd_go;
@@ -2100,6 +2376,120 @@ module csr$cnt_ft_multi_hit_shadow(d,q,clock);
     end
           
 endmodule // csr$cnt_ft_multi_hit_shadow
+
+
+module csr$cnt_tx_drop_bad_keep_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_drop_bad_keep_shadow
+
+
+module csr$cnt_tx_drop_miss_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_drop_miss_shadow
+
+
+module csr$cnt_tx_drop_not_ipv4_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_drop_not_ipv4_shadow
+
+
+module csr$cnt_tx_drop_short_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_drop_short_shadow
+
+
+module csr$cnt_tx_drop_too_long_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_drop_too_long_shadow
+
+
+module csr$cnt_tx_frames_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_tx_frames_shadow
 
 
 module csr$credit_batch_bytes_q(d,q,clock);

@@ -16,7 +16,7 @@ pub const ADDR_BITS: u32 = 12;
 /// Value of `ID_MAGIC`: ASCII "PRNC".
 pub const MAGIC: u32 = 0x5052_4e43;
 /// Register map version `{major[31:16], minor[15:0]}`.
-pub const MAP_VERSION: u32 = 0x0001_0000;
+pub const MAP_VERSION: u32 = 0x0001_0001;
 
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +273,30 @@ pub fn registers() -> Vec<Register> {
             ],
         ),
         reg(
+            "TX_STATUS",
+            0x04c,
+            "tx",
+            "TX path state.",
+            vec![
+                f(
+                    "SPRAY_CFG_ERROR",
+                    0,
+                    1,
+                    Ro,
+                    Hw,
+                    "SPRAY_PORTS.MIN > MAX: every packet gets MIN",
+                ),
+                f(
+                    "FIFO_OVERFLOW",
+                    1,
+                    1,
+                    Ro,
+                    Hw,
+                    "an internal tx_encap FIFO overflowed (a design error; never expected)",
+                ),
+            ],
+        ),
+        reg(
             "REORDER_THRESH",
             0x050,
             "rx",
@@ -395,6 +419,12 @@ pub fn registers() -> Vec<Register> {
         counter("CNT_FT_MULTI_HIT", 0x210, "status", "Flow lookups whose hits disagreed.", false),
         counter("CNT_FT_DUP_HIT", 0x218, "status", "Flow lookups that found one entry twice (a relocation in progress).", false),
         counter("CNT_FT_BAD_UPDATE", 0x220, "status", "Flow-table updates ignored (index out of range, or during the reset sweep).", false),
+        counter("CNT_TX_FRAMES", 0x228, "tx", "Frames encapsulated and sent.", false),
+        counter("CNT_TX_DROP_MISS", 0x230, "tx", "TX frames dropped: no flow-table entry for {VNI, inner destination IPv4}.", false),
+        counter("CNT_TX_DROP_SHORT", 0x238, "tx", "TX frames dropped: shorter than the inner headers (54 bytes).", false),
+        counter("CNT_TX_DROP_NOT_IPV4", 0x240, "tx", "TX frames dropped: inner EtherType not IPv4 or IP version not 4.", false),
+        counter("CNT_TX_DROP_TOO_LONG", 0x248, "tx", "TX frames dropped: longer than the configured maximum frame.", false),
+        counter("CNT_TX_DROP_BAD_KEEP", 0x250, "tx", "TX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last.", false),
         reg("FT_KEY_LO", 0x300, "flow_table", "Staging: key bits 31:0 (overlay destination IPv4).", vec![f("IPV4", 0, 32, Rw, Value(0), "overlay IPv4")]),
         reg("FT_KEY_HI", 0x304, "flow_table", "Staging: key bits 55:32 (VNI).", vec![f("VNI", 0, 24, Rw, Value(0), "VNI")]),
         reg("FT_VAL0", 0x308, "flow_table", "Staging: value bits 31:0 (egress VNI[31:8], flags[7:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[31:0]")]),

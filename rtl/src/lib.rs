@@ -10,8 +10,11 @@
 #![allow(unused_parens)]
 
 pub mod csr;
+pub mod fifo;
 pub mod flow_table;
 pub mod hash;
 pub mod prnic_top;
 pub mod ram;
 pub mod sprayer;
+pub mod tx_encap;
+pub mod wiring;

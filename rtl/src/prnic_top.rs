@@ -1,14 +1,13 @@
 //! `prnic_top`: the RNIC as far as its blocks exist. Today: the CSR block, the flow table
-//! (programmed and read back only through CSR) and the sprayer (configured through CSR).
-//! The TX/RX paths and the credit engine join as their blocks land; until `tx_encap`
-//! consumes it, the flow table's lookup port is brought out to the top.
+//! (programmed and read back only through CSR) and the TX path (`tx_encap` with its
+//! sprayer, configured through CSR, looking up the flow table). The RX path and the
+//! credit engine join as their blocks land.
 //!
 //! ```text
 //!  AXI4-Lite ─► csr ─ cfg_ft_* + cmd_ft_cmd ─► FT_CMD glue ─► flow_table update / read-back port
 //!                 ◄─ hw_ft_rd_*, status ────────────────────── flow_table
-//!                 ─ cfg_spray_* ─────────────────────────────► sprayer
-//!  s_lookup_* ────────────────────────────────────────────────► flow_table ─► m_result_*
-//!  s_spray_*  ────────────────────────────────────────────────► sprayer    ─► m_spray_*
+//!                 ─ cfg_port*, cfg_tx_ip, cfg_spray* ──► tx_encap ◄─ lookup ─► flow_table
+//!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ──────────► tx_encap ─► m_axis_wire_* (tdest = port)
 //! ```
 //!
 //! `FT_CMD.OP` 1..4 commit the staged entry through the flow table's update port in the
@@ -18,12 +17,12 @@
 //! ignored.
 
 use crate::csr::Csr;
-use crate::flow_table::{FlowTable, KEY_BITS, TAG_BITS, VALUE_BITS};
-use crate::sprayer::{Sprayer, FLOW_BITS};
+use crate::flow_table::{FlowTable, KEY_BITS, VALUE_BITS};
+use crate::tx_encap::{TxEncap, TUSER_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct PrnicTop {
+pub struct PrnicTop<const D: usize, const K: usize> {
     pub clk: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub s_axil_awaddr: Signal<In, Bits<12>>,
@@ -45,20 +44,23 @@ pub struct PrnicTop {
     pub s_axil_rready: Signal<In, Bit>,
     /// Build git hash for `ID_BUILD_HASH` (tie to a constant at integration).
     pub id_build_hash: Signal<In, Bits<32>>,
-    pub s_lookup_valid: Signal<In, Bit>,
-    pub s_lookup_key: Signal<In, Bits<KEY_BITS>>,
-    pub s_lookup_tag: Signal<In, Bits<TAG_BITS>>,
-    pub m_result_valid: Signal<Out, Bit>,
-    pub m_result_hit: Signal<Out, Bit>,
-    pub m_result_value: Signal<Out, Bits<VALUE_BITS>>,
-    pub m_result_tag: Signal<Out, Bits<TAG_BITS>>,
-    pub s_spray_valid: Signal<In, Bit>,
-    pub s_spray_flow: Signal<In, Bits<FLOW_BITS>>,
-    pub m_spray_valid: Signal<Out, Bit>,
-    pub m_spray_port: Signal<Out, Bits<16>>,
+    /// Tenant frames from the host (tuser `{QP[47:24], VNI[23:0]}`).
+    pub s_axis_tx_tdata: Signal<In, Bits<D>>,
+    pub s_axis_tx_tkeep: Signal<In, Bits<K>>,
+    pub s_axis_tx_tvalid: Signal<In, Bit>,
+    pub s_axis_tx_tready: Signal<Out, Bit>,
+    pub s_axis_tx_tlast: Signal<In, Bit>,
+    pub s_axis_tx_tuser: Signal<In, Bits<TUSER_BITS>>,
+    /// Encapsulated frames to the MACs (`tdest` = egress port).
+    pub m_axis_wire_tdata: Signal<Out, Bits<D>>,
+    pub m_axis_wire_tkeep: Signal<Out, Bits<K>>,
+    pub m_axis_wire_tvalid: Signal<Out, Bit>,
+    pub m_axis_wire_tready: Signal<In, Bit>,
+    pub m_axis_wire_tlast: Signal<Out, Bit>,
+    pub m_axis_wire_tdest: Signal<Out, Bit>,
     csr: Csr,
     flow: FlowTable,
-    spray: Sprayer,
+    tx: TxEncap<D, K>,
     rd_done: DFF<Bit>,
     cmd_op: Signal<Local, Bits<3>>,
     cmd_op_m1: Signal<Local, Bits<3>>,
@@ -68,8 +70,8 @@ pub struct PrnicTop {
     unused_cfg: Signal<Local, Bit>,
 }
 
-impl PrnicTop {
-    pub fn new(csr: Csr, flow: FlowTable, spray: Sprayer) -> Self {
+impl<const D: usize, const K: usize> PrnicTop<D, K> {
+    pub fn new(csr: Csr, flow: FlowTable, tx: TxEncap<D, K>) -> Self {
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -91,20 +93,21 @@ impl PrnicTop {
             s_axil_rvalid: Default::default(),
             s_axil_rready: Default::default(),
             id_build_hash: Default::default(),
-            s_lookup_valid: Default::default(),
-            s_lookup_key: Default::default(),
-            s_lookup_tag: Default::default(),
-            m_result_valid: Default::default(),
-            m_result_hit: Default::default(),
-            m_result_value: Default::default(),
-            m_result_tag: Default::default(),
-            s_spray_valid: Default::default(),
-            s_spray_flow: Default::default(),
-            m_spray_valid: Default::default(),
-            m_spray_port: Default::default(),
+            s_axis_tx_tdata: Default::default(),
+            s_axis_tx_tkeep: Default::default(),
+            s_axis_tx_tvalid: Default::default(),
+            s_axis_tx_tready: Default::default(),
+            s_axis_tx_tlast: Default::default(),
+            s_axis_tx_tuser: Default::default(),
+            m_axis_wire_tdata: Default::default(),
+            m_axis_wire_tkeep: Default::default(),
+            m_axis_wire_tvalid: Default::default(),
+            m_axis_wire_tready: Default::default(),
+            m_axis_wire_tlast: Default::default(),
+            m_axis_wire_tdest: Default::default(),
             csr,
             flow,
-            spray,
+            tx,
             rd_done: Default::default(),
             cmd_op: Default::default(),
             cmd_op_m1: Default::default(),
@@ -113,16 +116,16 @@ impl PrnicTop {
     }
 }
 
-impl Logic for PrnicTop {
+impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clk, rd_done);
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
-        self.spray.clk.next = self.clk.val();
+        self.tx.clk.next = self.clk.val();
         self.csr.rst.next = self.rst.val();
         self.flow.rst.next = self.rst.val();
-        self.spray.rst.next = self.rst.val();
+        self.tx.rst.next = self.rst.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -195,34 +198,53 @@ impl Logic for PrnicTop {
         self.csr.hw_cnt_ft_bad_update.next =
             bit_cast::<64, 32>(self.flow.status_bad_update_count.val());
 
-        // Lookup port (until tx_encap is the consumer).
-        self.flow.s_lookup_valid.next = self.s_lookup_valid.val();
-        self.flow.s_lookup_key.next = self.s_lookup_key.val();
-        self.flow.s_lookup_tag.next = self.s_lookup_tag.val();
-        self.m_result_valid.next = self.flow.m_result_valid.val();
-        self.m_result_hit.next = self.flow.m_result_hit.val();
-        self.m_result_value.next = self.flow.m_result_value.val();
-        self.m_result_tag.next = self.flow.m_result_tag.val();
+        // TX path: tenant frames in, encapsulated frames out; the flow table answers
+        // tx_encap's lookups (3 cycles, in order).
+        self.tx.s_axis_tdata.next = self.s_axis_tx_tdata.val();
+        self.tx.s_axis_tkeep.next = self.s_axis_tx_tkeep.val();
+        self.tx.s_axis_tvalid.next = self.s_axis_tx_tvalid.val();
+        self.s_axis_tx_tready.next = self.tx.s_axis_tready.val();
+        self.tx.s_axis_tlast.next = self.s_axis_tx_tlast.val();
+        self.tx.s_axis_tuser.next = self.s_axis_tx_tuser.val();
+        self.m_axis_wire_tdata.next = self.tx.m_axis_tdata.val();
+        self.m_axis_wire_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.m_axis_wire_tvalid.next = self.tx.m_axis_tvalid.val();
+        self.tx.m_axis_tready.next = self.m_axis_wire_tready.val();
+        self.m_axis_wire_tlast.next = self.tx.m_axis_tlast.val();
+        self.m_axis_wire_tdest.next = self.tx.m_axis_tdest.val();
+        self.flow.s_lookup_valid.next = self.tx.m_lookup_valid.val();
+        self.flow.s_lookup_key.next = self.tx.m_lookup_key.val();
+        self.flow.s_lookup_tag.next = 0.into();
+        self.tx.s_result_valid.next = self.flow.m_result_valid.val();
+        self.tx.s_result_hit.next = self.flow.m_result_hit.val();
+        self.tx.s_result_value.next = self.flow.m_result_value.val();
+        self.tx.cfg_port0_mac.next = ((bit_cast::<48, 16>(self.csr.cfg_port0_mac_hi_mac.val())
+            << 32)
+            | bit_cast::<48, 32>(self.csr.cfg_port0_mac_lo_mac.val()));
+        self.tx.cfg_port0_ip.next = self.csr.cfg_port0_ipv4_addr.val();
+        self.tx.cfg_port1_mac.next = ((bit_cast::<48, 16>(self.csr.cfg_port1_mac_hi_mac.val())
+            << 32)
+            | bit_cast::<48, 32>(self.csr.cfg_port1_mac_lo_mac.val()));
+        self.tx.cfg_port1_ip.next = self.csr.cfg_port1_ipv4_addr.val();
+        self.tx.cfg_dscp.next = self.csr.cfg_tx_ip_dscp.val();
+        self.tx.cfg_ttl.next = self.csr.cfg_tx_ip_ttl.val();
+        self.tx.cfg_bth_mark.next = self.csr.cfg_spray_bth_mark.val().any();
+        self.tx.cfg_spray_mode.next = self.csr.cfg_spray_mode.val();
+        self.tx.cfg_spray_min.next = self.csr.cfg_spray_ports_min.val();
+        self.tx.cfg_spray_max.next = self.csr.cfg_spray_ports_max.val();
+        self.csr.hw_cnt_tx_frames.next = bit_cast::<64, 32>(self.tx.status_frames.val());
+        self.csr.hw_cnt_tx_drop_miss.next = bit_cast::<64, 32>(self.tx.status_drop_miss.val());
+        self.csr.hw_cnt_tx_drop_short.next = bit_cast::<64, 32>(self.tx.status_drop_short.val());
+        self.csr.hw_cnt_tx_drop_not_ipv4.next =
+            bit_cast::<64, 32>(self.tx.status_drop_not_ipv4.val());
+        self.csr.hw_cnt_tx_drop_too_long.next =
+            bit_cast::<64, 32>(self.tx.status_drop_too_long.val());
+        self.csr.hw_cnt_tx_drop_bad_keep.next =
+            bit_cast::<64, 32>(self.tx.status_drop_bad_keep.val());
+        self.csr.hw_tx_status_spray_cfg_error.next = self.tx.status_spray_cfg_error.val().into();
+        self.csr.hw_tx_status_fifo_overflow.next = self.tx.status_overflow.val().into();
 
-        // Sprayer, configured through CSR.
-        self.spray.s_req_valid.next = self.s_spray_valid.val();
-        self.spray.s_req_flow.next = self.s_spray_flow.val();
-        self.spray.cfg_mode.next = self.csr.cfg_spray_mode.val();
-        self.spray.cfg_port_min.next = self.csr.cfg_spray_ports_min.val();
-        self.spray.cfg_port_max.next = self.csr.cfg_spray_ports_max.val();
-        self.m_spray_valid.next = self.spray.m_port_valid.val();
-        self.m_spray_port.next = self.spray.m_port.val();
-
-        self.unused_cfg.next = (self.csr.cfg_port0_mac_lo_mac.val().any()
-            | self.csr.cfg_port0_mac_hi_mac.val().any()
-            | self.csr.cfg_port0_ipv4_addr.val().any()
-            | self.csr.cfg_port1_mac_lo_mac.val().any()
-            | self.csr.cfg_port1_mac_hi_mac.val().any()
-            | self.csr.cfg_port1_ipv4_addr.val().any()
-            | self.csr.cfg_tx_ip_dscp.val().any()
-            | self.csr.cfg_tx_ip_ttl.val().any()
-            | self.csr.cfg_spray_bth_mark.val().any()
-            | self.csr.cfg_reorder_thresh_ooo.val().any()
+        self.unused_cfg.next = (self.csr.cfg_reorder_thresh_ooo.val().any()
             | self.csr.cfg_reorder_thresh_missing_pct.val().any()
             | self.csr.cfg_credit_rule.val().any()
             | self.csr.cfg_credit_batch_bytes.val().any()
@@ -245,7 +267,7 @@ impl Logic for PrnicTop {
             | self.csr.cfg_local_vni6_en.val().any()
             | self.csr.cfg_local_vni7_vni.val().any()
             | self.csr.cfg_local_vni7_en.val().any()
-            | self.spray.status_cfg_error.val()
+            | self.flow.m_result_tag.val().any()
             | self.cmd_op_m1.val().get_bit(2));
     }
 }

@@ -9,4 +9,5 @@ pub mod flow_table;
 pub mod hdl_sim;
 pub mod spray;
 pub mod sprayer;
+pub mod tx;
 pub mod vpc;

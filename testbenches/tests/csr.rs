@@ -5,6 +5,7 @@
 use prnic_gen::PrnicConfig;
 use prnic_testbenches::axil::{read, write, OKAY, SLVERR};
 use prnic_testbenches::bridge::{Csr, Dut, PrnicTop};
+use prnic_testbenches::tx::{probe, Seen};
 use prnic_verif::flow_table::{value_for, Hashes, Value};
 use prnic_verif::regs::*;
 
@@ -210,21 +211,10 @@ fn read_back(d: &mut PrnicTop, op: u32, way: u32, index: u32) -> Option<(u64, Va
     Some((key, Value::from_bits(b)))
 }
 
-fn lookup(d: &mut PrnicTop, key: u64) -> Option<Value> {
-    d.set_s_lookup_valid(1);
-    d.set_s_lookup_key(key);
-    d.set_s_lookup_tag(7);
-    d.step();
-    d.set_s_lookup_valid(0);
-    for _ in 0..8 {
-        d.step();
-        if d.m_result_valid() != 0 {
-            let w = d.m_result_value();
-            let v = w.iter().rev().fold(0u128, |a, &x| (a << 32) | x as u128);
-            return (d.m_result_hit() != 0).then(|| Value::from_bits(v));
-        }
-    }
-    panic!("no lookup result");
+/// The data path's view of `key`: a frame sent through the TX path, its outer header
+/// read back (`None`: dropped as a miss).
+fn lookup(d: &mut PrnicTop, key: u64) -> Option<Seen> {
+    probe(d, key)
 }
 
 #[test]
@@ -252,7 +242,11 @@ fn flow_entries_programmed_through_csr_are_read_back_and_seen_by_the_data_path()
         }
     }
     for (i, (k, v)) in entries.iter().enumerate() {
-        assert_eq!(lookup(&mut d, *k), Some(*v), "entry {i} on the data path");
+        assert_eq!(
+            lookup(&mut d, *k),
+            Some(Seen::of(&v)),
+            "entry {i} on the data path"
+        );
         let back = if i < 4 {
             read_back(&mut d, ft_op::READ_SLOT, i as u32, h.index(i, *k) as u32)
         } else {
@@ -280,7 +274,7 @@ fn flow_entries_programmed_through_csr_are_read_back_and_seen_by_the_data_path()
     assert_eq!(lookup(&mut d, entries[1].0), None);
     assert_eq!(lookup(&mut d, entries[5].0), None);
     assert_eq!(read_back(&mut d, ft_op::READ_STASH, 0, 1), None);
-    assert_eq!(lookup(&mut d, entries[0].0), Some(entries[0].1));
+    assert_eq!(lookup(&mut d, entries[0].0), Some(Seen::of(&entries[0].1)));
     // An index past the table is refused and counted by the flow table.
     program(&mut d, ft_op::WRITE_SLOT, 0, 0xffff, 1, Value::from_bits(1));
     assert_eq!(rd(&mut d, CNT_FT_BAD_UPDATE_LO), 1);
@@ -325,16 +319,25 @@ fn conflicting_entries_raise_the_multi_hit_flag_which_write_1_clears() {
 #[test]
 fn the_sprayer_takes_its_range_from_csr() {
     let mut d = top();
+    let k = (5u64 << 32) | 0x0a00_0042;
+    program(&mut d, ft_op::WRITE_STASH, 0, 0, k, value_for(9));
     wr(&mut d, SPRAY_PORTS, 100 | (103 << 16));
     wr(&mut d, SPRAY, 0);
     d.step_n(3);
-    let mut ports = vec![];
-    d.set_s_spray_valid(1);
-    for _ in 0..10 {
-        d.step();
-        if d.m_spray_valid() != 0 {
-            ports.push(d.m_spray_port());
-        }
-    }
-    assert_eq!(&ports[..6], &[100, 101, 102, 103, 100, 101]);
+    // Outer UDP source port: bytes 34..36 of each frame on the wire.
+    let frames: Vec<_> = (0..6)
+        .map(|i| prnic_verif::tx::TxFrame {
+            bytes: prnic_verif::tx::rocev2_frame(100, k as u32, 3, i, 0, i as u64),
+            vni: 5,
+            qp: 3,
+            bad_keep_beat: None,
+        })
+        .collect();
+    let cap = prnic_testbenches::tx::run(&mut d, &frames, |_| false, |_| true, 6, 10, 500).unwrap();
+    let ports: Vec<u16> = cap
+        .frames
+        .iter()
+        .map(|(f, _, _)| u16::from_be_bytes([f[34], f[35]]))
+        .collect();
+    assert_eq!(ports, [100, 101, 102, 103, 100, 101]);
 }

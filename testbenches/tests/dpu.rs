@@ -3,8 +3,8 @@
 //! recovers a DPU crash at any access; the state machine follows an RNIC restart.
 
 use prnic_gen::PrnicConfig;
-use prnic_testbenches::bridge::Dut;
 use prnic_testbenches::dpu_link::VerilatorRnic;
+use prnic_testbenches::tx::{probe, Seen};
 use prnic_verif::csr::CsrError;
 use prnic_verif::dpu::fault::{CrashAfter, RestartAt};
 use prnic_verif::dpu::{touched, CheckMode, Dpu, DpuError, Op, RnicState};
@@ -38,23 +38,10 @@ fn ops(n: usize, seed: u64) -> Vec<Op> {
     ops
 }
 
-fn lookup(d: &mut prnic_testbenches::bridge::PrnicTop, k: u64) -> Option<Value> {
-    d.set_s_lookup_valid(1);
-    d.set_s_lookup_key(k);
-    d.step();
-    d.set_s_lookup_valid(0);
-    for _ in 0..8 {
-        d.step();
-        if d.m_result_valid() != 0 {
-            let v = d
-                .m_result_value()
-                .iter()
-                .rev()
-                .fold(0u128, |a, &x| (a << 32) | x as u128);
-            return (d.m_result_hit() != 0).then(|| Value::from_bits(v));
-        }
-    }
-    panic!("no lookup result");
+/// The data path's view of `key`: a frame sent through the TX path, its outer header
+/// read back (`None`: dropped as a miss).
+fn lookup(d: &mut prnic_testbenches::bridge::PrnicTop, key: u64) -> Option<Seen> {
+    probe(d, key)
 }
 
 #[test]
@@ -82,7 +69,7 @@ fn programmed_through_csr_read_back_and_seen_by_the_data_path() {
         .collect();
     assert!(present.len() > 50);
     for (k, v) in present {
-        assert_eq!(lookup(&mut dpu.link.dut, k), Some(v));
+        assert_eq!(lookup(&mut dpu.link.dut, k), Some(Seen::of(&v)));
     }
     for op in &ops {
         if let Op::Delete(k) = op {

@@ -11,3 +11,4 @@ pub mod hash;
 #[rustfmt::skip]
 pub mod regs;
 pub mod sprayer;
+pub mod tx;

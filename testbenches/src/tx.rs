@@ -1,0 +1,652 @@
+//! Harness for the TX path (`tx_encap` alone, or inside `prnic_top`): an AXI4-Stream
+//! source with idle gaps, a sink with backpressure that checks the protocol, and, for
+//! the block alone, a flow-table responder that answers each lookup three cycles later
+//! from a model table, as `flow_table` does.
+//!
+//! The harness is for the default config's 1024-bit bus (the bridge's port types are
+//! generated for it).
+
+use crate::bridge::{self, Dut};
+use prnic_gen::PrnicConfig;
+use prnic_verif::flow_table::{key, Value};
+use prnic_verif::sprayer::{flow_id, Mode, SprayerModel};
+use prnic_verif::tx::{encapsulate, inner_dst_ip, TxFrame, TxOutcome, TxSettings};
+use std::collections::{HashMap, VecDeque};
+
+/// Bytes per beat of the default bus.
+pub const BEAT_BYTES: usize = 128;
+const DW: usize = BEAT_BYTES / 4;
+const KW: usize = BEAT_BYTES / 32;
+
+/// One input beat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beat {
+    pub data: [u32; DW],
+    pub keep: [u32; KW],
+    pub last: bool,
+    pub tuser: u64,
+}
+
+/// One output beat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutBeat {
+    pub data: [u32; DW],
+    pub keep: [u32; KW],
+    pub last: bool,
+    pub dest: u8,
+}
+
+/// The beats of a frame, `tkeep` low-justified on the last, except that the beat named
+/// by `bad_keep_beat` has bit 0 of its `tkeep` toggled (always invalid: a hole in a full
+/// beat, or a last beat that is not low-justified or empty).
+pub fn beats_of(f: &TxFrame) -> Vec<Beat> {
+    let n = f.bytes.len().div_ceil(BEAT_BYTES).max(1);
+    (0..n)
+        .map(|i| {
+            let chunk = &f.bytes
+                [(i * BEAT_BYTES).min(f.bytes.len())..((i + 1) * BEAT_BYTES).min(f.bytes.len())];
+            let mut data = [0u32; DW];
+            let mut keep = [0u32; KW];
+            for (j, b) in chunk.iter().enumerate() {
+                data[j / 4] |= (*b as u32) << (8 * (j % 4));
+                keep[j / 32] |= 1 << (j % 32);
+            }
+            if f.bad_keep_beat == Some(i) {
+                keep[0] ^= 1;
+            }
+            Beat {
+                data,
+                keep,
+                last: i == n - 1,
+                tuser: ((f.qp as u64 & 0xff_ffff) << 24) | (f.vni as u64 & 0xff_ffff),
+            }
+        })
+        .collect()
+}
+
+/// A DUT with the TX path's two streams.
+pub trait TxDut: Dut {
+    fn drive_in(&mut self, beat: Option<&Beat>);
+    fn set_out_ready(&mut self, ready: bool);
+    fn settle(&mut self);
+    fn in_ready(&self) -> bool;
+    fn out_beat(&self) -> Option<OutBeat>;
+    /// Work that must see this cycle's settled inputs before the edge (the responder).
+    fn before_edge(&mut self) {}
+}
+
+macro_rules! tx_dut {
+    ($t:ty, $tvalid:ident, $tdata:ident, $tkeep:ident, $tlast:ident, $tuser:ident, $tready:ident,
+     $otready:ident, $otvalid:ident, $otdata:ident, $otkeep:ident, $otlast:ident, $otdest:ident) => {
+        impl TxDut for $t {
+            fn drive_in(&mut self, beat: Option<&Beat>) {
+                match beat {
+                    Some(b) => {
+                        self.$tvalid(1);
+                        self.$tdata(&b.data);
+                        self.$tkeep(&b.keep);
+                        self.$tlast(b.last as u64);
+                        self.$tuser(b.tuser);
+                    }
+                    None => self.$tvalid(0),
+                }
+            }
+            fn set_out_ready(&mut self, ready: bool) {
+                self.$otready(ready as u64)
+            }
+            fn settle(&mut self) {
+                self.eval();
+            }
+            fn in_ready(&self) -> bool {
+                self.$tready() != 0
+            }
+            fn out_beat(&self) -> Option<OutBeat> {
+                (self.$otvalid() != 0).then(|| OutBeat {
+                    data: self.$otdata(),
+                    keep: self.$otkeep(),
+                    last: self.$otlast() != 0,
+                    dest: self.$otdest() as u8,
+                })
+            }
+        }
+    };
+}
+
+tx_dut!(
+    bridge::TxEncap,
+    set_s_axis_tvalid,
+    set_s_axis_tdata,
+    set_s_axis_tkeep,
+    set_s_axis_tlast,
+    set_s_axis_tuser,
+    s_axis_tready,
+    set_m_axis_tready,
+    m_axis_tvalid,
+    m_axis_tdata,
+    m_axis_tkeep,
+    m_axis_tlast,
+    m_axis_tdest
+);
+tx_dut!(
+    bridge::PrnicTop,
+    set_s_axis_tx_tvalid,
+    set_s_axis_tx_tdata,
+    set_s_axis_tx_tkeep,
+    set_s_axis_tx_tlast,
+    set_s_axis_tx_tuser,
+    s_axis_tx_tready,
+    set_m_axis_wire_tready,
+    m_axis_wire_tvalid,
+    m_axis_wire_tdata,
+    m_axis_wire_tkeep,
+    m_axis_wire_tlast,
+    m_axis_wire_tdest
+);
+
+/// `tx_encap` alone, with a model flow table answering its lookups.
+pub struct TxEncapBench {
+    pub dut: bridge::TxEncap,
+    pub table: HashMap<u64, Value>,
+    /// Cycles from a lookup to its answer (the flow table's is 3).
+    pub latency: u64,
+    pending: VecDeque<(u64, Option<Value>)>,
+    cycle: u64,
+}
+
+impl TxEncapBench {
+    pub fn new(s: &TxSettings, mode: Mode, min: u16, max: u16) -> Self {
+        let mut dut = bridge::TxEncap::new();
+        dut.set_cfg_port0_mac(s.port_mac[0]);
+        dut.set_cfg_port1_mac(s.port_mac[1]);
+        dut.set_cfg_port0_ip(s.port_ip[0] as u64);
+        dut.set_cfg_port1_ip(s.port_ip[1] as u64);
+        dut.set_cfg_dscp(s.dscp as u64);
+        dut.set_cfg_ttl(s.ttl as u64);
+        dut.set_cfg_bth_mark(s.bth_mark as u64);
+        dut.set_cfg_spray_mode(mode as u64);
+        dut.set_cfg_spray_min(min as u64);
+        dut.set_cfg_spray_max(max as u64);
+        dut.set_rst(1);
+        dut.step_n(2);
+        dut.set_rst(0);
+        TxEncapBench {
+            dut,
+            table: HashMap::new(),
+            latency: 3,
+            pending: VecDeque::new(),
+            cycle: 0,
+        }
+    }
+
+    /// Counters: frames sent, then drops by reason in `DropReason::ALL` order.
+    pub fn counters(&self) -> [u64; 6] {
+        let d = &self.dut;
+        [
+            d.status_frames(),
+            d.status_drop_too_long(),
+            d.status_drop_bad_keep(),
+            d.status_drop_short(),
+            d.status_drop_not_ipv4(),
+            d.status_drop_miss(),
+        ]
+    }
+}
+
+impl Dut for TxEncapBench {
+    fn step(&mut self) {
+        self.before_edge();
+        self.dut.step();
+        self.cycle += 1;
+    }
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+}
+
+impl TxDut for TxEncapBench {
+    fn drive_in(&mut self, beat: Option<&Beat>) {
+        self.dut.drive_in(beat)
+    }
+    fn set_out_ready(&mut self, ready: bool) {
+        self.dut.set_out_ready(ready)
+    }
+    fn settle(&mut self) {
+        self.dut.eval()
+    }
+    fn in_ready(&self) -> bool {
+        self.dut.in_ready()
+    }
+    fn out_beat(&self) -> Option<OutBeat> {
+        self.dut.out_beat()
+    }
+    fn before_edge(&mut self) {
+        self.dut.eval();
+        if self.dut.m_lookup_valid() != 0 {
+            let k = self.dut.m_lookup_key();
+            self.pending
+                .push_back((self.cycle + self.latency, self.table.get(&k).copied()));
+        }
+        match self.pending.front() {
+            Some(&(due, v)) if due == self.cycle => {
+                self.pending.pop_front();
+                self.dut.set_s_result_valid(1);
+                self.dut.set_s_result_hit(v.is_some() as u64);
+                let b = v.map_or(0, |v| v.to_bits());
+                self.dut.set_s_result_value(&[
+                    b as u32,
+                    (b >> 32) as u32,
+                    (b >> 64) as u32,
+                    (b >> 96) as u32 & 0xffff,
+                ]);
+            }
+            _ => self.dut.set_s_result_valid(0),
+        }
+        self.dut.eval();
+    }
+}
+
+/// What the sink saw.
+#[derive(Debug, Default, Clone)]
+pub struct TxCapture {
+    /// Each frame, its `tdest`, and the cycle its last beat left.
+    pub frames: Vec<(Vec<u8>, u8, u64)>,
+    /// Beats accepted by the sink.
+    pub beats: u64,
+    /// Cycle of the first and last accepted output beat.
+    pub first_beat: Option<u64>,
+    pub last_beat: u64,
+    /// Cycles the source held a beat that was accepted, and the cycle the last input
+    /// beat was accepted.
+    pub in_beats: u64,
+    pub cycles: u64,
+}
+
+/// A stream-protocol violation seen by the sink.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// A beat offered and not taken changed or disappeared.
+    Unstable { cycle: u64 },
+    /// `tkeep` not all ones before `tlast`, or not low-justified and non-empty on it.
+    BadKeep { cycle: u64 },
+    /// `tdest` changed inside a frame.
+    DestChanged { cycle: u64 },
+}
+
+fn keep_bytes(keep: &[u32; KW]) -> Option<usize> {
+    let mut n = 0;
+    let mut ended = false;
+    for i in 0..BEAT_BYTES {
+        let bit = keep[i / 32] >> (i % 32) & 1 == 1;
+        if bit && ended {
+            return None;
+        }
+        if bit {
+            n += 1;
+        } else {
+            ended = true;
+        }
+    }
+    Some(n)
+}
+
+/// Drive `frames` through the DUT. `gap(cycle)` true leaves the input idle for a cycle
+/// (only between beats: a beat once offered stays until taken); `ready(cycle)` is the
+/// sink's `tready`. Runs until `expect_out` frames have left and then `drain` more
+/// cycles (so a frame that should not leave would be seen), or `max_cycles`.
+pub fn run<T: TxDut>(
+    dut: &mut T,
+    frames: &[TxFrame],
+    mut gap: impl FnMut(u64) -> bool,
+    mut ready: impl FnMut(u64) -> bool,
+    expect_out: usize,
+    drain: u64,
+    max_cycles: u64,
+) -> Result<TxCapture, Violation> {
+    let mut beats: VecDeque<Beat> = frames.iter().flat_map(beats_of).collect();
+    let mut cap = TxCapture::default();
+    let mut offered: Option<Beat> = None;
+    let mut out_pending: Option<OutBeat> = None;
+    let mut cur: Vec<u8> = vec![];
+    let mut cur_dest: Option<u8> = None;
+    let mut done_at: Option<u64> = None;
+    for cycle in 0..max_cycles {
+        if offered.is_none() && !beats.is_empty() && !gap(cycle) {
+            offered = beats.pop_front();
+        }
+        dut.drive_in(offered.as_ref());
+        let r = ready(cycle);
+        dut.set_out_ready(r);
+        dut.settle();
+        let in_fire = offered.is_some() && dut.in_ready();
+        let out = dut.out_beat();
+        if let Some(p) = &out_pending {
+            if out.as_ref() != Some(p) {
+                return Err(Violation::Unstable { cycle });
+            }
+        }
+        out_pending = None;
+        if let Some(o) = out {
+            if r {
+                let n = keep_bytes(&o.keep).ok_or(Violation::BadKeep { cycle })?;
+                if (!o.last && n != BEAT_BYTES) || (o.last && n == 0) {
+                    return Err(Violation::BadKeep { cycle });
+                }
+                if cur_dest.is_some_and(|d| d != o.dest) {
+                    return Err(Violation::DestChanged { cycle });
+                }
+                cur_dest = Some(o.dest);
+                for j in 0..n {
+                    cur.push((o.data[j / 4] >> (8 * (j % 4))) as u8);
+                }
+                cap.beats += 1;
+                cap.first_beat.get_or_insert(cycle);
+                cap.last_beat = cycle;
+                if o.last {
+                    cap.frames.push((std::mem::take(&mut cur), o.dest, cycle));
+                    cur_dest = None;
+                }
+            } else {
+                out_pending = Some(o);
+            }
+        }
+        dut.step();
+        if in_fire {
+            offered = None;
+            cap.in_beats += 1;
+        }
+        cap.cycles = cycle + 1;
+        if cap.frames.len() >= expect_out && beats.is_empty() && offered.is_none() {
+            let d = *done_at.get_or_insert(cycle);
+            if cycle >= d + drain {
+                break;
+            }
+        }
+    }
+    dut.drive_in(None);
+    Ok(cap)
+}
+
+/// The expected outcome of every frame, in order: one sprayer request per frame (the
+/// hardware asks at each first beat, whatever becomes of the frame).
+pub fn expected(
+    s: &TxSettings,
+    table: &HashMap<u64, Value>,
+    frames: &[TxFrame],
+    spray: &mut SprayerModel,
+    mode: Mode,
+    min: u16,
+    max: u16,
+) -> Vec<TxOutcome> {
+    frames
+        .iter()
+        .map(|f| {
+            let port = spray.port(mode, min, max, flow_id(f.vni, f.qp));
+            let hit = table.get(&key(f.vni, inner_dst_ip(&f.bytes))).copied();
+            encapsulate(s, f, hit, port)
+        })
+        .collect()
+}
+
+/// The TX settings the default config's CSR reset values give, with test addresses.
+pub fn settings(cfg: &PrnicConfig) -> TxSettings {
+    TxSettings {
+        port_mac: [0x02_00_5e_10_00_01, 0x02_00_5e_10_00_02],
+        port_ip: [0x0a01_0001, 0x0a01_0002],
+        dscp: 26,
+        ttl: 64,
+        bth_mark: true,
+        max_frame_bytes: cfg.packet.max_frame_bytes as usize,
+    }
+}
+
+/// What a frame's outer header shows of the flow-table entry that sent it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub underlay_ip: u32,
+    pub next_hop_mac: u64,
+    pub vni: u32,
+    /// Egress port (`tdest`, flags bit 0).
+    pub port: u8,
+}
+
+impl Seen {
+    /// The part of a table value the wire shows.
+    pub fn of(v: &Value) -> Seen {
+        Seen {
+            underlay_ip: v.underlay_ip,
+            next_hop_mac: v.next_hop_mac,
+            vni: v.vni,
+            port: v.flags & 1,
+        }
+    }
+}
+
+/// Send one RoCEv2 frame for `{VNI, inner destination IPv4}` = `k` through the TX path
+/// of `prnic_top` and report what its outer header carries, or `None` if nothing left
+/// within 200 cycles (a miss is dropped).
+pub fn probe(d: &mut bridge::PrnicTop, k: u64) -> Option<Seen> {
+    let f = TxFrame {
+        bytes: prnic_verif::tx::rocev2_frame(128, k as u32, 7, 1, 0, k),
+        vni: (k >> 32) as u32,
+        qp: 7,
+        bad_keep_beat: None,
+    };
+    let cap = run(d, &[f], |_| false, |_| true, 1, 0, 200).expect("AXI4-Stream protocol");
+    let (o, dest, _) = cap.frames.first()?;
+    Some(Seen {
+        next_hop_mac: u64::from_be_bytes([0, 0, o[0], o[1], o[2], o[3], o[4], o[5]]),
+        underlay_ip: u32::from_be_bytes([o[30], o[31], o[32], o[33]]),
+        vni: u32::from_be_bytes([0, o[46], o[47], o[48]]),
+        port: *dest,
+    })
+}
+
+/// A mixed TX scenario: `tenants` tenants (VNIs 100..), each with a few destinations in
+/// the table; frames of random length (64 bytes to the inner frame of a 4 KiB MTU
+/// packet) to known and unknown destinations, with `bad_pct` percent malformed (too
+/// short, not IPv4, bad `tkeep`, longer than `max_frame_bytes`).
+pub fn mixed_scenario(
+    seed: u64,
+    frames: usize,
+    tenants: u32,
+    bad_pct: u64,
+    max_frame_bytes: usize,
+) -> (HashMap<u64, Value>, Vec<TxFrame>) {
+    use prnic_verif::flow_table::{rng, value_for};
+    use prnic_verif::tx::rocev2_frame;
+    let mut next = rng(seed);
+    let mut table = HashMap::new();
+    let dsts: Vec<u32> = (0..8).map(|i| 0x0a00_0100 + i).collect();
+    for t in 0..tenants {
+        for d in &dsts[..6] {
+            table.insert(key(100 + t, *d), value_for(next()));
+        }
+    }
+    let mut out = vec![];
+    for i in 0..frames {
+        let r = next();
+        let vni = 100 + (r % tenants as u64) as u32;
+        let dst = dsts[(r >> 8) as usize % dsts.len()];
+        let qp = 1 + (r >> 16) as u32 % 64;
+        let len = 64 + (next() as usize % (4170 - 64 + 1));
+        let ecn = (r >> 24) as u8 & 3;
+        let mut f = TxFrame {
+            bytes: rocev2_frame(len, dst, qp, i as u32, ecn, r),
+            vni,
+            qp,
+            bad_keep_beat: None,
+        };
+        if next() % 100 < bad_pct {
+            match next() % 4 {
+                0 => f.bytes.truncate(14 + (next() as usize % 40)),
+                1 => {
+                    f.bytes[12] = 0x86;
+                    f.bytes[13] = 0xdd;
+                }
+                2 => f.bad_keep_beat = Some(next() as usize % f.bytes.len().div_ceil(BEAT_BYTES)),
+                _ => {
+                    let extra = 1 + next() as usize % 300;
+                    f.bytes.resize(max_frame_bytes + extra, 0x5a)
+                }
+            }
+        }
+        out.push(f);
+    }
+    (table, out)
+}
+
+/// `prnic-sim tx`: a mixed scenario checked against the model, and bus-rate figures.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TxReport {
+    pub frames_in: usize,
+    pub tenants: u32,
+    pub frames_sent: u64,
+    pub dropped: std::collections::BTreeMap<String, u64>,
+    /// Frames whose bytes, port or drop differed from the golden model (must be 0).
+    pub model_mismatches: u64,
+    pub pcap: Option<String>,
+    pub throughput: Vec<ThroughputRow>,
+}
+
+/// Back-to-back frames of one length, output always ready.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ThroughputRow {
+    pub inner_bytes: usize,
+    pub frames: usize,
+    pub in_beats_per_frame: u64,
+    pub out_beats_per_frame: u64,
+    /// Steady state (after the first quarter of the frames).
+    pub cycles_per_frame: f64,
+    /// Cycles per frame without a valid output beat.
+    pub idle_beats_per_frame: f64,
+    pub wire_gbps: f64,
+    pub bus_gbps: f64,
+}
+
+fn bench_for(s: &TxSettings, table: &HashMap<u64, Value>) -> TxEncapBench {
+    let mut b = TxEncapBench::new(s, Mode::PerPacket, 49152, 65535);
+    b.table = table.clone();
+    b
+}
+
+/// Run the mixed scenario; write the wire frames to `pcap` (timestamps in simulated
+/// time at the configured clock).
+pub fn scenario(
+    cfg: &PrnicConfig,
+    seed: u64,
+    frames: usize,
+    pcap: Option<&std::path::Path>,
+) -> std::io::Result<TxReport> {
+    let s = settings(cfg);
+    let tenants = 4;
+    let (table, fr) = mixed_scenario(seed, frames, tenants, 10, s.max_frame_bytes);
+    let want = expected(
+        &s,
+        &table,
+        &fr,
+        &mut SprayerModel::new(cfg.sprayer.hash_seed),
+        Mode::PerPacket,
+        49152,
+        65535,
+    );
+    let sent: Vec<(&Vec<u8>, u8)> = want
+        .iter()
+        .filter_map(|o| match o {
+            TxOutcome::Sent { frame, port } => Some((frame, *port)),
+            _ => None,
+        })
+        .collect();
+    let mut b = bench_for(&s, &table);
+    let beats: u64 = fr.iter().map(|f| beats_of(f).len() as u64).sum();
+    let cap = run(
+        &mut b,
+        &fr,
+        |_| false,
+        |_| true,
+        sent.len(),
+        100,
+        1000 + 4 * beats,
+    )
+    .map_err(|v| std::io::Error::other(format!("AXI4-Stream violation: {v:?}")))?;
+    let mut mismatches = sent.len().abs_diff(cap.frames.len()) as u64;
+    for ((w, p), (g, d, _)) in sent.iter().zip(&cap.frames) {
+        if *w != g || p != d {
+            mismatches += 1;
+        }
+    }
+    let c = b.counters();
+    let mut dropped = std::collections::BTreeMap::new();
+    for (i, r) in prnic_verif::tx::DropReason::ALL.iter().enumerate() {
+        dropped.insert(r.name().to_string(), c[i + 1]);
+        let model = want
+            .iter()
+            .filter(|o| **o == TxOutcome::Dropped(*r))
+            .count() as u64;
+        mismatches += model.abs_diff(c[i + 1]);
+    }
+    if let Some(path) = pcap {
+        let period_ps = 1e6 / cfg.clock.mhz;
+        let mut w = prnic_verif::tx::PcapWriter::new(std::io::BufWriter::new(
+            std::fs::File::create(path)?,
+        ))?;
+        for (f, _, cycle) in &cap.frames {
+            w.frame((*cycle as f64 * period_ps / 1000.0) as u64, f)?;
+        }
+        w.finish()?;
+    }
+    Ok(TxReport {
+        frames_in: fr.len(),
+        tenants,
+        frames_sent: c[0],
+        dropped,
+        model_mismatches: mismatches,
+        pcap: pcap.map(|p| p.display().to_string()),
+        throughput: [4170usize, 4200, 64]
+            .iter()
+            .map(|&len| throughput(cfg, len, 200))
+            .collect(),
+    })
+}
+
+/// Back-to-back frames of `len` bytes with the sink always ready.
+pub fn throughput(cfg: &PrnicConfig, len: usize, frames: usize) -> ThroughputRow {
+    let s = settings(cfg);
+    let mut table = HashMap::new();
+    table.insert(key(3, 0x0a00_0009), prnic_verif::flow_table::value_for(5));
+    let fr: Vec<TxFrame> = (0..frames)
+        .map(|i| TxFrame {
+            bytes: prnic_verif::tx::rocev2_frame(len, 0x0a00_0009, 1, i as u32, 0, i as u64),
+            vni: 3,
+            qp: 1,
+            bad_keep_beat: None,
+        })
+        .collect();
+    let mut b = bench_for(&s, &table);
+    let beats = fr.iter().map(|f| beats_of(f).len() as u64).sum::<u64>();
+    let cap = run(
+        &mut b,
+        &fr,
+        |_| false,
+        |_| true,
+        frames,
+        0,
+        1000 + 4 * beats,
+    )
+    .expect("AXI4-Stream protocol");
+    let q = frames / 4;
+    let span = (cap.frames[frames - 1].2 - cap.frames[q - 1].2) as f64;
+    let n = (frames - q) as f64;
+    let out_beats = cap.beats / frames as u64;
+    let cpf = span / n;
+    let ns = cpf * 1000.0 / cfg.clock.mhz;
+    ThroughputRow {
+        inner_bytes: len,
+        frames,
+        in_beats_per_frame: len.div_ceil(BEAT_BYTES) as u64,
+        out_beats_per_frame: out_beats,
+        cycles_per_frame: cpf,
+        idle_beats_per_frame: cpf - out_beats as f64,
+        wire_gbps: (len + 50) as f64 * 8.0 / ns,
+        bus_gbps: cfg.bus_gbps(),
+    }
+}
