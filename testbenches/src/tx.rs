@@ -143,9 +143,9 @@ tx_dut!(
     m_axis_wire_tdest
 );
 
-/// `tx_encap` alone, with a model flow table answering its lookups.
-pub struct TxEncapBench {
-    pub dut: bridge::TxEncap,
+/// A model flow table answering lookups a fixed number of cycles later, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Responder {
     pub table: HashMap<u64, Value>,
     /// Cycles from a lookup to its answer (the flow table's is 3).
     pub latency: u64,
@@ -153,28 +153,74 @@ pub struct TxEncapBench {
     cycle: u64,
 }
 
+impl Responder {
+    pub fn new(latency: u64) -> Self {
+        Responder {
+            latency,
+            ..Default::default()
+        }
+    }
+
+    /// This cycle's lookup (if any) in; this cycle's answer (if one is due) out.
+    pub fn cycle(&mut self, lookup: Option<u64>) -> Option<Option<Value>> {
+        if let Some(k) = lookup {
+            self.pending
+                .push_back((self.cycle + self.latency, self.table.get(&k).copied()));
+        }
+        let due = match self.pending.front() {
+            Some(&(due, v)) if due == self.cycle => {
+                self.pending.pop_front();
+                Some(v)
+            }
+            _ => None,
+        };
+        self.cycle += 1;
+        due
+    }
+}
+
+/// `tx_encap` alone under Verilator, with a model flow table answering its lookups.
+pub struct TxEncapBench {
+    pub dut: bridge::TxEncap,
+    pub table: Responder,
+}
+
+/// CSR inputs of `tx_encap` for one configuration.
+fn cfg_words(s: &TxSettings, mode: Mode, min: u16, max: u16) -> [u64; 10] {
+    [
+        s.port_mac[0],
+        s.port_mac[1],
+        s.port_ip[0] as u64,
+        s.port_ip[1] as u64,
+        s.dscp as u64,
+        s.ttl as u64,
+        s.bth_mark as u64,
+        mode as u64,
+        min as u64,
+        max as u64,
+    ]
+}
+
 impl TxEncapBench {
     pub fn new(s: &TxSettings, mode: Mode, min: u16, max: u16) -> Self {
         let mut dut = bridge::TxEncap::new();
-        dut.set_cfg_port0_mac(s.port_mac[0]);
-        dut.set_cfg_port1_mac(s.port_mac[1]);
-        dut.set_cfg_port0_ip(s.port_ip[0] as u64);
-        dut.set_cfg_port1_ip(s.port_ip[1] as u64);
-        dut.set_cfg_dscp(s.dscp as u64);
-        dut.set_cfg_ttl(s.ttl as u64);
-        dut.set_cfg_bth_mark(s.bth_mark as u64);
-        dut.set_cfg_spray_mode(mode as u64);
-        dut.set_cfg_spray_min(min as u64);
-        dut.set_cfg_spray_max(max as u64);
+        let c = cfg_words(s, mode, min, max);
+        dut.set_cfg_port0_mac(c[0]);
+        dut.set_cfg_port1_mac(c[1]);
+        dut.set_cfg_port0_ip(c[2]);
+        dut.set_cfg_port1_ip(c[3]);
+        dut.set_cfg_dscp(c[4]);
+        dut.set_cfg_ttl(c[5]);
+        dut.set_cfg_bth_mark(c[6]);
+        dut.set_cfg_spray_mode(c[7]);
+        dut.set_cfg_spray_min(c[8]);
+        dut.set_cfg_spray_max(c[9]);
         dut.set_rst(1);
         dut.step_n(2);
         dut.set_rst(0);
         TxEncapBench {
             dut,
-            table: HashMap::new(),
-            latency: 3,
-            pending: VecDeque::new(),
-            cycle: 0,
+            table: Responder::new(3),
         }
     }
 
@@ -192,14 +238,32 @@ impl TxEncapBench {
     }
 }
 
+fn value_words(v: Option<Value>) -> [u32; 4] {
+    let b = v.map_or(0, |v| v.to_bits());
+    [
+        b as u32,
+        (b >> 32) as u32,
+        (b >> 64) as u32,
+        (b >> 96) as u32 & 0xffff,
+    ]
+}
+
 impl Dut for TxEncapBench {
     fn step(&mut self) {
-        self.before_edge();
+        self.dut.eval();
+        let lookup = (self.dut.m_lookup_valid() != 0).then(|| self.dut.m_lookup_key());
+        match self.table.cycle(lookup) {
+            Some(v) => {
+                self.dut.set_s_result_valid(1);
+                self.dut.set_s_result_hit(v.is_some() as u64);
+                self.dut.set_s_result_value(&value_words(v));
+            }
+            None => self.dut.set_s_result_valid(0),
+        }
         self.dut.step();
-        self.cycle += 1;
     }
     fn cycle(&self) -> u64 {
-        self.cycle
+        self.dut.cycle()
     }
 }
 
@@ -219,29 +283,110 @@ impl TxDut for TxEncapBench {
     fn out_beat(&self) -> Option<OutBeat> {
         self.dut.out_beat()
     }
-    fn before_edge(&mut self) {
-        self.dut.eval();
-        if self.dut.m_lookup_valid() != 0 {
-            let k = self.dut.m_lookup_key();
-            self.pending
-                .push_back((self.cycle + self.latency, self.table.get(&k).copied()));
-        }
-        match self.pending.front() {
-            Some(&(due, v)) if due == self.cycle => {
-                self.pending.pop_front();
-                self.dut.set_s_result_valid(1);
-                self.dut.set_s_result_hit(v.is_some() as u64);
-                let b = v.map_or(0, |v| v.to_bits());
-                self.dut.set_s_result_value(&[
-                    b as u32,
-                    (b >> 32) as u32,
-                    (b >> 64) as u32,
-                    (b >> 96) as u32 & 0xffff,
-                ]);
+}
+
+/// `tx_encap` under rust-hdl's own simulator, for the two-simulator agreement test.
+pub struct HdlTxEncap {
+    pub uut: prnic_rtl::tx_encap::TxEncap<1024, 128>,
+    pub table: Responder,
+    cycle: u64,
+}
+
+fn to_bits<const N: usize>(w: &[u32]) -> rust_hdl::prelude::Bits<N> {
+    let mut b = rust_hdl::prelude::Bits::<N>::default();
+    for j in 0..N {
+        b = b.replace_bit(j, w[j / 32] >> (j % 32) & 1 == 1);
+    }
+    b
+}
+
+fn from_bits<const N: usize, const W: usize>(b: rust_hdl::prelude::Bits<N>) -> [u32; W] {
+    std::array::from_fn(|i| b.get_bits::<32>(32 * i).to_u32())
+}
+
+impl HdlTxEncap {
+    pub fn new(cfg: &PrnicConfig, s: &TxSettings, mode: Mode, min: u16, max: u16) -> Self {
+        use rust_hdl::prelude::*;
+        let mut uut = prnic_gen::blocks::tx_encap::<1024, 128>(cfg);
+        let c = cfg_words(s, mode, min, max);
+        uut.cfg_port0_mac.next = c[0].into();
+        uut.cfg_port1_mac.next = c[1].into();
+        uut.cfg_port0_ip.next = c[2].into();
+        uut.cfg_port1_ip.next = c[3].into();
+        uut.cfg_dscp.next = c[4].into();
+        uut.cfg_ttl.next = c[5].into();
+        uut.cfg_bth_mark.next = c[6] != 0;
+        uut.cfg_spray_mode.next = c[7].into();
+        uut.cfg_spray_min.next = c[8].into();
+        uut.cfg_spray_max.next = c[9].into();
+        uut.clk.next = false.into();
+        crate::hdl_sim::settle(&mut uut, "initial values");
+        let mut h = HdlTxEncap {
+            uut,
+            table: Responder::new(3),
+            cycle: 0,
+        };
+        h.uut.rst.next = true;
+        h.step();
+        h.step();
+        h.uut.rst.next = false;
+        h
+    }
+}
+
+impl Dut for HdlTxEncap {
+    fn step(&mut self) {
+        use rust_hdl::prelude::*;
+        crate::hdl_sim::settle(&mut self.uut, "inputs");
+        let u = &mut self.uut;
+        let lookup = u
+            .m_lookup_valid
+            .val()
+            .then(|| u.m_lookup_key.val().to_u64());
+        match self.table.cycle(lookup) {
+            Some(v) => {
+                u.s_result_valid.next = true;
+                u.s_result_hit.next = v.is_some();
+                u.s_result_value.next = to_bits::<112>(&value_words(v));
             }
-            _ => self.dut.set_s_result_valid(0),
+            None => u.s_result_valid.next = false,
         }
-        self.dut.eval();
+        crate::hdl_sim::cycle(u, |u, c| u.clk.next = c.into(), |_| ());
+        self.cycle += 1;
+    }
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+}
+
+impl TxDut for HdlTxEncap {
+    fn drive_in(&mut self, beat: Option<&Beat>) {
+        let u = &mut self.uut;
+        u.s_axis_tvalid.next = beat.is_some();
+        if let Some(b) = beat {
+            u.s_axis_tdata.next = to_bits::<1024>(&b.data);
+            u.s_axis_tkeep.next = to_bits::<128>(&b.keep);
+            u.s_axis_tlast.next = b.last;
+            u.s_axis_tuser.next = b.tuser.into();
+        }
+    }
+    fn set_out_ready(&mut self, ready: bool) {
+        self.uut.m_axis_tready.next = ready;
+    }
+    fn settle(&mut self) {
+        crate::hdl_sim::settle(&mut self.uut, "inputs");
+    }
+    fn in_ready(&self) -> bool {
+        self.uut.s_axis_tready.val()
+    }
+    fn out_beat(&self) -> Option<OutBeat> {
+        let u = &self.uut;
+        u.m_axis_tvalid.val().then(|| OutBeat {
+            data: from_bits::<1024, DW>(u.m_axis_tdata.val()),
+            keep: from_bits::<128, KW>(u.m_axis_tkeep.val()),
+            last: u.m_axis_tlast.val(),
+            dest: u.m_axis_tdest.val() as u8,
+        })
     }
 }
 
@@ -525,7 +670,7 @@ pub struct ThroughputRow {
 
 fn bench_for(s: &TxSettings, table: &HashMap<u64, Value>) -> TxEncapBench {
     let mut b = TxEncapBench::new(s, Mode::PerPacket, 49152, 65535);
-    b.table = table.clone();
+    b.table.table = table.clone();
     b
 }
 

@@ -114,3 +114,48 @@ fn vpc_update_json_reports_both_modes_and_a_clean_audit() {
         assert!(v["speedup"].as_f64().unwrap() > 1.0);
     }
 }
+
+#[test]
+fn tx_writes_a_pcap_and_reports_bus_rate() {
+    let dir = std::env::temp_dir().join(format!("prnic-tx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("tx.pcap");
+    let v = sim_json(&[
+        "tx",
+        "--json",
+        "--frames",
+        "60",
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    assert_eq!(v["frames_in"], 60);
+    assert_eq!(v["model_mismatches"], 0);
+    let sent = v["frames_sent"].as_u64().unwrap();
+    let dropped: u64 = v["dropped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(sent + dropped, 60);
+    assert!(
+        v["dropped"]["miss"].as_u64().unwrap() > 0,
+        "the scenario has misses"
+    );
+    // A classic pcap: 24-byte header, then one 16-byte record header per frame.
+    let b = std::fs::read(&pcap).unwrap();
+    assert_eq!(&b[..4], &0xa1b2_c3d4u32.to_le_bytes());
+    let (mut at, mut n) = (24, 0);
+    while at < b.len() {
+        at += 16 + u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
+        n += 1;
+    }
+    assert_eq!((at, n), (b.len(), sent));
+    let mtu = &v["throughput"][0];
+    assert_eq!(mtu["inner_bytes"], 4170);
+    assert!(
+        mtu["idle_beats_per_frame"].as_f64().unwrap() <= 1.0,
+        "{mtu}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
