@@ -161,6 +161,11 @@ impl Responder {
         }
     }
 
+    /// Reset: lookups in flight are lost, as in the flow table's pipeline.
+    pub fn reset(&mut self) {
+        self.pending.clear();
+    }
+
     /// This cycle's lookup (if any) in; this cycle's answer (if one is due) out.
     pub fn cycle(&mut self, lookup: Option<u64>) -> Option<Option<Value>> {
         if let Some(k) = lookup {
@@ -215,13 +220,22 @@ impl TxEncapBench {
         dut.set_cfg_spray_mode(c[7]);
         dut.set_cfg_spray_min(c[8]);
         dut.set_cfg_spray_max(c[9]);
-        dut.set_rst(1);
-        dut.step_n(2);
-        dut.set_rst(0);
-        TxEncapBench {
+        let mut b = TxEncapBench {
             dut,
             table: Responder::new(3),
+        };
+        b.reset(2);
+        b
+    }
+
+    /// Synchronous reset for `cycles` cycles (the responder's lookups in flight are lost).
+    pub fn reset(&mut self, cycles: u64) {
+        self.dut.set_rst(1);
+        for _ in 0..cycles {
+            self.step();
         }
+        self.dut.set_rst(0);
+        self.table.reset();
     }
 
     /// Counters: frames sent, then drops by reason in `DropReason::ALL` order.
@@ -403,6 +417,8 @@ pub struct TxCapture {
     /// Cycles the source held a beat that was accepted, and the cycle the last input
     /// beat was accepted.
     pub in_beats: u64,
+    /// The cycle each input frame's last beat was accepted.
+    pub in_last: Vec<u64>,
     pub cycles: u64,
 }
 
@@ -496,6 +512,9 @@ pub fn run<T: TxDut>(
         }
         dut.step();
         if in_fire {
+            if offered.as_ref().is_some_and(|b| b.last) {
+                cap.in_last.push(cycle);
+            }
             offered = None;
             cap.in_beats += 1;
         }
