@@ -13655,12 +13655,21 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  [15:0] p1_port$d;
     wire  [15:0] p1_port$q;
     reg  p1_port$clock;
+    reg  [19:0] cfg_sum0$d;
+    wire  [19:0] cfg_sum0$q;
+    reg  cfg_sum0$clock;
+    reg  [19:0] cfg_sum1$d;
+    wire  [19:0] cfg_sum1$q;
+    reg  cfg_sum1$clock;
     reg  p2_valid$d;
     wire  p2_valid$q;
     reg  p2_valid$clock;
     reg  [399:0] p2_hdr$d;
     wire  [399:0] p2_hdr$q;
     reg  p2_hdr$clock;
+    reg  [19:0] p2_sum$d;
+    wire  [19:0] p2_sum$q;
+    reg  p2_sum$clock;
     reg  p2_drop$d;
     wire  p2_drop$q;
     reg  p2_drop$clock;
@@ -13754,7 +13763,7 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  in_fire;
     reg  first_fire;
     reg  storing;
-    reg  [127:0] keep_plus1;
+    reg  [127:0] keep_gap;
     reg  keep_ok;
     reg  [15:0] total;
     reg  [15:0] beats_total;
@@ -13782,10 +13791,8 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  [7:0] d_tos;
     reg  [15:0] d_ip_len;
     reg  [15:0] d_udp_len;
+    reg  [19:0] d_cfg_sum;
     reg  [19:0] d_sum;
-    reg  [19:0] d_fold1;
-    reg  [15:0] d_fold2;
-    reg  [15:0] d_csum;
     reg  [399:0] d_hdr_be;
     reg  [15:0] d_last_low;
     reg  [15:0] d_last_in;
@@ -13793,6 +13800,9 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  [15:0] d_out_last;
     reg  [127:0] d_keep;
     reg  take;
+    reg  [19:0] t_fold1;
+    reg  [15:0] t_fold2;
+    reg  [15:0] t_csum;
     reg  need_data;
     reg  at_last_in;
     reg  final_beat;
@@ -13945,6 +13955,16 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .q(p1_port$q),
         .clock(p1_port$clock)
     );
+    prnic_top$tx$cfg_sum0 cfg_sum0(
+        .d(cfg_sum0$d),
+        .q(cfg_sum0$q),
+        .clock(cfg_sum0$clock)
+    );
+    prnic_top$tx$cfg_sum1 cfg_sum1(
+        .d(cfg_sum1$d),
+        .q(cfg_sum1$q),
+        .clock(cfg_sum1$clock)
+    );
     prnic_top$tx$p2_valid p2_valid(
         .d(p2_valid$d),
         .q(p2_valid$q),
@@ -13954,6 +13974,11 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .d(p2_hdr$d),
         .q(p2_hdr$q),
         .clock(p2_hdr$clock)
+    );
+    prnic_top$tx$p2_sum p2_sum(
+        .d(p2_sum$d),
+        .q(p2_sum$q),
+        .clock(p2_sum$clock)
     );
     prnic_top$tx$p2_drop p2_drop(
         .d(p2_drop$d),
@@ -14120,6 +14145,9 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         p1_port$clock = clk;
         p2_valid$clock = clk;
         p2_hdr$clock = clk;
+        p2_sum$clock = clk;
+        cfg_sum0$clock = clk;
+        cfg_sum1$clock = clk;
         p2_drop$clock = clk;
         p2_reason$clock = clk;
         p2_last_idx$clock = clk;
@@ -14166,6 +14194,9 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         p1_port$d = p1_port$q;
         p2_valid$d = p2_valid$q;
         p2_hdr$d = p2_hdr$q;
+        p2_sum$d = p2_sum$q;
+        cfg_sum0$d = cfg_sum0$q;
+        cfg_sum1$d = cfg_sum1$q;
         p2_drop$d = p2_drop$q;
         p2_reason$d = p2_reason$q;
         p2_last_idx$d = p2_last_idx$q;
@@ -14218,9 +14249,9 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         in_fire = (s_axis_tvalid & ready);
         first_fire = (in_fire & ~in_mid$q);
         keep_count$keep = s_axis_tkeep;
-        keep_plus1 = (s_axis_tkeep + 32'h1);
+        keep_gap = ((s_axis_tkeep >> 32'h1) & ~s_axis_tkeep);
         if (s_axis_tlast) begin
-            keep_ok = (~|(s_axis_tkeep & keep_plus1) & s_axis_tkeep[32'h0]);
+            keep_ok = (~|keep_gap & s_axis_tkeep[32'h0]);
         end
         else begin
             keep_ok = &s_axis_tkeep;
@@ -14333,12 +14364,20 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         d_tos = ((((cfg_dscp) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
         d_ip_len = (d_bytes + 32'h24);
         d_udp_len = (d_bytes + 32'h10);
-        d_sum = ((((((((d_tos) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((d_ip_len) & 20'hfffff)) + (((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff) + 32'h4000)) + ((((d_src_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_src_ip[(32'h0)+:(16)]) & 20'hfffff)) + (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff))));
-        d_fold1 = (((d_sum[(32'h0)+:(16)]) & 20'hfffff) + ((d_sum[(32'h10)+:(4)]) & 20'hfffff));
-        d_fold2 = (d_fold1[(32'h0)+:(16)] + ((d_fold1[(32'h10)+:(4)]) & 16'hffff));
-        d_csum = ~d_fold2;
-        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((cfg_ttl) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
-        hdr_swap$data_in = p2_hdr$q;
+        cfg_sum0$d = ((((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024)));
+        cfg_sum1$d = ((((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024)));
+        if (d_egress) begin
+            d_cfg_sum = cfg_sum1$q;
+        end
+        else begin
+            d_cfg_sum = cfg_sum0$q;
+        end
+        d_sum = (((d_cfg_sum + ((d_bytes) & 20'hfffff)) + (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff))) + ((p1_desc$q[(32'h3)+:(2)]) & 20'hfffff));
+        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((cfg_ttl) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
+        t_fold1 = (((p2_sum$q[(32'h0)+:(16)]) & 20'hfffff) + ((p2_sum$q[(32'h10)+:(4)]) & 20'hfffff));
+        t_fold2 = (t_fold1[(32'h0)+:(16)] + ((t_fold1[(32'h10)+:(4)]) & 16'hffff));
+        t_csum = ~t_fold2;
+        hdr_swap$data_in = (p2_hdr$q | (((t_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0));
         d_last_low = (d_bytes & c_k_m1);
         if ((d_last_low == 32'h0)) begin
             d_last_in = c_k;
@@ -14363,6 +14402,7 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         if (p1_move) begin
             p2_valid$d = 1'b1;
             p2_hdr$d = d_hdr_be;
+            p2_sum$d = d_sum;
             p2_drop$d = d_drop;
             p2_reason$d = d_reason_final;
             p2_last_idx$d = (d_beats - 32'h1);
@@ -14503,6 +14543,44 @@ module prnic_top$tx$carry(d,q,clock);
     end
           
 endmodule // prnic_top$tx$carry
+
+
+module prnic_top$tx$cfg_sum0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cfg_sum0
+
+
+module prnic_top$tx$cfg_sum1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cfg_sum1
 
 
 module prnic_top$tx$cnt_bad_keep(d,q,clock);
@@ -15884,6 +15962,25 @@ module prnic_top$tx$p2_reason(d,q,clock);
     end
           
 endmodule // prnic_top$tx$p2_reason
+
+
+module prnic_top$tx$p2_sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$p2_sum
 
 
 module prnic_top$tx$p2_valid(d,q,clock);

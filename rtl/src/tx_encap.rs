@@ -143,7 +143,7 @@ pub struct TxEncap<const D: usize, const K: usize> {
     in_fire: Signal<Local, Bit>,
     first_fire: Signal<Local, Bit>,
     storing: Signal<Local, Bit>,
-    keep_plus1: Signal<Local, Bits<K>>,
+    keep_gap: Signal<Local, Bits<K>>,
     keep_ok: Signal<Local, Bit>,
     total: Signal<Local, Bits<16>>,
     beats_total: Signal<Local, Bits<16>>,
@@ -180,10 +180,10 @@ pub struct TxEncap<const D: usize, const K: usize> {
     d_tos: Signal<Local, Bits<8>>,
     d_ip_len: Signal<Local, Bits<16>>,
     d_udp_len: Signal<Local, Bits<16>>,
+    cfg_sum0: DFF<Bits<20>>,
+    cfg_sum1: DFF<Bits<20>>,
+    d_cfg_sum: Signal<Local, Bits<20>>,
     d_sum: Signal<Local, Bits<20>>,
-    d_fold1: Signal<Local, Bits<20>>,
-    d_fold2: Signal<Local, Bits<16>>,
-    d_csum: Signal<Local, Bits<16>>,
     d_hdr_be: Signal<Local, Bits<400>>,
     d_last_low: Signal<Local, Bits<16>>,
     d_last_in: Signal<Local, Bits<16>>,
@@ -195,6 +195,8 @@ pub struct TxEncap<const D: usize, const K: usize> {
     p2_valid: DFF<Bit>,
     /// Big-endian; byte-swapped into lane order when the streamer takes it.
     p2_hdr: DFF<Bits<400>>,
+    /// The header's 16-bit word sum, folded when the streamer takes it.
+    p2_sum: DFF<Bits<20>>,
     p2_drop: DFF<Bit>,
     p2_reason: DFF<Bits<3>>,
     p2_last_idx: DFF<Bits<16>>,
@@ -203,6 +205,9 @@ pub struct TxEncap<const D: usize, const K: usize> {
     p2_dest: DFF<Bit>,
     p2_mark: DFF<Bit>,
     take: Signal<Local, Bit>,
+    t_fold1: Signal<Local, Bits<20>>,
+    t_fold2: Signal<Local, Bits<16>>,
+    t_csum: Signal<Local, Bits<16>>,
 
     // ---- Streamer ----
     cur_valid: DFF<Bit>,
@@ -341,7 +346,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             in_fire: Default::default(),
             first_fire: Default::default(),
             storing: Default::default(),
-            keep_plus1: Default::default(),
+            keep_gap: Default::default(),
             keep_ok: Default::default(),
             total: Default::default(),
             beats_total: Default::default(),
@@ -374,10 +379,10 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             d_tos: Default::default(),
             d_ip_len: Default::default(),
             d_udp_len: Default::default(),
+            cfg_sum0: Default::default(),
+            cfg_sum1: Default::default(),
+            d_cfg_sum: Default::default(),
             d_sum: Default::default(),
-            d_fold1: Default::default(),
-            d_fold2: Default::default(),
-            d_csum: Default::default(),
             d_hdr_be: Default::default(),
             d_last_low: Default::default(),
             d_last_in: Default::default(),
@@ -386,6 +391,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             d_keep: Default::default(),
             p2_valid: Default::default(),
             p2_hdr: Default::default(),
+            p2_sum: Default::default(),
             p2_drop: Default::default(),
             p2_reason: Default::default(),
             p2_last_idx: Default::default(),
@@ -394,6 +400,9 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             p2_dest: Default::default(),
             p2_mark: Default::default(),
             take: Default::default(),
+            t_fold1: Default::default(),
+            t_fold2: Default::default(),
+            t_csum: Default::default(),
             cur_valid: Default::default(),
             cur_hdr: Default::default(),
             cur_drop: Default::default(),
@@ -457,6 +466,9 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             p1_port,
             p2_valid,
             p2_hdr,
+            p2_sum,
+            cfg_sum0,
+            cfg_sum1,
             p2_drop,
             p2_reason,
             p2_last_idx,
@@ -522,10 +534,11 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.first_fire.next = (self.in_fire.val() & !self.in_mid.q.val());
 
         self.keep_count.keep.next = self.s_axis_tkeep.val();
-        self.keep_plus1.next = (self.s_axis_tkeep.val() + 1);
+        // Low-justified: no 0 bit with a 1 above it (no carry chain, unlike keep + 1).
+        self.keep_gap.next = ((self.s_axis_tkeep.val() >> 1) & !self.s_axis_tkeep.val());
         if self.s_axis_tlast.val() {
-            self.keep_ok.next = (!(self.s_axis_tkeep.val() & self.keep_plus1.val()).any()
-                & self.s_axis_tkeep.val().get_bit(0));
+            self.keep_ok.next =
+                (!self.keep_gap.val().any() & self.s_axis_tkeep.val().get_bit(0));
         } else {
             self.keep_ok.next = self.s_axis_tkeep.val().all();
         }
@@ -662,20 +675,33 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             | bit_cast::<8, 2>(self.p1_desc.q.val().get_bits::<2>(3)));
         self.d_ip_len.next = (self.d_bytes.val() + 36);
         self.d_udp_len.next = (self.d_bytes.val() + 16);
-        // One's-complement sum of the header's 16-bit words (ID and checksum are 0).
-        self.d_sum.next = (((bit_cast::<20, 16>((bit_cast::<16, 8>(self.d_tos.val()) | 0x4500))
-            + bit_cast::<20, 16>(self.d_ip_len.val()))
-            + (bit_cast::<20, 16>(((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011))
-                + 0x4000))
-            + ((bit_cast::<20, 16>(self.d_src_ip.val().get_bits::<16>(16))
-                + bit_cast::<20, 16>(self.d_src_ip.val().get_bits::<16>(0)))
-                + (bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(16))
-                    + bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(0)))));
-        self.d_fold1.next = (bit_cast::<20, 16>(self.d_sum.val().get_bits::<16>(0))
-            + bit_cast::<20, 4>(self.d_sum.val().get_bits::<4>(16)));
-        self.d_fold2.next = (self.d_fold1.val().get_bits::<16>(0)
-            + bit_cast::<16, 4>(self.d_fold1.val().get_bits::<4>(16)));
-        self.d_csum.next = !self.d_fold2.val();
+        // One's-complement sum of the header's 16-bit words (ID and checksum are 0),
+        // in two halves: the per-port part from CSR (registered, quasi-static; it
+        // includes the 36 of the total length), and the per-frame part. The folds happen
+        // when the streamer takes the header, a stage later.
+        self.cfg_sum0.d.next = (((bit_cast::<20, 16>(
+            (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
+        ) + bit_cast::<20, 16>(
+            ((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011),
+        )) + ((bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(0)))
+            + 0x4024)));
+        self.cfg_sum1.d.next = (((bit_cast::<20, 16>(
+            (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
+        ) + bit_cast::<20, 16>(
+            ((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011),
+        )) + ((bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(0)))
+            + 0x4024)));
+        if self.d_egress.val() {
+            self.d_cfg_sum.next = self.cfg_sum1.q.val();
+        } else {
+            self.d_cfg_sum.next = self.cfg_sum0.q.val();
+        }
+        self.d_sum.next = (((self.d_cfg_sum.val() + bit_cast::<20, 16>(self.d_bytes.val()))
+            + (bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(16))
+                + bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(0))))
+            + bit_cast::<20, 2>(self.p1_desc.q.val().get_bits::<2>(3)));
         // Big-endian header: byte 0 at bits 399:392.
         self.d_hdr_be.next = (self.c_hdr_fixed.val()
             | (bit_cast::<400, 48>(self.p1_value.q.val().get_bits::<48>(32)) << 352)
@@ -683,13 +709,18 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             | (bit_cast::<400, 8>(self.d_tos.val()) << 272)
             | (bit_cast::<400, 16>(self.d_ip_len.val()) << 256)
             | (bit_cast::<400, 8>(self.cfg_ttl.val()) << 216)
-            | (bit_cast::<400, 16>(self.d_csum.val()) << 192)
             | (bit_cast::<400, 32>(self.d_src_ip.val()) << 160)
             | (bit_cast::<400, 32>(self.d_dst_ip.val()) << 128)
             | (bit_cast::<400, 16>(self.p1_port.q.val()) << 112)
             | (bit_cast::<400, 16>(self.d_udp_len.val()) << 80)
             | (bit_cast::<400, 24>(self.p1_value.q.val().get_bits::<24>(8)) << 8));
-        self.hdr_swap.data_in.next = self.p2_hdr.q.val();
+        self.t_fold1.next = (bit_cast::<20, 16>(self.p2_sum.q.val().get_bits::<16>(0))
+            + bit_cast::<20, 4>(self.p2_sum.q.val().get_bits::<4>(16)));
+        self.t_fold2.next = (self.t_fold1.val().get_bits::<16>(0)
+            + bit_cast::<16, 4>(self.t_fold1.val().get_bits::<4>(16)));
+        self.t_csum.next = !self.t_fold2.val();
+        self.hdr_swap.data_in.next =
+            (self.p2_hdr.q.val() | (bit_cast::<400, 16>(self.t_csum.val()) << 192));
         // Bytes in the last inner beat, whether an extra output beat is needed, and the
         // last output beat's keep.
         self.d_last_low.next = (self.d_bytes.val() & self.c_k_m1.val());
@@ -714,6 +745,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         if self.p1_move.val() {
             self.p2_valid.d.next = true;
             self.p2_hdr.d.next = self.d_hdr_be.val();
+            self.p2_sum.d.next = self.d_sum.val();
             self.p2_drop.d.next = self.d_drop.val();
             self.p2_reason.d.next = self.d_reason_final.val();
             self.p2_last_idx.d.next = (self.d_beats.val() - 1);
