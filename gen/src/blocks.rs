@@ -6,6 +6,8 @@
 //! Verilog under test is always the Verilog `prnic generate` writes.
 
 use crate::config::PrnicConfig;
+use prnic_rtl::credit_rx::CreditRx;
+use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
@@ -73,6 +75,21 @@ pub fn flow_table(cfg: &PrnicConfig) -> FlowTable {
     t
 }
 
+/// The credit sender as configured (one state word per QP).
+pub fn credit_tx(cfg: &PrnicConfig) -> CreditTx {
+    let mut c = CreditTx::new(cfg.reorder.qps as usize);
+    c.connect_all();
+    c
+}
+
+/// The credit receiver as configured (grants paced to the aggregate line rate).
+pub fn credit_rx(cfg: &PrnicConfig) -> CreditRx {
+    let (num, den) = cfg.grant_slot_fraction();
+    let mut c = CreditRx::new(cfg.reorder.qps as usize, num, den);
+    c.connect_all();
+    c
+}
+
 /// `tx_encap` as configured, for a bus of `D` bits (`K` = `D / 8` bytes).
 pub fn tx_encap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> TxEncap<D, K> {
     let mut t = TxEncap::new(cfg.packet.max_frame_bytes as usize, cfg.sprayer.hash_seed);
@@ -102,6 +119,8 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     let ft = flow_table(cfg);
     let csr = crate::csr::csr(cfg);
     let tx = tx_encap::<D, K>(cfg);
+    let ctx = credit_tx(cfg);
+    let crx = credit_rx(cfg);
     let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
@@ -148,6 +167,22 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&tx),
             latency_cycles: None,
             ram_bits: tx_ram_bits,
+        },
+        Module {
+            name: "credit_tx",
+            summary: "credit sender: per-QP credit, first BDP free, Eq.1 or Eq.2 (one-batch overdraft), ON/OFF, starvation counter",
+            verilog: emit("credit_tx", &ctx)?,
+            ports: ports_of(&ctx),
+            latency_cycles: Some(CREDIT_TX_LATENCY),
+            ram_bits: cfg.reorder.qps as u64 * 128,
+        },
+        Module {
+            name: "credit_rx",
+            summary: "credit receiver: per-QP requests, round-robin grants paced to line rate, PCIe backpressure slowdown",
+            verilog: emit("credit_rx", &crx)?,
+            ports: ports_of(&crx),
+            latency_cycles: None,
+            ram_bits: cfg.reorder.qps as u64 * (32 + 16),
         },
     ])
 }

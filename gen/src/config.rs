@@ -362,6 +362,30 @@ impl PrnicConfig {
     pub fn batch_time_ns(&self) -> f64 {
         self.credit.batch_bytes as f64 * 8.0 / self.line_rate_gbps()
     }
+    /// One batch time in clock cycles as an exact fraction `(num, den)`, reduced: the
+    /// credit receiver's grant pacing. When the exact fraction does not fit 47 bits
+    /// (a clock that is not a whole number of Hz), `den` is 65536 and `num` is rounded.
+    pub fn grant_slot_fraction(&self) -> (u64, u64) {
+        fn gcd(a: u128, b: u128) -> u128 {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        let hz = self.clock.mhz * 1e6;
+        let bits = self.credit.batch_bytes as u128 * 8;
+        let rate = (self.line_rate_gbps() * 1e9) as u128;
+        if hz.fract() == 0.0 {
+            let num = bits * hz as u128;
+            let g = gcd(num, rate);
+            let (n, d) = (num / g, rate / g);
+            if n < 1 << 47 && d < 1 << 47 {
+                return (n as u64, d as u64);
+            }
+        }
+        ((self.batch_cycles() * 65536.0).round() as u64, 65536)
+    }
     /// One batch time in (fractional) clock cycles.
     pub fn batch_cycles(&self) -> f64 {
         self.batch_time_ns() / self.clock_period_ns()

@@ -9,6 +9,8 @@
 // The parentheses rustc calls unnecessary are the ones rust-hdl needs.
 #![allow(unused_parens)]
 
+pub mod credit_rx;
+pub mod credit_tx;
 pub mod csr;
 pub mod fifo;
 pub mod flow_table;

@@ -537,8 +537,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // Low-justified: no 0 bit with a 1 above it (no carry chain, unlike keep + 1).
         self.keep_gap.next = ((self.s_axis_tkeep.val() >> 1) & !self.s_axis_tkeep.val());
         if self.s_axis_tlast.val() {
-            self.keep_ok.next =
-                (!self.keep_gap.val().any() & self.s_axis_tkeep.val().get_bit(0));
+            self.keep_ok.next = (!self.keep_gap.val().any() & self.s_axis_tkeep.val().get_bit(0));
         } else {
             self.keep_ok.next = self.s_axis_tkeep.val().all();
         }
@@ -679,20 +678,20 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // in two halves: the per-port part from CSR (registered, quasi-static; it
         // includes the 36 of the total length), and the per-frame part. The folds happen
         // when the streamer takes the header, a stage later.
-        self.cfg_sum0.d.next = (((bit_cast::<20, 16>(
-            (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
-        ) + bit_cast::<20, 16>(
-            ((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011),
-        )) + ((bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(16))
-            + bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(0)))
-            + 0x4024)));
-        self.cfg_sum1.d.next = (((bit_cast::<20, 16>(
-            (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
-        ) + bit_cast::<20, 16>(
-            ((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011),
-        )) + ((bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(16))
-            + bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(0)))
-            + 0x4024)));
+        self.cfg_sum0.d.next =
+            ((bit_cast::<20, 16>(
+                (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
+            ) + bit_cast::<20, 16>(((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011)))
+                + ((bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(16))
+                    + bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(0)))
+                    + 0x4024));
+        self.cfg_sum1.d.next =
+            ((bit_cast::<20, 16>(
+                (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
+            ) + bit_cast::<20, 16>(((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011)))
+                + ((bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(16))
+                    + bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(0)))
+                    + 0x4024));
         if self.d_egress.val() {
             self.d_cfg_sum.next = self.cfg_sum1.q.val();
         } else {

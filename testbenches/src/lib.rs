@@ -4,6 +4,7 @@
 pub mod axil;
 pub mod bench;
 pub mod bridge;
+pub mod credit;
 pub mod dpu_link;
 pub mod flow_table;
 pub mod hdl_sim;

@@ -320,7 +320,6 @@ fn from_bits<const N: usize, const W: usize>(b: rust_hdl::prelude::Bits<N>) -> [
 
 impl HdlTxEncap {
     pub fn new(cfg: &PrnicConfig, s: &TxSettings, mode: Mode, min: u16, max: u16) -> Self {
-        use rust_hdl::prelude::*;
         let mut uut = prnic_gen::blocks::tx_encap::<1024, 128>(cfg);
         let c = cfg_words(s, mode, min, max);
         uut.cfg_port0_mac.next = c[0].into();
@@ -350,7 +349,6 @@ impl HdlTxEncap {
 
 impl Dut for HdlTxEncap {
     fn step(&mut self) {
-        use rust_hdl::prelude::*;
         crate::hdl_sim::settle(&mut self.uut, "inputs");
         let u = &mut self.uut;
         let lookup = u

@@ -3,6 +3,7 @@
 //! Models are pure Rust at transaction level and never depend on prnic-rtl: they are
 //! written from each block's specification so that they can catch the RTL being wrong.
 
+pub mod credit;
 pub mod csr;
 pub mod dpu;
 pub mod ecmp;

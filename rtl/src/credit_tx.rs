@@ -1,0 +1,485 @@
+//! `credit_tx`: the sender side of the credit engine, one state word per QP in block RAM
+//! (REFERENCE.md, "Credits").
+//!
+//! ```text
+//!  s_grant (qp) ──┐ priority   stage 0: read QP state    stage 1: decide, write back
+//!  s_send (qp, ──┴─► arbiter ─► BankRam (per-QP word) ─► (forwarded from the last write) ─► m_send (bytes)
+//!   remaining)                                                                         ├► m_req (one per batch)
+//!                                                                                      └► m_onoff
+//! ```
+//!
+//! Per QP: `credit` (signed bytes), `free` (bytes of the first BDP not yet sent),
+//! `rem` (remaining data, as last reported), `req_acc` (bytes sent since the last credit
+//! request), `active`, `usable`, `off`.
+//!
+//! * **Send request** (`s_send_*`: a QP with `remaining` bytes to send asks how much it
+//!   may send now; at most one batch per decision):
+//!   * while `free > 0`: `min(remaining, batch, free)` without credit;
+//!   * rule 0, **Eq.1**: `min(remaining, batch, credit)` if `credit > 0`;
+//!   * rule 1, **Eq.2**: `min(remaining, batch)` whenever `credit >= 0`, so credit falls
+//!     at most one batch below zero and later grants repay it.
+//!
+//!   Every byte sent counts towards the next credit request: one `m_req` per batch sent
+//!   (including the first BDP, so the loop holds BDP/batch requests per QP).
+//!   A QP whose data ends while it holds credit gives the surplus up (`wasted`).
+//! * **Grant** (`s_grant_*`): `credit += batch`; for a QP with no data the grant first
+//!   repays any debt and the rest is wasted.
+//! * **ON/OFF**: a QP holding more credit than its remaining data sends OFF (`m_onoff`
+//!   with `on = 0`), and ON once the surplus is used or more data arrives.
+//! * **Counters**: requests sent, grants received, wasted bytes, starvation cycles
+//!   (cycles in which some QP is active and no active QP can send: `active` QPs with
+//!   `usable` credit are counted incrementally).
+//! * **Reset** sweeps every QP word to its initial state (one QP per cycle, `free` =
+//!   `cfg_bdp`); requests and grants are refused or dropped (counted) meanwhile.
+//!
+//! Grants take priority; `s_send_ready` is low in a cycle with a grant. Latency: the
+//! decision for a send request is on `m_send_*` two cycles after it is accepted.
+
+use crate::ram::BankRam;
+use rust_hdl::prelude::*;
+
+/// QP index width on every port (the RAM uses the low bits).
+pub const QP_BITS: usize = 16;
+/// Cycles from an accepted send request to its decision.
+pub const CREDIT_TX_LATENCY: u32 = 2;
+const STATE_BITS: usize = 128;
+
+#[derive(LogicBlock)]
+pub struct CreditTx {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_send_valid: Signal<In, Bit>,
+    pub s_send_ready: Signal<Out, Bit>,
+    pub s_send_qp: Signal<In, Bits<QP_BITS>>,
+    pub s_send_remaining: Signal<In, Bits<32>>,
+    pub m_send_valid: Signal<Out, Bit>,
+    pub m_send_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_send_bytes: Signal<Out, Bits<32>>,
+    /// The QP's credit after this decision (signed), for traces and checks.
+    pub m_send_credit: Signal<Out, Bits<32>>,
+    pub s_grant_valid: Signal<In, Bit>,
+    pub s_grant_qp: Signal<In, Bits<QP_BITS>>,
+    pub m_req_valid: Signal<Out, Bit>,
+    pub m_req_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_onoff_valid: Signal<Out, Bit>,
+    pub m_onoff_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_onoff_on: Signal<Out, Bit>,
+    /// 0 = Eq.1, 1 = Eq.2 (CSR `CREDIT.RULE`).
+    pub cfg_rule: Signal<In, Bit>,
+    pub cfg_batch: Signal<In, Bits<32>>,
+    pub cfg_bdp: Signal<In, Bits<32>>,
+    pub status_clearing: Signal<Out, Bit>,
+    pub status_requests: Signal<Out, Bits<32>>,
+    pub status_grants: Signal<Out, Bits<32>>,
+    pub status_wasted_bytes: Signal<Out, Bits<32>>,
+    pub status_starved_cycles: Signal<Out, Bits<32>>,
+    pub status_grants_dropped: Signal<Out, Bits<32>>,
+    /// Sticky: some QP's credit went below -batch (never expected; for formal and tests).
+    pub status_debt_error: Signal<Out, Bit>,
+
+    ram: BankRam<Bits<STATE_BITS>>,
+    depth_m1: Constant<Bits<QP_BITS>>,
+    clearing: DFF<Bit>,
+    clear_index: DFF<Bits<QP_BITS>>,
+    s1_valid: DFF<Bit>,
+    s1_grant: DFF<Bit>,
+    s1_qp: DFF<Bits<QP_BITS>>,
+    s1_remaining: DFF<Bits<32>>,
+    w_valid: DFF<Bit>,
+    w_qp: DFF<Bits<QP_BITS>>,
+    w_state: DFF<Bits<STATE_BITS>>,
+    out_send_valid: DFF<Bit>,
+    out_send_qp: DFF<Bits<QP_BITS>>,
+    out_send_bytes: DFF<Bits<32>>,
+    out_send_credit: DFF<Bits<32>>,
+    out_req_valid: DFF<Bit>,
+    out_onoff_valid: DFF<Bit>,
+    out_onoff_on: DFF<Bit>,
+    n_active: DFF<Bits<17>>,
+    n_usable: DFF<Bits<17>>,
+    cnt_requests: DFF<Bits<32>>,
+    cnt_grants: DFF<Bits<32>>,
+    cnt_wasted: DFF<Bits<32>>,
+    cnt_starved: DFF<Bits<32>>,
+    cnt_grants_dropped: DFF<Bits<32>>,
+    debt_error: DFF<Bit>,
+    ev_grant: Signal<Local, Bit>,
+    ev_send: Signal<Local, Bit>,
+    st: Signal<Local, Bits<STATE_BITS>>,
+    credit: Signal<Local, Bits<32>>,
+    free: Signal<Local, Bits<32>>,
+    req_acc: Signal<Local, Bits<32>>,
+    active: Signal<Local, Bit>,
+    usable: Signal<Local, Bit>,
+    off: Signal<Local, Bit>,
+    credit_pos: Signal<Local, Bit>,
+    credit_nonneg: Signal<Local, Bit>,
+    cap1: Signal<Local, Bits<32>>,
+    cap2: Signal<Local, Bits<32>>,
+    amt: Signal<Local, Bits<32>>,
+    free_n: Signal<Local, Bits<32>>,
+    credit_a: Signal<Local, Bits<32>>,
+    rem_n: Signal<Local, Bits<32>>,
+    active_n: Signal<Local, Bit>,
+    credit_n: Signal<Local, Bits<32>>,
+    wasted_n: Signal<Local, Bits<32>>,
+    acc_sum: Signal<Local, Bits<32>>,
+    req_n: Signal<Local, Bit>,
+    req_acc_n: Signal<Local, Bits<32>>,
+    credit_n_pos: Signal<Local, Bit>,
+    credit_n_nonneg: Signal<Local, Bit>,
+    usable_n: Signal<Local, Bit>,
+    off_n: Signal<Local, Bit>,
+    new_state: Signal<Local, Bits<STATE_BITS>>,
+    init_state: Signal<Local, Bits<STATE_BITS>>,
+    neg_batch: Signal<Local, Bits<32>>,
+    granted: Signal<Local, Bits<32>>,
+    /// Spare word bits and the RAM's second read port (Verilator's unused idiom).
+    unused_bits: Signal<Local, Bit>,
+}
+
+impl CreditTx {
+    /// `qps`: QP contexts (a power of two, 2..=65536).
+    pub fn new(qps: usize) -> Self {
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_send_valid: Default::default(),
+            s_send_ready: Default::default(),
+            s_send_qp: Default::default(),
+            s_send_remaining: Default::default(),
+            m_send_valid: Default::default(),
+            m_send_qp: Default::default(),
+            m_send_bytes: Default::default(),
+            m_send_credit: Default::default(),
+            s_grant_valid: Default::default(),
+            s_grant_qp: Default::default(),
+            m_req_valid: Default::default(),
+            m_req_qp: Default::default(),
+            m_onoff_valid: Default::default(),
+            m_onoff_qp: Default::default(),
+            m_onoff_on: Default::default(),
+            cfg_rule: Default::default(),
+            cfg_batch: Default::default(),
+            cfg_bdp: Default::default(),
+            status_clearing: Default::default(),
+            status_requests: Default::default(),
+            status_grants: Default::default(),
+            status_wasted_bytes: Default::default(),
+            status_starved_cycles: Default::default(),
+            status_grants_dropped: Default::default(),
+            status_debt_error: Default::default(),
+            ram: BankRam::new(qps),
+            depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
+            clearing: Default::default(),
+            clear_index: Default::default(),
+            s1_valid: Default::default(),
+            s1_grant: Default::default(),
+            s1_qp: Default::default(),
+            s1_remaining: Default::default(),
+            w_valid: Default::default(),
+            w_qp: Default::default(),
+            w_state: Default::default(),
+            out_send_valid: Default::default(),
+            out_send_qp: Default::default(),
+            out_send_bytes: Default::default(),
+            out_send_credit: Default::default(),
+            out_req_valid: Default::default(),
+            out_onoff_valid: Default::default(),
+            out_onoff_on: Default::default(),
+            n_active: Default::default(),
+            n_usable: Default::default(),
+            cnt_requests: Default::default(),
+            cnt_grants: Default::default(),
+            cnt_wasted: Default::default(),
+            cnt_starved: Default::default(),
+            cnt_grants_dropped: Default::default(),
+            debt_error: Default::default(),
+            ev_grant: Default::default(),
+            ev_send: Default::default(),
+            st: Default::default(),
+            credit: Default::default(),
+            free: Default::default(),
+            req_acc: Default::default(),
+            active: Default::default(),
+            usable: Default::default(),
+            off: Default::default(),
+            credit_pos: Default::default(),
+            credit_nonneg: Default::default(),
+            cap1: Default::default(),
+            cap2: Default::default(),
+            amt: Default::default(),
+            free_n: Default::default(),
+            credit_a: Default::default(),
+            rem_n: Default::default(),
+            active_n: Default::default(),
+            credit_n: Default::default(),
+            wasted_n: Default::default(),
+            acc_sum: Default::default(),
+            req_n: Default::default(),
+            req_acc_n: Default::default(),
+            credit_n_pos: Default::default(),
+            credit_n_nonneg: Default::default(),
+            usable_n: Default::default(),
+            off_n: Default::default(),
+            new_state: Default::default(),
+            init_state: Default::default(),
+            neg_batch: Default::default(),
+            granted: Default::default(),
+            unused_bits: Default::default(),
+        }
+    }
+}
+
+impl Logic for CreditTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clk,
+            clearing,
+            clear_index,
+            s1_valid,
+            s1_grant,
+            s1_qp,
+            s1_remaining,
+            w_valid,
+            w_qp,
+            w_state,
+            out_send_valid,
+            out_send_qp,
+            out_send_bytes,
+            out_send_credit,
+            out_req_valid,
+            out_onoff_valid,
+            out_onoff_on,
+            n_active,
+            n_usable,
+            cnt_requests,
+            cnt_grants,
+            cnt_wasted,
+            cnt_starved,
+            cnt_grants_dropped,
+            debt_error
+        );
+        self.ram.read_clock.next = self.clk.val();
+        self.ram.write_clock.next = self.clk.val();
+
+        // ---- Stage 0: one event per cycle, grants first; read the QP's word. --------
+        self.ev_grant.next = (self.s_grant_valid.val() & !self.clearing.q.val());
+        self.ev_send.next =
+            ((self.s_send_valid.val() & !self.s_grant_valid.val()) & !self.clearing.q.val());
+        if (self.s_grant_valid.val() & self.clearing.q.val()) {
+            self.cnt_grants_dropped.d.next = (self.cnt_grants_dropped.q.val() + 1);
+        }
+        if self.s_grant_valid.val() {
+            self.ram.read_address.next = self.s_grant_qp.val();
+            self.s1_qp.d.next = self.s_grant_qp.val();
+        } else {
+            self.ram.read_address.next = self.s_send_qp.val();
+            self.s1_qp.d.next = self.s_send_qp.val();
+        }
+        self.s1_valid.d.next = (self.ev_grant.val() | self.ev_send.val());
+        self.s1_grant.d.next = self.ev_grant.val();
+        self.s1_remaining.d.next = self.s_send_remaining.val();
+
+        // ---- Stage 1: the QP's word (forwarded if the last event wrote it). --------
+        if (self.w_valid.q.val() & (self.w_qp.q.val() == self.s1_qp.q.val())) {
+            self.st.next = self.w_state.q.val();
+        } else {
+            self.st.next = self.ram.read_data.val();
+        }
+        // Word: credit[31:0] (signed), free[63:32], req_acc[87:64], active[88],
+        // usable[89], off[90], rem[127:96].
+        self.credit.next = self.st.val().get_bits::<32>(0);
+        self.free.next = self.st.val().get_bits::<32>(32);
+        self.req_acc.next = bit_cast::<32, 24>(self.st.val().get_bits::<24>(64));
+        self.active.next = self.st.val().get_bit(88);
+        self.usable.next = self.st.val().get_bit(89);
+        self.off.next = self.st.val().get_bit(90);
+        self.credit_pos.next = (!self.credit.val().get_bit(31) & self.credit.val().any());
+        self.credit_nonneg.next = !self.credit.val().get_bit(31);
+
+        // Send: the amount allowed now.
+        if (self.s1_remaining.q.val() < self.cfg_batch.val()) {
+            self.cap1.next = self.s1_remaining.q.val();
+        } else {
+            self.cap1.next = self.cfg_batch.val();
+        }
+        if self.free.val().any() {
+            if (self.free.val() < self.cap1.val()) {
+                self.cap2.next = self.free.val();
+            } else {
+                self.cap2.next = self.cap1.val();
+            }
+        } else if self.cfg_rule.val() {
+            if self.credit_nonneg.val() {
+                self.cap2.next = self.cap1.val();
+            } else {
+                self.cap2.next = 0.into();
+            }
+        } else if self.credit_pos.val() {
+            if (self.credit.val() < self.cap1.val()) {
+                self.cap2.next = self.credit.val();
+            } else {
+                self.cap2.next = self.cap1.val();
+            }
+        } else {
+            self.cap2.next = 0.into();
+        }
+        if self.s1_grant.q.val() {
+            self.amt.next = 0.into();
+        } else {
+            self.amt.next = self.cap2.val();
+        }
+        if self.free.val().any() {
+            self.free_n.next = (self.free.val() - self.amt.val());
+            self.credit_a.next = self.credit.val();
+        } else {
+            self.free_n.next = self.free.val();
+            self.credit_a.next = (self.credit.val() - self.amt.val());
+        }
+        // What the QP has left: reported with each send request; kept across grants.
+        if self.s1_grant.q.val() {
+            self.rem_n.next = self.st.val().get_bits::<32>(96);
+        } else {
+            self.rem_n.next = (self.s1_remaining.q.val() - self.amt.val());
+        }
+        self.active_n.next = self.rem_n.val().any();
+        // A grant adds a batch to an active QP and is wasted on an idle one; a QP whose
+        // data ends gives its surplus up.
+        // An idle QP's grant first repays any debt; the rest is wasted.
+        self.granted.next = (self.credit_a.val() + self.cfg_batch.val());
+        if self.s1_grant.q.val() {
+            if (self.active.val() | self.granted.val().get_bit(31)) {
+                self.credit_n.next = self.granted.val();
+                self.wasted_n.next = 0.into();
+            } else {
+                self.credit_n.next = 0.into();
+                self.wasted_n.next = self.granted.val();
+            }
+        } else if (!self.active_n.val() & !self.credit_a.val().get_bit(31)) {
+            self.credit_n.next = 0.into();
+            self.wasted_n.next = self.credit_a.val();
+        } else {
+            self.credit_n.next = self.credit_a.val();
+            self.wasted_n.next = 0.into();
+        }
+        // One credit request per batch of bytes sent.
+        self.acc_sum.next = (self.req_acc.val() + self.amt.val());
+        self.req_n.next = (self.acc_sum.val() >= self.cfg_batch.val());
+        if self.req_n.val() {
+            self.req_acc_n.next = (self.acc_sum.val() - self.cfg_batch.val());
+        } else {
+            self.req_acc_n.next = self.acc_sum.val();
+        }
+        self.credit_n_pos.next = (!self.credit_n.val().get_bit(31) & self.credit_n.val().any());
+        self.credit_n_nonneg.next = !self.credit_n.val().get_bit(31);
+        self.usable_n.next = (self.active_n.val()
+            & (self.free_n.val().any()
+                | (self.cfg_rule.val() & self.credit_n_nonneg.val())
+                | (!self.cfg_rule.val() & self.credit_n_pos.val())));
+        // OFF while the credit held exceeds the data left (only for an active QP).
+        self.off_n.next = (self.active_n.val()
+            & (self.credit_n_pos.val() & (self.credit_n.val() > self.rem_n.val())));
+        self.new_state.next = ((bit_cast::<STATE_BITS, 32>(self.rem_n.val()) << 96)
+            | (bit_cast::<STATE_BITS, 1>(self.off_n.val().into()) << 90)
+            | (bit_cast::<STATE_BITS, 1>(self.usable_n.val().into()) << 89)
+            | (bit_cast::<STATE_BITS, 1>(self.active_n.val().into()) << 88)
+            | (bit_cast::<STATE_BITS, 24>(self.req_acc_n.val().get_bits::<24>(0)) << 64)
+            | (bit_cast::<STATE_BITS, 32>(self.free_n.val()) << 32)
+            | bit_cast::<STATE_BITS, 32>(self.credit_n.val()));
+
+        self.ram.write_address.next = self.s1_qp.q.val();
+        self.ram.write_data.next = self.new_state.val();
+        self.ram.write_enable.next = self.s1_valid.q.val();
+        self.w_valid.d.next = self.s1_valid.q.val();
+        self.w_qp.d.next = self.s1_qp.q.val();
+        self.w_state.d.next = self.new_state.val();
+
+        self.out_send_valid.d.next = (self.s1_valid.q.val() & !self.s1_grant.q.val());
+        self.out_send_qp.d.next = self.s1_qp.q.val();
+        self.out_send_bytes.d.next = self.amt.val();
+        self.out_send_credit.d.next = self.credit_n.val();
+        self.out_req_valid.d.next = (self.s1_valid.q.val() & self.req_n.val());
+        self.out_onoff_valid.d.next =
+            (self.s1_valid.q.val() & (self.off_n.val() != self.off.val()));
+        self.out_onoff_on.d.next = !self.off_n.val();
+
+        // Counters.
+        if self.s1_valid.q.val() {
+            self.n_active.d.next = ((self.n_active.q.val()
+                + bit_cast::<17, 1>(self.active_n.val().into()))
+                - bit_cast::<17, 1>(self.active.val().into()));
+            self.n_usable.d.next = ((self.n_usable.q.val()
+                + bit_cast::<17, 1>(self.usable_n.val().into()))
+                - bit_cast::<17, 1>(self.usable.val().into()));
+            self.cnt_wasted.d.next = (self.cnt_wasted.q.val() + self.wasted_n.val());
+        }
+        if (self.s1_valid.q.val() & self.req_n.val()) {
+            self.cnt_requests.d.next = (self.cnt_requests.q.val() + 1);
+        }
+        if (self.s1_valid.q.val() & self.s1_grant.q.val()) {
+            self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
+        }
+        if (self.n_active.q.val().any() & !self.n_usable.q.val().any()) {
+            self.cnt_starved.d.next = (self.cnt_starved.q.val() + 1);
+        }
+        self.neg_batch.next = (0 - self.cfg_batch.val());
+        if ((self.s1_valid.q.val() & self.credit_n.val().get_bit(31))
+            & (self.credit_n.val() < self.neg_batch.val()))
+        {
+            self.debt_error.d.next = true;
+        }
+
+        // ---- Reset: sweep every QP word to {free = BDP}. ---------------------------
+        self.init_state.next = (bit_cast::<STATE_BITS, 32>(self.cfg_bdp.val()) << 32);
+        if self.clearing.q.val() {
+            self.ram.write_address.next = self.clear_index.q.val();
+            self.ram.write_data.next = self.init_state.val();
+            self.ram.write_enable.next = true;
+            self.clear_index.d.next = (self.clear_index.q.val() + 1);
+            if (self.clear_index.q.val() == self.depth_m1.val()) {
+                self.clearing.d.next = false;
+            }
+        }
+        if self.rst.val() {
+            self.clearing.d.next = true;
+            self.clear_index.d.next = 0.into();
+            self.s1_valid.d.next = false;
+            self.w_valid.d.next = false;
+            self.out_send_valid.d.next = false;
+            self.out_req_valid.d.next = false;
+            self.out_onoff_valid.d.next = false;
+            self.n_active.d.next = 0.into();
+            self.n_usable.d.next = 0.into();
+            self.cnt_requests.d.next = 0.into();
+            self.cnt_grants.d.next = 0.into();
+            self.cnt_wasted.d.next = 0.into();
+            self.cnt_starved.d.next = 0.into();
+            self.cnt_grants_dropped.d.next = 0.into();
+            self.debt_error.d.next = false;
+        }
+
+        self.unused_bits.next = ((self.ram.aux_read_data.val().any()
+            | self.st.val().get_bits::<5>(91).any())
+            | self.req_acc_n.val().get_bits::<8>(24).any());
+        self.s_send_ready.next = (!self.s_grant_valid.val() & !self.clearing.q.val());
+        self.m_send_valid.next = self.out_send_valid.q.val();
+        self.m_send_qp.next = self.out_send_qp.q.val();
+        self.m_send_bytes.next = self.out_send_bytes.q.val();
+        self.m_send_credit.next = self.out_send_credit.q.val();
+        self.m_req_valid.next = self.out_req_valid.q.val();
+        self.m_req_qp.next = self.out_send_qp.q.val();
+        self.m_onoff_valid.next = self.out_onoff_valid.q.val();
+        self.m_onoff_qp.next = self.out_send_qp.q.val();
+        self.m_onoff_on.next = self.out_onoff_on.q.val();
+        self.status_clearing.next = self.clearing.q.val();
+        self.status_requests.next = self.cnt_requests.q.val();
+        self.status_grants.next = self.cnt_grants.q.val();
+        self.status_wasted_bytes.next = self.cnt_wasted.q.val();
+        self.status_starved_cycles.next = self.cnt_starved.q.val();
+        self.status_grants_dropped.next = self.cnt_grants_dropped.q.val();
+        self.status_debt_error.next = self.debt_error.q.val();
+    }
+}
