@@ -865,8 +865,8 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         d_tos = ((((cfg_dscp) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
         d_ip_len = (d_bytes + 32'h24);
         d_udp_len = (d_bytes + 32'h10);
-        cfg_sum0$d = ((((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024)));
-        cfg_sum1$d = ((((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024)));
+        cfg_sum0$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
+        cfg_sum1$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
         if (d_egress) begin
             d_cfg_sum = cfg_sum1$q;
         end
