@@ -7,6 +7,7 @@
 
 use crate::config::PrnicConfig;
 use prnic_rtl::credit_rx::CreditRx;
+use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
@@ -90,6 +91,13 @@ pub fn credit_rx(cfg: &PrnicConfig) -> CreditRx {
     c
 }
 
+/// The credit engine's monitor wrapper (waveforms and debug probes).
+pub fn credit_scope(cfg: &PrnicConfig) -> CreditScope {
+    let mut c = CreditScope::new(credit_tx(cfg), credit_rx(cfg));
+    c.connect_all();
+    c
+}
+
 /// `tx_encap` as configured, for a bus of `D` bits (`K` = `D / 8` bytes).
 pub fn tx_encap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> TxEncap<D, K> {
     let mut t = TxEncap::new(cfg.packet.max_frame_bytes as usize, cfg.sprayer.hash_seed);
@@ -121,6 +129,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     let tx = tx_encap::<D, K>(cfg);
     let ctx = credit_tx(cfg);
     let crx = credit_rx(cfg);
+    let scope = credit_scope(cfg);
     let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
@@ -183,6 +192,14 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&crx),
             latency_cycles: None,
             ram_bits: cfg.reorder.qps as u64 * (32 + 16),
+        },
+        Module {
+            name: "credit_scope",
+            summary: "credit_tx and credit_rx with per-QP monitor registers for QPs 0..3 (waveforms, ILA probes)",
+            verilog: emit("credit_scope", &scope)?,
+            ports: ports_of(&scope),
+            latency_cycles: None,
+            ram_bits: cfg.reorder.qps as u64 * (128 + 32 + 16),
         },
     ])
 }

@@ -291,10 +291,10 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         else begin
             bp_count$d = 32'h0;
         end
-        ev_slot = ((slot_pending$q & ring$m_valid) & ~clearing$q);
-        ev_onoff = ((s_onoff_valid & ~ev_slot) & ~clearing$q);
+        ev_onoff = (s_onoff_valid & ~clearing$q);
+        ev_slot = (((slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
         ev_req = (((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q);
-        if (((slot_pending$q & ~ring$m_valid) & ~clearing$q)) begin
+        if ((((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q)) begin
             slot_pending$d = 1'b0;
             cnt_idle$d = (cnt_idle$q + 32'h1);
         end
@@ -302,15 +302,15 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
             slot_pending$d = 1'b0;
         end
         ring$m_pop = ev_slot;
-        if (ev_slot) begin
-            ram$read_address = ring$m_data;
-            s1_qp$d = ring$m_data;
-            s1_kind$d = 32'h0;
-        end
-        else if (s_onoff_valid) begin
+        if (s_onoff_valid) begin
             ram$read_address = s_onoff_qp;
             s1_qp$d = s_onoff_qp;
             s1_kind$d = 32'h1;
+        end
+        else if (ev_slot) begin
+            ram$read_address = ring$m_data;
+            s1_qp$d = ring$m_data;
+            s1_kind$d = 32'h0;
         end
         else begin
             ram$read_address = s_req_qp;
@@ -419,7 +419,7 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = ((~(slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        s_req_ready = ((~ev_slot & ~s_onoff_valid) & ~clearing$q);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
         status_clearing = clearing$q;

@@ -4,7 +4,7 @@
 
 
 
-module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_send_valid,m_send_qp,m_send_bytes,m_send_credit,s_grant_valid,s_grant_qp,m_req_valid,m_req_qp,m_onoff_valid,m_onoff_qp,m_onoff_on,cfg_rule,cfg_batch,cfg_bdp,status_clearing,status_requests,status_grants,status_wasted_bytes,status_starved_cycles,status_grants_dropped,status_debt_error);
+module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_send_valid,m_send_qp,m_send_bytes,m_send_credit,m_credit_valid,m_credit_qp,m_credit_value,m_credit_waiting,s_grant_valid,s_grant_qp,m_req_valid,m_req_qp,m_onoff_valid,m_onoff_qp,m_onoff_on,cfg_rule,cfg_batch,cfg_bdp,status_clearing,status_requests,status_grants,status_wasted_bytes,status_starved_cycles,status_starved,status_grants_dropped,status_debt_error);
     
     // Module arguments
     input wire  clk;
@@ -17,6 +17,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     output reg  [15:0] m_send_qp;
     output reg  [31:0] m_send_bytes;
     output reg  [31:0] m_send_credit;
+    output reg  m_credit_valid;
+    output reg  [15:0] m_credit_qp;
+    output reg  [31:0] m_credit_value;
+    output reg  m_credit_waiting;
     input wire  s_grant_valid;
     input wire  [15:0] s_grant_qp;
     output reg  m_req_valid;
@@ -32,6 +36,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     output reg  [31:0] status_grants;
     output reg  [31:0] status_wasted_bytes;
     output reg  [31:0] status_starved_cycles;
+    output reg  status_starved;
     output reg  [31:0] status_grants_dropped;
     output reg  status_debt_error;
     
@@ -89,6 +94,12 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  out_req_valid$d;
     wire  out_req_valid$q;
     reg  out_req_valid$clock;
+    reg  out_credit_valid$d;
+    wire  out_credit_valid$q;
+    reg  out_credit_valid$clock;
+    reg  out_waiting$d;
+    wire  out_waiting$q;
+    reg  out_waiting$clock;
     reg  out_onoff_valid$d;
     wire  out_onoff_valid$q;
     reg  out_onoff_valid$clock;
@@ -98,9 +109,9 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [16:0] n_active$d;
     wire  [16:0] n_active$q;
     reg  n_active$clock;
-    reg  [16:0] n_usable$d;
-    wire  [16:0] n_usable$q;
-    reg  n_usable$clock;
+    reg  [16:0] n_waiting$d;
+    wire  [16:0] n_waiting$q;
+    reg  n_waiting$clock;
     reg  [31:0] cnt_requests$d;
     wire  [31:0] cnt_requests$q;
     reg  cnt_requests$clock;
@@ -128,7 +139,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] free;
     reg  [31:0] req_acc;
     reg  active;
-    reg  usable;
+    reg  waiting;
     reg  off;
     reg  credit_pos;
     reg  credit_nonneg;
@@ -145,8 +156,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  req_n;
     reg  [31:0] req_acc_n;
     reg  credit_n_pos;
-    reg  credit_n_nonneg;
-    reg  usable_n;
+    reg  waiting_n;
     reg  off_n;
     reg  [127:0] new_state;
     reg  [127:0] init_state;
@@ -235,6 +245,16 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(out_req_valid$q),
         .clock(out_req_valid$clock)
     );
+    credit_tx$out_credit_valid out_credit_valid(
+        .d(out_credit_valid$d),
+        .q(out_credit_valid$q),
+        .clock(out_credit_valid$clock)
+    );
+    credit_tx$out_waiting out_waiting(
+        .d(out_waiting$d),
+        .q(out_waiting$q),
+        .clock(out_waiting$clock)
+    );
     credit_tx$out_onoff_valid out_onoff_valid(
         .d(out_onoff_valid$d),
         .q(out_onoff_valid$q),
@@ -250,10 +270,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(n_active$q),
         .clock(n_active$clock)
     );
-    credit_tx$n_usable n_usable(
-        .d(n_usable$d),
-        .q(n_usable$q),
-        .clock(n_usable$clock)
+    credit_tx$n_waiting n_waiting(
+        .d(n_waiting$d),
+        .q(n_waiting$q),
+        .clock(n_waiting$clock)
     );
     credit_tx$cnt_requests cnt_requests(
         .d(cnt_requests$d),
@@ -302,10 +322,12 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         out_send_bytes$clock = clk;
         out_send_credit$clock = clk;
         out_req_valid$clock = clk;
+        out_credit_valid$clock = clk;
+        out_waiting$clock = clk;
         out_onoff_valid$clock = clk;
         out_onoff_on$clock = clk;
         n_active$clock = clk;
-        n_usable$clock = clk;
+        n_waiting$clock = clk;
         cnt_requests$clock = clk;
         cnt_grants$clock = clk;
         cnt_wasted$clock = clk;
@@ -326,10 +348,12 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         out_send_bytes$d = out_send_bytes$q;
         out_send_credit$d = out_send_credit$q;
         out_req_valid$d = out_req_valid$q;
+        out_credit_valid$d = out_credit_valid$q;
+        out_waiting$d = out_waiting$q;
         out_onoff_valid$d = out_onoff_valid$q;
         out_onoff_on$d = out_onoff_on$q;
         n_active$d = n_active$q;
-        n_usable$d = n_usable$q;
+        n_waiting$d = n_waiting$q;
         cnt_requests$d = cnt_requests$q;
         cnt_grants$d = cnt_grants$q;
         cnt_wasted$d = cnt_wasted$q;
@@ -364,7 +388,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         free = st[(32'h20)+:(32)];
         req_acc = ((st[(32'h40)+:(24)]) & 32'hffffffff);
         active = st[32'h58];
-        usable = st[32'h59];
+        waiting = st[32'h59];
         off = st[32'h5a];
         credit_pos = (~credit[32'h1f] & |credit);
         credit_nonneg = ~credit[32'h1f];
@@ -450,10 +474,9 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             req_acc_n = acc_sum;
         end
         credit_n_pos = (~credit_n[32'h1f] & |credit_n);
-        credit_n_nonneg = ~credit_n[32'h1f];
-        usable_n = (active_n & (|free_n | (cfg_rule & credit_n_nonneg) | (~cfg_rule & credit_n_pos)));
+        waiting_n = ((active_n & ~s1_grant$q) & ~|amt);
         off_n = (active_n & (credit_n_pos & (credit_n > rem_n)));
-        new_state = ((((rem_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h5a) | (((usable_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h59) | (((active_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h58) | (((req_acc_n[(32'h0)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 128'hffffffffffffffffffffffffffffffff));
+        new_state = ((((rem_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h5a) | (((waiting_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h59) | (((active_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h58) | (((req_acc_n[(32'h0)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 128'hffffffffffffffffffffffffffffffff));
         ram$write_address = s1_qp$q;
         ram$write_data = new_state;
         ram$write_enable = s1_valid$q;
@@ -465,11 +488,13 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         out_send_bytes$d = amt;
         out_send_credit$d = credit_n;
         out_req_valid$d = (s1_valid$q & req_n);
+        out_credit_valid$d = s1_valid$q;
+        out_waiting$d = waiting_n;
         out_onoff_valid$d = (s1_valid$q & (off_n != off));
         out_onoff_on$d = ~off_n;
         if (s1_valid$q) begin
             n_active$d = ((n_active$q + ((active_n) & 17'h1ffff)) - ((active) & 17'h1ffff));
-            n_usable$d = ((n_usable$q + ((usable_n) & 17'h1ffff)) - ((usable) & 17'h1ffff));
+            n_waiting$d = ((n_waiting$q + ((waiting_n) & 17'h1ffff)) - ((waiting) & 17'h1ffff));
             cnt_wasted$d = (cnt_wasted$q + wasted_n);
         end
         if ((s1_valid$q & req_n)) begin
@@ -478,7 +503,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         if ((s1_valid$q & s1_grant$q)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
-        if ((|n_active$q & ~|n_usable$q)) begin
+        if ((|n_active$q & (n_waiting$q == n_active$q))) begin
             cnt_starved$d = (cnt_starved$q + 32'h1);
         end
         neg_batch = (32'h0 - cfg_batch);
@@ -502,9 +527,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             w_valid$d = 1'b0;
             out_send_valid$d = 1'b0;
             out_req_valid$d = 1'b0;
+            out_credit_valid$d = 1'b0;
             out_onoff_valid$d = 1'b0;
             n_active$d = 32'h0;
-            n_usable$d = 32'h0;
+            n_waiting$d = 32'h0;
             cnt_requests$d = 32'h0;
             cnt_grants$d = 32'h0;
             cnt_wasted$d = 32'h0;
@@ -519,6 +545,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         m_send_bytes = out_send_bytes$q;
         m_send_credit = out_send_credit$q;
         m_req_valid = out_req_valid$q;
+        m_credit_valid = out_credit_valid$q;
+        m_credit_qp = out_send_qp$q;
+        m_credit_value = out_send_credit$q;
+        m_credit_waiting = out_waiting$q;
         m_req_qp = out_send_qp$q;
         m_onoff_valid = out_onoff_valid$q;
         m_onoff_qp = out_send_qp$q;
@@ -528,6 +558,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         status_grants = cnt_grants$q;
         status_wasted_bytes = cnt_wasted$q;
         status_starved_cycles = cnt_starved$q;
+        status_starved = (|n_active$q & (n_waiting$q == n_active$q));
         status_grants_dropped = cnt_grants_dropped$q;
         status_debt_error = debt_error$q;
     end
@@ -706,7 +737,7 @@ module credit_tx$n_active(d,q,clock);
 endmodule // credit_tx$n_active
 
 
-module credit_tx$n_usable(d,q,clock);
+module credit_tx$n_waiting(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -722,7 +753,26 @@ module credit_tx$n_usable(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_tx$n_usable
+endmodule // credit_tx$n_waiting
+
+
+module credit_tx$out_credit_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$out_credit_valid
 
 
 module credit_tx$out_onoff_on(d,q,clock);
@@ -856,6 +906,25 @@ module credit_tx$out_send_valid(d,q,clock);
     end
           
 endmodule // credit_tx$out_send_valid
+
+
+module credit_tx$out_waiting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$out_waiting
 
 
 module credit_tx$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);

@@ -3,8 +3,8 @@
 //! ```text
 //!  s_req (qp)   ──┐            stage 0: read QP word      stage 1: update, write back
 //!  s_onoff      ──┼─► arbiter ─► BankRam {pending, off, ─► (forwarded from the last write)
-//!  grant slot ────┘  (slot >     in_ring} per QP            ├─► ring FIFO push (round robin)
-//!   ▲ pacing: one slot per batch time    onoff > req)       └─► m_grant (qp)
+//!  grant slot ────┘  (onoff >    in_ring} per QP            ├─► ring FIFO push (round robin)
+//!   ▲ pacing: one slot per batch time    slot > req)        └─► m_grant (qp)
 //!   └ acc += den each cycle (1 in `slowdown` under PCIe backpressure); slot when acc >= num
 //! ```
 //!
@@ -209,16 +209,20 @@ impl Logic for CreditRx {
         } else {
             self.bp_count.d.next = 0.into();
         }
-        // ---- Stage 0: one event per cycle: slot, then ON/OFF, then a request. -------
-        self.ev_slot.next =
-            ((self.slot_pending.q.val() & self.ring.m_valid.val()) & !self.clearing.q.val());
-        self.ev_onoff.next =
-            ((self.s_onoff_valid.val() & !self.ev_slot.val()) & !self.clearing.q.val());
+        // ---- Stage 0: one event per cycle: ON/OFF, then a slot, then a request. -----
+        // ON/OFF has no ready: it always goes first (a due slot waits a cycle; the
+        // accumulator keeps running, so the pacing does not drift).
+        self.ev_onoff.next = (self.s_onoff_valid.val() & !self.clearing.q.val());
+        self.ev_slot.next = (((self.slot_pending.q.val() & self.ring.m_valid.val())
+            & !self.s_onoff_valid.val())
+            & !self.clearing.q.val());
         self.ev_req.next = (((self.s_req_valid.val() & !self.ev_slot.val())
             & !self.s_onoff_valid.val())
             & !self.clearing.q.val());
         // A due slot with nobody in the ring passes unused; slots never bank up.
-        if ((self.slot_pending.q.val() & !self.ring.m_valid.val()) & !self.clearing.q.val()) {
+        if (((self.slot_pending.q.val() & !self.ring.m_valid.val()) & !self.s_onoff_valid.val())
+            & !self.clearing.q.val())
+        {
             self.slot_pending.d.next = false;
             self.cnt_idle.d.next = (self.cnt_idle.q.val() + 1);
         }
@@ -226,14 +230,14 @@ impl Logic for CreditRx {
             self.slot_pending.d.next = false;
         }
         self.ring.m_pop.next = self.ev_slot.val();
-        if self.ev_slot.val() {
-            self.ram.read_address.next = self.ring.m_data.val();
-            self.s1_qp.d.next = self.ring.m_data.val();
-            self.s1_kind.d.next = 0.into();
-        } else if self.s_onoff_valid.val() {
+        if self.s_onoff_valid.val() {
             self.ram.read_address.next = self.s_onoff_qp.val();
             self.s1_qp.d.next = self.s_onoff_qp.val();
             self.s1_kind.d.next = 1.into();
+        } else if self.ev_slot.val() {
+            self.ram.read_address.next = self.ring.m_data.val();
+            self.s1_qp.d.next = self.ring.m_data.val();
+            self.s1_kind.d.next = 0.into();
         } else {
             self.ram.read_address.next = self.s_req_qp.val();
             self.s1_qp.d.next = self.s_req_qp.val();
@@ -348,9 +352,8 @@ impl Logic for CreditRx {
             self.cnt_slots.d.next = 0.into();
         }
 
-        self.s_req_ready.next = ((!(self.slot_pending.q.val() & self.ring.m_valid.val())
-            & !self.s_onoff_valid.val())
-            & !self.clearing.q.val());
+        self.s_req_ready.next =
+            ((!self.ev_slot.val() & !self.s_onoff_valid.val()) & !self.clearing.q.val());
         self.m_grant_valid.next = self.out_valid.q.val();
         self.m_grant_qp.next = self.out_qp.q.val();
         self.status_clearing.next = self.clearing.q.val();

@@ -10,7 +10,7 @@
 //!
 //! Per QP: `credit` (signed bytes), `free` (bytes of the first BDP not yet sent),
 //! `rem` (remaining data, as last reported), `req_acc` (bytes sent since the last credit
-//! request), `active`, `usable`, `off`.
+//! request), `active`, `waiting` (it asked to send and was refused), `off`.
 //!
 //! * **Send request** (`s_send_*`: a QP with `remaining` bytes to send asks how much it
 //!   may send now; at most one batch per decision):
@@ -27,8 +27,8 @@
 //! * **ON/OFF**: a QP holding more credit than its remaining data sends OFF (`m_onoff`
 //!   with `on = 0`), and ON once the surplus is used or more data arrives.
 //! * **Counters**: requests sent, grants received, wasted bytes, starvation cycles
-//!   (cycles in which some QP is active and no active QP can send: `active` QPs with
-//!   `usable` credit are counted incrementally).
+//!   (cycles in which some QP is active and every active QP is *waiting*: it asked to
+//!   send and was refused for want of credit; counted incrementally per QP).
 //! * **Reset** sweeps every QP word to its initial state (one QP per cycle, `free` =
 //!   `cfg_bdp`); requests and grants are refused or dropped (counted) meanwhile.
 //!
@@ -57,6 +57,12 @@ pub struct CreditTx {
     pub m_send_bytes: Signal<Out, Bits<32>>,
     /// The QP's credit after this decision (signed), for traces and checks.
     pub m_send_credit: Signal<Out, Bits<32>>,
+    /// Every change of a QP's credit (send or grant): the QP and its new credit, for
+    /// monitors and waveforms.
+    pub m_credit_valid: Signal<Out, Bit>,
+    pub m_credit_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_credit_value: Signal<Out, Bits<32>>,
+    pub m_credit_waiting: Signal<Out, Bit>,
     pub s_grant_valid: Signal<In, Bit>,
     pub s_grant_qp: Signal<In, Bits<QP_BITS>>,
     pub m_req_valid: Signal<Out, Bit>,
@@ -73,6 +79,8 @@ pub struct CreditTx {
     pub status_grants: Signal<Out, Bits<32>>,
     pub status_wasted_bytes: Signal<Out, Bits<32>>,
     pub status_starved_cycles: Signal<Out, Bits<32>>,
+    /// Some QP is active and no active QP may send (this cycle).
+    pub status_starved: Signal<Out, Bit>,
     pub status_grants_dropped: Signal<Out, Bits<32>>,
     /// Sticky: some QP's credit went below -batch (never expected; for formal and tests).
     pub status_debt_error: Signal<Out, Bit>,
@@ -93,10 +101,12 @@ pub struct CreditTx {
     out_send_bytes: DFF<Bits<32>>,
     out_send_credit: DFF<Bits<32>>,
     out_req_valid: DFF<Bit>,
+    out_credit_valid: DFF<Bit>,
+    out_waiting: DFF<Bit>,
     out_onoff_valid: DFF<Bit>,
     out_onoff_on: DFF<Bit>,
     n_active: DFF<Bits<17>>,
-    n_usable: DFF<Bits<17>>,
+    n_waiting: DFF<Bits<17>>,
     cnt_requests: DFF<Bits<32>>,
     cnt_grants: DFF<Bits<32>>,
     cnt_wasted: DFF<Bits<32>>,
@@ -110,7 +120,7 @@ pub struct CreditTx {
     free: Signal<Local, Bits<32>>,
     req_acc: Signal<Local, Bits<32>>,
     active: Signal<Local, Bit>,
-    usable: Signal<Local, Bit>,
+    waiting: Signal<Local, Bit>,
     off: Signal<Local, Bit>,
     credit_pos: Signal<Local, Bit>,
     credit_nonneg: Signal<Local, Bit>,
@@ -127,8 +137,7 @@ pub struct CreditTx {
     req_n: Signal<Local, Bit>,
     req_acc_n: Signal<Local, Bits<32>>,
     credit_n_pos: Signal<Local, Bit>,
-    credit_n_nonneg: Signal<Local, Bit>,
-    usable_n: Signal<Local, Bit>,
+    waiting_n: Signal<Local, Bit>,
     off_n: Signal<Local, Bit>,
     new_state: Signal<Local, Bits<STATE_BITS>>,
     init_state: Signal<Local, Bits<STATE_BITS>>,
@@ -152,6 +161,10 @@ impl CreditTx {
             m_send_qp: Default::default(),
             m_send_bytes: Default::default(),
             m_send_credit: Default::default(),
+            m_credit_valid: Default::default(),
+            m_credit_qp: Default::default(),
+            m_credit_value: Default::default(),
+            m_credit_waiting: Default::default(),
             s_grant_valid: Default::default(),
             s_grant_qp: Default::default(),
             m_req_valid: Default::default(),
@@ -167,6 +180,7 @@ impl CreditTx {
             status_grants: Default::default(),
             status_wasted_bytes: Default::default(),
             status_starved_cycles: Default::default(),
+            status_starved: Default::default(),
             status_grants_dropped: Default::default(),
             status_debt_error: Default::default(),
             ram: BankRam::new(qps),
@@ -185,10 +199,12 @@ impl CreditTx {
             out_send_bytes: Default::default(),
             out_send_credit: Default::default(),
             out_req_valid: Default::default(),
+            out_credit_valid: Default::default(),
+            out_waiting: Default::default(),
             out_onoff_valid: Default::default(),
             out_onoff_on: Default::default(),
             n_active: Default::default(),
-            n_usable: Default::default(),
+            n_waiting: Default::default(),
             cnt_requests: Default::default(),
             cnt_grants: Default::default(),
             cnt_wasted: Default::default(),
@@ -202,7 +218,7 @@ impl CreditTx {
             free: Default::default(),
             req_acc: Default::default(),
             active: Default::default(),
-            usable: Default::default(),
+            waiting: Default::default(),
             off: Default::default(),
             credit_pos: Default::default(),
             credit_nonneg: Default::default(),
@@ -219,8 +235,7 @@ impl CreditTx {
             req_n: Default::default(),
             req_acc_n: Default::default(),
             credit_n_pos: Default::default(),
-            credit_n_nonneg: Default::default(),
-            usable_n: Default::default(),
+            waiting_n: Default::default(),
             off_n: Default::default(),
             new_state: Default::default(),
             init_state: Default::default(),
@@ -251,10 +266,12 @@ impl Logic for CreditTx {
             out_send_bytes,
             out_send_credit,
             out_req_valid,
+            out_credit_valid,
+            out_waiting,
             out_onoff_valid,
             out_onoff_on,
             n_active,
-            n_usable,
+            n_waiting,
             cnt_requests,
             cnt_grants,
             cnt_wasted,
@@ -290,12 +307,12 @@ impl Logic for CreditTx {
             self.st.next = self.ram.read_data.val();
         }
         // Word: credit[31:0] (signed), free[63:32], req_acc[87:64], active[88],
-        // usable[89], off[90], rem[127:96].
+        // waiting[89], off[90], rem[127:96].
         self.credit.next = self.st.val().get_bits::<32>(0);
         self.free.next = self.st.val().get_bits::<32>(32);
         self.req_acc.next = bit_cast::<32, 24>(self.st.val().get_bits::<24>(64));
         self.active.next = self.st.val().get_bit(88);
-        self.usable.next = self.st.val().get_bit(89);
+        self.waiting.next = self.st.val().get_bit(89);
         self.off.next = self.st.val().get_bit(90);
         self.credit_pos.next = (!self.credit.val().get_bit(31) & self.credit.val().any());
         self.credit_nonneg.next = !self.credit.val().get_bit(31);
@@ -374,17 +391,15 @@ impl Logic for CreditTx {
             self.req_acc_n.next = self.acc_sum.val();
         }
         self.credit_n_pos.next = (!self.credit_n.val().get_bit(31) & self.credit_n.val().any());
-        self.credit_n_nonneg.next = !self.credit_n.val().get_bit(31);
-        self.usable_n.next = (self.active_n.val()
-            & (self.free_n.val().any()
-                | (self.cfg_rule.val() & self.credit_n_nonneg.val())
-                | (!self.cfg_rule.val() & self.credit_n_pos.val())));
+        // Waiting: it asked and was refused; a grant or a send ends the wait.
+        self.waiting_n.next =
+            ((self.active_n.val() & !self.s1_grant.q.val()) & !self.amt.val().any());
         // OFF while the credit held exceeds the data left (only for an active QP).
         self.off_n.next = (self.active_n.val()
             & (self.credit_n_pos.val() & (self.credit_n.val() > self.rem_n.val())));
         self.new_state.next = ((bit_cast::<STATE_BITS, 32>(self.rem_n.val()) << 96)
             | (bit_cast::<STATE_BITS, 1>(self.off_n.val().into()) << 90)
-            | (bit_cast::<STATE_BITS, 1>(self.usable_n.val().into()) << 89)
+            | (bit_cast::<STATE_BITS, 1>(self.waiting_n.val().into()) << 89)
             | (bit_cast::<STATE_BITS, 1>(self.active_n.val().into()) << 88)
             | (bit_cast::<STATE_BITS, 24>(self.req_acc_n.val().get_bits::<24>(0)) << 64)
             | (bit_cast::<STATE_BITS, 32>(self.free_n.val()) << 32)
@@ -402,6 +417,8 @@ impl Logic for CreditTx {
         self.out_send_bytes.d.next = self.amt.val();
         self.out_send_credit.d.next = self.credit_n.val();
         self.out_req_valid.d.next = (self.s1_valid.q.val() & self.req_n.val());
+        self.out_credit_valid.d.next = self.s1_valid.q.val();
+        self.out_waiting.d.next = self.waiting_n.val();
         self.out_onoff_valid.d.next =
             (self.s1_valid.q.val() & (self.off_n.val() != self.off.val()));
         self.out_onoff_on.d.next = !self.off_n.val();
@@ -411,9 +428,9 @@ impl Logic for CreditTx {
             self.n_active.d.next = ((self.n_active.q.val()
                 + bit_cast::<17, 1>(self.active_n.val().into()))
                 - bit_cast::<17, 1>(self.active.val().into()));
-            self.n_usable.d.next = ((self.n_usable.q.val()
-                + bit_cast::<17, 1>(self.usable_n.val().into()))
-                - bit_cast::<17, 1>(self.usable.val().into()));
+            self.n_waiting.d.next = ((self.n_waiting.q.val()
+                + bit_cast::<17, 1>(self.waiting_n.val().into()))
+                - bit_cast::<17, 1>(self.waiting.val().into()));
             self.cnt_wasted.d.next = (self.cnt_wasted.q.val() + self.wasted_n.val());
         }
         if (self.s1_valid.q.val() & self.req_n.val()) {
@@ -422,7 +439,7 @@ impl Logic for CreditTx {
         if (self.s1_valid.q.val() & self.s1_grant.q.val()) {
             self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
         }
-        if (self.n_active.q.val().any() & !self.n_usable.q.val().any()) {
+        if (self.n_active.q.val().any() & (self.n_waiting.q.val() == self.n_active.q.val())) {
             self.cnt_starved.d.next = (self.cnt_starved.q.val() + 1);
         }
         self.neg_batch.next = (0 - self.cfg_batch.val());
@@ -450,9 +467,10 @@ impl Logic for CreditTx {
             self.w_valid.d.next = false;
             self.out_send_valid.d.next = false;
             self.out_req_valid.d.next = false;
+            self.out_credit_valid.d.next = false;
             self.out_onoff_valid.d.next = false;
             self.n_active.d.next = 0.into();
-            self.n_usable.d.next = 0.into();
+            self.n_waiting.d.next = 0.into();
             self.cnt_requests.d.next = 0.into();
             self.cnt_grants.d.next = 0.into();
             self.cnt_wasted.d.next = 0.into();
@@ -470,6 +488,10 @@ impl Logic for CreditTx {
         self.m_send_bytes.next = self.out_send_bytes.q.val();
         self.m_send_credit.next = self.out_send_credit.q.val();
         self.m_req_valid.next = self.out_req_valid.q.val();
+        self.m_credit_valid.next = self.out_credit_valid.q.val();
+        self.m_credit_qp.next = self.out_send_qp.q.val();
+        self.m_credit_value.next = self.out_send_credit.q.val();
+        self.m_credit_waiting.next = self.out_waiting.q.val();
         self.m_req_qp.next = self.out_send_qp.q.val();
         self.m_onoff_valid.next = self.out_onoff_valid.q.val();
         self.m_onoff_qp.next = self.out_send_qp.q.val();
@@ -479,6 +501,8 @@ impl Logic for CreditTx {
         self.status_grants.next = self.cnt_grants.q.val();
         self.status_wasted_bytes.next = self.cnt_wasted.q.val();
         self.status_starved_cycles.next = self.cnt_starved.q.val();
+        self.status_starved.next =
+            (self.n_active.q.val().any() & (self.n_waiting.q.val() == self.n_active.q.val()));
         self.status_grants_dropped.next = self.cnt_grants_dropped.q.val();
         self.status_debt_error.next = self.debt_error.q.val();
     }

@@ -10,6 +10,7 @@
 #![allow(unused_parens)]
 
 pub mod credit_rx;
+pub mod credit_scope;
 pub mod credit_tx;
 pub mod csr;
 pub mod fifo;

@@ -269,3 +269,494 @@ pub fn params(cfg: &PrnicConfig) -> (u32, u32, (u64, u64)) {
         cfg.grant_slot_fraction(),
     )
 }
+
+/// Jitter distribution of the credit path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterDist {
+    /// Uniform in `0..=jitter`.
+    Uniform,
+    /// Exponential with mean `jitter / 2` (the same mean as uniform), capped at 4x.
+    Exponential,
+}
+
+/// One run of the credit loop.
+#[derive(Debug, Clone)]
+pub struct LoopConfig {
+    pub rule: Rule,
+    pub qps: u32,
+    /// Extra grant-path delay per grant, cycles (maximum for uniform).
+    pub jitter: u64,
+    pub dist: JitterDist,
+    /// Fixed request path + grant path delay, cycles.
+    pub loop_delay: u64,
+    /// Grant slots to run (after a warm-up of a quarter as many).
+    pub slots: u64,
+    pub seed: u64,
+    /// Bytes each QP may send before it needs credit (config `credit.bdp_bytes`, or the
+    /// pipe shared among the QPs).
+    pub bdp: u32,
+    /// Write an FST/VCD of `credit_scope` here.
+    pub trace: Option<std::path::PathBuf>,
+}
+
+/// A stretch of cycles in which every active QP sat without usable credit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Starvation {
+    /// Cycle of the model (as in the trace: trace time = cycle x clock period).
+    pub start_cycle: u64,
+    pub start_ns: f64,
+    pub cycles: u64,
+    pub qps: Vec<u32>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LoopOutcome {
+    /// Delivered bytes over the measured window / (slots x batch).
+    pub throughput_fraction: f64,
+    pub starved_share: f64,
+    pub starved_cycles: u64,
+    pub cycles: u64,
+    pub intervals: Vec<Starvation>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum QpState {
+    Queued,
+    Asked,
+    Parked,
+}
+
+/// The fixed loop delay for which the first BDP exactly fills the loop: BDP / batch
+/// slots, less the slot the batch itself takes on the wire.
+pub fn default_loop_delay(cfg: &PrnicConfig) -> u64 {
+    let batches = (cfg.credit.bdp_bytes / cfg.credit.batch_bytes) as f64;
+    ((batches - 1.0) * cfg.batch_cycles()).round() as u64
+}
+
+/// N QPs with unlimited data share one sender link at line rate and send to one
+/// receiver. Requests and ON/OFF take `loop_delay / 2` cycles to reach `credit_rx`;
+/// grants take `loop_delay / 2` plus jitter to reach `credit_tx`. The sender's scheduler
+/// asks the next QP in line (one decision in flight) when its link is about to be free;
+/// a refused QP waits for a grant before it is asked again.
+pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> LoopOutcome {
+    let (batch, _, (num, den)) = params(cfg);
+    let bdp = lc.bdp;
+    let mut d = match &lc.trace {
+        Some(p) => bridge::CreditScope::with_trace(p, (1e6 / cfg.clock.mhz) as u64)
+            .unwrap_or_else(|e| panic!("{e}")),
+        None => bridge::CreditScope::new(),
+    };
+    d.set_cfg_rule((lc.rule == Rule::Eq2) as u64);
+    d.set_cfg_batch(batch as u64);
+    d.set_cfg_bdp(bdp as u64);
+    d.set_cfg_bp_threshold(0xffff);
+    d.set_cfg_bp_slowdown(1);
+    d.set_rst(1);
+    d.step();
+    d.set_rst(0);
+    while d.clearing() != 0 {
+        d.step();
+    }
+    let mut next = rng(lc.seed);
+    let n = lc.qps as usize;
+    let half = lc.loop_delay / 2;
+    let mut state = vec![QpState::Queued; n];
+    let mut granted_while_asked = vec![false; n];
+    let mut poll: std::collections::VecDeque<u32> = (0..lc.qps).collect();
+    let mut req_at: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    let mut onoff_at: BTreeMap<u64, Vec<(u32, bool)>> = BTreeMap::new();
+    let mut grant_at: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    let mut req_q: std::collections::VecDeque<u32> = Default::default();
+    let mut onoff_q: std::collections::VecDeque<(u32, bool)> = Default::default();
+    let mut grant_q: std::collections::VecDeque<u32> = Default::default();
+    // The sender link: when it is free, in 1/den cycles (a batch takes num/den cycles).
+    let mut link_free = 0u64;
+    let mut asking = false;
+    let total = (lc.slots + lc.slots / 4) * num / den;
+    let warm = (lc.slots / 4) * num / den;
+    let mut delivered = 0u64;
+    let mut starved = 0u64;
+    let mut intervals: Vec<Starvation> = vec![];
+    let mut cur: Option<Starvation> = None;
+    for c in 0..total {
+        if let Some(v) = req_at.remove(&c) {
+            req_q.extend(v);
+        }
+        if let Some(v) = onoff_at.remove(&c) {
+            onoff_q.extend(v);
+        }
+        if let Some(v) = grant_at.remove(&c) {
+            grant_q.extend(v);
+        }
+        // Inputs for this cycle.
+        let g = grant_q.front().copied();
+        d.set_tx_grant_valid(g.is_some() as u64);
+        d.set_tx_grant_qp(g.unwrap_or(0) as u64);
+        // Ask ahead so the decision (2 cycles) is back when the link frees.
+        let s = (!asking && link_free <= (c + 3) * den)
+            .then(|| poll.front().copied())
+            .flatten();
+        d.set_tx_send_valid(s.is_some() as u64);
+        d.set_tx_send_qp(s.unwrap_or(0) as u64);
+        d.set_tx_send_remaining(u32::MAX as u64);
+        let r = req_q.front().copied();
+        d.set_rx_req_valid(r.is_some() as u64);
+        d.set_rx_req_qp(r.unwrap_or(0) as u64);
+        let o = onoff_q.front().copied();
+        d.set_rx_onoff_valid(o.is_some() as u64);
+        d.set_rx_onoff_qp(o.map_or(0, |x| x.0) as u64);
+        d.set_rx_onoff_on(o.is_some_and(|x| x.1) as u64);
+        d.eval();
+        if let Some(q) = g {
+            grant_q.pop_front();
+            match state[q as usize] {
+                QpState::Parked => {
+                    state[q as usize] = QpState::Queued;
+                    poll.push_back(q);
+                }
+                QpState::Asked => granted_while_asked[q as usize] = true,
+                _ => {}
+            }
+        }
+        if s.is_some() && d.tx_send_ready() != 0 {
+            let q = poll.pop_front().unwrap();
+            state[q as usize] = QpState::Asked;
+            asking = true;
+            granted_while_asked[q as usize] = false;
+        }
+        if r.is_some() && d.rx_req_ready() != 0 {
+            req_q.pop_front();
+        }
+        if o.is_some() {
+            onoff_q.pop_front();
+        }
+        d.step();
+        // Outputs of this edge.
+        if d.tx_sent_valid() != 0 {
+            let q = d.tx_sent_qp() as u32;
+            let b = d.tx_sent_bytes();
+            asking = false;
+            if b > 0 {
+                if c >= warm {
+                    delivered += b;
+                }
+                // Back in line for its next batch.
+                state[q as usize] = QpState::Queued;
+                poll.push_back(q);
+                link_free = link_free.max((c + 1) * den) + b * num / batch as u64;
+            } else if granted_while_asked[q as usize] {
+                state[q as usize] = QpState::Queued;
+                poll.push_back(q);
+            } else {
+                state[q as usize] = QpState::Parked;
+            }
+        }
+        if d.tx_req_valid() != 0 {
+            req_at
+                .entry(c + half.max(1))
+                .or_default()
+                .push(d.tx_req_qp() as u32);
+        }
+        if d.tx_onoff_valid() != 0 {
+            onoff_at
+                .entry(c + half.max(1))
+                .or_default()
+                .push((d.tx_onoff_qp() as u32, d.tx_onoff_on() != 0));
+        }
+        if d.rx_grant_valid() != 0 {
+            let j = match lc.dist {
+                JitterDist::Uniform => next() % (lc.jitter + 1),
+                JitterDist::Exponential => {
+                    let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                    let mean = lc.jitter as f64 / 2.0;
+                    ((-mean * (1.0 - u).ln()).round() as u64).min(4 * lc.jitter)
+                }
+            };
+            grant_at
+                .entry(c + (lc.loop_delay - half).max(1) + j)
+                .or_default()
+                .push(d.rx_grant_qp() as u32);
+        }
+        if c >= warm {
+            if d.starved() != 0 {
+                starved += 1;
+                let now = d.cycle();
+                let st = cur.get_or_insert(Starvation {
+                    start_cycle: now,
+                    start_ns: now as f64 * 1000.0 / cfg.clock.mhz,
+                    cycles: 0,
+                    qps: (0..lc.qps)
+                        .filter(|q| state[*q as usize] == QpState::Parked)
+                        .collect(),
+                });
+                st.cycles += 1;
+            } else if let Some(st) = cur.take() {
+                intervals.push(st);
+            }
+        }
+    }
+    if let Some(st) = cur.take() {
+        intervals.push(st);
+    }
+    let span = (total - warm) as f64;
+    let slots = span * den as f64 / num as f64;
+    LoopOutcome {
+        throughput_fraction: delivered as f64 / (slots * batch as f64),
+        starved_share: starved as f64 / span,
+        starved_cycles: starved,
+        cycles: total,
+        intervals,
+    }
+}
+
+/// One row of `prnic-sim credit-jitter`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct JitterRow {
+    pub rule: &'static str,
+    pub jitter_ns: f64,
+    pub jitter_batches: f64,
+    pub dist: JitterDist,
+    pub qps: u32,
+    /// Bytes each QP sends before it needs credit.
+    pub bdp_bytes: u32,
+    pub throughput_gbps: f64,
+    pub line_rate_gbps: f64,
+    pub starved_share: f64,
+}
+
+/// How each QP's first-BDP allowance is set in a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BdpMode {
+    /// `credit.bdp_bytes` per QP (the config's meaning).
+    PerQp,
+    /// The pipe shared: `credit.bdp_bytes / qps` per QP, at least one batch.
+    Shared,
+}
+
+pub fn bdp_for(cfg: &PrnicConfig, mode: BdpMode, qps: u32) -> u32 {
+    let b = cfg.credit.batch_bytes;
+    match mode {
+        BdpMode::PerQp => cfg.credit.bdp_bytes,
+        BdpMode::Shared => (cfg.credit.bdp_bytes / qps).max(b) / b * b,
+    }
+}
+
+/// The credit loop on the Verilator models for every rule, jitter, QP count and BDP mode.
+pub fn sweep(
+    cfg: &PrnicConfig,
+    qps: &[u32],
+    jitter_batches: &[f64],
+    dist: JitterDist,
+    modes: &[BdpMode],
+    slots: u64,
+) -> Vec<JitterRow> {
+    let t = cfg.batch_cycles();
+    let mut rows = vec![];
+    for &mode in modes {
+        for &n in qps {
+            for rule in [Rule::Eq1, Rule::Eq2] {
+                for &jb in jitter_batches {
+                    let lc = LoopConfig {
+                        rule,
+                        qps: n,
+                        jitter: (jb * t).round() as u64,
+                        dist,
+                        loop_delay: default_loop_delay(cfg),
+                        slots,
+                        seed: 1,
+                        trace: None,
+                        bdp: bdp_for(cfg, mode, n),
+                    };
+                    let o = run_loop(cfg, &lc);
+                    rows.push(JitterRow {
+                        rule: rule.name(),
+                        jitter_ns: jb * cfg.batch_time_ns(),
+                        jitter_batches: jb,
+                        dist,
+                        qps: n,
+                        bdp_bytes: lc.bdp,
+                        throughput_gbps: o.throughput_fraction * cfg.line_rate_gbps(),
+                        line_rate_gbps: cfg.line_rate_gbps(),
+                        starved_share: o.starved_share,
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// Throughput against jitter, one line per rule, QP count and BDP, as an SVG.
+pub fn svg_plot(rows: &[JitterRow]) -> String {
+    use std::fmt::Write as _;
+    let (w, h, l, r, t, b) = (760.0, 440.0, 70.0, 230.0, 30.0, 50.0);
+    let xmax = rows
+        .iter()
+        .map(|x| x.jitter_batches)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let line = rows.first().map_or(400.0, |x| x.line_rate_gbps);
+    let ymin =
+        (rows.iter().map(|x| x.throughput_gbps).fold(line, f64::min) / 10.0).floor() * 10.0 - 10.0;
+    let px = |x: f64| l + (w - l - r) * x / xmax;
+    let py = |y: f64| t + (h - t - b) * (line + 5.0 - y) / (line + 5.0 - ymin);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{}" y="18" text-anchor="middle" font-size="14">Credit loop: delivered throughput against credit-path jitter</text>
+<line x1="{l}" y1="{}" x2="{}" y2="{}" stroke="black"/><line x1="{l}" y1="{t}" x2="{l}" y2="{}" stroke="black"/>
+<text x="{}" y="{}" text-anchor="middle">jitter (batch times, 1 = {:.1} ns)</text>
+<text x="16" y="{}" transform="rotate(-90 16 {})" text-anchor="middle">Gb/s</text>
+"#,
+        (w - r + l) / 2.0,
+        h - b,
+        w - r,
+        h - b,
+        h - b,
+        (w - r + l) / 2.0,
+        h - 12.0,
+        rows.first()
+            .map_or(0.0, |x| x.jitter_ns / x.jitter_batches.max(1e-9)),
+        (h - b + t) / 2.0,
+        (h - b + t) / 2.0
+    );
+    let mut y = ymin;
+    while y <= line + 0.1 {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{l}" y1="{0}" x2="{1}" y2="{0}" stroke="#ddd"/><text x="{2}" y="{3}" text-anchor="end">{y:.0}</text>"##,
+            py(y),
+            w - r,
+            l - 6.0,
+            py(y) + 4.0
+        );
+        y += 10.0;
+    }
+    let mut x = 0.0;
+    while x <= xmax + 1e-9 {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{x}</text>"#,
+            px(x),
+            h - b + 16.0
+        );
+        x += if xmax > 2.0 { 1.0 } else { 0.25 };
+    }
+    let _ = writeln!(
+        s,
+        r##"<line x1="{l}" y1="{0}" x2="{1}" y2="{0}" stroke="#999" stroke-dasharray="2,2"/>"##,
+        py(0.99 * line),
+        w - r
+    );
+    let mut keys: Vec<(&str, u32, u32)> =
+        rows.iter().map(|x| (x.rule, x.qps, x.bdp_bytes)).collect();
+    keys.dedup();
+    let dashes = ["", "6,3", "2,3", "8,3,2,3", "1,1"];
+    for (i, k) in keys.iter().enumerate() {
+        let color = if k.0 == "eq1" { "#c0392b" } else { "#1f6fb2" };
+        let dash = dashes[(i / 2) % dashes.len()];
+        let pts: Vec<String> = rows
+            .iter()
+            .filter(|x| (x.rule, x.qps, x.bdp_bytes) == *k)
+            .map(|x| format!("{:.1},{:.1}", px(x.jitter_batches), py(x.throughput_gbps)))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}" points="{}"/>"#,
+            pts.join(" ")
+        );
+        let ly = t + 16.0 * i as f64 + 10.0;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{} {} QPs, BDP {} KiB/QP</text>"#,
+            w - r + 10.0,
+            w - r + 40.0,
+            w - r + 46.0,
+            ly + 4.0,
+            if k.0 == "eq1" { "Eq.1" } else { "Eq.2" },
+            k.1,
+            k.2 / 1024
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A GTKWave save file for a `credit_scope` trace: the starvation flag, then each
+/// monitored QP's credit, wait flag, receiver-held requests and counters, grouped.
+pub fn gtkw(trace: &std::path::Path, qps: u32) -> String {
+    use std::fmt::Write as _;
+    let mut s = format!("[dumpfile] \"{}\"\n[timestart] 0\n", trace.display());
+    s.push_str("@200\n-Starvation (every active QP waiting for credit)\n@28\ncredit_scope.starved\n@24\ncredit_scope.starved_cycles[31:0]\n");
+    for q in 0..qps.min(4) {
+        let _ = write!(
+            s,
+            "@200\n-QP {q}\n@8424\ncredit_scope.qp{q}_credit[31:0]\n@28\ncredit_scope.qp{q}_waiting\n@24\ncredit_scope.qp{q}_rx_pending[15:0]\ncredit_scope.qp{q}_requests[31:0]\ncredit_scope.qp{q}_grants[31:0]\n"
+        );
+    }
+    s.push_str("@200\n-Credit path\n@28\ncredit_scope.tx_req_valid\ncredit_scope.rx_grant_valid\ncredit_scope.tx_grant_valid\ncredit_scope.tx_sent_valid\n@24\ncredit_scope.tx_sent_bytes[31:0]\n");
+    s
+}
+
+/// `prnic-sim credit-starvation`: one run per rule with a trace, and the intervals.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StarvationReport {
+    pub rule: &'static str,
+    pub qps: u32,
+    pub jitter_ns: f64,
+    pub trace: String,
+    pub gtkw: String,
+    pub throughput_gbps: f64,
+    pub starved_share: f64,
+    pub intervals: Vec<Starvation>,
+}
+
+pub fn starvation(
+    cfg: &PrnicConfig,
+    trace: &std::path::Path,
+    qps: u32,
+    jitter_batches: f64,
+    slots: u64,
+) -> std::io::Result<Vec<StarvationReport>> {
+    let mut out = vec![];
+    for rule in [Rule::Eq1, Rule::Eq2] {
+        let path = if rule == Rule::Eq1 {
+            trace.to_path_buf()
+        } else {
+            let stem = trace
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("trace");
+            let ext = trace.extension().and_then(|s| s.to_str()).unwrap_or("fst");
+            trace.with_file_name(format!("{stem}-eq2.{ext}"))
+        };
+        let lc = LoopConfig {
+            rule,
+            qps,
+            jitter: (jitter_batches * cfg.batch_cycles()).round() as u64,
+            dist: JitterDist::Uniform,
+            loop_delay: default_loop_delay(cfg),
+            slots,
+            seed: 1,
+            trace: Some(path.clone()),
+            bdp: bdp_for(cfg, BdpMode::Shared, qps),
+        };
+        let o = run_loop(cfg, &lc);
+        let save = path.with_extension("gtkw");
+        std::fs::write(&save, gtkw(&path, qps))?;
+        out.push(StarvationReport {
+            rule: rule.name(),
+            qps,
+            jitter_ns: jitter_batches * cfg.batch_time_ns(),
+            trace: path.display().to_string(),
+            gtkw: save.display().to_string(),
+            throughput_gbps: o.throughput_fraction * cfg.line_rate_gbps(),
+            starved_share: o.starved_share,
+            intervals: o.intervals,
+        });
+    }
+    Ok(out)
+}

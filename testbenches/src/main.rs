@@ -100,6 +100,51 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Credit loop on the Verilator models of credit_tx and credit_rx: N QPs send to one
+    /// receiver through a credit path with a fixed loop delay (the one the first BDP
+    /// exactly covers) and jitter. One row per rule, jitter, QP count and BDP mode.
+    CreditJitter {
+        #[arg(long)]
+        json: bool,
+        /// Write throughput against jitter as an SVG chart.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<std::path::PathBuf>,
+        /// QP counts.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32, 2, 16, 512])]
+        qps: Vec<u32>,
+        /// Jitter values, in batch times (one batch time is 327.68 ns by default).
+        #[arg(long, value_delimiter = ',', default_values_t = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0])]
+        jitter_batches: Vec<f64>,
+        /// Jitter distribution: uniform in 0..=jitter, or exponential with mean jitter/2.
+        #[arg(long, value_enum, default_value = "uniform")]
+        dist: DistArg,
+        /// First-BDP allowance: per-qp (credit.bdp_bytes each), shared (the pipe divided
+        /// among the QPs), or both.
+        #[arg(long, value_enum, default_value = "both")]
+        bdp: BdpArg,
+        /// Grant slots per point (after a warm-up of a quarter as many).
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+        slots: u64,
+    },
+    /// A credit-starvation scenario in a waveform: Eq.1 with jitter, traced (FST or VCD
+    /// by extension) with each QP's credit, requests and grants, a GTKWave save file
+    /// next to it, the starvation intervals, and the same run with Eq.2 (FILE-eq2.fst).
+    CreditStarvation {
+        #[arg(long)]
+        json: bool,
+        /// Trace file: *.fst (GTKWave) or *.vcd.
+        #[arg(long, value_name = "FILE")]
+        fst: std::path::PathBuf,
+        /// QPs (the first four have monitor signals in the trace).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=512))]
+        qps: u32,
+        /// Jitter, in batch times.
+        #[arg(long, default_value_t = 1.0)]
+        jitter_batches: f64,
+        /// Grant slots to run.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(20..=100_000))]
+        slots: u64,
+    },
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.
     Trace {
@@ -110,6 +155,19 @@ enum Cmd {
         #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         cycles: u64,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DistArg {
+    Uniform,
+    Exponential,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BdpArg {
+    PerQp,
+    Shared,
+    Both,
 }
 
 fn main() -> ExitCode {
@@ -157,6 +215,126 @@ fn main() -> ExitCode {
                 eprintln!("prnic-sim: error: the model and the RTL disagree");
                 ExitCode::from(1)
             }
+        }
+        Cmd::CreditJitter {
+            json,
+            plot,
+            qps,
+            jitter_batches,
+            dist,
+            bdp,
+            slots,
+        } => {
+            use prnic_testbenches::credit::{BdpMode, JitterDist};
+            if qps.iter().any(|q| !(1..=2048).contains(q))
+                || jitter_batches.iter().any(|j| !(0.0..=64.0).contains(j))
+            {
+                eprintln!(
+                    "prnic-sim: error: --qps must be in 1..=2048 and --jitter-batches in 0..=64"
+                );
+                return ExitCode::from(2);
+            }
+            let dist = match dist {
+                DistArg::Uniform => JitterDist::Uniform,
+                DistArg::Exponential => JitterDist::Exponential,
+            };
+            let modes: &[BdpMode] = match bdp {
+                BdpArg::PerQp => &[BdpMode::PerQp],
+                BdpArg::Shared => &[BdpMode::Shared],
+                BdpArg::Both => &[BdpMode::PerQp, BdpMode::Shared],
+            };
+            let rows = prnic_testbenches::credit::sweep(
+                PrnicConfig::builtin(),
+                &qps,
+                &jitter_batches,
+                dist,
+                modes,
+                slots,
+            );
+            if let Some(p) = &plot {
+                if let Err(e) = std::fs::write(p, prnic_testbenches::credit::svg_plot(&rows)) {
+                    eprintln!("prnic-sim: error: {}: {e}", p.display());
+                    return ExitCode::from(1);
+                }
+            }
+            if json {
+                out!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).expect("serialise")
+                );
+            } else {
+                out!("rule  QPs  BDP/QP KiB  jitter ns  throughput Gb/s  of line  starved");
+                for r in &rows {
+                    out!(
+                        "{:<4} {:>4} {:>11} {:>10.1} {:>16.1} {:>7.2}% {:>7.2}%",
+                        r.rule,
+                        r.qps,
+                        r.bdp_bytes / 1024,
+                        r.jitter_ns,
+                        r.throughput_gbps,
+                        100.0 * r.throughput_gbps / r.line_rate_gbps,
+                        100.0 * r.starved_share
+                    );
+                }
+                if let Some(p) = &plot {
+                    out!("wrote {}", p.display());
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Cmd::CreditStarvation {
+            json,
+            fst,
+            qps,
+            jitter_batches,
+            slots,
+        } => {
+            if !(0.0..=64.0).contains(&jitter_batches) {
+                eprintln!("prnic-sim: error: --jitter-batches must be in 0..=64");
+                return ExitCode::from(2);
+            }
+            if let Err(e) = prnic_testbenches::bridge::TraceFormat::from_path(&fst) {
+                eprintln!("prnic-sim: error: {e}");
+                return ExitCode::from(2);
+            }
+            let r = match prnic_testbenches::credit::starvation(
+                PrnicConfig::builtin(),
+                &fst,
+                qps,
+                jitter_batches,
+                slots,
+            ) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("prnic-sim: error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            if json {
+                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
+            } else {
+                for x in &r {
+                    let total: u64 = x.intervals.iter().map(|i| i.cycles).sum();
+                    out!(
+                        "{}: {} QPs, jitter {:.1} ns: {:.1} Gb/s, starved {:.2}% of the time in {} intervals ({} cycles)",
+                        x.rule, x.qps, x.jitter_ns, x.throughput_gbps, 100.0 * x.starved_share,
+                        x.intervals.len(), total
+                    );
+                    out!("  trace {}  (gtkwave -a {} {})", x.trace, x.gtkw, x.trace);
+                    let mut longest: Vec<_> = x.intervals.iter().collect();
+                    longest.sort_by_key(|i| std::cmp::Reverse(i.cycles));
+                    for i in longest.iter().take(5) {
+                        out!(
+                            "  starved from cycle {} ({:.1} ns) for {} cycles, QPs {:?}",
+                            i.start_cycle,
+                            i.start_ns,
+                            i.cycles,
+                            i.qps
+                        );
+                    }
+                }
+            }
+            ExitCode::SUCCESS
         }
         Cmd::TableFill { json, seeds } => {
             let r = prnic_testbenches::flow_table::table_fill(PrnicConfig::builtin(), &seeds);

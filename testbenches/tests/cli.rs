@@ -159,3 +159,97 @@ fn tx_writes_a_pcap_and_reports_bus_rate() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn credit_jitter_json_rows_and_plot() {
+    let dir = std::env::temp_dir().join(format!("prnic-cj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("j.svg");
+    let v = sim_json(&[
+        "credit-jitter",
+        "--json",
+        "--qps",
+        "1,2",
+        "--jitter-batches",
+        "0,1",
+        "--slots",
+        "400",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        2 * 2 * 2 * 2,
+        "rules x QPs x jitters x BDP modes"
+    );
+    for r in rows {
+        for k in [
+            "rule",
+            "jitter_ns",
+            "qps",
+            "throughput_gbps",
+            "line_rate_gbps",
+        ] {
+            assert!(!r[k].is_null(), "{k} missing: {r}");
+        }
+        assert_eq!(r["line_rate_gbps"], 400.0);
+    }
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg") && s.contains("polyline"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn credit_starvation_writes_traces_save_files_and_intervals() {
+    let dir = std::env::temp_dir().join(format!("prnic-cs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("starve.vcd");
+    let v = sim_json(&[
+        "credit-starvation",
+        "--json",
+        "--fst",
+        vcd.to_str().unwrap(),
+        "--slots",
+        "150",
+    ]);
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs[0]["rule"], "eq1");
+    assert_eq!(runs[1]["rule"], "eq2");
+    assert!(
+        !runs[0]["intervals"].as_array().unwrap().is_empty(),
+        "Eq.1 starves with jitter"
+    );
+    assert!(
+        runs[1]["starved_share"].as_f64().unwrap() < runs[0]["starved_share"].as_f64().unwrap()
+    );
+    // Every signal the save file names is in the trace.
+    let trace = std::fs::read_to_string(&vcd).unwrap();
+    let gtkw = std::fs::read_to_string(dir.join("starve.gtkw")).unwrap();
+    for line in gtkw.lines().filter(|l| l.starts_with("credit_scope.")) {
+        let name = line
+            .trim_start_matches("credit_scope.")
+            .split('[')
+            .next()
+            .unwrap();
+        assert!(
+            trace.contains(&format!(" {name} ")),
+            "{name} not in the trace"
+        );
+    }
+    assert!(dir.join("starve-eq2.vcd").exists() && dir.join("starve-eq2.gtkw").exists());
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args([
+            "credit-starvation",
+            "--fst",
+            dir.join("x.txt").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a trace name that is neither .fst nor .vcd"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -216,3 +216,50 @@ fn pcie_backpressure_slows_grants_by_the_csr_factor() {
         "slots {f} without, {s} with backpressure"
     );
 }
+
+/// The credit loop on the Verilator models: with Eq.2 throughput stays at or above 99%
+/// of line rate for jitter up to one batch time; Eq.1 falls below it once jitter exceeds
+/// what the QPs' free window leaves.
+#[test]
+fn credit_loop_eq2_holds_99_percent_up_to_one_batch_of_jitter() {
+    use prnic_testbenches::credit::{sweep, BdpMode, JitterDist};
+    let rows = sweep(
+        cfg(),
+        &[1, 2, 16],
+        &[0.0, 0.5, 1.0],
+        JitterDist::Uniform,
+        &[BdpMode::PerQp, BdpMode::Shared],
+        1000,
+    );
+    for r in &rows {
+        let frac = r.throughput_gbps / r.line_rate_gbps;
+        if r.rule == "eq2" {
+            assert!(frac >= 0.99, "{r:?}");
+        }
+    }
+    let eq1_at_one_batch: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.rule == "eq1" && r.jitter_batches == 1.0 && r.bdp_bytes <= 131072)
+        .map(|r| r.throughput_gbps / r.line_rate_gbps)
+        .collect();
+    assert!(!eq1_at_one_batch.is_empty());
+    assert!(
+        eq1_at_one_batch.iter().all(|f| *f < 0.99),
+        "Eq.1 should fall: {eq1_at_one_batch:?}"
+    );
+    // With exponential jitter of the same mean, the same holds for Eq.2 at half a batch.
+    let exp = sweep(
+        cfg(),
+        &[2],
+        &[0.5],
+        JitterDist::Exponential,
+        &[BdpMode::Shared],
+        1000,
+    );
+    assert!(
+        exp.iter()
+            .filter(|r| r.rule == "eq2")
+            .all(|r| r.throughput_gbps / r.line_rate_gbps >= 0.99),
+        "{exp:?}"
+    );
+}

@@ -34,7 +34,8 @@ pub struct QpCredit {
     pub rem: u64,
     pub req_acc: u64,
     pub active: bool,
-    pub usable: bool,
+    /// It asked to send and was refused; a grant or a send ends the wait.
+    pub waiting: bool,
     pub off: bool,
 }
 
@@ -85,17 +86,7 @@ impl SenderModel {
         })
     }
 
-    fn usable(&self, q: &QpCredit) -> bool {
-        q.active
-            && (q.free > 0
-                || match self.rule {
-                    Rule::Eq1 => q.credit > 0,
-                    Rule::Eq2 => q.credit >= 0,
-                })
-    }
-
     fn finish(&mut self, qp: u32, old: QpCredit, mut q: QpCredit) -> Option<bool> {
-        q.usable = self.usable(&q);
         q.off = q.active && q.credit > 0 && q.credit as u64 > q.rem;
         self.qps.insert(qp, q);
         (q.off != old.off).then_some(!q.off)
@@ -122,6 +113,7 @@ impl SenderModel {
         };
         q.rem = remaining - bytes;
         q.active = q.rem > 0;
+        q.waiting = q.active && bytes == 0;
         if !q.active && q.credit > 0 {
             self.wasted += q.credit as u64;
             q.credit = 0;
@@ -146,6 +138,7 @@ impl SenderModel {
         let old = self.qp(qp);
         let mut q = old;
         self.grants += 1;
+        q.waiting = false;
         let t = q.credit + self.batch as i64;
         if q.active || t < 0 {
             q.credit = t;
@@ -156,11 +149,11 @@ impl SenderModel {
         self.finish(qp, old, q)
     }
 
-    /// Some QP is active and none can send.
+    /// Some QP is active and every active QP is waiting for credit.
     pub fn starved(&self) -> bool {
         let active = self.qps.values().filter(|q| q.active).count();
-        let usable = self.qps.values().filter(|q| q.usable).count();
-        active > 0 && usable == 0
+        let waiting = self.qps.values().filter(|q| q.waiting).count();
+        active > 0 && waiting == active
     }
 }
 
