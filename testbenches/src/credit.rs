@@ -303,7 +303,8 @@ pub struct LoopConfig {
 /// A stretch of cycles in which every active QP sat without usable credit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Starvation {
-    /// Cycle of the model (as in the trace: trace time = cycle x clock period).
+    /// Cycle of the model, and its time in the trace (cycle x the integer clock period
+    /// in ps the trace uses, 3103 ps by default).
     pub start_cycle: u64,
     pub start_ns: f64,
     pub cycles: u64,
@@ -481,10 +482,12 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> LoopOutcome {
         if c >= warm {
             if d.starved() != 0 {
                 starved += 1;
-                let now = d.cycle();
+                // The edge just taken: its trace time is (cycles stepped - 1) x period.
+                let now = d.cycle() - 1;
                 let st = cur.get_or_insert(Starvation {
                     start_cycle: now,
-                    start_ns: now as f64 * 1000.0 / cfg.clock.mhz,
+                    // Trace time: the bridge's integer period in ps.
+                    start_ns: (now * (1e6 / cfg.clock.mhz) as u64) as f64 / 1000.0,
                     cycles: 0,
                     qps: (0..lc.qps)
                         .filter(|q| state[*q as usize] == QpState::Parked)
