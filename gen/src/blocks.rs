@@ -183,7 +183,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             verilog: emit("credit_tx", &ctx)?,
             ports: ports_of(&ctx),
             latency_cycles: Some(CREDIT_TX_LATENCY),
-            ram_bits: cfg.reorder.qps as u64 * 128,
+            ram_bits: cfg.reorder.qps as u64 * 160,
         },
         Module {
             name: "credit_rx",
@@ -199,7 +199,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             verilog: emit("credit_scope", &scope)?,
             ports: ports_of(&scope),
             latency_cycles: None,
-            ram_bits: cfg.reorder.qps as u64 * (128 + 32 + 16),
+            ram_bits: cfg.reorder.qps as u64 * (160 + 32 + 16),
         },
     ])
 }

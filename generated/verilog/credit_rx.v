@@ -64,6 +64,9 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
     reg  slot_pending$d;
     wire  slot_pending$q;
     reg  slot_pending$clock;
+    reg  [1:0] slot_wait$d;
+    wire  [1:0] slot_wait$q;
+    reg  slot_wait$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -105,6 +108,10 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
     reg  cnt_slots$clock;
     
     // Local signals
+    reg  slot_empty;
+    reg  slot_lost;
+    reg  idle_head;
+    reg  [15:0] ev_qp;
     reg  bp;
     reg  tick;
     reg  [47:0] acc_next;
@@ -169,6 +176,11 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         .d(slot_pending$d),
         .q(slot_pending$q),
         .clock(slot_pending$clock)
+    );
+    credit_rx$slot_wait slot_wait(
+        .d(slot_wait$d),
+        .q(slot_wait$q),
+        .clock(slot_wait$clock)
     );
     credit_rx$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -243,6 +255,7 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         acc$clock = clk;
         bp_count$clock = clk;
         slot_pending$clock = clk;
+        slot_wait$clock = clk;
         s1_valid$clock = clk;
         s1_kind$clock = clk;
         s1_qp$clock = clk;
@@ -261,6 +274,7 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         acc$d = acc$q;
         bp_count$d = bp_count$q;
         slot_pending$d = slot_pending$q;
+        slot_wait$d = slot_wait$q;
         s1_valid$d = s1_valid$q;
         s1_kind$d = s1_kind$q;
         s1_qp$d = s1_qp$q;
@@ -291,32 +305,39 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         else begin
             bp_count$d = 32'h0;
         end
-        ev_onoff = (s_onoff_valid & ~clearing$q);
+        ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
         ev_slot = (((slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
-        ev_req = (((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q);
-        if ((((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q)) begin
+        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        slot_empty = (((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        if (slot_empty) begin
+            slot_wait$d = (slot_wait$q + 32'h1);
+        end
+        else begin
+            slot_wait$d = 32'h0;
+        end
+        slot_lost = (slot_empty & (slot_wait$q == 32'h3));
+        if (slot_lost) begin
             slot_pending$d = 1'b0;
-            cnt_idle$d = (cnt_idle$q + 32'h1);
+            slot_wait$d = 32'h0;
         end
         if (ev_slot) begin
             slot_pending$d = 1'b0;
         end
         ring$m_pop = ev_slot;
         if (s_onoff_valid) begin
-            ram$read_address = s_onoff_qp;
-            s1_qp$d = s_onoff_qp;
+            ev_qp = (s_onoff_qp & depth_m1);
             s1_kind$d = 32'h1;
         end
         else if (ev_slot) begin
-            ram$read_address = ring$m_data;
-            s1_qp$d = ring$m_data;
+            ev_qp = ring$m_data;
             s1_kind$d = 32'h0;
         end
         else begin
-            ram$read_address = s_req_qp;
-            s1_qp$d = s_req_qp;
+            ev_qp = (s_req_qp & depth_m1);
             s1_kind$d = 32'h2;
         end
+        ram$read_address = ev_qp;
+        s1_qp$d = ev_qp;
         s1_valid$d = ((ev_slot | ev_onoff) | ev_req);
         s1_on$d = s_onoff_on;
         acc_next = (acc$q + slot_den);
@@ -389,9 +410,8 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         if ((s1_valid$q & grant)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
-        if (((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant)) begin
-            cnt_idle$d = (cnt_idle$q + 32'h1);
-        end
+        idle_head = ((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant);
+        cnt_idle$d = ((cnt_idle$q + ((slot_lost) & 32'hffffffff)) + ((idle_head) & 32'hffffffff));
         if (ev_req) begin
             cnt_requests$d = (cnt_requests$q + 32'h1);
         end
@@ -411,6 +431,7 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
             acc$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
+            slot_wait$d = 32'h0;
             s1_valid$d = 1'b0;
             w_valid$d = 1'b0;
             out_valid$d = 1'b0;
@@ -419,7 +440,7 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = ((~ev_slot & ~s_onoff_valid) & ~clearing$q);
+        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~clearing$q) & ~rst);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
         status_clearing = clearing$q;
@@ -1016,6 +1037,25 @@ module credit_rx$slot_pending(d,q,clock);
     end
           
 endmodule // credit_rx$slot_pending
+
+
+module credit_rx$slot_wait(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$slot_wait
 
 
 module credit_rx$w_qp(d,q,clock);

@@ -899,6 +899,9 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  slot_pending$d;
     wire  slot_pending$q;
     reg  slot_pending$clock;
+    reg  [1:0] slot_wait$d;
+    wire  [1:0] slot_wait$q;
+    reg  slot_wait$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -940,6 +943,10 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  cnt_slots$clock;
     
     // Local signals
+    reg  slot_empty;
+    reg  slot_lost;
+    reg  idle_head;
+    reg  [15:0] ev_qp;
     reg  bp;
     reg  tick;
     reg  [47:0] acc_next;
@@ -1004,6 +1011,11 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         .d(slot_pending$d),
         .q(slot_pending$q),
         .clock(slot_pending$clock)
+    );
+    credit_scope$rx$slot_wait slot_wait(
+        .d(slot_wait$d),
+        .q(slot_wait$q),
+        .clock(slot_wait$clock)
     );
     credit_scope$rx$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -1078,6 +1090,7 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         acc$clock = clk;
         bp_count$clock = clk;
         slot_pending$clock = clk;
+        slot_wait$clock = clk;
         s1_valid$clock = clk;
         s1_kind$clock = clk;
         s1_qp$clock = clk;
@@ -1096,6 +1109,7 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         acc$d = acc$q;
         bp_count$d = bp_count$q;
         slot_pending$d = slot_pending$q;
+        slot_wait$d = slot_wait$q;
         s1_valid$d = s1_valid$q;
         s1_kind$d = s1_kind$q;
         s1_qp$d = s1_qp$q;
@@ -1126,32 +1140,39 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         else begin
             bp_count$d = 32'h0;
         end
-        ev_onoff = (s_onoff_valid & ~clearing$q);
+        ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
         ev_slot = (((slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
-        ev_req = (((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q);
-        if ((((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q)) begin
+        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        slot_empty = (((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        if (slot_empty) begin
+            slot_wait$d = (slot_wait$q + 32'h1);
+        end
+        else begin
+            slot_wait$d = 32'h0;
+        end
+        slot_lost = (slot_empty & (slot_wait$q == 32'h3));
+        if (slot_lost) begin
             slot_pending$d = 1'b0;
-            cnt_idle$d = (cnt_idle$q + 32'h1);
+            slot_wait$d = 32'h0;
         end
         if (ev_slot) begin
             slot_pending$d = 1'b0;
         end
         ring$m_pop = ev_slot;
         if (s_onoff_valid) begin
-            ram$read_address = s_onoff_qp;
-            s1_qp$d = s_onoff_qp;
+            ev_qp = (s_onoff_qp & depth_m1);
             s1_kind$d = 32'h1;
         end
         else if (ev_slot) begin
-            ram$read_address = ring$m_data;
-            s1_qp$d = ring$m_data;
+            ev_qp = ring$m_data;
             s1_kind$d = 32'h0;
         end
         else begin
-            ram$read_address = s_req_qp;
-            s1_qp$d = s_req_qp;
+            ev_qp = (s_req_qp & depth_m1);
             s1_kind$d = 32'h2;
         end
+        ram$read_address = ev_qp;
+        s1_qp$d = ev_qp;
         s1_valid$d = ((ev_slot | ev_onoff) | ev_req);
         s1_on$d = s_onoff_on;
         acc_next = (acc$q + slot_den);
@@ -1224,9 +1245,8 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         if ((s1_valid$q & grant)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
-        if (((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant)) begin
-            cnt_idle$d = (cnt_idle$q + 32'h1);
-        end
+        idle_head = ((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant);
+        cnt_idle$d = ((cnt_idle$q + ((slot_lost) & 32'hffffffff)) + ((idle_head) & 32'hffffffff));
         if (ev_req) begin
             cnt_requests$d = (cnt_requests$q + 32'h1);
         end
@@ -1246,6 +1266,7 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
             acc$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
+            slot_wait$d = 32'h0;
             s1_valid$d = 1'b0;
             w_valid$d = 1'b0;
             out_valid$d = 1'b0;
@@ -1254,7 +1275,7 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = ((~ev_slot & ~s_onoff_valid) & ~clearing$q);
+        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~clearing$q) & ~rst);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
         status_clearing = clearing$q;
@@ -1853,6 +1874,25 @@ module credit_scope$rx$slot_pending(d,q,clock);
 endmodule // credit_scope$rx$slot_pending
 
 
+module credit_scope$rx$slot_wait(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$slot_wait
+
+
 module credit_scope$rx$w_qp(d,q,clock);
     
     // Module arguments
@@ -1952,12 +1992,12 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     // Stub signals
     reg  [15:0] ram$read_address;
     reg  ram$read_clock;
-    wire  [127:0] ram$read_data;
+    wire  [159:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  ram$write_clock;
-    reg  [127:0] ram$write_data;
+    reg  [159:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [127:0] ram$aux_read_data;
+    wire  [159:0] ram$aux_read_data;
     reg  clearing$d;
     wire  clearing$q;
     reg  clearing$clock;
@@ -1982,8 +2022,8 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     reg  [15:0] w_qp$d;
     wire  [15:0] w_qp$q;
     reg  w_qp$clock;
-    reg  [127:0] w_state$d;
-    wire  [127:0] w_state$q;
+    reg  [159:0] w_state$d;
+    wire  [159:0] w_state$q;
     reg  w_state$clock;
     reg  out_send_valid$d;
     wire  out_send_valid$q;
@@ -2040,7 +2080,8 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     // Local signals
     reg  ev_grant;
     reg  ev_send;
-    reg  [127:0] st;
+    reg  [15:0] ev_qp;
+    reg  [159:0] st;
     reg  [31:0] credit;
     reg  [31:0] free;
     reg  [31:0] req_acc;
@@ -2064,8 +2105,8 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     reg  credit_n_pos;
     reg  waiting_n;
     reg  off_n;
-    reg  [127:0] new_state;
-    reg  [127:0] init_state;
+    reg  [159:0] new_state;
+    reg  [159:0] init_state;
     reg  [31:0] neg_batch;
     reg  [31:0] granted;
     reg  unused_bits;
@@ -2268,19 +2309,19 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         debt_error$d = debt_error$q;
         ram$read_clock = clk;
         ram$write_clock = clk;
-        ev_grant = (s_grant_valid & ~clearing$q);
-        ev_send = ((s_send_valid & ~s_grant_valid) & ~clearing$q);
-        if ((s_grant_valid & clearing$q)) begin
+        ev_grant = ((s_grant_valid & ~clearing$q) & ~rst);
+        ev_send = (((s_send_valid & ~s_grant_valid) & ~clearing$q) & ~rst);
+        if ((s_grant_valid & (clearing$q | rst))) begin
             cnt_grants_dropped$d = (cnt_grants_dropped$q + 32'h1);
         end
         if (s_grant_valid) begin
-            ram$read_address = s_grant_qp;
-            s1_qp$d = s_grant_qp;
+            ev_qp = (s_grant_qp & depth_m1);
         end
         else begin
-            ram$read_address = s_send_qp;
-            s1_qp$d = s_send_qp;
+            ev_qp = (s_send_qp & depth_m1);
         end
+        ram$read_address = ev_qp;
+        s1_qp$d = ev_qp;
         s1_valid$d = (ev_grant | ev_send);
         s1_grant$d = ev_grant;
         s1_remaining$d = s_send_remaining;
@@ -2292,10 +2333,10 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         end
         credit = st[(32'h0)+:(32)];
         free = st[(32'h20)+:(32)];
-        req_acc = ((st[(32'h40)+:(24)]) & 32'hffffffff);
-        active = st[32'h58];
-        waiting = st[32'h59];
-        off = st[32'h5a];
+        req_acc = st[(32'h40)+:(32)];
+        active = st[32'h80];
+        waiting = st[32'h81];
+        off = st[32'h82];
         credit_pos = (~credit[32'h1f] & |credit);
         credit_nonneg = ~credit[32'h1f];
         if ((s1_remaining$q < cfg_batch)) begin
@@ -2382,7 +2423,7 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         credit_n_pos = (~credit_n[32'h1f] & |credit_n);
         waiting_n = ((active_n & ~s1_grant$q) & ~|amt);
         off_n = (active_n & (credit_n_pos & (credit_n > rem_n)));
-        new_state = ((((rem_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h5a) | (((waiting_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h59) | (((active_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h58) | (((req_acc_n[(32'h0)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 128'hffffffffffffffffffffffffffffffff));
+        new_state = ((((rem_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h82) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((active_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
         ram$write_address = s1_qp$q;
         ram$write_data = new_state;
         ram$write_enable = s1_valid$q;
@@ -2416,7 +2457,7 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         if (((s1_valid$q & credit_n[32'h1f]) & (credit_n < neg_batch))) begin
             debt_error$d = 1'b1;
         end
-        init_state = (((cfg_bdp) & 128'hffffffffffffffffffffffffffffffff) << 32'h20);
+        init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = init_state;
@@ -2444,8 +2485,8 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
             cnt_grants_dropped$d = 32'h0;
             debt_error$d = 1'b0;
         end
-        unused_bits = ((|ram$aux_read_data | |st[(32'h5b)+:(5)]) | |req_acc_n[(32'h18)+:(8)]);
-        s_send_ready = (~s_grant_valid & ~clearing$q);
+        unused_bits = (|ram$aux_read_data | |st[(32'h83)+:(29)]);
+        s_send_ready = ((~s_grant_valid & ~clearing$q) & ~rst);
         m_send_valid = out_send_valid$q;
         m_send_qp = out_send_qp$q;
         m_send_bytes = out_send_bytes$q;
@@ -2838,15 +2879,15 @@ module credit_scope$tx$ram(read_address,read_clock,read_data,write_address,write
     // Module arguments
     input wire  [15:0] read_address;
     input wire  read_clock;
-    output reg  [127:0] read_data;
+    output reg  [159:0] read_data;
     input wire  [15:0] write_address;
     input wire  write_clock;
-    input wire  [127:0] write_data;
+    input wire  [159:0] write_data;
     input wire  write_enable;
-    output reg  [127:0] aux_read_data;
+    output reg  [159:0] aux_read_data;
     
     // Update code (custom)
-    reg [127:0] mem [0:2047];
+    reg [159:0] mem [0:2047];
     // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
@@ -2963,13 +3004,13 @@ endmodule // credit_scope$tx$w_qp
 module credit_scope$tx$w_state(d,q,clock);
     
     // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
+    input wire  [159:0] d;
+    output reg  [159:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 128'h0;
+       q = 160'h0;
     end
     
     always @(posedge clock) begin

@@ -46,12 +46,12 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     // Stub signals
     reg  [15:0] ram$read_address;
     reg  ram$read_clock;
-    wire  [127:0] ram$read_data;
+    wire  [159:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  ram$write_clock;
-    reg  [127:0] ram$write_data;
+    reg  [159:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [127:0] ram$aux_read_data;
+    wire  [159:0] ram$aux_read_data;
     reg  clearing$d;
     wire  clearing$q;
     reg  clearing$clock;
@@ -76,8 +76,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [15:0] w_qp$d;
     wire  [15:0] w_qp$q;
     reg  w_qp$clock;
-    reg  [127:0] w_state$d;
-    wire  [127:0] w_state$q;
+    reg  [159:0] w_state$d;
+    wire  [159:0] w_state$q;
     reg  w_state$clock;
     reg  out_send_valid$d;
     wire  out_send_valid$q;
@@ -134,7 +134,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     // Local signals
     reg  ev_grant;
     reg  ev_send;
-    reg  [127:0] st;
+    reg  [15:0] ev_qp;
+    reg  [159:0] st;
     reg  [31:0] credit;
     reg  [31:0] free;
     reg  [31:0] req_acc;
@@ -158,8 +159,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  credit_n_pos;
     reg  waiting_n;
     reg  off_n;
-    reg  [127:0] new_state;
-    reg  [127:0] init_state;
+    reg  [159:0] new_state;
+    reg  [159:0] init_state;
     reg  [31:0] neg_batch;
     reg  [31:0] granted;
     reg  unused_bits;
@@ -362,19 +363,19 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         debt_error$d = debt_error$q;
         ram$read_clock = clk;
         ram$write_clock = clk;
-        ev_grant = (s_grant_valid & ~clearing$q);
-        ev_send = ((s_send_valid & ~s_grant_valid) & ~clearing$q);
-        if ((s_grant_valid & clearing$q)) begin
+        ev_grant = ((s_grant_valid & ~clearing$q) & ~rst);
+        ev_send = (((s_send_valid & ~s_grant_valid) & ~clearing$q) & ~rst);
+        if ((s_grant_valid & (clearing$q | rst))) begin
             cnt_grants_dropped$d = (cnt_grants_dropped$q + 32'h1);
         end
         if (s_grant_valid) begin
-            ram$read_address = s_grant_qp;
-            s1_qp$d = s_grant_qp;
+            ev_qp = (s_grant_qp & depth_m1);
         end
         else begin
-            ram$read_address = s_send_qp;
-            s1_qp$d = s_send_qp;
+            ev_qp = (s_send_qp & depth_m1);
         end
+        ram$read_address = ev_qp;
+        s1_qp$d = ev_qp;
         s1_valid$d = (ev_grant | ev_send);
         s1_grant$d = ev_grant;
         s1_remaining$d = s_send_remaining;
@@ -386,10 +387,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         end
         credit = st[(32'h0)+:(32)];
         free = st[(32'h20)+:(32)];
-        req_acc = ((st[(32'h40)+:(24)]) & 32'hffffffff);
-        active = st[32'h58];
-        waiting = st[32'h59];
-        off = st[32'h5a];
+        req_acc = st[(32'h40)+:(32)];
+        active = st[32'h80];
+        waiting = st[32'h81];
+        off = st[32'h82];
         credit_pos = (~credit[32'h1f] & |credit);
         credit_nonneg = ~credit[32'h1f];
         if ((s1_remaining$q < cfg_batch)) begin
@@ -476,7 +477,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         credit_n_pos = (~credit_n[32'h1f] & |credit_n);
         waiting_n = ((active_n & ~s1_grant$q) & ~|amt);
         off_n = (active_n & (credit_n_pos & (credit_n > rem_n)));
-        new_state = ((((rem_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h5a) | (((waiting_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h59) | (((active_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h58) | (((req_acc_n[(32'h0)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 128'hffffffffffffffffffffffffffffffff));
+        new_state = ((((rem_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h82) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((active_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
         ram$write_address = s1_qp$q;
         ram$write_data = new_state;
         ram$write_enable = s1_valid$q;
@@ -510,7 +511,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         if (((s1_valid$q & credit_n[32'h1f]) & (credit_n < neg_batch))) begin
             debt_error$d = 1'b1;
         end
-        init_state = (((cfg_bdp) & 128'hffffffffffffffffffffffffffffffff) << 32'h20);
+        init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = init_state;
@@ -538,8 +539,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             cnt_grants_dropped$d = 32'h0;
             debt_error$d = 1'b0;
         end
-        unused_bits = ((|ram$aux_read_data | |st[(32'h5b)+:(5)]) | |req_acc_n[(32'h18)+:(8)]);
-        s_send_ready = (~s_grant_valid & ~clearing$q);
+        unused_bits = (|ram$aux_read_data | |st[(32'h83)+:(29)]);
+        s_send_ready = ((~s_grant_valid & ~clearing$q) & ~rst);
         m_send_valid = out_send_valid$q;
         m_send_qp = out_send_qp$q;
         m_send_bytes = out_send_bytes$q;
@@ -932,15 +933,15 @@ module credit_tx$ram(read_address,read_clock,read_data,write_address,write_clock
     // Module arguments
     input wire  [15:0] read_address;
     input wire  read_clock;
-    output reg  [127:0] read_data;
+    output reg  [159:0] read_data;
     input wire  [15:0] write_address;
     input wire  write_clock;
-    input wire  [127:0] write_data;
+    input wire  [159:0] write_data;
     input wire  write_enable;
-    output reg  [127:0] aux_read_data;
+    output reg  [159:0] aux_read_data;
     
     // Update code (custom)
-    reg [127:0] mem [0:2047];
+    reg [159:0] mem [0:2047];
     // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
@@ -1057,13 +1058,13 @@ endmodule // credit_tx$w_qp
 module credit_tx$w_state(d,q,clock);
     
     // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
+    input wire  [159:0] d;
+    output reg  [159:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 128'h0;
+       q = 160'h0;
     end
     
     always @(posedge clock) begin

@@ -47,6 +47,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     
     // Constant declarations
     localparam  c_max_frame = 16'h109a;
+    localparam  c_max_beats = 16'h22;
     localparam  c_min_frame = 16'h36;
     localparam  c_k_m1 = 16'h7f;
     localparam  c_k = 16'h80;
@@ -120,6 +121,9 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  [15:0] in_beats$d;
     wire  [15:0] in_beats$q;
     reg  in_beats$clock;
+    reg  in_overrun$d;
+    wire  in_overrun$q;
+    reg  in_overrun$clock;
     reg  in_err_keep$d;
     wire  in_err_keep$q;
     reg  in_err_keep$clock;
@@ -141,6 +145,24 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  [47:0] spray_flow$d;
     wire  [47:0] spray_flow$q;
     reg  spray_flow$clock;
+    reg  [47:0] q_mac0$d;
+    wire  [47:0] q_mac0$q;
+    reg  q_mac0$clock;
+    reg  [47:0] q_mac1$d;
+    wire  [47:0] q_mac1$q;
+    reg  q_mac1$clock;
+    reg  [31:0] q_ip0$d;
+    wire  [31:0] q_ip0$q;
+    reg  q_ip0$clock;
+    reg  [31:0] q_ip1$d;
+    wire  [31:0] q_ip1$q;
+    reg  q_ip1$clock;
+    reg  [7:0] q_ttl$d;
+    wire  [7:0] q_ttl$q;
+    reg  q_ttl$clock;
+    reg  [5:0] q_dscp$d;
+    wire  [5:0] q_dscp$q;
+    reg  q_dscp$clock;
     reg  p1_valid$d;
     wire  p1_valid$q;
     reg  p1_valid$clock;
@@ -264,6 +286,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  in_fire;
     reg  first_fire;
     reg  storing;
+    reg  fr_overrun;
     reg  [127:0] keep_gap;
     reg  keep_ok;
     reg  [15:0] total;
@@ -396,6 +419,11 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .q(in_beats$q),
         .clock(in_beats$clock)
     );
+    tx_encap$in_overrun in_overrun(
+        .d(in_overrun$d),
+        .q(in_overrun$q),
+        .clock(in_overrun$clock)
+    );
     tx_encap$in_err_keep in_err_keep(
         .d(in_err_keep$d),
         .q(in_err_keep$q),
@@ -430,6 +458,36 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .d(spray_flow$d),
         .q(spray_flow$q),
         .clock(spray_flow$clock)
+    );
+    tx_encap$q_mac0 q_mac0(
+        .d(q_mac0$d),
+        .q(q_mac0$q),
+        .clock(q_mac0$clock)
+    );
+    tx_encap$q_mac1 q_mac1(
+        .d(q_mac1$d),
+        .q(q_mac1$q),
+        .clock(q_mac1$clock)
+    );
+    tx_encap$q_ip0 q_ip0(
+        .d(q_ip0$d),
+        .q(q_ip0$q),
+        .clock(q_ip0$clock)
+    );
+    tx_encap$q_ip1 q_ip1(
+        .d(q_ip1$d),
+        .q(q_ip1$q),
+        .clock(q_ip1$clock)
+    );
+    tx_encap$q_ttl q_ttl(
+        .d(q_ttl$d),
+        .q(q_ttl$q),
+        .clock(q_ttl$clock)
+    );
+    tx_encap$q_dscp q_dscp(
+        .d(q_dscp$d),
+        .q(q_dscp$q),
+        .clock(q_dscp$clock)
     );
     tx_encap$p1_valid p1_valid(
         .d(p1_valid$d),
@@ -632,6 +690,13 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         in_mid$clock = clk;
         in_bytes$clock = clk;
         in_beats$clock = clk;
+        in_overrun$clock = clk;
+        q_mac0$clock = clk;
+        q_mac1$clock = clk;
+        q_ip0$clock = clk;
+        q_ip1$clock = clk;
+        q_ttl$clock = clk;
+        q_dscp$clock = clk;
         in_err_keep$clock = clk;
         in_not_ipv4$clock = clk;
         in_markable$clock = clk;
@@ -681,6 +746,13 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         in_mid$d = in_mid$q;
         in_bytes$d = in_bytes$q;
         in_beats$d = in_beats$q;
+        in_overrun$d = in_overrun$q;
+        q_mac0$d = q_mac0$q;
+        q_mac1$d = q_mac1$q;
+        q_ip0$d = q_ip0$q;
+        q_ip1$d = q_ip1$q;
+        q_ttl$d = q_ttl$q;
+        q_dscp$d = q_dscp$q;
         in_err_keep$d = in_err_keep$q;
         in_not_ipv4$d = in_not_ipv4$q;
         in_markable$d = in_markable$q;
@@ -745,8 +817,9 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         take = (p2_valid$q & (~cur_valid$q | (adv & final_beat)));
         p1_move = (p1_valid$q & (~p2_valid$q | take));
         p1_free = (~p1_valid$q | p1_move);
-        storing = (in_bytes$q < c_max_frame);
-        ready = ((in_mid$q | (flight$q < c_desc_depth)) & (~storing | ~data_fifo$full));
+        storing = (in_beats$q < c_max_beats);
+        ready = (((in_mid$q | (flight$q < c_desc_depth)) & (~storing | ~data_fifo$full)) & ~rst);
+        fr_overrun = ((in_mid$q & in_overrun$q) | ~storing);
         in_fire = (s_axis_tvalid & ready);
         first_fire = (in_fire & ~in_mid$q);
         keep_count$keep = s_axis_tkeep;
@@ -775,7 +848,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
             fr_ecn = hb_partly_unused[(32'h180)+:(2)];
             fr_err_keep = ~keep_ok;
         end
-        if ((total > c_max_frame)) begin
+        if (((total > c_max_frame) | fr_overrun)) begin
             fr_reason = 32'h1;
         end
         else if (fr_err_keep) begin
@@ -814,13 +887,15 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
             in_ecn$d = fr_ecn;
             in_err_keep$d = fr_err_keep;
             in_beats$d = beats_total;
-            if (storing) begin
+            in_overrun$d = fr_overrun;
+            if ((in_bytes$q <= c_max_frame)) begin
                 in_bytes$d = total;
             end
             if (s_axis_tlast) begin
                 in_bytes$d = 32'h0;
                 in_beats$d = 32'h0;
                 in_err_keep$d = 1'b0;
+                in_overrun$d = 1'b0;
             end
         end
         pop3 = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & p1_free);
@@ -854,17 +929,23 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         end
         d_egress = p1_value$q[32'h0];
         if (d_egress) begin
-            d_src_mac = cfg_port1_mac;
-            d_src_ip = cfg_port1_ip;
+            d_src_mac = q_mac1$q;
+            d_src_ip = q_ip1$q;
         end
         else begin
-            d_src_mac = cfg_port0_mac;
-            d_src_ip = cfg_port0_ip;
+            d_src_mac = q_mac0$q;
+            d_src_ip = q_ip0$q;
         end
         d_dst_ip = p1_value$q[(32'h50)+:(32)];
-        d_tos = ((((cfg_dscp) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
+        d_tos = ((((q_dscp$q) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
         d_ip_len = (d_bytes + 32'h24);
         d_udp_len = (d_bytes + 32'h10);
+        q_mac0$d = cfg_port0_mac;
+        q_mac1$d = cfg_port1_mac;
+        q_ip0$d = cfg_port0_ip;
+        q_ip1$d = cfg_port1_ip;
+        q_ttl$d = cfg_ttl;
+        q_dscp$d = cfg_dscp;
         cfg_sum0$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
         cfg_sum1$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
         if (d_egress) begin
@@ -874,7 +955,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
             d_cfg_sum = cfg_sum0$q;
         end
         d_sum = (((d_cfg_sum + ((d_bytes) & 20'hfffff)) + (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff))) + ((p1_desc$q[(32'h3)+:(2)]) & 20'hfffff));
-        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((cfg_ttl) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
+        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((q_ttl$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
         t_fold1 = (((p2_sum$q[(32'h0)+:(16)]) & 20'hfffff) + ((p2_sum$q[(32'h10)+:(4)]) & 20'hfffff));
         t_fold2 = (t_fold1[(32'h0)+:(16)] + ((t_fold1[(32'h10)+:(4)]) & 16'hffff));
         t_csum = ~t_fold2;
@@ -993,6 +1074,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
             in_bytes$d = 32'h0;
             in_beats$d = 32'h0;
             in_err_keep$d = 1'b0;
+            in_overrun$d = 1'b0;
             flight$d = 32'h0;
             spray_req$d = 1'b0;
             p1_valid$d = 1'b0;
@@ -2091,6 +2173,25 @@ module tx_encap$in_not_ipv4(d,q,clock);
 endmodule // tx_encap$in_not_ipv4
 
 
+module tx_encap$in_overrun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$in_overrun
+
+
 module tx_encap$in_swap(data_in,data_out);
     
     // Module arguments
@@ -2770,6 +2871,120 @@ module tx_encap$port_fifo$wr_ptr(d,q,clock);
     end
           
 endmodule // tx_encap$port_fifo$wr_ptr
+
+
+module tx_encap$q_dscp(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_dscp
+
+
+module tx_encap$q_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_ip0
+
+
+module tx_encap$q_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_ip1
+
+
+module tx_encap$q_mac0(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_mac0
+
+
+module tx_encap$q_mac1(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_mac1
+
+
+module tx_encap$q_ttl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_ttl
 
 
 module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);

@@ -16,13 +16,15 @@
 //! * **Pacing**: one slot per batch time at the aggregate line rate, `num / den` cycles
 //!   as an exact fraction from the config (328 ns = 528/5 cycles for 16 KiB at 400 Gb/s and
 //!   322.265625 MHz): a rational accumulator, so there is no cumulative drift. A slot with
-//!   nobody to grant passes unused (`idle_slots`); slots never bank up.
+//!   nobody to grant waits three cycles (for a request just taken) and then passes
+//!   unused (`idle_slots`); slots never bank up.
 //! * **PCIe backpressure**: while `s_pcie_depth > cfg_bp_threshold`, the accumulator
 //!   advances one cycle in `cfg_bp_slowdown` (0 means 16), stretching the slot interval
 //!   by that factor.
 //! * **ON/OFF**: an OFF QP keeps its requests but leaves the ring when it reaches the head
 //!   (that slot passes unused); ON puts it back if it has requests.
 //! * Grants leave on `m_grant_*`, the high-priority output, with no backpressure.
+//! * QP numbers are taken modulo the QP count.
 //! * **Reset** sweeps every QP word to zero; requests are refused meanwhile.
 
 use crate::credit_tx::QP_BITS;
@@ -64,6 +66,11 @@ pub struct CreditRx {
     acc: DFF<Bits<48>>,
     bp_count: DFF<Bits<4>>,
     slot_pending: DFF<Bit>,
+    slot_wait: DFF<Bits<2>>,
+    slot_empty: Signal<Local, Bit>,
+    slot_lost: Signal<Local, Bit>,
+    idle_head: Signal<Local, Bit>,
+    ev_qp: Signal<Local, Bits<QP_BITS>>,
     s1_valid: DFF<Bit>,
     s1_kind: DFF<Bits<2>>,
     s1_qp: DFF<Bits<QP_BITS>>,
@@ -132,6 +139,11 @@ impl CreditRx {
             acc: Default::default(),
             bp_count: Default::default(),
             slot_pending: Default::default(),
+            slot_wait: Default::default(),
+            slot_empty: Default::default(),
+            slot_lost: Default::default(),
+            idle_head: Default::default(),
+            ev_qp: Default::default(),
             s1_valid: Default::default(),
             s1_kind: Default::default(),
             s1_qp: Default::default(),
@@ -177,6 +189,7 @@ impl Logic for CreditRx {
             acc,
             bp_count,
             slot_pending,
+            slot_wait,
             s1_valid,
             s1_kind,
             s1_qp,
@@ -212,37 +225,47 @@ impl Logic for CreditRx {
         // ---- Stage 0: one event per cycle: ON/OFF, then a slot, then a request. -----
         // ON/OFF has no ready: it always goes first (a due slot waits a cycle; the
         // accumulator keeps running, so the pacing does not drift).
-        self.ev_onoff.next = (self.s_onoff_valid.val() & !self.clearing.q.val());
+        self.ev_onoff.next =
+            ((self.s_onoff_valid.val() & !self.clearing.q.val()) & !self.rst.val());
         self.ev_slot.next = (((self.slot_pending.q.val() & self.ring.m_valid.val())
             & !self.s_onoff_valid.val())
             & !self.clearing.q.val());
-        self.ev_req.next = (((self.s_req_valid.val() & !self.ev_slot.val())
+        self.ev_req.next = ((((self.s_req_valid.val() & !self.ev_slot.val())
+            & !self.s_onoff_valid.val())
+            & !self.clearing.q.val())
+            & !self.rst.val());
+        // A due slot with nobody in the ring waits three cycles (a request taken just
+        // before it reaches the ring that late), then passes unused; slots never bank up.
+        self.slot_empty.next = (((self.slot_pending.q.val() & !self.ring.m_valid.val())
             & !self.s_onoff_valid.val())
             & !self.clearing.q.val());
-        // A due slot with nobody in the ring passes unused; slots never bank up.
-        if (((self.slot_pending.q.val() & !self.ring.m_valid.val()) & !self.s_onoff_valid.val())
-            & !self.clearing.q.val())
-        {
+        if self.slot_empty.val() {
+            self.slot_wait.d.next = (self.slot_wait.q.val() + 1);
+        } else {
+            self.slot_wait.d.next = 0.into();
+        }
+        self.slot_lost.next = (self.slot_empty.val() & (self.slot_wait.q.val() == 3));
+        if self.slot_lost.val() {
             self.slot_pending.d.next = false;
-            self.cnt_idle.d.next = (self.cnt_idle.q.val() + 1);
+            self.slot_wait.d.next = 0.into();
         }
         if self.ev_slot.val() {
             self.slot_pending.d.next = false;
         }
         self.ring.m_pop.next = self.ev_slot.val();
+        // QP numbers are taken modulo the QP count (the low bits index the RAM).
         if self.s_onoff_valid.val() {
-            self.ram.read_address.next = self.s_onoff_qp.val();
-            self.s1_qp.d.next = self.s_onoff_qp.val();
+            self.ev_qp.next = (self.s_onoff_qp.val() & self.depth_m1.val());
             self.s1_kind.d.next = 1.into();
         } else if self.ev_slot.val() {
-            self.ram.read_address.next = self.ring.m_data.val();
-            self.s1_qp.d.next = self.ring.m_data.val();
+            self.ev_qp.next = self.ring.m_data.val();
             self.s1_kind.d.next = 0.into();
         } else {
-            self.ram.read_address.next = self.s_req_qp.val();
-            self.s1_qp.d.next = self.s_req_qp.val();
+            self.ev_qp.next = (self.s_req_qp.val() & self.depth_m1.val());
             self.s1_kind.d.next = 2.into();
         }
+        self.ram.read_address.next = self.ev_qp.val();
+        self.s1_qp.d.next = self.ev_qp.val();
         self.s1_valid.d.next = ((self.ev_slot.val() | self.ev_onoff.val()) | self.ev_req.val());
         self.s1_on.d.next = self.s_onoff_on.val();
 
@@ -293,6 +316,7 @@ impl Logic for CreditRx {
                 self.in_ring_n.next = true;
             }
         } else {
+            // 65,535 requests held for one QP is far beyond any window; more saturate.
             if !self.pending.val().all() {
                 self.pending_n.next = (self.pending.val() + 1);
             }
@@ -317,9 +341,13 @@ impl Logic for CreditRx {
         if (self.s1_valid.q.val() & self.grant.val()) {
             self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
         }
-        if ((self.s1_valid.q.val() & (self.s1_kind.q.val() == 0)) & !self.grant.val()) {
-            self.cnt_idle.d.next = (self.cnt_idle.q.val() + 1);
-        }
+        // Unused slots: an empty ring, or an OFF QP at the head (both can happen in one
+        // cycle when slots are very close together).
+        self.idle_head.next =
+            ((self.s1_valid.q.val() & (self.s1_kind.q.val() == 0)) & !self.grant.val());
+        self.cnt_idle.d.next = ((self.cnt_idle.q.val()
+            + bit_cast::<32, 1>(self.slot_lost.val().into()))
+            + bit_cast::<32, 1>(self.idle_head.val().into()));
         if self.ev_req.val() {
             self.cnt_requests.d.next = (self.cnt_requests.q.val() + 1);
         }
@@ -343,6 +371,7 @@ impl Logic for CreditRx {
             self.acc.d.next = 0.into();
             self.bp_count.d.next = 0.into();
             self.slot_pending.d.next = false;
+            self.slot_wait.d.next = 0.into();
             self.s1_valid.d.next = false;
             self.w_valid.d.next = false;
             self.out_valid.d.next = false;
@@ -352,8 +381,9 @@ impl Logic for CreditRx {
             self.cnt_slots.d.next = 0.into();
         }
 
-        self.s_req_ready.next =
-            ((!self.ev_slot.val() & !self.s_onoff_valid.val()) & !self.clearing.q.val());
+        self.s_req_ready.next = (((!self.ev_slot.val() & !self.s_onoff_valid.val())
+            & !self.clearing.q.val())
+            & !self.rst.val());
         self.m_grant_valid.next = self.out_valid.q.val();
         self.m_grant_qp.next = self.out_qp.q.val();
         self.status_clearing.next = self.clearing.q.val();

@@ -29,6 +29,7 @@
 //! * **Counters**: requests sent, grants received, wasted bytes, starvation cycles
 //!   (cycles in which some QP is active and every active QP is *waiting*: it asked to
 //!   send and was refused for want of credit; counted incrementally per QP).
+//! * QP numbers are taken modulo the QP count.
 //! * **Reset** sweeps every QP word to its initial state (one QP per cycle, `free` =
 //!   `cfg_bdp`); requests and grants are refused or dropped (counted) meanwhile.
 //!
@@ -42,7 +43,7 @@ use rust_hdl::prelude::*;
 pub const QP_BITS: usize = 16;
 /// Cycles from an accepted send request to its decision.
 pub const CREDIT_TX_LATENCY: u32 = 2;
-const STATE_BITS: usize = 128;
+const STATE_BITS: usize = 160;
 
 #[derive(LogicBlock)]
 pub struct CreditTx {
@@ -115,6 +116,7 @@ pub struct CreditTx {
     debt_error: DFF<Bit>,
     ev_grant: Signal<Local, Bit>,
     ev_send: Signal<Local, Bit>,
+    ev_qp: Signal<Local, Bits<QP_BITS>>,
     st: Signal<Local, Bits<STATE_BITS>>,
     credit: Signal<Local, Bits<32>>,
     free: Signal<Local, Bits<32>>,
@@ -213,6 +215,7 @@ impl CreditTx {
             debt_error: Default::default(),
             ev_grant: Default::default(),
             ev_send: Default::default(),
+            ev_qp: Default::default(),
             st: Default::default(),
             credit: Default::default(),
             free: Default::default(),
@@ -283,19 +286,23 @@ impl Logic for CreditTx {
         self.ram.write_clock.next = self.clk.val();
 
         // ---- Stage 0: one event per cycle, grants first; read the QP's word. --------
-        self.ev_grant.next = (self.s_grant_valid.val() & !self.clearing.q.val());
-        self.ev_send.next =
-            ((self.s_send_valid.val() & !self.s_grant_valid.val()) & !self.clearing.q.val());
-        if (self.s_grant_valid.val() & self.clearing.q.val()) {
+        self.ev_grant.next =
+            ((self.s_grant_valid.val() & !self.clearing.q.val()) & !self.rst.val());
+        self.ev_send.next = (((self.s_send_valid.val() & !self.s_grant_valid.val())
+            & !self.clearing.q.val())
+            & !self.rst.val());
+        if (self.s_grant_valid.val() & (self.clearing.q.val() | self.rst.val())) {
             self.cnt_grants_dropped.d.next = (self.cnt_grants_dropped.q.val() + 1);
         }
+        // QP numbers are taken modulo the QP count (the low bits index the RAM), so the
+        // forwarding compare sees the same QP the RAM does.
         if self.s_grant_valid.val() {
-            self.ram.read_address.next = self.s_grant_qp.val();
-            self.s1_qp.d.next = self.s_grant_qp.val();
+            self.ev_qp.next = (self.s_grant_qp.val() & self.depth_m1.val());
         } else {
-            self.ram.read_address.next = self.s_send_qp.val();
-            self.s1_qp.d.next = self.s_send_qp.val();
+            self.ev_qp.next = (self.s_send_qp.val() & self.depth_m1.val());
         }
+        self.ram.read_address.next = self.ev_qp.val();
+        self.s1_qp.d.next = self.ev_qp.val();
         self.s1_valid.d.next = (self.ev_grant.val() | self.ev_send.val());
         self.s1_grant.d.next = self.ev_grant.val();
         self.s1_remaining.d.next = self.s_send_remaining.val();
@@ -306,14 +313,14 @@ impl Logic for CreditTx {
         } else {
             self.st.next = self.ram.read_data.val();
         }
-        // Word: credit[31:0] (signed), free[63:32], req_acc[87:64], active[88],
-        // waiting[89], off[90], rem[127:96].
+        // Word: credit[31:0] (signed), free[63:32], req_acc[95:64], rem[127:96],
+        // active[128], waiting[129], off[130].
         self.credit.next = self.st.val().get_bits::<32>(0);
         self.free.next = self.st.val().get_bits::<32>(32);
-        self.req_acc.next = bit_cast::<32, 24>(self.st.val().get_bits::<24>(64));
-        self.active.next = self.st.val().get_bit(88);
-        self.waiting.next = self.st.val().get_bit(89);
-        self.off.next = self.st.val().get_bit(90);
+        self.req_acc.next = self.st.val().get_bits::<32>(64);
+        self.active.next = self.st.val().get_bit(128);
+        self.waiting.next = self.st.val().get_bit(129);
+        self.off.next = self.st.val().get_bit(130);
         self.credit_pos.next = (!self.credit.val().get_bit(31) & self.credit.val().any());
         self.credit_nonneg.next = !self.credit.val().get_bit(31);
 
@@ -398,10 +405,10 @@ impl Logic for CreditTx {
         self.off_n.next = (self.active_n.val()
             & (self.credit_n_pos.val() & (self.credit_n.val() > self.rem_n.val())));
         self.new_state.next = ((bit_cast::<STATE_BITS, 32>(self.rem_n.val()) << 96)
-            | (bit_cast::<STATE_BITS, 1>(self.off_n.val().into()) << 90)
-            | (bit_cast::<STATE_BITS, 1>(self.waiting_n.val().into()) << 89)
-            | (bit_cast::<STATE_BITS, 1>(self.active_n.val().into()) << 88)
-            | (bit_cast::<STATE_BITS, 24>(self.req_acc_n.val().get_bits::<24>(0)) << 64)
+            | (bit_cast::<STATE_BITS, 1>(self.off_n.val().into()) << 130)
+            | (bit_cast::<STATE_BITS, 1>(self.waiting_n.val().into()) << 129)
+            | (bit_cast::<STATE_BITS, 1>(self.active_n.val().into()) << 128)
+            | (bit_cast::<STATE_BITS, 32>(self.req_acc_n.val()) << 64)
             | (bit_cast::<STATE_BITS, 32>(self.free_n.val()) << 32)
             | bit_cast::<STATE_BITS, 32>(self.credit_n.val()));
 
@@ -479,10 +486,10 @@ impl Logic for CreditTx {
             self.debt_error.d.next = false;
         }
 
-        self.unused_bits.next = ((self.ram.aux_read_data.val().any()
-            | self.st.val().get_bits::<5>(91).any())
-            | self.req_acc_n.val().get_bits::<8>(24).any());
-        self.s_send_ready.next = (!self.s_grant_valid.val() & !self.clearing.q.val());
+        self.unused_bits.next =
+            (self.ram.aux_read_data.val().any() | self.st.val().get_bits::<29>(131).any());
+        self.s_send_ready.next =
+            ((!self.s_grant_valid.val() & !self.clearing.q.val()) & !self.rst.val());
         self.m_send_valid.next = self.out_send_valid.q.val();
         self.m_send_qp.next = self.out_send_qp.q.val();
         self.m_send_bytes.next = self.out_send_bytes.q.val();

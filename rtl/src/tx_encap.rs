@@ -117,6 +117,7 @@ pub struct TxEncap<const D: usize, const K: usize> {
 
     // ---- Constants ----
     c_max_frame: Constant<Bits<16>>,
+    c_max_beats: Constant<Bits<16>>,
     c_min_frame: Constant<Bits<16>>,
     c_k_m1: Constant<Bits<16>>,
     c_k: Constant<Bits<16>>,
@@ -132,6 +133,8 @@ pub struct TxEncap<const D: usize, const K: usize> {
     in_mid: DFF<Bit>,
     in_bytes: DFF<Bits<16>>,
     in_beats: DFF<Bits<16>>,
+    /// A beat of this frame arrived past the maximum beat count (not stored).
+    in_overrun: DFF<Bit>,
     in_err_keep: DFF<Bit>,
     in_not_ipv4: DFF<Bit>,
     in_markable: DFF<Bit>,
@@ -143,6 +146,15 @@ pub struct TxEncap<const D: usize, const K: usize> {
     in_fire: Signal<Local, Bit>,
     first_fire: Signal<Local, Bit>,
     storing: Signal<Local, Bit>,
+    fr_overrun: Signal<Local, Bit>,
+    // CSR header fields, registered with the checksum's per-port sums so a CSR write
+    // never meets a header built from a mix of old and new values.
+    q_mac0: DFF<Bits<48>>,
+    q_mac1: DFF<Bits<48>>,
+    q_ip0: DFF<Bits<32>>,
+    q_ip1: DFF<Bits<32>>,
+    q_ttl: DFF<Bits<8>>,
+    q_dscp: DFF<Bits<6>>,
     keep_gap: Signal<Local, Bits<K>>,
     keep_ok: Signal<Local, Bit>,
     total: Signal<Local, Bits<16>>,
@@ -322,6 +334,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             res_fifo: Fifo::new(DESC_DEPTH),
             port_fifo: Fifo::new(DESC_DEPTH),
             c_max_frame: Constant::new((max_frame_bytes as LiteralType).into()),
+            c_max_beats: Constant::new((max_beats as LiteralType).into()),
             c_min_frame: Constant::new((MIN_INNER_BYTES as LiteralType).into()),
             c_k_m1: Constant::new(((K - 1) as LiteralType).into()),
             c_k: Constant::new((K as LiteralType).into()),
@@ -335,6 +348,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             in_mid: Default::default(),
             in_bytes: Default::default(),
             in_beats: Default::default(),
+            in_overrun: Default::default(),
             in_err_keep: Default::default(),
             in_not_ipv4: Default::default(),
             in_markable: Default::default(),
@@ -346,6 +360,13 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             in_fire: Default::default(),
             first_fire: Default::default(),
             storing: Default::default(),
+            fr_overrun: Default::default(),
+            q_mac0: Default::default(),
+            q_mac1: Default::default(),
+            q_ip0: Default::default(),
+            q_ip1: Default::default(),
+            q_ttl: Default::default(),
+            q_dscp: Default::default(),
             keep_gap: Default::default(),
             keep_ok: Default::default(),
             total: Default::default(),
@@ -452,6 +473,13 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             in_mid,
             in_bytes,
             in_beats,
+            in_overrun,
+            q_mac0,
+            q_mac1,
+            q_ip0,
+            q_ip1,
+            q_ttl,
+            q_dscp,
             in_err_keep,
             in_not_ipv4,
             in_markable,
@@ -525,11 +553,16 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.p1_free.next = (!self.p1_valid.q.val() | self.p1_move.val());
 
         // ================= Input: parse, check, store ====================================
-        // Beats past the maximum length are accepted and discarded (never stored), so a
-        // frame that never ends cannot fill the FIFO and block the frame ahead of it.
-        self.storing.next = (self.in_bytes.q.val() < self.c_max_frame.val());
-        self.ready.next = ((self.in_mid.q.val() | (self.flight.q.val() < self.c_desc_depth.val()))
-            & (!self.storing.val() | !self.data_fifo.full.val()));
+        // Beats past the maximum beat count are accepted and discarded (never stored), so
+        // a frame that never ends, whatever its tkeep, cannot fill the FIFO and block the
+        // frame ahead of it. No beat is taken during reset.
+        self.storing.next = (self.in_beats.q.val() < self.c_max_beats.val());
+        self.ready.next = (((self.in_mid.q.val()
+            | (self.flight.q.val() < self.c_desc_depth.val()))
+            & (!self.storing.val() | !self.data_fifo.full.val()))
+            & !self.rst.val());
+        self.fr_overrun.next =
+            ((self.in_mid.q.val() & self.in_overrun.q.val()) | !self.storing.val());
         self.in_fire.next = (self.s_axis_tvalid.val() & self.ready.val());
         self.first_fire.next = (self.in_fire.val() & !self.in_mid.q.val());
 
@@ -564,7 +597,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             self.fr_ecn.next = self.hb_partly_unused.val().get_bits::<2>(384);
             self.fr_err_keep.next = !self.keep_ok.val();
         }
-        if (self.total.val() > self.c_max_frame.val()) {
+        if ((self.total.val() > self.c_max_frame.val()) | self.fr_overrun.val()) {
             self.fr_reason.next = 1.into();
         } else if self.fr_err_keep.val() {
             self.fr_reason.next = 2.into();
@@ -615,14 +648,16 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             self.in_ecn.d.next = self.fr_ecn.val();
             self.in_err_keep.d.next = self.fr_err_keep.val();
             self.in_beats.d.next = self.beats_total.val();
+            self.in_overrun.d.next = self.fr_overrun.val();
             // Saturates just past the maximum: the frame is too long either way.
-            if self.storing.val() {
+            if (self.in_bytes.q.val() <= self.c_max_frame.val()) {
                 self.in_bytes.d.next = self.total.val();
             }
             if self.s_axis_tlast.val() {
                 self.in_bytes.d.next = 0.into();
                 self.in_beats.d.next = 0.into();
                 self.in_err_keep.d.next = false;
+                self.in_overrun.d.next = false;
             }
         }
 
@@ -663,14 +698,14 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // Table value: {underlay IPv4[111:80], next-hop MAC[79:32], VNI[31:8], flags[7:0]}.
         self.d_egress.next = self.p1_value.q.val().get_bit(0);
         if self.d_egress.val() {
-            self.d_src_mac.next = self.cfg_port1_mac.val();
-            self.d_src_ip.next = self.cfg_port1_ip.val();
+            self.d_src_mac.next = self.q_mac1.q.val();
+            self.d_src_ip.next = self.q_ip1.q.val();
         } else {
-            self.d_src_mac.next = self.cfg_port0_mac.val();
-            self.d_src_ip.next = self.cfg_port0_ip.val();
+            self.d_src_mac.next = self.q_mac0.q.val();
+            self.d_src_ip.next = self.q_ip0.q.val();
         }
         self.d_dst_ip.next = self.p1_value.q.val().get_bits::<32>(80);
-        self.d_tos.next = ((bit_cast::<8, 6>(self.cfg_dscp.val()) << 2)
+        self.d_tos.next = ((bit_cast::<8, 6>(self.q_dscp.q.val()) << 2)
             | bit_cast::<8, 2>(self.p1_desc.q.val().get_bits::<2>(3)));
         self.d_ip_len.next = (self.d_bytes.val() + 36);
         self.d_udp_len.next = (self.d_bytes.val() + 16);
@@ -678,6 +713,12 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // in two halves: the per-port part from CSR (registered, quasi-static; it
         // includes the 36 of the total length), and the per-frame part. The folds happen
         // when the streamer takes the header, a stage later.
+        self.q_mac0.d.next = self.cfg_port0_mac.val();
+        self.q_mac1.d.next = self.cfg_port1_mac.val();
+        self.q_ip0.d.next = self.cfg_port0_ip.val();
+        self.q_ip1.d.next = self.cfg_port1_ip.val();
+        self.q_ttl.d.next = self.cfg_ttl.val();
+        self.q_dscp.d.next = self.cfg_dscp.val();
         self.cfg_sum0.d.next =
             ((bit_cast::<20, 16>(
                 (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
@@ -707,7 +748,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             | (bit_cast::<400, 48>(self.d_src_mac.val()) << 304)
             | (bit_cast::<400, 8>(self.d_tos.val()) << 272)
             | (bit_cast::<400, 16>(self.d_ip_len.val()) << 256)
-            | (bit_cast::<400, 8>(self.cfg_ttl.val()) << 216)
+            | (bit_cast::<400, 8>(self.q_ttl.q.val()) << 216)
             | (bit_cast::<400, 32>(self.d_src_ip.val()) << 160)
             | (bit_cast::<400, 32>(self.d_dst_ip.val()) << 128)
             | (bit_cast::<400, 16>(self.p1_port.q.val()) << 112)
@@ -835,6 +876,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             self.in_bytes.d.next = 0.into();
             self.in_beats.d.next = 0.into();
             self.in_err_keep.d.next = false;
+            self.in_overrun.d.next = false;
             self.flight.d.next = 0.into();
             self.spray_req.d.next = false;
             self.p1_valid.d.next = false;

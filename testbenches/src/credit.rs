@@ -113,13 +113,17 @@ pub fn compare_tx(
             None => false,
         };
         if accepted {
+            // The RTL takes QP numbers modulo its QP count; so does the model here.
+            let mask = PrnicConfig::builtin().reorder.qps - 1;
             match ev.unwrap() {
                 TxEvent::Grant { qp } => {
+                    let qp = qp & mask;
                     if let Some(on) = m.grant(qp) {
                         exp_onoff.insert(c + 2, (qp, on));
                     }
                 }
                 TxEvent::Send { qp, remaining } => {
+                    let qp = qp & mask;
                     let r = m.send(qp, remaining);
                     exp_send.insert(c + 2, (qp, r.bytes, r.credit));
                     if r.request {

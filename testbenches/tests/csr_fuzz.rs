@@ -200,13 +200,27 @@ proptest! {
         for (k, v) in [("FT_RD_KEY_LO", "IPV4"), ("FT_RD_KEY_HI", "VNI"), ("FT_RD_KEY_HI", "VALID"), ("FT_RD_VAL0", "BITS"), ("FT_RD_VAL1", "BITS"), ("FT_RD_VAL2", "BITS"), ("FT_RD_VAL3", "BITS")].iter().zip([words[0] & 0xffff_ffff, words[1] & 0xff_ffff, words[1] >> 63, words[2] & 0xffff_ffff, words[3] & 0xffff_ffff, words[4] & 0xffff_ffff, words[5] & 0xffff]) {
             hw.insert(*k, v);
         }
+        let tx = next();
+        d.set_hw_tx_status_spray_cfg_error(tx & 1);
+        d.set_hw_tx_status_fifo_overflow((tx >> 1) & 1);
+        hw.insert(("TX_STATUS", "SPRAY_CFG_ERROR"), tx & 1);
+        hw.insert(("TX_STATUS", "FIFO_OVERFLOW"), (tx >> 1) & 1);
         let mut counters = HashMap::new();
-        for (n, v) in [("CNT_FT_MULTI_HIT", next()), ("CNT_FT_DUP_HIT", next()), ("CNT_FT_BAD_UPDATE", next())] {
-            counters.insert(n, v);
+        for n in [
+            "CNT_FT_MULTI_HIT", "CNT_FT_DUP_HIT", "CNT_FT_BAD_UPDATE", "CNT_TX_FRAMES", "CNT_TX_DROP_MISS",
+            "CNT_TX_DROP_SHORT", "CNT_TX_DROP_NOT_IPV4", "CNT_TX_DROP_TOO_LONG", "CNT_TX_DROP_BAD_KEEP",
+        ] {
+            counters.insert(n, next());
         }
         d.set_hw_cnt_ft_multi_hit(counters["CNT_FT_MULTI_HIT"]);
         d.set_hw_cnt_ft_dup_hit(counters["CNT_FT_DUP_HIT"]);
         d.set_hw_cnt_ft_bad_update(counters["CNT_FT_BAD_UPDATE"]);
+        d.set_hw_cnt_tx_frames(counters["CNT_TX_FRAMES"]);
+        d.set_hw_cnt_tx_drop_miss(counters["CNT_TX_DROP_MISS"]);
+        d.set_hw_cnt_tx_drop_short(counters["CNT_TX_DROP_SHORT"]);
+        d.set_hw_cnt_tx_drop_not_ipv4(counters["CNT_TX_DROP_NOT_IPV4"]);
+        d.set_hw_cnt_tx_drop_too_long(counters["CNT_TX_DROP_TOO_LONG"]);
+        d.set_hw_cnt_tx_drop_bad_keep(counters["CNT_TX_DROP_BAD_KEEP"]);
         let mut m = Model::new(hw, counters);
         for (i, (is_write, a, data, strb, delay)) in ops.into_iter().enumerate() {
             if is_write {

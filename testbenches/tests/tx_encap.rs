@@ -477,3 +477,56 @@ fn reset_mid_traffic_recovers_cleanly() {
         b.reset(2);
     }
 }
+
+/// A frame whose non-last beats carry an empty (or one-byte) tkeep adds almost no bytes;
+/// it must still be cut off by its beat count, so it cannot fill the FIFO and stall the
+/// input. It is dropped as too long, and the next frame passes.
+#[test]
+fn empty_tkeep_beats_cannot_stall_the_input() {
+    use prnic_testbenches::tx::{beats_of, TxDut};
+    let s = settings(cfg());
+    let mut b = TxEncapBench::new(&s, Mode::PerPacket, MIN, MAX);
+    b.table.table.insert(key(3, 0x0a00_0009), value_for(5));
+    let good = TxFrame {
+        bytes: rocev2_frame(300, 0x0a00_0009, 1, 0, 0, 7),
+        vni: 3,
+        qp: 1,
+        bad_keep_beat: None,
+    };
+    let mut beats = beats_of(&good);
+    let first = beats[0].clone();
+    let mut bad = vec![first.clone()];
+    for i in 0..300 {
+        let mut x = first.clone();
+        x.last = false;
+        x.keep = [0; 4];
+        if i % 2 == 1 {
+            x.keep[0] = 1;
+        }
+        bad.push(x);
+    }
+    bad.last_mut().unwrap().last = true;
+    bad.append(&mut beats);
+    let mut out_frames = 0;
+    let mut i = 0;
+    for _ in 0..5000 {
+        b.drive_in(bad.get(i));
+        b.set_out_ready(true);
+        b.settle();
+        let fire = i < bad.len() && b.in_ready();
+        if b.out_beat().is_some_and(|o| o.last) {
+            out_frames += 1;
+        }
+        prnic_testbenches::bridge::Dut::step(&mut b);
+        if fire {
+            i += 1;
+        }
+    }
+    assert_eq!(
+        i,
+        bad.len(),
+        "every beat accepted (the input never stalled)"
+    );
+    assert_eq!(out_frames, 1, "the good frame left");
+    assert_eq!(b.counters(), [1, 1, 0, 0, 0, 0], "sent 1, too long 1");
+}
