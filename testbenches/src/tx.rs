@@ -455,11 +455,37 @@ fn keep_bytes(keep: &[u32; KW]) -> Option<usize> {
 pub fn run<T: TxDut>(
     dut: &mut T,
     frames: &[TxFrame],
+    gap: impl FnMut(u64) -> bool,
+    ready: impl FnMut(u64) -> bool,
+    expect_out: usize,
+    drain: u64,
+    max_cycles: u64,
+) -> Result<TxCapture, Violation> {
+    run_hooked(
+        dut,
+        frames,
+        gap,
+        ready,
+        expect_out,
+        drain,
+        max_cycles,
+        |_, _| {},
+    )
+}
+
+/// [`run`], with `hook(dut, cycle)` called at the start of every cycle in which no input
+/// beat is on offer. The hook may step the DUT (e.g. an AXI4-Lite access): it must leave
+/// `tvalid` low and `tready` low while it does, which keeps both streams legal.
+#[allow(clippy::too_many_arguments)]
+pub fn run_hooked<T: TxDut>(
+    dut: &mut T,
+    frames: &[TxFrame],
     mut gap: impl FnMut(u64) -> bool,
     mut ready: impl FnMut(u64) -> bool,
     expect_out: usize,
     drain: u64,
     max_cycles: u64,
+    mut hook: impl FnMut(&mut T, u64),
 ) -> Result<TxCapture, Violation> {
     let mut beats: VecDeque<Beat> = frames.iter().flat_map(beats_of).collect();
     let mut cap = TxCapture::default();
@@ -469,6 +495,9 @@ pub fn run<T: TxDut>(
     let mut cur_dest: Option<u8> = None;
     let mut done_at: Option<u64> = None;
     for cycle in 0..max_cycles {
+        if offered.is_none() {
+            hook(dut, cycle);
+        }
         if offered.is_none() && !beats.is_empty() && !gap(cycle) {
             offered = beats.pop_front();
         }
@@ -545,6 +574,35 @@ pub fn expected(
             let port = spray.port(mode, min, max, flow_id(f.vni, f.qp));
             let hit = table.get(&key(f.vni, inner_dst_ip(&f.bytes))).copied();
             encapsulate(s, f, hit, port)
+        })
+        .collect()
+}
+
+/// The default-mode expectation: `expected` with a fresh sprayer model in per-packet mode
+/// over the config's default port range.
+pub fn expected_default(
+    cfg: &PrnicConfig,
+    s: &TxSettings,
+    table: &HashMap<u64, Value>,
+    frames: &[TxFrame],
+) -> Vec<TxOutcome> {
+    expected(
+        s,
+        table,
+        frames,
+        &mut SprayerModel::new(cfg.sprayer.hash_seed),
+        Mode::PerPacket,
+        cfg.sprayer.port_min as u16,
+        cfg.sprayer.port_max as u16,
+    )
+}
+
+/// The frames the model sends, in order.
+pub fn sent_frames(want: &[TxOutcome]) -> Vec<&Vec<u8>> {
+    want.iter()
+        .filter_map(|o| match o {
+            TxOutcome::Sent { frame, .. } => Some(frame),
+            _ => None,
         })
         .collect()
 }

@@ -253,3 +253,30 @@ fn credit_starvation_writes_traces_save_files_and_intervals() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn soak_finds_nothing_lost_duplicated_misordered_or_leaked() {
+    let v = sim_json(&["soak", "--json", "--packets", "3000", "--seed", "7"]);
+    assert_eq!(v["packets"], 3000);
+    for k in [
+        "lost",
+        "duplicated",
+        "misordered",
+        "vni_leaks",
+        "protocol_violations",
+    ] {
+        assert_eq!(v[k], 0, "{k}: {v}");
+    }
+    assert!(
+        v["resets"].as_u64().unwrap() > 0,
+        "resets mid-traffic were exercised"
+    );
+    assert!(v["sent"].as_u64().unwrap() > 1000);
+    let dropped: u64 = v["dropped"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert!(dropped > 0, "malformed frames and misses were exercised");
+}

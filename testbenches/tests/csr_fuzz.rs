@@ -14,7 +14,7 @@ use std::collections::HashMap;
 #[derive(Clone)]
 enum Word {
     Reg(&'static str),
-    CounterLo(&'static str, bool),
+    CounterLo(&'static str),
     CounterHi(&'static str),
 }
 
@@ -51,8 +51,8 @@ impl Model {
                         }
                     }
                 }
-                Kind::Counter64 { internal } => {
-                    words.insert(r.offset, Word::CounterLo(r.name, *internal));
+                Kind::Counter64 { .. } => {
+                    words.insert(r.offset, Word::CounterLo(r.name));
                     words.insert(r.offset + 4, Word::CounterHi(r.name));
                 }
             }
@@ -85,7 +85,7 @@ impl Model {
         };
         let cfg = PrnicConfig::builtin();
         let v = match w {
-            Word::CounterLo(n, _) => {
+            Word::CounterLo(n) => {
                 let c = self.counter(n);
                 self.shadow.insert(n, (c >> 32) as u32);
                 c as u32

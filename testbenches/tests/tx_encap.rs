@@ -100,14 +100,16 @@ fn check(
         .iter()
         .map(|f| f.bytes.len().div_ceil(BEAT_BYTES) as u64)
         .sum();
+    // Drain long enough for trailing dropped frames to be discarded and counted.
+    let drain = 200 + 40 * prnic_testbenches::soak::trailing_drops(&want);
     let cap = run(
         &mut b,
         frames,
         gap,
         ready,
         sent.len(),
-        200,
-        200 + 40 * beats,
+        drain,
+        drain + 40 * beats,
     )
     .expect("AXI4-Stream protocol");
     assert_eq!(
@@ -449,13 +451,7 @@ fn reset_mid_traffic_recovers_cleanly() {
             MIN,
             MAX,
         );
-        let sent: Vec<&Vec<u8>> = want
-            .iter()
-            .filter_map(|o| match o {
-                TxOutcome::Sent { frame, .. } => Some(frame),
-                _ => None,
-            })
-            .collect();
+        let sent = prnic_testbenches::tx::sent_frames(&want);
         let after = run(
             &mut b,
             &frames,
