@@ -2108,7 +2108,11 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     reg  [159:0] new_state;
     reg  [159:0] init_state;
     reg  [31:0] neg_batch;
+    reg  debt_step;
+    reg  credit_ge_floor;
+    reg  floor_ok;
     reg  [31:0] granted;
+    reg  [31:0] granted_raw;
     reg  unused_bits;
     
     // Sub module instances
@@ -2393,7 +2397,13 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
             rem_n = (s1_remaining$q - amt);
         end
         active_n = |rem_n;
-        granted = (credit_a + cfg_batch);
+        granted_raw = (credit_a + cfg_batch);
+        if ((~credit_a[32'h1f] & granted_raw[32'h1f])) begin
+            granted = 32'h7fffffff;
+        end
+        else begin
+            granted = granted_raw;
+        end
         if (s1_grant$q) begin
             if ((active | granted[32'h1f])) begin
                 credit_n = granted;
@@ -2454,7 +2464,10 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
             cnt_starved$d = (cnt_starved$q + 32'h1);
         end
         neg_batch = (32'h0 - cfg_batch);
-        if (((s1_valid$q & credit_n[32'h1f]) & (credit_n < neg_batch))) begin
+        debt_step = (credit_n[32'h1f] & (credit_n < neg_batch));
+        credit_ge_floor = (~credit[32'h1f] | (credit >= neg_batch));
+        floor_ok = (((~|cfg_batch | cfg_batch[32'h1f]) | ~credit_ge_floor) | ~debt_step);
+        if ((s1_valid$q & debt_step)) begin
             debt_error$d = 1'b1;
         end
         init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -2485,7 +2498,7 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
             cnt_grants_dropped$d = 32'h0;
             debt_error$d = 1'b0;
         end
-        unused_bits = (|ram$aux_read_data | |st[(32'h83)+:(29)]);
+        unused_bits = ((|ram$aux_read_data | |st[(32'h83)+:(29)]) | floor_ok);
         s_send_ready = ((~s_grant_valid & ~clearing$q) & ~rst);
         m_send_valid = out_send_valid$q;
         m_send_qp = out_send_qp$q;

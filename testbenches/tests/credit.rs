@@ -312,3 +312,31 @@ fn qp_numbers_alias_modulo_the_qp_count() {
         r.mismatches
     );
 }
+
+/// Credit saturates at 2^31 - 1 instead of wrapping negative (found by the formal check,
+/// testbenches/tests/formal.rs).
+#[test]
+fn credit_saturates_instead_of_wrapping() {
+    let batch = 1u32 << 30;
+    let seq = [
+        TxEvent::Send {
+            qp: 9,
+            remaining: u32::MAX as u64,
+        },
+        TxEvent::Grant { qp: 9 },
+        TxEvent::Grant { qp: 9 },
+        TxEvent::Grant { qp: 9 },
+        TxEvent::Send {
+            qp: 9,
+            remaining: u32::MAX as u64,
+        },
+        TxEvent::Send {
+            qp: 9,
+            remaining: u32::MAX as u64,
+        },
+    ];
+    let mut it = seq.iter();
+    let r = compare_tx(Rule::Eq1, batch, batch, seq.len(), |_| it.next().copied());
+    assert!(r.mismatches.is_empty(), "{:?}", r.mismatches);
+    assert!(r.min_credit >= 0, "credit wrapped to {}", r.min_credit);
+}

@@ -139,7 +139,8 @@ impl SenderModel {
         let mut q = old;
         self.grants += 1;
         q.waiting = false;
-        let t = q.credit + self.batch as i64;
+        // The RTL holds credit in 32 bits and saturates at 2^31 - 1.
+        let t = (q.credit + self.batch as i64).min(i32::MAX as i64);
         if q.active || t < 0 {
             q.credit = t;
         } else {
