@@ -107,7 +107,13 @@ pub fn tx_encap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> TxEncap<D,
 
 /// The top as configured, for a bus of `D` bits.
 pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<D, K> {
-    let mut t = PrnicTop::new(crate::csr::csr(cfg), flow_table(cfg), tx_encap::<D, K>(cfg));
+    let mut t = PrnicTop::new(
+        crate::csr::csr(cfg),
+        flow_table(cfg),
+        tx_encap::<D, K>(cfg),
+        credit_tx(cfg),
+        credit_rx(cfg),
+    );
     t.connect_all();
     t
 }
@@ -138,11 +144,11 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     Ok(vec![
         Module {
             name: "prnic_top",
-            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), tx_encap with its sprayer",
+            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), tx_encap with its sprayer, credit_tx and credit_rx",
             verilog: emit("prnic_top", &top)?,
             ports: ports_of(&top),
             latency_cycles: None,
-            ram_bits: ram_bits + tx_ram_bits,
+            ram_bits: ram_bits + tx_ram_bits + cfg.reorder.qps as u64 * (160 + 32 + 16),
         },
         Module {
             name: "csr",

@@ -174,7 +174,7 @@ Re-run it after changing the RTL or the config; the figures are measured, not de
 and ports: Yosys `ltp` after deleting the FF, BRAM and I/O cells from the mapped netlist. \
 A LUT followed by MUXF7 and MUXF8 in one slice is about one logic level. It is a depth, not \
 a delay: timing closure at the configured clock needs a vendor tool.\n\n\
-`prnic_top` contains csr, flow_table and tx_encap (with its sprayer), so its row is the integrated design so far; the credit blocks (and `credit_scope`, a monitor wrapper) stand alone until integration."
+`prnic_top` contains csr, flow_table, tx_encap (with its sprayer), credit_tx and credit_rx, so its row is the integrated design so far; `credit_scope` is a monitor wrapper for waveforms and debug probes."
     );
     s
 }

@@ -74,7 +74,7 @@
 #define PRNIC_CREDIT_BATCH 0x058u /* Bytes per credit (batch). */
 #define PRNIC_CREDIT_BATCH_BYTES_SHIFT 0u
 #define PRNIC_CREDIT_BATCH_BYTES_MASK 0xffffffffu
-#define PRNIC_CREDIT_BDP 0x05cu /* Bytes a QP may send before it needs credit. */
+#define PRNIC_CREDIT_BDP 0x05cu /* Bytes a QP may send before it needs credit. The reset sweep loads it into every QP: a change takes effect at the next reset. */
 #define PRNIC_CREDIT_BDP_BYTES_SHIFT 0u
 #define PRNIC_CREDIT_BDP_BYTES_MASK 0xffffffffu
 #define PRNIC_PCIE_BP 0x060u /* PCIe backpressure: slow credit generation when the internal queue is deep. */
@@ -82,6 +82,13 @@
 #define PRNIC_PCIE_BP_THRESHOLD_MASK 0x0000ffffu
 #define PRNIC_PCIE_BP_SLOWDOWN_SHIFT 16u
 #define PRNIC_PCIE_BP_SLOWDOWN_MASK 0x000f0000u
+#define PRNIC_CREDIT_STATUS 0x064u /* Credit engine state. */
+#define PRNIC_CREDIT_STATUS_TX_CLEARING_SHIFT 0u
+#define PRNIC_CREDIT_STATUS_TX_CLEARING_MASK 0x00000001u
+#define PRNIC_CREDIT_STATUS_RX_CLEARING_SHIFT 1u
+#define PRNIC_CREDIT_STATUS_RX_CLEARING_MASK 0x00000002u
+#define PRNIC_CREDIT_STATUS_DEBT_ERROR_SHIFT 2u
+#define PRNIC_CREDIT_STATUS_DEBT_ERROR_MASK 0x00000004u
 #define PRNIC_LOCAL_VNI0 0x070u /* A VNI assigned to one of this RNIC's functions (RX accepts only enabled VNIs). */
 #define PRNIC_LOCAL_VNI0_VNI_SHIFT 0u
 #define PRNIC_LOCAL_VNI0_VNI_MASK 0x00ffffffu
@@ -149,6 +156,22 @@
 #define PRNIC_CNT_TX_DROP_TOO_LONG_HI 0x24cu
 #define PRNIC_CNT_TX_DROP_BAD_KEEP_LO 0x250u /* TX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last. */
 #define PRNIC_CNT_TX_DROP_BAD_KEEP_HI 0x254u
+#define PRNIC_CNT_CREDIT_REQUESTS_LO 0x258u /* Credit requests sent (one per batch sent). */
+#define PRNIC_CNT_CREDIT_REQUESTS_HI 0x25cu
+#define PRNIC_CNT_CREDIT_GRANTS_LO 0x260u /* Credit grants received. */
+#define PRNIC_CNT_CREDIT_GRANTS_HI 0x264u
+#define PRNIC_CNT_CREDIT_WASTED_BYTES_LO 0x268u /* Credit bytes given up: surplus at the end of a QP's data, or grants for idle QPs. */
+#define PRNIC_CNT_CREDIT_WASTED_BYTES_HI 0x26cu
+#define PRNIC_CNT_CREDIT_STARVED_CYCLES_LO 0x270u /* Cycles in which every active QP asked to send and was refused. */
+#define PRNIC_CNT_CREDIT_STARVED_CYCLES_HI 0x274u
+#define PRNIC_CNT_CREDIT_GRANTS_DROPPED_LO 0x278u /* Grants that arrived during the credit_tx reset sweep. */
+#define PRNIC_CNT_CREDIT_GRANTS_DROPPED_HI 0x27cu
+#define PRNIC_CNT_CREDIT_RX_REQUESTS_LO 0x280u /* Credit requests received from senders. */
+#define PRNIC_CNT_CREDIT_RX_REQUESTS_HI 0x284u
+#define PRNIC_CNT_CREDIT_RX_GRANTS_LO 0x288u /* Credits granted to senders. */
+#define PRNIC_CNT_CREDIT_RX_GRANTS_HI 0x28cu
+#define PRNIC_CNT_CREDIT_RX_IDLE_SLOTS_LO 0x290u /* Grant slots that passed unused (nobody to grant, or an OFF QP at the head). */
+#define PRNIC_CNT_CREDIT_RX_IDLE_SLOTS_HI 0x294u
 #define PRNIC_FT_KEY_LO 0x300u /* Staging: key bits 31:0 (overlay destination IPv4). */
 #define PRNIC_FT_KEY_LO_IPV4_SHIFT 0u
 #define PRNIC_FT_KEY_LO_IPV4_MASK 0xffffffffu

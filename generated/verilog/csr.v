@@ -4,7 +4,7 @@
 
 
 
-module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
+module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
     
     // Module arguments
     input wire  clk;
@@ -48,6 +48,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     output reg  [31:0] cfg_credit_bdp_bytes;
     output reg  [15:0] cfg_pcie_bp_threshold;
     output reg  [3:0] cfg_pcie_bp_slowdown;
+    input wire  hw_credit_status_tx_clearing;
+    input wire  hw_credit_status_rx_clearing;
+    input wire  hw_credit_status_debt_error;
     output reg  [23:0] cfg_local_vni0_vni;
     output reg  cfg_local_vni0_en;
     output reg  [23:0] cfg_local_vni1_vni;
@@ -75,6 +78,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [63:0] hw_cnt_tx_drop_not_ipv4;
     input wire  [63:0] hw_cnt_tx_drop_too_long;
     input wire  [63:0] hw_cnt_tx_drop_bad_keep;
+    input wire  [63:0] hw_cnt_credit_requests;
+    input wire  [63:0] hw_cnt_credit_grants;
+    input wire  [63:0] hw_cnt_credit_wasted_bytes;
+    input wire  [63:0] hw_cnt_credit_starved_cycles;
+    input wire  [63:0] hw_cnt_credit_grants_dropped;
+    input wire  [63:0] hw_cnt_credit_rx_requests;
+    input wire  [63:0] hw_cnt_credit_rx_grants;
+    input wire  [63:0] hw_cnt_credit_rx_idle_slots;
     output reg  [31:0] cfg_ft_key_lo_ipv4;
     output reg  [23:0] cfg_ft_key_hi_vni;
     output reg  [31:0] cfg_ft_val0_bits;
@@ -97,7 +108,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     
     // Constant declarations
     localparam  id_magic_magic_const = 32'h50524e43;
-    localparam  id_version_minor_const = 16'h1;
+    localparam  id_version_minor_const = 16'h2;
     localparam  id_version_major_const = 16'h1;
     localparam  id_config_hash_lo_hash_const = 32'hea22cdc0;
     localparam  id_config_hash_hi_hash_const = 32'hf4b7e189;
@@ -311,6 +322,30 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] cnt_tx_drop_bad_keep_shadow$d;
     wire  [31:0] cnt_tx_drop_bad_keep_shadow$q;
     reg  cnt_tx_drop_bad_keep_shadow$clock;
+    reg  [31:0] cnt_credit_requests_shadow$d;
+    wire  [31:0] cnt_credit_requests_shadow$q;
+    reg  cnt_credit_requests_shadow$clock;
+    reg  [31:0] cnt_credit_grants_shadow$d;
+    wire  [31:0] cnt_credit_grants_shadow$q;
+    reg  cnt_credit_grants_shadow$clock;
+    reg  [31:0] cnt_credit_wasted_bytes_shadow$d;
+    wire  [31:0] cnt_credit_wasted_bytes_shadow$q;
+    reg  cnt_credit_wasted_bytes_shadow$clock;
+    reg  [31:0] cnt_credit_starved_cycles_shadow$d;
+    wire  [31:0] cnt_credit_starved_cycles_shadow$q;
+    reg  cnt_credit_starved_cycles_shadow$clock;
+    reg  [31:0] cnt_credit_grants_dropped_shadow$d;
+    wire  [31:0] cnt_credit_grants_dropped_shadow$q;
+    reg  cnt_credit_grants_dropped_shadow$clock;
+    reg  [31:0] cnt_credit_rx_requests_shadow$d;
+    wire  [31:0] cnt_credit_rx_requests_shadow$q;
+    reg  cnt_credit_rx_requests_shadow$clock;
+    reg  [31:0] cnt_credit_rx_grants_shadow$d;
+    wire  [31:0] cnt_credit_rx_grants_shadow$q;
+    reg  cnt_credit_rx_grants_shadow$clock;
+    reg  [31:0] cnt_credit_rx_idle_slots_shadow$d;
+    wire  [31:0] cnt_credit_rx_idle_slots_shadow$q;
+    reg  cnt_credit_rx_idle_slots_shadow$clock;
     reg  [31:0] ft_key_lo_ipv4_q$d;
     wire  [31:0] ft_key_lo_ipv4_q$q;
     reg  ft_key_lo_ipv4_q$clock;
@@ -417,6 +452,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_pcie_bp_0;
     reg  rsel_pcie_bp_0;
     reg  [31:0] rval_pcie_bp_0;
+    reg  wsel_credit_status_0;
+    reg  rsel_credit_status_0;
+    reg  [31:0] rval_credit_status_0;
     reg  wsel_local_vni0_0;
     reg  rsel_local_vni0_0;
     reg  [31:0] rval_local_vni0_0;
@@ -510,6 +548,54 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_cnt_tx_drop_bad_keep_1;
     reg  rsel_cnt_tx_drop_bad_keep_1;
     reg  [31:0] rval_cnt_tx_drop_bad_keep_1;
+    reg  wsel_cnt_credit_requests_0;
+    reg  rsel_cnt_credit_requests_0;
+    reg  [31:0] rval_cnt_credit_requests_0;
+    reg  wsel_cnt_credit_requests_1;
+    reg  rsel_cnt_credit_requests_1;
+    reg  [31:0] rval_cnt_credit_requests_1;
+    reg  wsel_cnt_credit_grants_0;
+    reg  rsel_cnt_credit_grants_0;
+    reg  [31:0] rval_cnt_credit_grants_0;
+    reg  wsel_cnt_credit_grants_1;
+    reg  rsel_cnt_credit_grants_1;
+    reg  [31:0] rval_cnt_credit_grants_1;
+    reg  wsel_cnt_credit_wasted_bytes_0;
+    reg  rsel_cnt_credit_wasted_bytes_0;
+    reg  [31:0] rval_cnt_credit_wasted_bytes_0;
+    reg  wsel_cnt_credit_wasted_bytes_1;
+    reg  rsel_cnt_credit_wasted_bytes_1;
+    reg  [31:0] rval_cnt_credit_wasted_bytes_1;
+    reg  wsel_cnt_credit_starved_cycles_0;
+    reg  rsel_cnt_credit_starved_cycles_0;
+    reg  [31:0] rval_cnt_credit_starved_cycles_0;
+    reg  wsel_cnt_credit_starved_cycles_1;
+    reg  rsel_cnt_credit_starved_cycles_1;
+    reg  [31:0] rval_cnt_credit_starved_cycles_1;
+    reg  wsel_cnt_credit_grants_dropped_0;
+    reg  rsel_cnt_credit_grants_dropped_0;
+    reg  [31:0] rval_cnt_credit_grants_dropped_0;
+    reg  wsel_cnt_credit_grants_dropped_1;
+    reg  rsel_cnt_credit_grants_dropped_1;
+    reg  [31:0] rval_cnt_credit_grants_dropped_1;
+    reg  wsel_cnt_credit_rx_requests_0;
+    reg  rsel_cnt_credit_rx_requests_0;
+    reg  [31:0] rval_cnt_credit_rx_requests_0;
+    reg  wsel_cnt_credit_rx_requests_1;
+    reg  rsel_cnt_credit_rx_requests_1;
+    reg  [31:0] rval_cnt_credit_rx_requests_1;
+    reg  wsel_cnt_credit_rx_grants_0;
+    reg  rsel_cnt_credit_rx_grants_0;
+    reg  [31:0] rval_cnt_credit_rx_grants_0;
+    reg  wsel_cnt_credit_rx_grants_1;
+    reg  rsel_cnt_credit_rx_grants_1;
+    reg  [31:0] rval_cnt_credit_rx_grants_1;
+    reg  wsel_cnt_credit_rx_idle_slots_0;
+    reg  rsel_cnt_credit_rx_idle_slots_0;
+    reg  [31:0] rval_cnt_credit_rx_idle_slots_0;
+    reg  wsel_cnt_credit_rx_idle_slots_1;
+    reg  rsel_cnt_credit_rx_idle_slots_1;
+    reg  [31:0] rval_cnt_credit_rx_idle_slots_1;
     reg  wsel_ft_key_lo_0;
     reg  rsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_lo_0;
@@ -575,6 +661,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_credit_batch_0;
     reg  [31:0] rterm_credit_bdp_0;
     reg  [31:0] rterm_pcie_bp_0;
+    reg  [31:0] rterm_credit_status_0;
     reg  [31:0] rterm_local_vni0_0;
     reg  [31:0] rterm_local_vni1_0;
     reg  [31:0] rterm_local_vni2_0;
@@ -606,6 +693,22 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_cnt_tx_drop_too_long_1;
     reg  [31:0] rterm_cnt_tx_drop_bad_keep_0;
     reg  [31:0] rterm_cnt_tx_drop_bad_keep_1;
+    reg  [31:0] rterm_cnt_credit_requests_0;
+    reg  [31:0] rterm_cnt_credit_requests_1;
+    reg  [31:0] rterm_cnt_credit_grants_0;
+    reg  [31:0] rterm_cnt_credit_grants_1;
+    reg  [31:0] rterm_cnt_credit_wasted_bytes_0;
+    reg  [31:0] rterm_cnt_credit_wasted_bytes_1;
+    reg  [31:0] rterm_cnt_credit_starved_cycles_0;
+    reg  [31:0] rterm_cnt_credit_starved_cycles_1;
+    reg  [31:0] rterm_cnt_credit_grants_dropped_0;
+    reg  [31:0] rterm_cnt_credit_grants_dropped_1;
+    reg  [31:0] rterm_cnt_credit_rx_requests_0;
+    reg  [31:0] rterm_cnt_credit_rx_requests_1;
+    reg  [31:0] rterm_cnt_credit_rx_grants_0;
+    reg  [31:0] rterm_cnt_credit_rx_grants_1;
+    reg  [31:0] rterm_cnt_credit_rx_idle_slots_0;
+    reg  [31:0] rterm_cnt_credit_rx_idle_slots_1;
     reg  [31:0] rterm_ft_key_lo_0;
     reg  [31:0] rterm_ft_key_hi_0;
     reg  [31:0] rterm_ft_val0_0;
@@ -898,6 +1001,46 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_tx_drop_bad_keep_shadow$q),
         .clock(cnt_tx_drop_bad_keep_shadow$clock)
     );
+    csr$cnt_credit_requests_shadow cnt_credit_requests_shadow(
+        .d(cnt_credit_requests_shadow$d),
+        .q(cnt_credit_requests_shadow$q),
+        .clock(cnt_credit_requests_shadow$clock)
+    );
+    csr$cnt_credit_grants_shadow cnt_credit_grants_shadow(
+        .d(cnt_credit_grants_shadow$d),
+        .q(cnt_credit_grants_shadow$q),
+        .clock(cnt_credit_grants_shadow$clock)
+    );
+    csr$cnt_credit_wasted_bytes_shadow cnt_credit_wasted_bytes_shadow(
+        .d(cnt_credit_wasted_bytes_shadow$d),
+        .q(cnt_credit_wasted_bytes_shadow$q),
+        .clock(cnt_credit_wasted_bytes_shadow$clock)
+    );
+    csr$cnt_credit_starved_cycles_shadow cnt_credit_starved_cycles_shadow(
+        .d(cnt_credit_starved_cycles_shadow$d),
+        .q(cnt_credit_starved_cycles_shadow$q),
+        .clock(cnt_credit_starved_cycles_shadow$clock)
+    );
+    csr$cnt_credit_grants_dropped_shadow cnt_credit_grants_dropped_shadow(
+        .d(cnt_credit_grants_dropped_shadow$d),
+        .q(cnt_credit_grants_dropped_shadow$q),
+        .clock(cnt_credit_grants_dropped_shadow$clock)
+    );
+    csr$cnt_credit_rx_requests_shadow cnt_credit_rx_requests_shadow(
+        .d(cnt_credit_rx_requests_shadow$d),
+        .q(cnt_credit_rx_requests_shadow$q),
+        .clock(cnt_credit_rx_requests_shadow$clock)
+    );
+    csr$cnt_credit_rx_grants_shadow cnt_credit_rx_grants_shadow(
+        .d(cnt_credit_rx_grants_shadow$d),
+        .q(cnt_credit_rx_grants_shadow$q),
+        .clock(cnt_credit_rx_grants_shadow$clock)
+    );
+    csr$cnt_credit_rx_idle_slots_shadow cnt_credit_rx_idle_slots_shadow(
+        .d(cnt_credit_rx_idle_slots_shadow$d),
+        .q(cnt_credit_rx_idle_slots_shadow$q),
+        .clock(cnt_credit_rx_idle_slots_shadow$clock)
+    );
     csr$ft_key_lo_ipv4_q ft_key_lo_ipv4_q(
         .d(ft_key_lo_ipv4_q$d),
         .q(ft_key_lo_ipv4_q$q),
@@ -1051,6 +1194,22 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_tx_drop_too_long_shadow$d = cnt_tx_drop_too_long_shadow$q;
         cnt_tx_drop_bad_keep_shadow$clock = clk;
         cnt_tx_drop_bad_keep_shadow$d = cnt_tx_drop_bad_keep_shadow$q;
+        cnt_credit_requests_shadow$clock = clk;
+        cnt_credit_requests_shadow$d = cnt_credit_requests_shadow$q;
+        cnt_credit_grants_shadow$clock = clk;
+        cnt_credit_grants_shadow$d = cnt_credit_grants_shadow$q;
+        cnt_credit_wasted_bytes_shadow$clock = clk;
+        cnt_credit_wasted_bytes_shadow$d = cnt_credit_wasted_bytes_shadow$q;
+        cnt_credit_starved_cycles_shadow$clock = clk;
+        cnt_credit_starved_cycles_shadow$d = cnt_credit_starved_cycles_shadow$q;
+        cnt_credit_grants_dropped_shadow$clock = clk;
+        cnt_credit_grants_dropped_shadow$d = cnt_credit_grants_dropped_shadow$q;
+        cnt_credit_rx_requests_shadow$clock = clk;
+        cnt_credit_rx_requests_shadow$d = cnt_credit_rx_requests_shadow$q;
+        cnt_credit_rx_grants_shadow$clock = clk;
+        cnt_credit_rx_grants_shadow$d = cnt_credit_rx_grants_shadow$q;
+        cnt_credit_rx_idle_slots_shadow$clock = clk;
+        cnt_credit_rx_idle_slots_shadow$d = cnt_credit_rx_idle_slots_shadow$q;
         ft_key_lo_ipv4_q$clock = clk;
         ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_q$q;
         ft_key_hi_vni_q$clock = clk;
@@ -1149,6 +1308,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_credit_bdp_0 = (rd_go & (s_axil_araddr == 32'h5c));
         wsel_pcie_bp_0 = (wr_go & (s_axil_awaddr == 32'h60));
         rsel_pcie_bp_0 = (rd_go & (s_axil_araddr == 32'h60));
+        wsel_credit_status_0 = (wr_go & (s_axil_awaddr == 32'h64));
+        rsel_credit_status_0 = (rd_go & (s_axil_araddr == 32'h64));
         wsel_local_vni0_0 = (wr_go & (s_axil_awaddr == 32'h70));
         rsel_local_vni0_0 = (rd_go & (s_axil_araddr == 32'h70));
         wsel_local_vni1_0 = (wr_go & (s_axil_awaddr == 32'h74));
@@ -1211,6 +1372,38 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_cnt_tx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h250));
         wsel_cnt_tx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h254));
         rsel_cnt_tx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h254));
+        wsel_cnt_credit_requests_0 = (wr_go & (s_axil_awaddr == 32'h258));
+        rsel_cnt_credit_requests_0 = (rd_go & (s_axil_araddr == 32'h258));
+        wsel_cnt_credit_requests_1 = (wr_go & (s_axil_awaddr == 32'h25c));
+        rsel_cnt_credit_requests_1 = (rd_go & (s_axil_araddr == 32'h25c));
+        wsel_cnt_credit_grants_0 = (wr_go & (s_axil_awaddr == 32'h260));
+        rsel_cnt_credit_grants_0 = (rd_go & (s_axil_araddr == 32'h260));
+        wsel_cnt_credit_grants_1 = (wr_go & (s_axil_awaddr == 32'h264));
+        rsel_cnt_credit_grants_1 = (rd_go & (s_axil_araddr == 32'h264));
+        wsel_cnt_credit_wasted_bytes_0 = (wr_go & (s_axil_awaddr == 32'h268));
+        rsel_cnt_credit_wasted_bytes_0 = (rd_go & (s_axil_araddr == 32'h268));
+        wsel_cnt_credit_wasted_bytes_1 = (wr_go & (s_axil_awaddr == 32'h26c));
+        rsel_cnt_credit_wasted_bytes_1 = (rd_go & (s_axil_araddr == 32'h26c));
+        wsel_cnt_credit_starved_cycles_0 = (wr_go & (s_axil_awaddr == 32'h270));
+        rsel_cnt_credit_starved_cycles_0 = (rd_go & (s_axil_araddr == 32'h270));
+        wsel_cnt_credit_starved_cycles_1 = (wr_go & (s_axil_awaddr == 32'h274));
+        rsel_cnt_credit_starved_cycles_1 = (rd_go & (s_axil_araddr == 32'h274));
+        wsel_cnt_credit_grants_dropped_0 = (wr_go & (s_axil_awaddr == 32'h278));
+        rsel_cnt_credit_grants_dropped_0 = (rd_go & (s_axil_araddr == 32'h278));
+        wsel_cnt_credit_grants_dropped_1 = (wr_go & (s_axil_awaddr == 32'h27c));
+        rsel_cnt_credit_grants_dropped_1 = (rd_go & (s_axil_araddr == 32'h27c));
+        wsel_cnt_credit_rx_requests_0 = (wr_go & (s_axil_awaddr == 32'h280));
+        rsel_cnt_credit_rx_requests_0 = (rd_go & (s_axil_araddr == 32'h280));
+        wsel_cnt_credit_rx_requests_1 = (wr_go & (s_axil_awaddr == 32'h284));
+        rsel_cnt_credit_rx_requests_1 = (rd_go & (s_axil_araddr == 32'h284));
+        wsel_cnt_credit_rx_grants_0 = (wr_go & (s_axil_awaddr == 32'h288));
+        rsel_cnt_credit_rx_grants_0 = (rd_go & (s_axil_araddr == 32'h288));
+        wsel_cnt_credit_rx_grants_1 = (wr_go & (s_axil_awaddr == 32'h28c));
+        rsel_cnt_credit_rx_grants_1 = (rd_go & (s_axil_araddr == 32'h28c));
+        wsel_cnt_credit_rx_idle_slots_0 = (wr_go & (s_axil_awaddr == 32'h290));
+        rsel_cnt_credit_rx_idle_slots_0 = (rd_go & (s_axil_araddr == 32'h290));
+        wsel_cnt_credit_rx_idle_slots_1 = (wr_go & (s_axil_awaddr == 32'h294));
+        rsel_cnt_credit_rx_idle_slots_1 = (rd_go & (s_axil_araddr == 32'h294));
         wsel_ft_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h300));
         rsel_ft_key_lo_0 = (rd_go & (s_axil_araddr == 32'h300));
         wsel_ft_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h304));
@@ -1241,8 +1434,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_ft_rd_val2_0 = (rd_go & (s_axil_araddr == 32'h340));
         wsel_ft_rd_val3_0 = (wr_go & (s_axil_awaddr == 32'h344));
         rsel_ft_rd_val3_0 = (rd_go & (s_axil_araddr == 32'h344));
-        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
-        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
+        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_credit_status_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_cnt_credit_requests_0 | rsel_cnt_credit_requests_1 | rsel_cnt_credit_grants_0 | rsel_cnt_credit_grants_1 | rsel_cnt_credit_wasted_bytes_0 | rsel_cnt_credit_wasted_bytes_1 | rsel_cnt_credit_starved_cycles_0 | rsel_cnt_credit_starved_cycles_1 | rsel_cnt_credit_grants_dropped_0 | rsel_cnt_credit_grants_dropped_1 | rsel_cnt_credit_rx_requests_0 | rsel_cnt_credit_rx_requests_1 | rsel_cnt_credit_rx_grants_0 | rsel_cnt_credit_rx_grants_1 | rsel_cnt_credit_rx_idle_slots_0 | rsel_cnt_credit_rx_idle_slots_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
+        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_credit_status_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1 | wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1 | wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1 | wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1 | wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1 | wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1 | wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1 | wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
         wr_bad = (wr_go & ~wr_hit);
         rd_bad = (rd_go & ~rd_hit);
         bad_access = (wr_bad | rd_bad);
@@ -1417,6 +1610,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         cfg_pcie_bp_slowdown = pcie_bp_slowdown_q$q;
         rval_pcie_bp_0 = (((pcie_bp_threshold_q$q) & 32'hffffffff) << 32'h0) | (((pcie_bp_slowdown_q$q) & 32'hffffffff) << 32'h10);
+        rval_credit_status_0 = (((hw_credit_status_tx_clearing) & 32'hffffffff) << 32'h0) | (((hw_credit_status_rx_clearing) & 32'hffffffff) << 32'h1) | (((hw_credit_status_debt_error) & 32'hffffffff) << 32'h2);
+        if (wsel_credit_status_0) begin
+            ro_write = 1'b1;
+        end
         if (wsel_local_vni0_0) begin
             local_vni0_vni_q$d = ((local_vni0_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
@@ -1640,6 +1837,70 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         if ((wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1)) begin
             ro_write = 1'b1;
         end
+        rval_cnt_credit_requests_0 = hw_cnt_credit_requests[(32'h0)+:(32)];
+        rval_cnt_credit_requests_1 = cnt_credit_requests_shadow$q;
+        if (rsel_cnt_credit_requests_0) begin
+            cnt_credit_requests_shadow$d = hw_cnt_credit_requests[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_grants_0 = hw_cnt_credit_grants[(32'h0)+:(32)];
+        rval_cnt_credit_grants_1 = cnt_credit_grants_shadow$q;
+        if (rsel_cnt_credit_grants_0) begin
+            cnt_credit_grants_shadow$d = hw_cnt_credit_grants[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_wasted_bytes_0 = hw_cnt_credit_wasted_bytes[(32'h0)+:(32)];
+        rval_cnt_credit_wasted_bytes_1 = cnt_credit_wasted_bytes_shadow$q;
+        if (rsel_cnt_credit_wasted_bytes_0) begin
+            cnt_credit_wasted_bytes_shadow$d = hw_cnt_credit_wasted_bytes[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_starved_cycles_0 = hw_cnt_credit_starved_cycles[(32'h0)+:(32)];
+        rval_cnt_credit_starved_cycles_1 = cnt_credit_starved_cycles_shadow$q;
+        if (rsel_cnt_credit_starved_cycles_0) begin
+            cnt_credit_starved_cycles_shadow$d = hw_cnt_credit_starved_cycles[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_grants_dropped_0 = hw_cnt_credit_grants_dropped[(32'h0)+:(32)];
+        rval_cnt_credit_grants_dropped_1 = cnt_credit_grants_dropped_shadow$q;
+        if (rsel_cnt_credit_grants_dropped_0) begin
+            cnt_credit_grants_dropped_shadow$d = hw_cnt_credit_grants_dropped[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_rx_requests_0 = hw_cnt_credit_rx_requests[(32'h0)+:(32)];
+        rval_cnt_credit_rx_requests_1 = cnt_credit_rx_requests_shadow$q;
+        if (rsel_cnt_credit_rx_requests_0) begin
+            cnt_credit_rx_requests_shadow$d = hw_cnt_credit_rx_requests[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_rx_grants_0 = hw_cnt_credit_rx_grants[(32'h0)+:(32)];
+        rval_cnt_credit_rx_grants_1 = cnt_credit_rx_grants_shadow$q;
+        if (rsel_cnt_credit_rx_grants_0) begin
+            cnt_credit_rx_grants_shadow$d = hw_cnt_credit_rx_grants[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_credit_rx_idle_slots_0 = hw_cnt_credit_rx_idle_slots[(32'h0)+:(32)];
+        rval_cnt_credit_rx_idle_slots_1 = cnt_credit_rx_idle_slots_shadow$q;
+        if (rsel_cnt_credit_rx_idle_slots_0) begin
+            cnt_credit_rx_idle_slots_shadow$d = hw_cnt_credit_rx_idle_slots[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1)) begin
+            ro_write = 1'b1;
+        end
         if (wsel_ft_key_lo_0) begin
             ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
@@ -1858,6 +2119,12 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_pcie_bp_0 = 32'h0;
         end
+        if (rsel_credit_status_0) begin
+            rterm_credit_status_0 = rval_credit_status_0;
+        end
+        else begin
+            rterm_credit_status_0 = 32'h0;
+        end
         if (rsel_local_vni0_0) begin
             rterm_local_vni0_0 = rval_local_vni0_0;
         end
@@ -2044,6 +2311,102 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_cnt_tx_drop_bad_keep_1 = 32'h0;
         end
+        if (rsel_cnt_credit_requests_0) begin
+            rterm_cnt_credit_requests_0 = rval_cnt_credit_requests_0;
+        end
+        else begin
+            rterm_cnt_credit_requests_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_requests_1) begin
+            rterm_cnt_credit_requests_1 = rval_cnt_credit_requests_1;
+        end
+        else begin
+            rterm_cnt_credit_requests_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_grants_0) begin
+            rterm_cnt_credit_grants_0 = rval_cnt_credit_grants_0;
+        end
+        else begin
+            rterm_cnt_credit_grants_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_grants_1) begin
+            rterm_cnt_credit_grants_1 = rval_cnt_credit_grants_1;
+        end
+        else begin
+            rterm_cnt_credit_grants_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_wasted_bytes_0) begin
+            rterm_cnt_credit_wasted_bytes_0 = rval_cnt_credit_wasted_bytes_0;
+        end
+        else begin
+            rterm_cnt_credit_wasted_bytes_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_wasted_bytes_1) begin
+            rterm_cnt_credit_wasted_bytes_1 = rval_cnt_credit_wasted_bytes_1;
+        end
+        else begin
+            rterm_cnt_credit_wasted_bytes_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_starved_cycles_0) begin
+            rterm_cnt_credit_starved_cycles_0 = rval_cnt_credit_starved_cycles_0;
+        end
+        else begin
+            rterm_cnt_credit_starved_cycles_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_starved_cycles_1) begin
+            rterm_cnt_credit_starved_cycles_1 = rval_cnt_credit_starved_cycles_1;
+        end
+        else begin
+            rterm_cnt_credit_starved_cycles_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_grants_dropped_0) begin
+            rterm_cnt_credit_grants_dropped_0 = rval_cnt_credit_grants_dropped_0;
+        end
+        else begin
+            rterm_cnt_credit_grants_dropped_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_grants_dropped_1) begin
+            rterm_cnt_credit_grants_dropped_1 = rval_cnt_credit_grants_dropped_1;
+        end
+        else begin
+            rterm_cnt_credit_grants_dropped_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_requests_0) begin
+            rterm_cnt_credit_rx_requests_0 = rval_cnt_credit_rx_requests_0;
+        end
+        else begin
+            rterm_cnt_credit_rx_requests_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_requests_1) begin
+            rterm_cnt_credit_rx_requests_1 = rval_cnt_credit_rx_requests_1;
+        end
+        else begin
+            rterm_cnt_credit_rx_requests_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_grants_0) begin
+            rterm_cnt_credit_rx_grants_0 = rval_cnt_credit_rx_grants_0;
+        end
+        else begin
+            rterm_cnt_credit_rx_grants_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_grants_1) begin
+            rterm_cnt_credit_rx_grants_1 = rval_cnt_credit_rx_grants_1;
+        end
+        else begin
+            rterm_cnt_credit_rx_grants_1 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_idle_slots_0) begin
+            rterm_cnt_credit_rx_idle_slots_0 = rval_cnt_credit_rx_idle_slots_0;
+        end
+        else begin
+            rterm_cnt_credit_rx_idle_slots_0 = 32'h0;
+        end
+        if (rsel_cnt_credit_rx_idle_slots_1) begin
+            rterm_cnt_credit_rx_idle_slots_1 = rval_cnt_credit_rx_idle_slots_1;
+        end
+        else begin
+            rterm_cnt_credit_rx_idle_slots_1 = 32'h0;
+        end
         if (rsel_ft_key_lo_0) begin
             rterm_ft_key_lo_0 = rval_ft_key_lo_0;
         end
@@ -2134,7 +2497,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_ft_rd_val3_0 = 32'h0;
         end
-        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
+        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_credit_status_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_cnt_credit_requests_0 | rterm_cnt_credit_requests_1 | rterm_cnt_credit_grants_0 | rterm_cnt_credit_grants_1 | rterm_cnt_credit_wasted_bytes_0 | rterm_cnt_credit_wasted_bytes_1 | rterm_cnt_credit_starved_cycles_0 | rterm_cnt_credit_starved_cycles_1 | rterm_cnt_credit_grants_dropped_0 | rterm_cnt_credit_grants_dropped_1 | rterm_cnt_credit_rx_requests_0 | rterm_cnt_credit_rx_requests_1 | rterm_cnt_credit_rx_grants_0 | rterm_cnt_credit_rx_grants_1 | rterm_cnt_credit_rx_idle_slots_0 | rterm_cnt_credit_rx_idle_slots_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
         s_axil_awready = wr_go;
         s_axil_wready = wr_go;
         s_axil_arready = rd_go;
@@ -2243,6 +2606,158 @@ module csr$cmd_ft_cmd_valid_q(d,q,clock);
     end
           
 endmodule // csr$cmd_ft_cmd_valid_q
+
+
+module csr$cnt_credit_grants_dropped_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_grants_dropped_shadow
+
+
+module csr$cnt_credit_grants_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_grants_shadow
+
+
+module csr$cnt_credit_requests_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_requests_shadow
+
+
+module csr$cnt_credit_rx_grants_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_rx_grants_shadow
+
+
+module csr$cnt_credit_rx_idle_slots_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_rx_idle_slots_shadow
+
+
+module csr$cnt_credit_rx_requests_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_rx_requests_shadow
+
+
+module csr$cnt_credit_starved_cycles_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_starved_cycles_shadow
+
+
+module csr$cnt_credit_wasted_bytes_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_credit_wasted_bytes_shadow
 
 
 module csr$cnt_csr_bad_access_count(d,q,clock);

@@ -16,7 +16,7 @@ pub const ADDR_BITS: u32 = 12;
 /// Value of `ID_MAGIC`: ASCII "PRNC".
 pub const MAGIC: u32 = 0x5052_4e43;
 /// Register map version `{major[31:16], minor[15:0]}`.
-pub const MAP_VERSION: u32 = 0x0001_0001;
+pub const MAP_VERSION: u32 = 0x0001_0002;
 
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -352,7 +352,7 @@ pub fn registers() -> Vec<Register> {
             "CREDIT_BDP",
             0x05c,
             "credit",
-            "Bytes a QP may send before it needs credit.",
+            "Bytes a QP may send before it needs credit. The reset sweep loads it into every QP: a change takes effect at the next reset.",
             vec![f(
                 "BYTES",
                 0,
@@ -384,6 +384,17 @@ pub fn registers() -> Vec<Register> {
                     Value(2),
                     "grant interval multiplier while above threshold",
                 ),
+            ],
+        ),
+        reg(
+            "CREDIT_STATUS",
+            0x064,
+            "credit",
+            "Credit engine state.",
+            vec![
+                f("TX_CLEARING", 0, 1, Ro, Hw, "credit_tx reset sweep in progress: send requests wait, grants are dropped and counted"),
+                f("RX_CLEARING", 1, 1, Ro, Hw, "credit_rx reset sweep in progress: requests wait"),
+                f("DEBT_ERROR", 2, 1, Ro, Hw, "a QP's credit fell below -batch (proven impossible; never expected)"),
             ],
         ),
     ]);
@@ -425,6 +436,14 @@ pub fn registers() -> Vec<Register> {
         counter("CNT_TX_DROP_NOT_IPV4", 0x240, "tx", "TX frames dropped: inner EtherType not IPv4 or IP version not 4.", false),
         counter("CNT_TX_DROP_TOO_LONG", 0x248, "tx", "TX frames dropped: longer than the configured maximum frame.", false),
         counter("CNT_TX_DROP_BAD_KEEP", 0x250, "tx", "TX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last.", false),
+        counter("CNT_CREDIT_REQUESTS", 0x258, "credit", "Credit requests sent (one per batch sent).", false),
+        counter("CNT_CREDIT_GRANTS", 0x260, "credit", "Credit grants received.", false),
+        counter("CNT_CREDIT_WASTED_BYTES", 0x268, "credit", "Credit bytes given up: surplus at the end of a QP's data, or grants for idle QPs.", false),
+        counter("CNT_CREDIT_STARVED_CYCLES", 0x270, "credit", "Cycles in which every active QP asked to send and was refused.", false),
+        counter("CNT_CREDIT_GRANTS_DROPPED", 0x278, "credit", "Grants that arrived during the credit_tx reset sweep.", false),
+        counter("CNT_CREDIT_RX_REQUESTS", 0x280, "credit", "Credit requests received from senders.", false),
+        counter("CNT_CREDIT_RX_GRANTS", 0x288, "credit", "Credits granted to senders.", false),
+        counter("CNT_CREDIT_RX_IDLE_SLOTS", 0x290, "credit", "Grant slots that passed unused (nobody to grant, or an OFF QP at the head).", false),
         reg("FT_KEY_LO", 0x300, "flow_table", "Staging: key bits 31:0 (overlay destination IPv4).", vec![f("IPV4", 0, 32, Rw, Value(0), "overlay IPv4")]),
         reg("FT_KEY_HI", 0x304, "flow_table", "Staging: key bits 55:32 (VNI).", vec![f("VNI", 0, 24, Rw, Value(0), "VNI")]),
         reg("FT_VAL0", 0x308, "flow_table", "Staging: value bits 31:0 (egress VNI[31:8], flags[7:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[31:0]")]),

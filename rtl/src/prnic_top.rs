@@ -1,13 +1,18 @@
 //! `prnic_top`: the RNIC as far as its blocks exist. Today: the CSR block, the flow table
-//! (programmed and read back only through CSR) and the TX path (`tx_encap` with its
-//! sprayer, configured through CSR, looking up the flow table). The RX path and the
-//! credit engine join as their blocks land.
+//! (programmed and read back only through CSR), the TX path (`tx_encap` with its sprayer,
+//! configured through CSR, looking up the flow table) and the credit engine (`credit_tx`
+//! for this RNIC's senders, `credit_rx` for its receivers; rule, batch, BDP and PCIe
+//! backpressure from CSR, counters in CSR). The RX path joins as its blocks land; until
+//! then the credit engine's packet-side ports are brought out to the top.
 //!
 //! ```text
 //!  AXI4-Lite ─► csr ─ cfg_ft_* + cmd_ft_cmd ─► FT_CMD glue ─► flow_table update / read-back port
 //!                 ◄─ hw_ft_rd_*, status ────────────────────── flow_table
 //!                 ─ cfg_port*, cfg_tx_ip, cfg_spray* ──► tx_encap ◄─ lookup ─► flow_table
 //!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ──────────► tx_encap ─► m_axis_wire_* (tdest = port)
+//!  s_credit_send_* (scheduler asks) ─► credit_tx ─► m_credit_send_* (bytes allowed), m_credit_req_*, m_credit_onoff_*
+//!  s_credit_grant_* (grants from receivers) ─► credit_tx
+//!  s_credit_req_*, s_credit_onoff_*, s_pcie_depth ─► credit_rx ─► m_credit_grant_* (grants to senders)
 //! ```
 //!
 //! `FT_CMD.OP` 1..4 commit the staged entry through the flow table's update port in the
@@ -16,6 +21,8 @@
 //! `FT_STATUS.RD_DONE` two cycles later (cleared by the next command). Other opcodes are
 //! ignored.
 
+use crate::credit_rx::CreditRx;
+use crate::credit_tx::{CreditTx, QP_BITS};
 use crate::csr::Csr;
 use crate::flow_table::{FlowTable, KEY_BITS, VALUE_BITS};
 use crate::tx_encap::{TxEncap, TUSER_BITS};
@@ -58,9 +65,36 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     pub m_axis_wire_tready: Signal<In, Bit>,
     pub m_axis_wire_tlast: Signal<Out, Bit>,
     pub m_axis_wire_tdest: Signal<Out, Bit>,
+    /// Credit engine, sender side: the TX scheduler asks how much a QP may send.
+    pub s_credit_send_valid: Signal<In, Bit>,
+    pub s_credit_send_ready: Signal<Out, Bit>,
+    pub s_credit_send_qp: Signal<In, Bits<QP_BITS>>,
+    pub s_credit_send_remaining: Signal<In, Bits<32>>,
+    pub m_credit_send_valid: Signal<Out, Bit>,
+    pub m_credit_send_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_credit_send_bytes: Signal<Out, Bits<32>>,
+    pub m_credit_req_valid: Signal<Out, Bit>,
+    pub m_credit_req_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_credit_onoff_valid: Signal<Out, Bit>,
+    pub m_credit_onoff_qp: Signal<Out, Bits<QP_BITS>>,
+    pub m_credit_onoff_on: Signal<Out, Bit>,
+    pub s_credit_grant_valid: Signal<In, Bit>,
+    pub s_credit_grant_qp: Signal<In, Bits<QP_BITS>>,
+    /// Credit engine, receiver side: requests and ON/OFF from remote senders, grants out.
+    pub s_credit_req_valid: Signal<In, Bit>,
+    pub s_credit_req_ready: Signal<Out, Bit>,
+    pub s_credit_req_qp: Signal<In, Bits<QP_BITS>>,
+    pub s_credit_onoff_valid: Signal<In, Bit>,
+    pub s_credit_onoff_qp: Signal<In, Bits<QP_BITS>>,
+    pub s_credit_onoff_on: Signal<In, Bit>,
+    pub m_credit_grant_valid: Signal<Out, Bit>,
+    pub m_credit_grant_qp: Signal<Out, Bits<QP_BITS>>,
+    pub s_pcie_depth: Signal<In, Bits<16>>,
     csr: Csr,
     flow: FlowTable,
     tx: TxEncap<D, K>,
+    ctx: CreditTx,
+    crx: CreditRx,
     rd_done: DFF<Bit>,
     cmd_op: Signal<Local, Bits<3>>,
     cmd_op_m1: Signal<Local, Bits<3>>,
@@ -71,7 +105,7 @@ pub struct PrnicTop<const D: usize, const K: usize> {
 }
 
 impl<const D: usize, const K: usize> PrnicTop<D, K> {
-    pub fn new(csr: Csr, flow: FlowTable, tx: TxEncap<D, K>) -> Self {
+    pub fn new(csr: Csr, flow: FlowTable, tx: TxEncap<D, K>, ctx: CreditTx, crx: CreditRx) -> Self {
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -105,9 +139,34 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             m_axis_wire_tready: Default::default(),
             m_axis_wire_tlast: Default::default(),
             m_axis_wire_tdest: Default::default(),
+            s_credit_send_valid: Default::default(),
+            s_credit_send_ready: Default::default(),
+            s_credit_send_qp: Default::default(),
+            s_credit_send_remaining: Default::default(),
+            m_credit_send_valid: Default::default(),
+            m_credit_send_qp: Default::default(),
+            m_credit_send_bytes: Default::default(),
+            m_credit_req_valid: Default::default(),
+            m_credit_req_qp: Default::default(),
+            m_credit_onoff_valid: Default::default(),
+            m_credit_onoff_qp: Default::default(),
+            m_credit_onoff_on: Default::default(),
+            s_credit_grant_valid: Default::default(),
+            s_credit_grant_qp: Default::default(),
+            s_credit_req_valid: Default::default(),
+            s_credit_req_ready: Default::default(),
+            s_credit_req_qp: Default::default(),
+            s_credit_onoff_valid: Default::default(),
+            s_credit_onoff_qp: Default::default(),
+            s_credit_onoff_on: Default::default(),
+            m_credit_grant_valid: Default::default(),
+            m_credit_grant_qp: Default::default(),
+            s_pcie_depth: Default::default(),
             csr,
             flow,
             tx,
+            ctx,
+            crx,
             rd_done: Default::default(),
             cmd_op: Default::default(),
             cmd_op_m1: Default::default(),
@@ -123,9 +182,13 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
         self.tx.clk.next = self.clk.val();
+        self.ctx.clk.next = self.clk.val();
+        self.crx.clk.next = self.clk.val();
         self.csr.rst.next = self.rst.val();
         self.flow.rst.next = self.rst.val();
         self.tx.rst.next = self.rst.val();
+        self.ctx.rst.next = self.rst.val();
+        self.crx.rst.next = self.rst.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -244,13 +307,54 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.csr.hw_tx_status_spray_cfg_error.next = self.tx.status_spray_cfg_error.val().into();
         self.csr.hw_tx_status_fifo_overflow.next = self.tx.status_overflow.val().into();
 
+        // Credit engine: configured and counted through CSR.
+        self.ctx.s_send_valid.next = self.s_credit_send_valid.val();
+        self.s_credit_send_ready.next = self.ctx.s_send_ready.val();
+        self.ctx.s_send_qp.next = self.s_credit_send_qp.val();
+        self.ctx.s_send_remaining.next = self.s_credit_send_remaining.val();
+        self.m_credit_send_valid.next = self.ctx.m_send_valid.val();
+        self.m_credit_send_qp.next = self.ctx.m_send_qp.val();
+        self.m_credit_send_bytes.next = self.ctx.m_send_bytes.val();
+        self.m_credit_req_valid.next = self.ctx.m_req_valid.val();
+        self.m_credit_req_qp.next = self.ctx.m_req_qp.val();
+        self.m_credit_onoff_valid.next = self.ctx.m_onoff_valid.val();
+        self.m_credit_onoff_qp.next = self.ctx.m_onoff_qp.val();
+        self.m_credit_onoff_on.next = self.ctx.m_onoff_on.val();
+        self.ctx.s_grant_valid.next = self.s_credit_grant_valid.val();
+        self.ctx.s_grant_qp.next = self.s_credit_grant_qp.val();
+        self.ctx.cfg_rule.next = self.csr.cfg_credit_rule.val().any();
+        self.ctx.cfg_batch.next = self.csr.cfg_credit_batch_bytes.val();
+        self.ctx.cfg_bdp.next = self.csr.cfg_credit_bdp_bytes.val();
+        self.crx.s_req_valid.next = self.s_credit_req_valid.val();
+        self.s_credit_req_ready.next = self.crx.s_req_ready.val();
+        self.crx.s_req_qp.next = self.s_credit_req_qp.val();
+        self.crx.s_onoff_valid.next = self.s_credit_onoff_valid.val();
+        self.crx.s_onoff_qp.next = self.s_credit_onoff_qp.val();
+        self.crx.s_onoff_on.next = self.s_credit_onoff_on.val();
+        self.m_credit_grant_valid.next = self.crx.m_grant_valid.val();
+        self.m_credit_grant_qp.next = self.crx.m_grant_qp.val();
+        self.crx.s_pcie_depth.next = self.s_pcie_depth.val();
+        self.crx.cfg_bp_threshold.next = self.csr.cfg_pcie_bp_threshold.val();
+        self.crx.cfg_bp_slowdown.next = self.csr.cfg_pcie_bp_slowdown.val();
+        self.csr.hw_credit_status_tx_clearing.next = self.ctx.status_clearing.val().into();
+        self.csr.hw_credit_status_rx_clearing.next = self.crx.status_clearing.val().into();
+        self.csr.hw_credit_status_debt_error.next = self.ctx.status_debt_error.val().into();
+        self.csr.hw_cnt_credit_requests.next = bit_cast::<64, 32>(self.ctx.status_requests.val());
+        self.csr.hw_cnt_credit_grants.next = bit_cast::<64, 32>(self.ctx.status_grants.val());
+        self.csr.hw_cnt_credit_wasted_bytes.next =
+            bit_cast::<64, 32>(self.ctx.status_wasted_bytes.val());
+        self.csr.hw_cnt_credit_starved_cycles.next =
+            bit_cast::<64, 32>(self.ctx.status_starved_cycles.val());
+        self.csr.hw_cnt_credit_grants_dropped.next =
+            bit_cast::<64, 32>(self.ctx.status_grants_dropped.val());
+        self.csr.hw_cnt_credit_rx_requests.next =
+            bit_cast::<64, 32>(self.crx.status_requests.val());
+        self.csr.hw_cnt_credit_rx_grants.next = bit_cast::<64, 32>(self.crx.status_grants.val());
+        self.csr.hw_cnt_credit_rx_idle_slots.next =
+            bit_cast::<64, 32>(self.crx.status_idle_slots.val());
+
         self.unused_cfg.next = (self.csr.cfg_reorder_thresh_ooo.val().any()
             | self.csr.cfg_reorder_thresh_missing_pct.val().any()
-            | self.csr.cfg_credit_rule.val().any()
-            | self.csr.cfg_credit_batch_bytes.val().any()
-            | self.csr.cfg_credit_bdp_bytes.val().any()
-            | self.csr.cfg_pcie_bp_threshold.val().any()
-            | self.csr.cfg_pcie_bp_slowdown.val().any()
             | self.csr.cfg_local_vni0_vni.val().any()
             | self.csr.cfg_local_vni0_en.val().any()
             | self.csr.cfg_local_vni1_vni.val().any()
@@ -268,6 +372,13 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
             | self.csr.cfg_local_vni7_vni.val().any()
             | self.csr.cfg_local_vni7_en.val().any()
             | self.flow.m_result_tag.val().any()
+            | self.ctx.m_send_credit.val().any()
+            | self.ctx.m_credit_valid.val()
+            | self.ctx.m_credit_qp.val().any()
+            | self.ctx.m_credit_value.val().any()
+            | self.ctx.m_credit_waiting.val()
+            | self.ctx.status_starved.val()
+            | self.crx.status_slots.val().any()
             | self.cmd_op_m1.val().get_bit(2));
     }
 }

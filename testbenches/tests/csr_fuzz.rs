@@ -200,6 +200,13 @@ proptest! {
         for (k, v) in [("FT_RD_KEY_LO", "IPV4"), ("FT_RD_KEY_HI", "VNI"), ("FT_RD_KEY_HI", "VALID"), ("FT_RD_VAL0", "BITS"), ("FT_RD_VAL1", "BITS"), ("FT_RD_VAL2", "BITS"), ("FT_RD_VAL3", "BITS")].iter().zip([words[0] & 0xffff_ffff, words[1] & 0xff_ffff, words[1] >> 63, words[2] & 0xffff_ffff, words[3] & 0xffff_ffff, words[4] & 0xffff_ffff, words[5] & 0xffff]) {
             hw.insert(*k, v);
         }
+        let cr = next();
+        d.set_hw_credit_status_tx_clearing(cr & 1);
+        d.set_hw_credit_status_rx_clearing((cr >> 1) & 1);
+        d.set_hw_credit_status_debt_error((cr >> 2) & 1);
+        hw.insert(("CREDIT_STATUS", "TX_CLEARING"), cr & 1);
+        hw.insert(("CREDIT_STATUS", "RX_CLEARING"), (cr >> 1) & 1);
+        hw.insert(("CREDIT_STATUS", "DEBT_ERROR"), (cr >> 2) & 1);
         let tx = next();
         d.set_hw_tx_status_spray_cfg_error(tx & 1);
         d.set_hw_tx_status_fifo_overflow((tx >> 1) & 1);
@@ -209,6 +216,8 @@ proptest! {
         for n in [
             "CNT_FT_MULTI_HIT", "CNT_FT_DUP_HIT", "CNT_FT_BAD_UPDATE", "CNT_TX_FRAMES", "CNT_TX_DROP_MISS",
             "CNT_TX_DROP_SHORT", "CNT_TX_DROP_NOT_IPV4", "CNT_TX_DROP_TOO_LONG", "CNT_TX_DROP_BAD_KEEP",
+            "CNT_CREDIT_REQUESTS", "CNT_CREDIT_GRANTS", "CNT_CREDIT_WASTED_BYTES", "CNT_CREDIT_STARVED_CYCLES",
+            "CNT_CREDIT_GRANTS_DROPPED", "CNT_CREDIT_RX_REQUESTS", "CNT_CREDIT_RX_GRANTS", "CNT_CREDIT_RX_IDLE_SLOTS",
         ] {
             counters.insert(n, next());
         }
@@ -221,6 +230,14 @@ proptest! {
         d.set_hw_cnt_tx_drop_not_ipv4(counters["CNT_TX_DROP_NOT_IPV4"]);
         d.set_hw_cnt_tx_drop_too_long(counters["CNT_TX_DROP_TOO_LONG"]);
         d.set_hw_cnt_tx_drop_bad_keep(counters["CNT_TX_DROP_BAD_KEEP"]);
+        d.set_hw_cnt_credit_requests(counters["CNT_CREDIT_REQUESTS"]);
+        d.set_hw_cnt_credit_grants(counters["CNT_CREDIT_GRANTS"]);
+        d.set_hw_cnt_credit_wasted_bytes(counters["CNT_CREDIT_WASTED_BYTES"]);
+        d.set_hw_cnt_credit_starved_cycles(counters["CNT_CREDIT_STARVED_CYCLES"]);
+        d.set_hw_cnt_credit_grants_dropped(counters["CNT_CREDIT_GRANTS_DROPPED"]);
+        d.set_hw_cnt_credit_rx_requests(counters["CNT_CREDIT_RX_REQUESTS"]);
+        d.set_hw_cnt_credit_rx_grants(counters["CNT_CREDIT_RX_GRANTS"]);
+        d.set_hw_cnt_credit_rx_idle_slots(counters["CNT_CREDIT_RX_IDLE_SLOTS"]);
         let mut m = Model::new(hw, counters);
         for (i, (is_write, a, data, strb, delay)) in ops.into_iter().enumerate() {
             if is_write {
