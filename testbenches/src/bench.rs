@@ -23,6 +23,8 @@ pub struct BenchResult {
     pub ratio: f64,
     /// The two simulators gave the same outputs on every cycle both ran.
     pub outputs_agree: bool,
+    /// The whole top, in both simulators.
+    pub top: TopBench,
 }
 
 /// The stimulus window replayed cyclically, so generating it costs nothing per cycle.
@@ -45,7 +47,14 @@ fn run<S: SprayerSim>(
     (t.elapsed().as_secs_f64(), rec)
 }
 
-pub fn bench(verilator_cycles: u64, rust_hdl_cycles: u64, hash_seed: u64) -> BenchResult {
+pub fn bench(
+    cfg: &prnic_gen::PrnicConfig,
+    verilator_cycles: u64,
+    rust_hdl_cycles: u64,
+    top_cycles: u64,
+    top_hdl_cycles: u64,
+) -> BenchResult {
+    let hash_seed = cfg.sprayer.hash_seed;
     let stim = stimulus(0xbe7c, WINDOW);
     let record = rust_hdl_cycles as usize;
 
@@ -77,5 +86,68 @@ pub fn bench(verilator_cycles: u64, rust_hdl_cycles: u64, hash_seed: u64) -> Ben
             let n = vl_out.len().min(hdl_out.len());
             n > 0 && vl_out[..n] == hdl_out[..n]
         },
+        top: bench_top(cfg, top_cycles, top_hdl_cycles),
+    }
+}
+
+/// The whole `prnic_top` in both simulators on the same stimulus (a reset, then the
+/// flow table's reset sweep with idle inputs): cycles per second and their ratio.
+#[derive(Debug, Serialize)]
+pub struct TopBench {
+    pub block: &'static str,
+    pub verilator_cycles: u64,
+    pub verilator_cycles_per_s: f64,
+    pub rust_hdl_cycles: u64,
+    pub rust_hdl_cycles_per_s: f64,
+    pub ratio: f64,
+    /// `s_axis_tx_tready` reads the same in both after the rust-hdl run's cycles.
+    pub outputs_agree: bool,
+}
+
+pub fn bench_top(
+    cfg: &prnic_gen::PrnicConfig,
+    verilator_cycles: u64,
+    rust_hdl_cycles: u64,
+) -> TopBench {
+    use crate::bridge::{Dut, PrnicTop};
+    use rust_hdl::prelude::*;
+    let mut vl = PrnicTop::new();
+    let t = Instant::now();
+    vl.set_rst(1);
+    vl.step();
+    vl.set_rst(0);
+    vl.step_n(verilator_cycles - 1);
+    let vl_s = t.elapsed().as_secs_f64();
+    let mut vl2 = PrnicTop::new();
+    vl2.set_rst(1);
+    vl2.step();
+    vl2.set_rst(0);
+    vl2.step_n(rust_hdl_cycles - 1);
+    let vl_ready = vl2.s_axis_tx_tready();
+
+    let mut top = prnic_gen::blocks::prnic_top::<1024, 128>(cfg);
+    top.clk.next = false.into();
+    crate::hdl_sim::settle(&mut top, "initial values");
+    let t = Instant::now();
+    let mut hdl_ready = false;
+    for c in 0..rust_hdl_cycles {
+        top.rst.next = c == 0;
+        hdl_ready = crate::hdl_sim::cycle(
+            &mut top,
+            |u, k| u.clk.next = k.into(),
+            |u| u.s_axis_tx_tready.val(),
+        );
+    }
+    let hdl_s = t.elapsed().as_secs_f64();
+    let vl_rate = verilator_cycles as f64 / vl_s;
+    let hdl_rate = rust_hdl_cycles as f64 / hdl_s;
+    TopBench {
+        block: "prnic_top",
+        verilator_cycles,
+        verilator_cycles_per_s: vl_rate,
+        rust_hdl_cycles,
+        rust_hdl_cycles_per_s: hdl_rate,
+        ratio: vl_rate / hdl_rate,
+        outputs_agree: (vl_ready != 0) == hdl_ready,
     }
 }

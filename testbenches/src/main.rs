@@ -44,6 +44,12 @@ enum Cmd {
         /// Cycles to run on rust-hdl's simulator (about 100x slower).
         #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(100..))]
         hdl_cycles: u64,
+        /// Cycles of the whole prnic_top on Verilator (a reset, then its flow-table sweep).
+        #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(100..))]
+        top_cycles: u64,
+        /// Cycles of the whole prnic_top on rust-hdl's simulator (a few hundred per second).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(2..=100_000))]
+        top_hdl_cycles: u64,
     },
     /// Fill the flow table with random keys until the first insertion fails (per seed),
     /// program the Verilator model with the result and look every key up in hardware.
@@ -531,8 +537,16 @@ fn main() -> ExitCode {
             json,
             cycles,
             hdl_cycles,
+            top_cycles,
+            top_hdl_cycles,
         } => {
-            let r = bench::bench(cycles, hdl_cycles, PrnicConfig::builtin().sprayer.hash_seed);
+            let r = bench::bench(
+                PrnicConfig::builtin(),
+                cycles,
+                hdl_cycles,
+                top_cycles,
+                top_hdl_cycles,
+            );
             if json {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
@@ -560,8 +574,16 @@ fn main() -> ExitCode {
                     "outputs agree:                            {:>14}",
                     r.outputs_agree
                 );
+                out!(
+                    "prnic_top: verilator {:.0} cycles/s over {} cycles, rust-hdl {:.0} cycles/s over {} cycles, ratio {:.0}",
+                    r.top.verilator_cycles_per_s,
+                    r.top.verilator_cycles,
+                    r.top.rust_hdl_cycles_per_s,
+                    r.top.rust_hdl_cycles,
+                    r.top.ratio
+                );
             }
-            if r.outputs_agree {
+            if r.outputs_agree && r.top.outputs_agree {
                 ExitCode::SUCCESS
             } else {
                 eprintln!("prnic-sim: error: the two simulators disagreed during the benchmark");

@@ -5,7 +5,18 @@ use std::process::Command;
 #[test]
 fn bench_json_reports_both_simulators_and_their_ratio() {
     let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
-        .args(["bench", "--json", "--cycles", "5000", "--hdl-cycles", "500"])
+        .args([
+            "bench",
+            "--json",
+            "--cycles",
+            "5000",
+            "--hdl-cycles",
+            "500",
+            "--top-cycles",
+            "20000",
+            "--top-hdl-cycles",
+            "5",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -24,6 +35,9 @@ fn bench_json_reports_both_simulators_and_their_ratio() {
     assert_eq!(v["verilator_cycles"], 5000);
     assert_eq!(v["rust_hdl_cycles"], 500);
     assert_eq!(v["outputs_agree"], true);
+    assert_eq!(v["top"]["block"], "prnic_top");
+    assert_eq!(v["top"]["rust_hdl_cycles"], 5);
+    assert!(v["top"]["ratio"].as_f64().unwrap() > 1.0, "{v}");
 }
 
 #[test]
