@@ -7,6 +7,7 @@ pub mod credit;
 pub mod csr;
 pub mod dpu;
 pub mod ecmp;
+pub mod fabric;
 pub mod flow_table;
 pub mod hash;
 #[rustfmt::skip]
