@@ -344,12 +344,12 @@ pub fn default_loop_delay(cfg: &PrnicConfig) -> u64 {
 /// grants take `loop_delay / 2` plus jitter to reach `credit_tx`. The sender's scheduler
 /// asks the next QP in line (one decision in flight) when its link is about to be free;
 /// a refused QP waits for a grant before it is asked again.
-pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> LoopOutcome {
+/// Fails only when the trace file cannot be opened.
+pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridge::TraceError> {
     let (batch, _, (num, den)) = params(cfg);
     let bdp = lc.bdp;
     let mut d = match &lc.trace {
-        Some(p) => bridge::CreditScope::with_trace(p, (1e6 / cfg.clock.mhz) as u64)
-            .unwrap_or_else(|e| panic!("{e}")),
+        Some(p) => bridge::CreditScope::with_trace(p, (1e6 / cfg.clock.mhz) as u64)?,
         None => bridge::CreditScope::new(),
     };
     d.set_cfg_rule((lc.rule == Rule::Eq2) as u64);
@@ -508,13 +508,13 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> LoopOutcome {
     }
     let span = (total - warm) as f64;
     let slots = span * den as f64 / num as f64;
-    LoopOutcome {
+    Ok(LoopOutcome {
         throughput_fraction: delivered as f64 / (slots * batch as f64),
         starved_share: starved as f64 / span,
         starved_cycles: starved,
         cycles: total,
         intervals,
-    }
+    })
 }
 
 /// One row of `prnic-sim credit-jitter`.
@@ -575,7 +575,7 @@ pub fn sweep(
                         trace: None,
                         bdp: bdp_for(cfg, mode, n),
                     };
-                    let o = run_loop(cfg, &lc);
+                    let o = run_loop(cfg, &lc).expect("no trace, so no trace error");
                     rows.push(JitterRow {
                         rule: rule.name(),
                         jitter_ns: jb * cfg.batch_time_ns(),
@@ -751,7 +751,7 @@ pub fn starvation(
             trace: Some(path.clone()),
             bdp: bdp_for(cfg, BdpMode::Shared, qps),
         };
-        let o = run_loop(cfg, &lc);
+        let o = run_loop(cfg, &lc).map_err(|e| std::io::Error::other(e.to_string()))?;
         let save = path.with_extension("gtkw");
         std::fs::write(&save, gtkw(&path, qps))?;
         out.push(StarvationReport {

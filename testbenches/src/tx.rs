@@ -807,7 +807,8 @@ pub fn scenario(
     if let Some(path) = pcap {
         let period_ps = 1e6 / cfg.clock.mhz;
         let mut w = prnic_verif::tx::PcapWriter::new(std::io::BufWriter::new(
-            std::fs::File::create(path)?,
+            std::fs::File::create(path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
         ))?;
         for (f, _, cycle) in &cap.frames {
             w.frame((*cycle as f64 * period_ps / 1000.0) as u64, f)?;

@@ -265,6 +265,26 @@ fn credit_starvation_writes_traces_save_files_and_intervals() {
         Some(2),
         "a trace name that is neither .fst nor .vcd"
     );
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args([
+            "credit-starvation",
+            "--fst",
+            "/nonexistent-dir/x.fst",
+            "--slots",
+            "20",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unwritable trace path is an error, not a panic"
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.starts_with("prnic-sim: error:") && !e.contains("panicked"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
