@@ -110,7 +110,6 @@ pub fn bench_top(
     rust_hdl_cycles: u64,
 ) -> TopBench {
     use crate::bridge::{Dut, PrnicTop};
-    use rust_hdl::prelude::*;
     let mut vl = PrnicTop::new();
     let t = Instant::now();
     vl.set_rst(1);

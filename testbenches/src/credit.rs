@@ -4,7 +4,7 @@
 
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
-use prnic_verif::credit::{ReceiverModel, Rule, SenderModel};
+use prnic_verif::credit::{Rule, SenderModel};
 use prnic_verif::flow_table::rng;
 use std::collections::BTreeMap;
 
@@ -258,11 +258,6 @@ pub fn run_rx(
         }
     }
     grants
-}
-
-/// Reference for a receiver run: the model fed the same requests.
-pub fn receiver_model() -> ReceiverModel {
-    ReceiverModel::default()
 }
 
 /// The default config's credit parameters.

@@ -1,11 +1,10 @@
-//! Golden models of the credit engine (REFERENCE.md, "Credits"), and the credit-loop
-//! model used to study Eq.1 against Eq.2 under jitter.
+//! Golden models of the credit engine (REFERENCE.md, "Credits").
 //!
 //! * [`SenderModel`]: per-QP credit accounting of `credit_tx`, event by event.
-//! * [`ReceiverModel`]: `credit_rx`'s request counts, round-robin grant order and paced
-//!   grant slots.
-//! * [`credit_loop`]: N QPs send to one receiver through a credit path with a loop delay
-//!   and jitter; delivered throughput as a fraction of line rate.
+//! * [`ReceiverModel`]: `credit_rx`'s request counts and round-robin grant order.
+//!
+//! The credit loop itself (N QPs, a credit path with delay and jitter) runs on the
+//! Verilated blocks: `prnic_testbenches::credit::run_loop`.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -215,106 +214,4 @@ impl ReceiverModel {
     pub fn pending(&self, qp: u32) -> u64 {
         *self.pending.get(&qp).unwrap_or(&0)
     }
-}
-
-/// One point of the credit-loop study.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct LoopResult {
-    pub rule: Rule,
-    pub qps: u32,
-    pub jitter_ns: f64,
-    pub throughput_gbps: f64,
-    pub line_rate_gbps: f64,
-    /// Share of time with some QP active and none able to send.
-    pub starved_share: f64,
-}
-
-/// Parameters of the credit loop, in clock cycles.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LoopParams {
-    pub rule: Rule,
-    pub qps: u32,
-    pub batch: u64,
-    pub bdp: u64,
-    /// One batch time in cycles, as a fraction `num / den` (the grant pacing).
-    pub slot_num: u64,
-    pub slot_den: u64,
-    /// Fixed part of the loop (request path + grant path), cycles.
-    pub base_delay: u64,
-    /// Extra grant-path delay, uniform in `0..=jitter` cycles, per grant.
-    pub jitter: u64,
-    pub cycles: u64,
-    pub seed: u64,
-}
-
-/// The credit loop in the model: every QP always has data; each batch a QP sends takes
-/// one batch time on its own sender link; the receiver's downlink is the bottleneck and
-/// the receiver paces grants to it. Returns delivered bytes per cycle as a fraction of
-/// one batch per slot, and the share of starved cycles.
-pub fn credit_loop(p: &LoopParams) -> (f64, f64) {
-    let mut next = crate::flow_table::rng(p.seed);
-    let mut tx = SenderModel::new(p.rule, p.batch, p.bdp);
-    let mut rx = ReceiverModel::default();
-    // Events in flight, by arrival cycle.
-    let mut req_q: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
-    let mut grant_q: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
-    let slot_cycles = (p.slot_num as f64 / p.slot_den as f64).ceil() as u64;
-    // When each QP's sender link is free again.
-    let mut busy_until = vec![0u64; p.qps as usize];
-    let mut acc = 0u64;
-    let mut delivered = 0u64;
-    let mut starved = 0u64;
-    let warm = p.cycles / 5;
-    let big = 1u64 << 40;
-    for c in 0..p.cycles {
-        if let Some(v) = req_q.remove(&c) {
-            for q in v {
-                rx.request(q);
-            }
-        }
-        if let Some(v) = grant_q.remove(&c) {
-            for q in v {
-                if let Some(on) = tx.grant(q) {
-                    rx.onoff(q, on);
-                }
-            }
-        }
-        acc += p.slot_den;
-        if acc >= p.slot_num {
-            acc -= p.slot_num;
-            if let Some(q) = rx.slot() {
-                let d = p.base_delay / 2 + next() % (p.jitter + 1);
-                grant_q.entry(c + d.max(1)).or_default().push(q);
-            }
-        }
-        for q in 0..p.qps {
-            if busy_until[q as usize] <= c {
-                let d = tx.send(q, big);
-                if d.bytes > 0 {
-                    busy_until[q as usize] = c + slot_cycles * d.bytes.div_ceil(p.batch);
-                    if c >= warm {
-                        delivered += d.bytes;
-                    }
-                }
-                if d.request {
-                    req_q
-                        .entry(c + (p.base_delay - p.base_delay / 2).max(1))
-                        .or_default()
-                        .push(q);
-                }
-                if let Some(on) = d.onoff {
-                    rx.onoff(q, on);
-                }
-            }
-        }
-        if c >= warm && tx.starved() {
-            starved += 1;
-        }
-    }
-    let span = (p.cycles - warm) as f64;
-    let slots = span * p.slot_den as f64 / p.slot_num as f64;
-    (
-        delivered as f64 / (slots * p.batch as f64),
-        starved as f64 / span,
-    )
 }
