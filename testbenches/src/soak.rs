@@ -9,10 +9,9 @@
 //! block are reported as `cut_by_reset` (documented loss). Other segments run until the
 //! block drains and must match the model completely, counters included.
 
-use crate::tx::{expected_default, mixed_scenario, run, settings, TxEncapBench};
+use crate::tx::{bench_for, expected_default, mixed_scenario, run, settings};
 use prnic_gen::PrnicConfig;
 use prnic_verif::flow_table::{key, rng};
-use prnic_verif::sprayer::Mode;
 use prnic_verif::tx::{inner_dst_ip, DropReason, TxOutcome};
 
 #[derive(Debug, Default, Clone, serde::Serialize)]
@@ -61,7 +60,7 @@ pub fn soak(
     let s = settings(cfg);
     let mut r = SoakReport::default();
     let mut next = rng(seed);
-    let mut b = TxEncapBench::new(&s, Mode::PerPacket, 49152, 65535);
+    let mut b = bench_for(cfg, &s, &Default::default());
     while r.packets < packets {
         let n = (1 + next() % 400).min(packets - r.packets) as usize;
         let (table, frames) = mixed_scenario(

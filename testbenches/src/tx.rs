@@ -743,8 +743,14 @@ pub struct ThroughputRow {
     pub bus_gbps: f64,
 }
 
-fn bench_for(s: &TxSettings, table: &HashMap<u64, Value>) -> TxEncapBench {
-    let mut b = TxEncapBench::new(s, Mode::PerPacket, 49152, 65535);
+/// `tx_encap` in the config's default spray mode and range, answering from `table`.
+pub fn bench_for(cfg: &PrnicConfig, s: &TxSettings, table: &HashMap<u64, Value>) -> TxEncapBench {
+    let mut b = TxEncapBench::new(
+        s,
+        Mode::PerPacket,
+        cfg.sprayer.port_min as u16,
+        cfg.sprayer.port_max as u16,
+    );
     b.table.table = table.clone();
     b
 }
@@ -760,15 +766,7 @@ pub fn scenario(
     let s = settings(cfg);
     let tenants = 4;
     let (table, fr) = mixed_scenario(seed, frames, tenants, 10, s.max_frame_bytes);
-    let want = expected(
-        &s,
-        &table,
-        &fr,
-        &mut SprayerModel::new(cfg.sprayer.hash_seed),
-        Mode::PerPacket,
-        49152,
-        65535,
-    );
+    let want = expected_default(cfg, &s, &table, &fr);
     let sent: Vec<(&Vec<u8>, u8)> = want
         .iter()
         .filter_map(|o| match o {
@@ -776,7 +774,7 @@ pub fn scenario(
             _ => None,
         })
         .collect();
-    let mut b = bench_for(&s, &table);
+    let mut b = bench_for(cfg, &s, &table);
     let beats: u64 = fr.iter().map(|f| beats_of(f).len() as u64).sum();
     let cap = run(
         &mut b,
@@ -842,7 +840,7 @@ pub fn throughput(cfg: &PrnicConfig, len: usize, frames: usize) -> ThroughputRow
             bad_keep_beat: None,
         })
         .collect();
-    let mut b = bench_for(&s, &table);
+    let mut b = bench_for(cfg, &s, &table);
     let beats = fr.iter().map(|f| beats_of(f).len() as u64).sum::<u64>();
     let cap = run(
         &mut b,
