@@ -11,6 +11,7 @@ use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
+use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS as RX_STATE_BITS};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use prnic_rtl::tx_encap::TxEncap;
 use rust_hdl::prelude::*;
@@ -83,6 +84,13 @@ pub fn credit_tx(cfg: &PrnicConfig) -> CreditTx {
     c
 }
 
+/// The receive windows as configured (one 80-byte word per QP).
+pub fn rx_reorder(cfg: &PrnicConfig) -> RxReorder {
+    let mut r = RxReorder::new(cfg.reorder.qps as usize);
+    r.connect_all();
+    r
+}
+
 /// The credit receiver as configured (grants paced to the aggregate line rate).
 pub fn credit_rx(cfg: &PrnicConfig) -> CreditRx {
     let (num, den) = cfg.grant_slot_fraction();
@@ -136,6 +144,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     let ctx = credit_tx(cfg);
     let crx = credit_rx(cfg);
     let scope = credit_scope(cfg);
+    let rxr = rx_reorder(cfg);
     let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
@@ -206,6 +215,14 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&scope),
             latency_cycles: None,
             ram_bits: cfg.reorder.qps as u64 * (160 + 32 + 16),
+        },
+        Module {
+            name: "rx_reorder",
+            summary: "per-QP receive windows: PSN and isCQE bitmaps, in-order CQEs with held immediates, duplicate and window drops, ACKs, dual-threshold retransmission requests",
+            verilog: emit("rx_reorder", &rxr)?,
+            ports: ports_of(&rxr),
+            latency_cycles: Some(RX_REORDER_LATENCY),
+            ram_bits: cfg.reorder.qps as u64 * RX_STATE_BITS as u64,
         },
     ])
 }

@@ -189,10 +189,10 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
         cfg.cycles_within_ns(20.0),
         cfg.clock.mhz
     );
-    let _ = writeln!(r, "| reorder state per QP (planned) | {} bytes ({}-bit PSN + isCQE bitmaps, head and highest PSN), limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
+    let _ = writeln!(r, "| reorder state per QP (`rx_reorder`) | {} bytes: 256-bit PSN + isCQE bitmaps (window {} PSNs), head, highest, count, 2 held immediates, owner; limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
     let _ = writeln!(
         r,
-        "| reorder state total (planned) | {} QPs x {} bytes = {} bytes |",
+        "| reorder state total | {} QPs x {} bytes = {} bytes |",
         cfg.reorder.qps,
         cfg.reorder_state_bytes_per_qp(),
         cfg.reorder.qps as u64 * cfg.reorder_state_bytes_per_qp() as u64

@@ -10,6 +10,7 @@
 //!   big-endian number, so the first 64 bytes of a beat are byte-reversed once.
 //! * [`KeepCount`]: the number of valid bytes of a beat whose `tkeep` is low-justified
 //!   (`0..01..1`), as an OR of one-hot terms that synthesis balances into a tree.
+//! * [`TrailingOnes`]: the run of ones from bit 0 (a reorder window's head advance).
 
 use rust_hdl::prelude::*;
 
@@ -92,6 +93,47 @@ end
     }
 }
 
+/// `count` is the number of consecutive ones of `bits` from bit 0 up (0..=`N`, 16 bits):
+/// how far a reorder window's head moves once the packet at the head has arrived.
+#[derive(LogicBlock, Default)]
+pub struct TrailingOnes<const N: usize> {
+    pub bits: Signal<In, Bits<N>>,
+    pub count: Signal<Out, Bits<16>>,
+}
+
+impl<const N: usize> Logic for TrailingOnes<N> {
+    fn update(&mut self) {
+        let b = self.bits.val();
+        let c = (0..N).take_while(|&i| b.get_bit(i)).count();
+        self.count.next = (c as u64).into();
+    }
+
+    fn connect(&mut self) {
+        self.count.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        assert!(N < 65536, "TrailingOnes width {N}");
+        Verilog::Custom(format!(
+            "\
+// The lowest zero of `bits` as a one-hot term (`~bits & (bits + 1)`), then the OR of
+// each position's index; all ones gives {n}.
+wire [{n}:0] padded = {{1'b0, bits}};
+wire [{n}:0] zero_hot = ~padded & (padded + {w}'d1);
+integer i;
+always @(*) begin
+   count = 16'd0;
+   for (i = 0; i <= {n}; i = i + 1) begin
+      count = count | ({{16{{zero_hot[i]}}}} & i[15:0]);
+   end
+end
+",
+            n = N,
+            w = N + 1
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +151,30 @@ mod tests {
             ep.done(x)
         });
         sim.run(Box::new(uut), 10).unwrap();
+    }
+
+    #[test]
+    fn trailing_ones_counts_the_run_from_bit_zero() {
+        let mut uut = TrailingOnes::<16>::default();
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_testbench(move |mut ep: Sim<TrailingOnes<16>>| {
+            let mut x = ep.init()?;
+            for (v, n) in [
+                (0u64, 0u64),
+                (1, 1),
+                (0b1011, 2),
+                (0xffff, 16),
+                (0x7fff, 15),
+                (0xfffe, 0),
+            ] {
+                x.bits.next = v.into();
+                x = ep.wait(1, x)?;
+                sim_assert_eq!(ep, x.count.val(), n, x);
+            }
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 100).unwrap();
     }
 
     #[test]

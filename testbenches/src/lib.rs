@@ -8,6 +8,7 @@ pub mod credit;
 pub mod dpu_link;
 pub mod flow_table;
 pub mod hdl_sim;
+pub mod reorder;
 pub mod soak;
 pub mod spray;
 pub mod sprayer;

@@ -12,5 +12,6 @@ pub mod flow_table;
 pub mod hash;
 #[rustfmt::skip]
 pub mod regs;
+pub mod reorder;
 pub mod sprayer;
 pub mod tx;

@@ -1,0 +1,277 @@
+//! Harness for `rx_reorder` under Verilator: headers and QP commands in, every verdict,
+//! CQE, ACK and retransmission request compared with `prnic_verif::reorder` in order.
+
+use crate::bridge::{self, Dut};
+use prnic_gen::PrnicConfig;
+use prnic_verif::flow_table::rng;
+use prnic_verif::reorder::{Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
+
+/// The settings of the default config.
+pub fn default_settings() -> ReorderSettings {
+    let r = &PrnicConfig::builtin().reorder;
+    ReorderSettings {
+        qps: r.qps,
+        window: r.window_bits,
+        ooo_threshold: r.ooo_threshold,
+        missing_share_pct: r.missing_share_pct,
+    }
+}
+
+/// `rx_reorder` out of reset with `s`'s thresholds, its QP sweep done.
+pub fn rx_reorder(s: &ReorderSettings) -> bridge::RxReorder {
+    let mut d = bridge::RxReorder::new();
+    d.set_cfg_window(s.window as u64);
+    d.set_cfg_ooo_thresh(s.ooo_threshold as u64);
+    d.set_cfg_miss_pct(s.missing_share_pct as u64);
+    d.set_rst(1);
+    d.step();
+    d.set_rst(0);
+    while d.status_clearing() != 0 {
+        d.step();
+    }
+    d
+}
+
+/// One input of `rx_reorder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Create (or destroy) a QP expecting `psn`, owned by tenant slot `vni_slot`.
+    Qp {
+        qp: u32,
+        enable: bool,
+        vni_slot: u8,
+        psn: u32,
+    },
+    Hdr(Header),
+    /// A cycle with no input.
+    Idle,
+}
+
+/// What the RTL produced for one header.
+pub fn rtl_outcome(d: &bridge::RxReorder) -> Outcome {
+    let mut cqes = vec![];
+    for (v, p, i) in [
+        (d.m_cqe0_valid(), d.m_cqe0_psn(), d.m_cqe0_imm()),
+        (d.m_cqe1_valid(), d.m_cqe1_psn(), d.m_cqe1_imm()),
+        (d.m_cqe2_valid(), d.m_cqe2_psn(), d.m_cqe2_imm()),
+    ] {
+        if v != 0 {
+            cqes.push((p as u32, i as u32));
+        }
+    }
+    let nak = (d.m_nak_valid() != 0).then(|| {
+        let head = d.m_nak_psn() as u32;
+        let w = d.m_nak_missing();
+        Nak {
+            head,
+            missing: (0..256u32)
+                .filter(|j| w[(j / 32) as usize] >> (j % 32) & 1 == 1)
+                .map(|j| (head + j) % PSN_MOD)
+                .collect(),
+        }
+    });
+    Outcome {
+        verdict: Verdict::from_code(d.m_verdict_code()).unwrap_or(Verdict::UnknownQp),
+        cqes,
+        ack: (d.m_ack_valid() != 0).then(|| d.m_ack_psn() as u32),
+        nak,
+    }
+}
+
+/// A uniform draw in `0..n` (n > 0) from the project's seeded generator.
+fn below(r: &mut impl FnMut() -> u64, n: u64) -> u64 {
+    r() % n
+}
+
+/// The result of a comparison run.
+#[derive(Debug, Default, Clone)]
+pub struct Compare {
+    pub headers: usize,
+    /// Cycles from the first header accepted to the last.
+    pub header_cycles: u64,
+    pub outcomes: Vec<(Header, Outcome)>,
+    pub mismatches: Vec<String>,
+}
+
+/// Drive `events` (one per cycle, each waiting for its `ready`) into `d` and into the
+/// model, and compare every header's outcome.
+pub fn compare(d: &mut bridge::RxReorder, model: &mut ReorderModel, events: &[Event]) -> Compare {
+    let mut out = Compare::default();
+    let mut expected: std::collections::VecDeque<(Header, Outcome)> = Default::default();
+    let mut first_accept: Option<u64> = None;
+    let mut last_accept = 0;
+    let mut i = 0;
+    let mut drain = 0;
+    while i < events.len() || drain < 4 {
+        let ev = events.get(i).copied().unwrap_or(Event::Idle);
+        if i >= events.len() {
+            drain += 1;
+        }
+        d.set_s_qp_valid(0);
+        d.set_s_hdr_valid(0);
+        match ev {
+            Event::Qp {
+                qp,
+                enable,
+                vni_slot,
+                psn,
+            } => {
+                d.set_s_qp_valid(1);
+                d.set_s_qp_qp(qp as u64);
+                d.set_s_qp_enable(enable as u64);
+                d.set_s_qp_vni_slot(vni_slot as u64);
+                d.set_s_qp_psn(psn as u64);
+            }
+            Event::Hdr(h) => {
+                d.set_s_hdr_valid(1);
+                d.set_s_hdr_qp(h.qp as u64);
+                d.set_s_hdr_psn(h.psn as u64);
+                d.set_s_hdr_vni_slot(h.vni_slot as u64);
+                d.set_s_hdr_ack_req(h.ack_req as u64);
+                d.set_s_hdr_has_imm(h.imm.is_some() as u64);
+                d.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
+            }
+            Event::Idle => {}
+        }
+        d.eval();
+        let accepted = match ev {
+            Event::Qp { .. } => d.s_qp_ready() != 0,
+            Event::Hdr(_) => d.s_hdr_ready() != 0,
+            Event::Idle => true,
+        };
+        // Results of earlier headers leave before this edge.
+        if d.m_verdict_valid() != 0 {
+            let got = rtl_outcome(d);
+            match expected.pop_front() {
+                Some((h, want)) => {
+                    if got != want && out.mismatches.len() < 20 {
+                        out.mismatches.push(format!(
+                            "header {} {h:?}: rtl {got:?}, model {want:?}",
+                            out.outcomes.len()
+                        ));
+                    }
+                    out.outcomes.push((h, got));
+                }
+                None => out.mismatches.push(format!("unexpected verdict {got:?}")),
+            }
+        }
+        if accepted {
+            match ev {
+                Event::Qp {
+                    qp,
+                    enable,
+                    vni_slot,
+                    psn,
+                } => model.configure(qp, enable, vni_slot, psn),
+                Event::Hdr(h) => {
+                    expected.push_back((h, model.packet(&h)));
+                    out.headers += 1;
+                    let c = d.cycle();
+                    first_accept.get_or_insert(c);
+                    last_accept = c;
+                }
+                Event::Idle => {}
+            }
+            i += 1;
+        }
+        d.step();
+    }
+    if !expected.is_empty() {
+        out.mismatches
+            .push(format!("{} headers without a verdict", expected.len()));
+    }
+    out.header_cycles = first_accept.map_or(0, |f| last_accept - f + 1);
+    out
+}
+
+/// A randomized multi-tenant run: `qps` QPs (each owned by one of 8 tenant slots, some
+/// disabled), each sending `per_qp` packets (every `msg`-th a write-with-immediate)
+/// that are permuted within a reorder distance, duplicated and lost at the given rates,
+/// and interleaved across QPs; plus foreign-tenant and unknown-QP packets.
+pub struct Traffic {
+    pub qps: u32,
+    pub per_qp: u32,
+    pub msg: u32,
+    pub reorder_distance: usize,
+    pub dup_pct: u32,
+    pub loss_pct: u32,
+    pub foreign_pct: u32,
+    pub idle_pct: u32,
+    pub seed: u64,
+}
+
+impl Traffic {
+    /// The QP commands and the header stream.
+    pub fn events(&self, s: &ReorderSettings) -> Vec<Event> {
+        let mut r = rng(self.seed);
+        let mut ev = vec![];
+        let mut streams: Vec<Vec<Header>> = vec![];
+        for k in 0..self.qps {
+            // Spread QPs over the whole QP space, including its top.
+            let qp = (k * 97 + (self.seed as u32 % 31)) % s.qps;
+            let slot = (qp % 8) as u8;
+            let start = below(&mut r, PSN_MOD as u64) as u32;
+            let enable = k % 13 != 12;
+            ev.push(Event::Qp {
+                qp,
+                enable,
+                vni_slot: slot,
+                psn: start,
+            });
+            let mut pk: Vec<Header> = (0..self.per_qp)
+                .map(|i| Header {
+                    qp,
+                    psn: (start + i) % PSN_MOD,
+                    vni_slot: slot,
+                    ack_req: i % 4 == 3,
+                    imm: ((i + 1) % self.msg == 0).then(|| r() as u32),
+                })
+                .collect();
+            // Local permutation: shuffle within blocks of `reorder_distance`.
+            for chunk in pk.chunks_mut(self.reorder_distance.max(1)) {
+                for a in (1..chunk.len()).rev() {
+                    let b = below(&mut r, a as u64 + 1) as usize;
+                    chunk.swap(a, b);
+                }
+            }
+            let mut s2 = vec![];
+            for h in pk {
+                if below(&mut r, 100) < self.loss_pct as u64 {
+                    continue;
+                }
+                s2.push(h);
+                if below(&mut r, 100) < self.dup_pct as u64 {
+                    s2.push(h);
+                }
+                if below(&mut r, 100) < self.foreign_pct as u64 {
+                    let mut f = h;
+                    f.vni_slot = (f.vni_slot + 1 + below(&mut r, 7) as u8) % 8;
+                    s2.push(f);
+                }
+                if below(&mut r, 1000) < 5 {
+                    let mut u = h;
+                    u.qp = s.qps + below(&mut r, (65536 - s.qps) as u64) as u32;
+                    s2.push(u);
+                }
+            }
+            streams.push(s2);
+        }
+        // Interleave the QPs' streams at random, keeping each stream's order.
+        let mut idx = vec![0usize; streams.len()];
+        loop {
+            let live: Vec<usize> = (0..streams.len())
+                .filter(|&q| idx[q] < streams[q].len())
+                .collect();
+            if live.is_empty() {
+                break;
+            }
+            let q = live[below(&mut r, live.len() as u64) as usize];
+            ev.push(Event::Hdr(streams[q][idx[q]]));
+            idx[q] += 1;
+            if below(&mut r, 100) < self.idle_pct as u64 {
+                ev.push(Event::Idle);
+            }
+        }
+        ev
+    }
+}
