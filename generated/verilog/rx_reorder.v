@@ -249,12 +249,20 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [8:0] missing;
     reg  [8:0] span;
     reg  [15:0] miss_x100;
+    reg  [15:0] pp0;
+    reg  [15:0] pp1;
+    reg  [15:0] pp2;
+    reg  [15:0] pp3;
+    reg  [15:0] pp4;
+    reg  [15:0] pp5;
+    reg  [15:0] pp6;
     reg  [15:0] span_x_pct;
     reg  nak_sent1;
     reg  nak_sent2;
     reg  [8:0] s0off2;
     reg  [8:0] s1off2;
     reg  nak;
+    reg  [8:0] named_top;
     reg  [255:0] missing_map;
     reg  [639:0] new_state;
     reg  [639:0] cfg_state;
@@ -700,30 +708,52 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         span = (hi2 + 32'h1);
         missing = (span - count2);
         miss_x100 = (((((missing) & 16'hffff) << 32'h6) + (((missing) & 16'hffff) << 32'h5)) + (((missing) & 16'hffff) << 32'h2));
-        span_x_pct = 32'h0;
         if (cfg_miss_pct[32'h0]) begin
-            span_x_pct = ((span) & 16'hffff);
+            pp0 = ((span) & 16'hffff);
+        end
+        else begin
+            pp0 = 32'h0;
         end
         if (cfg_miss_pct[32'h1]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h1));
+            pp1 = (((span) & 16'hffff) << 32'h1);
+        end
+        else begin
+            pp1 = 32'h0;
         end
         if (cfg_miss_pct[32'h2]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h2));
+            pp2 = (((span) & 16'hffff) << 32'h2);
+        end
+        else begin
+            pp2 = 32'h0;
         end
         if (cfg_miss_pct[32'h3]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h3));
+            pp3 = (((span) & 16'hffff) << 32'h3);
+        end
+        else begin
+            pp3 = 32'h0;
         end
         if (cfg_miss_pct[32'h4]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h4));
+            pp4 = (((span) & 16'hffff) << 32'h4);
+        end
+        else begin
+            pp4 = 32'h0;
         end
         if (cfg_miss_pct[32'h5]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h5));
+            pp5 = (((span) & 16'hffff) << 32'h5);
+        end
+        else begin
+            pp5 = 32'h0;
         end
         if (cfg_miss_pct[32'h6]) begin
-            span_x_pct = (span_x_pct + (((span) & 16'hffff) << 32'h6));
+            pp6 = (((span) & 16'hffff) << 32'h6);
         end
+        else begin
+            pp6 = 32'h0;
+        end
+        span_x_pct = (((pp0 + pp1) + (pp2 + pp3)) + ((pp4 + pp5) + pp6));
         nak = ((((accept & |count2) & (((hi2) & 16'hffff) >= cfg_ooo_thresh)) & (miss_x100 >= span_x_pct)) & ~nak_sent1);
-        missing_map = (~recv2 & (ones >> (c255 - hi2)));
+        named_top = (hi2 - cfg_ooo_thresh[(32'h0)+:(9)]);
+        missing_map = (~recv2 & (ones >> (c255 - named_top)));
         nak_sent2 = (nak_sent1 | nak);
         s0off2 = (s0off1 - adv);
         s1off2 = (s1off1 - adv);
@@ -777,7 +807,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             o_cqe2_psn$d = 32'h0;
             o_cqe2_imm$d = 32'h0;
         end
-        o_ack$d = ((accept & s1_ack_req$q) | ((s1_valid$q & ~s1_cfg$q) & (code == 32'h1)));
+        o_ack$d = ((accept & (s1_ack_req$q | (adv > 32'h1))) | ((s1_valid$q & ~s1_cfg$q) & (code == 32'h1)));
         o_nak$d = nak;
         o_head$d = head2;
         o_missing$d = missing_map;
@@ -1618,16 +1648,21 @@ module rx_reorder$tones(bits,count);
     output reg  [15:0] count;
     
     // Update code (custom)
-    // The lowest zero of `bits` as a one-hot term (`~bits & (bits + 1)`), then the OR of
-    // each position's index; all ones gives 256.
-    wire [256:0] padded = {1'b0, bits};
-    wire [256:0] zero_hot = ~padded & (padded + 257'd1);
+    // `run[i]`: bits below i are all ones (a prefix AND, which synthesis balances into a
+    // tree; an adder-based `~x & (x + 1)` would become a 256-bit carry chain). The count is
+    // the OR of the index of the one position where the run ends.
+    reg [256:0] run;
     integer i;
     always @(*) begin
-       count = 16'd0;
-       for (i = 0; i <= 256; i = i + 1) begin
-          count = count | ({16{zero_hot[i]}} & i[15:0]);
+       run[0] = 1'b1;
+       for (i = 0; i < 256; i = i + 1) begin
+          run[i + 1] = run[i] & bits[i];
        end
+       count = 16'd0;
+       for (i = 0; i < 256; i = i + 1) begin
+          count = count | ({16{run[i] & ~bits[i]}} & i[15:0]);
+       end
+       count = count | ({16{run[256]}} & 16'd256);
     end
 endmodule // rx_reorder$tones
 

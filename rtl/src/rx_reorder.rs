@@ -42,8 +42,12 @@
 //! one cycle on three lanes, lane 0 first (the arriving packet), then lanes 1 and 2 in PSN
 //! order; the consumer serialises them in lane order.
 //!
+//! A request names the missing PSNs at least `cfg_ooo_thresh` behind the highest (the
+//! later ones may still be in flight).
+//!
 //! **ACK** (`m_ack_*`, the new head PSN) for an accepted packet with the BTH ack-request
-//! bit and for every duplicate. **Retransmission request** (`m_nak_*`: head PSN and the
+//! bit, for one that closes a hole (the head passes PSNs that arrived before it), and for
+//! every duplicate. **Retransmission request** (`m_nak_*`: head PSN and the
 //! bitmap of missing PSNs in [head, highest]) only when the out-of-order degree
 //! `hi_off` ≥ `cfg_ooo_thresh` *and* missing × 100 ≥ `cfg_miss_pct` × (hi_off + 1); at most
 //! one per head position.
@@ -120,7 +124,7 @@ pub struct RxReorder {
     pub m_ack_psn: Signal<Out, Bits<24>>,
     pub m_nak_valid: Signal<Out, Bit>,
     pub m_nak_psn: Signal<Out, Bits<24>>,
-    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest]).
+    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest − `cfg_ooo_thresh`]).
     pub m_nak_missing: Signal<Out, Bits<MAX_WINDOW>>,
     /// Window in PSNs (1..=256; CSR `REORDER_WINDOW`).
     pub cfg_window: Signal<In, Bits<16>>,
@@ -237,12 +241,20 @@ pub struct RxReorder {
     missing: Signal<Local, Bits<9>>,
     span: Signal<Local, Bits<9>>,
     miss_x100: Signal<Local, Bits<16>>,
+    pp0: Signal<Local, Bits<16>>,
+    pp1: Signal<Local, Bits<16>>,
+    pp2: Signal<Local, Bits<16>>,
+    pp3: Signal<Local, Bits<16>>,
+    pp4: Signal<Local, Bits<16>>,
+    pp5: Signal<Local, Bits<16>>,
+    pp6: Signal<Local, Bits<16>>,
     span_x_pct: Signal<Local, Bits<16>>,
     nak_sent1: Signal<Local, Bit>,
     nak_sent2: Signal<Local, Bit>,
     s0off2: Signal<Local, Bits<9>>,
     s1off2: Signal<Local, Bits<9>>,
     nak: Signal<Local, Bit>,
+    named_top: Signal<Local, Bits<9>>,
     missing_map: Signal<Local, Bits<MAX_WINDOW>>,
     new_state: Signal<Local, Bits<STATE_BITS>>,
     cfg_state: Signal<Local, Bits<STATE_BITS>>,
@@ -403,12 +415,20 @@ impl RxReorder {
             missing: Default::default(),
             span: Default::default(),
             miss_x100: Default::default(),
+            pp0: Default::default(),
+            pp1: Default::default(),
+            pp2: Default::default(),
+            pp3: Default::default(),
+            pp4: Default::default(),
+            pp5: Default::default(),
+            pp6: Default::default(),
             span_x_pct: Default::default(),
             nak_sent1: Default::default(),
             nak_sent2: Default::default(),
             s0off2: Default::default(),
             s1off2: Default::default(),
             nak: Default::default(),
+            named_top: Default::default(),
             missing_map: Default::default(),
             new_state: Default::default(),
             cfg_state: Default::default(),
@@ -625,41 +645,55 @@ impl Logic for RxReorder {
         self.miss_x100.next = (((bit_cast::<16, 9>(self.missing.val()) << 6)
             + (bit_cast::<16, 9>(self.missing.val()) << 5))
             + (bit_cast::<16, 9>(self.missing.val()) << 2));
-        self.span_x_pct.next = 0.into();
+        // span × pct as a balanced sum of shifted partial products (one per pct bit).
         if self.cfg_miss_pct.val().get_bit(0) {
-            self.span_x_pct.next = bit_cast::<16, 9>(self.span.val());
+            self.pp0.next = bit_cast::<16, 9>(self.span.val());
+        } else {
+            self.pp0.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(1) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 1));
+            self.pp1.next = (bit_cast::<16, 9>(self.span.val()) << 1);
+        } else {
+            self.pp1.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(2) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 2));
+            self.pp2.next = (bit_cast::<16, 9>(self.span.val()) << 2);
+        } else {
+            self.pp2.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(3) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 3));
+            self.pp3.next = (bit_cast::<16, 9>(self.span.val()) << 3);
+        } else {
+            self.pp3.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(4) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 4));
+            self.pp4.next = (bit_cast::<16, 9>(self.span.val()) << 4);
+        } else {
+            self.pp4.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(5) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 5));
+            self.pp5.next = (bit_cast::<16, 9>(self.span.val()) << 5);
+        } else {
+            self.pp5.next = 0.into();
         }
         if self.cfg_miss_pct.val().get_bit(6) {
-            self.span_x_pct.next =
-                (self.span_x_pct.val() + (bit_cast::<16, 9>(self.span.val()) << 6));
+            self.pp6.next = (bit_cast::<16, 9>(self.span.val()) << 6);
+        } else {
+            self.pp6.next = 0.into();
         }
+        self.span_x_pct.next = (((self.pp0.val() + self.pp1.val())
+            + (self.pp2.val() + self.pp3.val()))
+            + ((self.pp4.val() + self.pp5.val()) + self.pp6.val()));
         self.nak.next = ((((self.accept.val() & self.count2.val().any())
             & (bit_cast::<16, 9>(self.hi2.val()) >= self.cfg_ooo_thresh.val()))
             & (self.miss_x100.val() >= self.span_x_pct.val()))
             & !self.nak_sent1.val());
-        // Bits 0..=hi2 of the window that have not arrived.
+        // The request names the PSNs that have not arrived and are at least the
+        // out-of-order threshold behind the highest (bits 0..=hi2 - thresh); later ones
+        // may still be in flight.
+        self.named_top.next = (self.hi2.val() - self.cfg_ooo_thresh.val().get_bits::<9>(0));
         self.missing_map.next =
-            (!self.recv2.val() & (self.ones.val() >> (self.c255.val() - self.hi2.val())));
+            (!self.recv2.val() & (self.ones.val() >> (self.c255.val() - self.named_top.val())));
 
         self.nak_sent2.next = (self.nak_sent1.val() | self.nak.val());
         self.s0off2.next = (self.s0off1.val() - self.adv.val());
@@ -731,7 +765,10 @@ impl Logic for RxReorder {
             self.o_cqe2_psn.d.next = 0.into();
             self.o_cqe2_imm.d.next = 0.into();
         }
-        self.o_ack.d.next = ((self.accept.val() & self.s1_ack_req.q.val())
+        // ACK: asked for, or a hole closed (the head passed PSNs that had arrived before
+        // it), or a duplicate.
+        self.o_ack.d.next = ((self.accept.val()
+            & (self.s1_ack_req.q.val() | (self.adv.val() > 1)))
             | ((self.s1_valid.q.val() & !self.s1_cfg.q.val()) & (self.code.val() == 1)));
         self.o_nak.d.next = self.nak.val();
         self.o_head.d.next = self.head2.val();

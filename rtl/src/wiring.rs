@@ -116,20 +116,25 @@ impl<const N: usize> Logic for TrailingOnes<N> {
         assert!(N < 65536, "TrailingOnes width {N}");
         Verilog::Custom(format!(
             "\
-// The lowest zero of `bits` as a one-hot term (`~bits & (bits + 1)`), then the OR of
-// each position's index; all ones gives {n}.
-wire [{n}:0] padded = {{1'b0, bits}};
-wire [{n}:0] zero_hot = ~padded & (padded + {w}'d1);
+// `run[i]`: bits below i are all ones (a prefix AND, which synthesis balances into a
+// tree; an adder-based `~x & (x + 1)` would become a {n}-bit carry chain). The count is
+// the OR of the index of the one position where the run ends.
+reg [{n}:0] run;
 integer i;
 always @(*) begin
-   count = 16'd0;
-   for (i = 0; i <= {n}; i = i + 1) begin
-      count = count | ({{16{{zero_hot[i]}}}} & i[15:0]);
+   run[0] = 1'b1;
+   for (i = 0; i < {n}; i = i + 1) begin
+      run[i + 1] = run[i] & bits[i];
    end
+   count = 16'd0;
+   for (i = 0; i < {n}; i = i + 1) begin
+      count = count | ({{16{{run[i] & ~bits[i]}}}} & i[15:0]);
+   end
+   count = count | ({{16{{run[{n}]}}}} & {w}'d{n});
 end
 ",
             n = N,
-            w = N + 1
+            w = 16
         ))
     }
 }

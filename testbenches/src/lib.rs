@@ -9,6 +9,7 @@ pub mod dpu_link;
 pub mod flow_table;
 pub mod hdl_sim;
 pub mod reorder;
+pub mod retransmit;
 pub mod soak;
 pub mod spray;
 pub mod sprayer;

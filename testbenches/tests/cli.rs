@@ -314,3 +314,29 @@ fn soak_finds_nothing_lost_duplicated_misordered_or_leaked() {
         .sum();
     assert!(dropped > 0, "malformed frames and misses were exercised");
 }
+
+#[test]
+fn reorder_json_one_header_per_cycle_and_80_bytes_per_qp() {
+    let v = sim_json(&["reorder", "--json", "--per-qp", "100"]);
+    assert_eq!(v["packets_per_cycle"].as_f64(), Some(1.0), "{v}");
+    assert_eq!(v["same_qp_packets_per_cycle"].as_f64(), Some(1.0), "{v}");
+    assert!(v["state_bytes_per_qp"].as_u64().unwrap() <= 80);
+    assert_eq!(v["qps"].as_u64(), Some(2048));
+    assert_eq!(v["window"].as_u64(), Some(256));
+    assert_eq!(v["model_mismatches"].as_u64(), Some(0));
+}
+
+#[test]
+fn retransmit_json_reports_both_rates_and_recovered_losses() {
+    let v = sim_json(&["retransmit", "--json", "--packets-per-flow", "64"]);
+    for k in [
+        "spurious_rate_ooo_only",
+        "spurious_rate_dual",
+        "real_losses",
+        "real_losses_recovered",
+    ] {
+        assert!(v[k].is_number(), "{k} in {v}");
+    }
+    assert_eq!(v["real_losses"], v["real_losses_recovered"]);
+    assert_eq!(v["flows"].as_u64(), Some(127));
+}

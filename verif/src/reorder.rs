@@ -185,6 +185,7 @@ impl ReorderModel {
             q.imms.insert(psn, imm);
         }
         let mut moved = false;
+        let before = q.head;
         while q.arrived.remove(&q.head) {
             if let Some(imm) = q.imms.remove(&q.head) {
                 out.cqes.push((q.head, imm));
@@ -195,7 +196,9 @@ impl ReorderModel {
         if moved {
             q.nak_sent = false;
         }
-        if h.ack_req {
+        // Acknowledge when asked, and when a hole closes: the head passed PSNs that had
+        // arrived before this packet.
+        if h.ack_req || fwd(before, q.head) > 1 {
             out.ack = Some(q.head);
         }
         if let Some(hi) = q.arrived.iter().map(|&p| fwd(q.head, p)).max() {
@@ -205,7 +208,8 @@ impl ReorderModel {
                 q.nak_sent = true;
                 out.nak = Some(Nak {
                     head: q.head,
-                    missing: (0..span)
+                    // Named: missing PSNs at least the threshold behind the highest.
+                    missing: (0..=hi - s.ooo_threshold)
                         .map(|k| (q.head + k) % PSN_MOD)
                         .filter(|p| !q.arrived.contains(p))
                         .collect(),
@@ -276,10 +280,11 @@ mod tests {
         for p in 101..=104 {
             assert!(m.packet(&hdr(p, None)).nak.is_none());
         }
-        // 106: degree 6, missing {100, 105} = 2 of 7 = 28.6%: request.
+        // 106: degree 6, missing {100, 105} = 2 of 7 = 28.6%: request, naming the missing
+        // PSNs at least 4 behind 106.
         let n = m.packet(&hdr(106, None)).nak.expect("request");
         assert_eq!(n.head, 100);
-        assert_eq!(n.missing, vec![100, 105]);
+        assert_eq!(n.missing, vec![100]);
         // Not again at the same head.
         assert!(m.packet(&hdr(110, None)).nak.is_none());
     }
