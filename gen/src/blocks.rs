@@ -11,6 +11,7 @@ use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
+use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
 use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS as RX_STATE_BITS};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use prnic_rtl::tx_encap::TxEncap;
@@ -91,6 +92,14 @@ pub fn rx_reorder(cfg: &PrnicConfig) -> RxReorder {
     r
 }
 
+/// `rx_decap` as configured: wire frames up to the largest inner frame plus the outer
+/// headers.
+pub fn rx_decap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> RxDecap<D, K> {
+    let mut r = RxDecap::new(cfg.packet.max_frame_bytes as usize + OUTER_BYTES);
+    r.connect_all();
+    r
+}
+
 /// The credit receiver as configured (grants paced to the aggregate line rate).
 pub fn credit_rx(cfg: &PrnicConfig) -> CreditRx {
     let (num, den) = cfg.grant_slot_fraction();
@@ -145,6 +154,11 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     let crx = credit_rx(cfg);
     let scope = credit_scope(cfg);
     let rxr = rx_reorder(cfg);
+    let rxd = rx_decap::<D, K>(cfg);
+    let rxd_ram_bits =
+        (RxDecap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize + OUTER_BYTES) * D)
+            as u64
+            + (RX_DESC_DEPTH * (2 * 256 + 3)) as u64;
     let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
@@ -223,6 +237,14 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&rxr),
             latency_cycles: Some(RX_REORDER_LATENCY),
             ram_bits: cfg.reorder.qps as u64 * RX_STATE_BITS as u64,
+        },
+        Module {
+            name: "rx_decap",
+            summary: "VXLAN decapsulation and RoCEv2 parsing: drop by reason, headers to rx_reorder, payload placed (realigned, with QP, VA, rkey, length) once its verdict is back",
+            verilog: emit("rx_decap", &rxd)?,
+            ports: ports_of(&rxd),
+            latency_cycles: None,
+            ram_bits: rxd_ram_bits,
         },
     ])
 }

@@ -18,6 +18,7 @@ pub mod flow_table;
 pub mod hash;
 pub mod prnic_top;
 pub mod ram;
+pub mod rx_decap;
 pub mod rx_reorder;
 pub mod sprayer;
 pub mod tx_encap;

@@ -10,6 +10,7 @@ pub mod flow_table;
 pub mod hdl_sim;
 pub mod reorder;
 pub mod retransmit;
+pub mod rx;
 pub mod soak;
 pub mod spray;
 pub mod sprayer;

@@ -13,5 +13,6 @@ pub mod hash;
 #[rustfmt::skip]
 pub mod regs;
 pub mod reorder;
+pub mod rx;
 pub mod sprayer;
 pub mod tx;

@@ -1,0 +1,352 @@
+//! Harness for the receive path: the Verilated `rx_decap` and `rx_reorder` wired together
+//! cycle by cycle (headers out of `rx_decap` into `rx_reorder`, verdicts back), driven
+//! with wire frames, and checked against `prnic_verif::rx` and `prnic_verif::reorder`.
+
+use crate::bridge::{self, Dut};
+use crate::reorder::{rtl_outcome, rx_reorder};
+use prnic_gen::PrnicConfig;
+use prnic_verif::reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
+use prnic_verif::rx::{decapsulate, RxDrop};
+
+/// Bytes per beat of the default config.
+pub const K: usize = 128;
+
+/// The largest wire frame the default config accepts.
+pub fn max_wire_frame() -> usize {
+    PrnicConfig::builtin().packet.max_frame_bytes as usize + prnic_rtl::rx_decap::OUTER_BYTES
+}
+
+/// A frame as it is offered on `s_axis_wire`.
+#[derive(Debug, Clone)]
+pub struct WireInput {
+    pub bytes: Vec<u8>,
+    /// Break `tkeep` (a hole in a beat), which must drop the frame as `bad_keep`.
+    pub bad_keep: bool,
+}
+
+/// One placed packet, as `m_axis_place` delivered it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub qp: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub len: u32,
+    pub data: Vec<u8>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Default, Clone)]
+pub struct RxRun {
+    pub placements: Vec<Placement>,
+    /// Each header's outcome in `rx_reorder`, with the CQE lanes' QP.
+    pub outcomes: Vec<(u32, Outcome)>,
+    pub cycles: u64,
+    /// Cycle each frame's last beat was accepted, and cycle each placement ended.
+    pub frame_done: Vec<u64>,
+    pub place_done: Vec<u64>,
+    /// Placement beats with `tvalid` and no payload bytes, or `tkeep` not low-justified.
+    pub protocol_errors: usize,
+}
+
+/// Both blocks, out of reset, with the given tenant VNIs and thresholds.
+pub struct RxPath {
+    pub decap: bridge::RxDecap,
+    pub reorder: bridge::RxReorder,
+}
+
+fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
+    let mut w = [0u32; N];
+    for (i, b) in bytes.iter().enumerate().take(4 * N) {
+        w[i / 4] |= (*b as u32) << (8 * (i % 4));
+    }
+    w
+}
+
+fn bytes_of<const N: usize>(w: &[u32; N], n: usize) -> Vec<u8> {
+    (0..n).map(|i| (w[i / 4] >> (8 * (i % 4))) as u8).collect()
+}
+
+impl RxPath {
+    pub fn new(local_vni: &[u32; 8], s: &ReorderSettings) -> Self {
+        let mut decap = bridge::RxDecap::new();
+        let v = local_vni;
+        decap.set_cfg_local_vni0(v[0] as u64);
+        decap.set_cfg_local_vni1(v[1] as u64);
+        decap.set_cfg_local_vni2(v[2] as u64);
+        decap.set_cfg_local_vni3(v[3] as u64);
+        decap.set_cfg_local_vni4(v[4] as u64);
+        decap.set_cfg_local_vni5(v[5] as u64);
+        decap.set_cfg_local_vni6(v[6] as u64);
+        decap.set_cfg_local_vni7(v[7] as u64);
+        decap.set_rst(1);
+        decap.step();
+        decap.set_rst(0);
+        let reorder = rx_reorder(s);
+        RxPath { decap, reorder }
+    }
+
+    /// Create a QP in `rx_reorder` (one cycle of both blocks).
+    pub fn create_qp(&mut self, qp: u32, slot: u8, psn: u32) {
+        let r = &mut self.reorder;
+        r.set_s_qp_valid(1);
+        r.set_s_qp_qp(qp as u64);
+        r.set_s_qp_enable(1);
+        r.set_s_qp_vni_slot(slot as u64);
+        r.set_s_qp_psn(psn as u64);
+        r.set_s_hdr_valid(0);
+        r.step();
+        r.set_s_qp_valid(0);
+        self.decap.set_m_hdr_ready(0);
+        self.decap.set_s_verdict_valid(0);
+        self.decap.step();
+    }
+
+    /// Offer `frames` back to back (with `idle` deciding idle input cycles and `ready`
+    /// the placement `tready` per cycle), run until everything has drained, and return
+    /// what came out.
+    pub fn run(
+        &mut self,
+        frames: &[WireInput],
+        mut idle: impl FnMut(u64) -> bool,
+        mut ready: impl FnMut(u64) -> bool,
+    ) -> RxRun {
+        let mut out = RxRun::default();
+        let mut fi = 0;
+        let mut beat = 0;
+        let mut cur: Option<Placement> = None;
+        let mut quiet = 0;
+        let start = self.decap.cycle();
+        while quiet < 64 {
+            let c = self.decap.cycle() - start;
+            let d = &mut self.decap;
+            // Input beat.
+            let offer = fi < frames.len() && !idle(c);
+            if offer {
+                let f = &frames[fi];
+                let n = f.bytes.len();
+                let lo = beat * K;
+                let hi = (lo + K).min(n);
+                let last = hi == n;
+                let mut keep: u128 = if hi - lo == K {
+                    u128::MAX
+                } else {
+                    (1u128 << (hi - lo)) - 1
+                };
+                if f.bad_keep && (beat == 0) {
+                    keep &= !(1u128 << 5);
+                }
+                d.set_s_axis_wire_tdata(&words::<32>(&f.bytes[lo..hi]));
+                d.set_s_axis_wire_tkeep(&[
+                    keep as u32,
+                    (keep >> 32) as u32,
+                    (keep >> 64) as u32,
+                    (keep >> 96) as u32,
+                ]);
+                d.set_s_axis_wire_tlast(last as u64);
+            }
+            d.set_s_axis_wire_tvalid(offer as u64);
+            let rdy = ready(c);
+            d.set_m_axis_place_tready(rdy as u64);
+            d.eval();
+            // Headers into rx_reorder, verdicts back.
+            let r = &mut self.reorder;
+            r.set_s_hdr_valid(d.m_hdr_valid());
+            r.set_s_hdr_qp(d.m_hdr_qp());
+            r.set_s_hdr_psn(d.m_hdr_psn());
+            r.set_s_hdr_vni_slot(d.m_hdr_vni_slot());
+            r.set_s_hdr_ack_req(d.m_hdr_ack_req());
+            r.set_s_hdr_has_imm(d.m_hdr_has_imm());
+            r.set_s_hdr_imm(d.m_hdr_imm());
+            r.eval();
+            d.set_m_hdr_ready(r.s_hdr_ready());
+            d.set_s_verdict_valid(r.m_verdict_valid());
+            d.set_s_verdict_code(r.m_verdict_code());
+            d.eval();
+            let mut busy = offer || d.m_hdr_valid() != 0 || r.m_verdict_valid() != 0;
+            if r.m_verdict_valid() != 0 {
+                out.outcomes.push((r.m_cqe_qp() as u32, rtl_outcome(r)));
+            }
+            if offer && d.s_axis_wire_tready() != 0 {
+                let n = frames[fi].bytes.len();
+                if (beat + 1) * K >= n {
+                    out.frame_done.push(c);
+                    fi += 1;
+                    beat = 0;
+                } else {
+                    beat += 1;
+                }
+            }
+            if d.m_axis_place_tvalid() != 0 {
+                busy = true;
+                if rdy {
+                    let keep = d.m_axis_place_tkeep();
+                    let k = keep.iter().map(|w| w.count_ones()).sum::<u32>() as usize;
+                    let k128 = keep[0] as u128
+                        | (keep[1] as u128) << 32
+                        | (keep[2] as u128) << 64
+                        | (keep[3] as u128) << 96;
+                    let justified = k == 128 || k128 == (1u128 << k) - 1;
+                    if k == 0 || !justified {
+                        out.protocol_errors += 1;
+                    }
+                    let p = cur.get_or_insert_with(|| Placement {
+                        qp: d.m_place_qp() as u32,
+                        va: d.m_place_va(),
+                        rkey: d.m_place_rkey() as u32,
+                        len: d.m_place_len() as u32,
+                        data: vec![],
+                    });
+                    p.data.extend(bytes_of(&d.m_axis_place_tdata(), k));
+                    if d.m_axis_place_tlast() != 0 {
+                        out.placements.push(cur.take().unwrap());
+                        out.place_done.push(c);
+                    }
+                }
+            }
+            self.decap.step();
+            self.reorder.step();
+            quiet = if busy || fi < frames.len() {
+                0
+            } else {
+                quiet + 1
+            };
+        }
+        out.cycles = self.decap.cycle() - start;
+        out
+    }
+
+    /// The drop counters of `rx_decap`, by reason.
+    pub fn drops(&self) -> Vec<(RxDrop, u64)> {
+        let d = &self.decap;
+        let v = [
+            d.status_drop_bad_keep(),
+            d.status_drop_too_long(),
+            d.status_drop_truncated(),
+            d.status_drop_not_ipv4(),
+            d.status_drop_bad_checksum(),
+            d.status_drop_bad_port(),
+            d.status_drop_bad_vxlan(),
+            d.status_drop_unknown_vni(),
+            d.status_drop_bad_inner(),
+            d.status_drop_bad_opcode(),
+            d.status_drop_bad_length(),
+        ];
+        RxDrop::ALL.iter().copied().zip(v).collect()
+    }
+}
+
+/// What the models expect from `frames`.
+#[derive(Debug, Default, Clone)]
+pub struct Expected {
+    pub placements: Vec<Placement>,
+    pub outcomes: Vec<(u32, Outcome)>,
+    pub drops: Vec<(RxDrop, u64)>,
+    pub verdict_drops: u64,
+    pub placed_frames: u64,
+}
+
+pub fn expected(frames: &[WireInput], local_vni: &[u32; 8], model: &mut ReorderModel) -> Expected {
+    let mut e = Expected::default();
+    let mut counts = std::collections::BTreeMap::new();
+    for f in frames {
+        let r = if f.bad_keep {
+            Err(RxDrop::BadKeep)
+        } else {
+            decapsulate(&f.bytes, local_vni, max_wire_frame())
+        };
+        match r {
+            Err(reason) => *counts.entry(reason).or_insert(0u64) += 1,
+            Ok(p) => {
+                let h = Header {
+                    qp: p.qp,
+                    psn: p.psn,
+                    vni_slot: p.vni_slot,
+                    ack_req: p.ack_req,
+                    imm: p.imm,
+                };
+                let o = model.packet(&h);
+                if o.verdict == Verdict::Place {
+                    e.placed_frames += 1;
+                    if !p.payload.is_empty() {
+                        e.placements.push(Placement {
+                            qp: p.qp,
+                            va: p.va,
+                            rkey: p.rkey,
+                            len: p.payload.len() as u32,
+                            data: p.payload,
+                        });
+                    }
+                } else {
+                    e.verdict_drops += 1;
+                }
+                e.outcomes.push((p.qp, o));
+            }
+        }
+    }
+    e.drops = RxDrop::ALL
+        .iter()
+        .map(|r| (*r, counts.get(r).copied().unwrap_or(0)))
+        .collect();
+    e
+}
+
+/// Compare a run with the models; the list of differences (empty when they agree).
+pub fn compare(path: &RxPath, run: &RxRun, want: &Expected) -> Vec<String> {
+    let mut diffs = vec![];
+    if run.placements.len() != want.placements.len() {
+        diffs.push(format!(
+            "{} placements, expected {}",
+            run.placements.len(),
+            want.placements.len()
+        ));
+    }
+    for (i, (g, w)) in run.placements.iter().zip(&want.placements).enumerate() {
+        if g != w {
+            let at = g.data.iter().zip(&w.data).position(|(a, b)| a != b);
+            diffs.push(format!(
+                "placement {i}: got qp {} va {:#x} len {} ({} bytes), want qp {} va {:#x} len {} ({} bytes); first differing byte {at:?}",
+                g.qp, g.va, g.len, g.data.len(), w.qp, w.va, w.len, w.data.len()
+            ));
+            break;
+        }
+    }
+    // CQE lanes carry the QP only when some lane is valid.
+    let norm = |v: &[(u32, Outcome)]| -> Vec<(u32, Outcome)> {
+        v.iter()
+            .map(|(q, o)| (if o.cqes.is_empty() { 0 } else { *q }, o.clone()))
+            .collect()
+    };
+    if norm(&run.outcomes) != norm(&want.outcomes) {
+        let i = norm(&run.outcomes)
+            .iter()
+            .zip(norm(&want.outcomes))
+            .position(|(a, b)| *a != b);
+        diffs.push(format!(
+            "reorder outcomes differ ({} vs {}), first at {i:?}",
+            run.outcomes.len(),
+            want.outcomes.len()
+        ));
+    }
+    let drops = path.drops();
+    if drops != want.drops {
+        diffs.push(format!("drops {drops:?}, expected {:?}", want.drops));
+    }
+    if path.decap.status_drop_verdict() != want.verdict_drops {
+        diffs.push(format!(
+            "verdict drops {}, expected {}",
+            path.decap.status_drop_verdict(),
+            want.verdict_drops
+        ));
+    }
+    if path.decap.status_placed() != want.placed_frames {
+        diffs.push(format!(
+            "placed {}, expected {}",
+            path.decap.status_placed(),
+            want.placed_frames
+        ));
+    }
+    if run.protocol_errors != 0 {
+        diffs.push(format!("{} bad placement beats", run.protocol_errors));
+    }
+    diffs
+}

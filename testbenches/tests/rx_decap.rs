@@ -1,0 +1,329 @@
+//! The receive path under Verilator: `rx_decap` and `rx_reorder` wired together, driven
+//! with wire frames. Every placement (QP, address, rkey, length, payload bytes), every
+//! reorder outcome and every drop counter is compared with the golden models.
+
+use prnic_testbenches::reorder::default_settings;
+use prnic_testbenches::rx::{compare, expected, max_wire_frame, RxPath, RxRun, WireInput};
+use prnic_verif::flow_table::rng;
+use prnic_verif::reorder::{ReorderModel, ReorderSettings, Verdict};
+use prnic_verif::rx::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
+use proptest::prelude::*;
+
+/// Tenants 0..7 own VNIs 0x100 + slot; slot 6 is disabled.
+fn local_vni() -> [u32; 8] {
+    std::array::from_fn(|i| {
+        if i == 6 {
+            0x106
+        } else {
+            0x8000_0100 + i as u32
+        }
+    })
+}
+
+struct Setup {
+    path: RxPath,
+    model: ReorderModel,
+}
+
+/// QPs 0..n, QP q owned by tenant q % 8 (slot 6 disabled), first PSN `base(q)`.
+fn setup(n: u32, s: ReorderSettings) -> Setup {
+    let mut path = RxPath::new(&local_vni(), &s);
+    let mut model = ReorderModel::new(s);
+    for q in 0..n {
+        path.create_qp(q, (q % 8) as u8, base(q));
+        model.configure(q, true, (q % 8) as u8, base(q));
+    }
+    Setup { path, model }
+}
+
+fn base(q: u32) -> u32 {
+    (q * 0x1_0101) % (1 << 24)
+}
+
+fn packet(qp: u32, k: u32, len: usize, imm: bool, fill: u64) -> RdmaPacket {
+    let mut r = rng(fill);
+    RdmaPacket {
+        vni: 0x100 + qp % 8,
+        qp,
+        psn: (base(qp) + k) % (1 << 24),
+        opcode: if imm {
+            OP_WRITE_LAST_IMM
+        } else {
+            OP_WRITE_MIDDLE
+        },
+        ack_req: k % 4 == 3,
+        va: 0x7f00_0000_0000 + ((qp as u64) << 32) + k as u64 * 4096,
+        rkey: 0x1000 + qp,
+        imm: imm.then_some(0xc0de_0000 | k),
+        payload: (0..len).map(|_| r() as u8).collect(),
+    }
+}
+
+fn good(p: &RdmaPacket) -> WireInput {
+    WireInput {
+        bytes: wire_frame(p),
+        bad_keep: false,
+    }
+}
+
+fn run_and_check(
+    st: &mut Setup,
+    frames: &[WireInput],
+    idle: impl FnMut(u64) -> bool,
+    ready: impl FnMut(u64) -> bool,
+) -> RxRun {
+    let want = expected(frames, &local_vni(), &mut st.model);
+    let run = st.path.run(frames, idle, ready);
+    let diffs = compare(&st.path, &run, &want);
+    assert!(diffs.is_empty(), "{diffs:#?}");
+    run
+}
+
+/// One malformed frame of each kind, each followed by a good one that must be placed.
+fn malformed(i: u32) -> (WireInput, RxDrop) {
+    let p = packet(1, 1000 + i, 300, false, i as u64);
+    let mut f = wire_frame(&p);
+    let reason = RxDrop::ALL[(i as usize) % 11];
+    let mut bad_keep = false;
+    match reason {
+        RxDrop::BadKeep => bad_keep = true,
+        RxDrop::TooLong => {
+            let q = packet(1, 1000 + i, max_wire_frame(), false, 1);
+            f = wire_frame(&q);
+        }
+        RxDrop::Truncated => f.truncate(100),
+        RxDrop::NotIpv4 => f[14] = 0x46,
+        RxDrop::BadChecksum => f[25] ^= 0x10,
+        RxDrop::BadPort => f[36] ^= 1,
+        RxDrop::BadVxlan => f[42] = 0,
+        RxDrop::UnknownVni => f[48] = 6,
+        RxDrop::BadInner => f[97] = 1,
+        RxDrop::BadOpcode => f[92] = 0x11,
+        RxDrop::BadLength => f[118] ^= 1,
+    }
+    (WireInput { bytes: f, bad_keep }, reason)
+}
+
+#[test]
+fn every_drop_reason_is_counted_and_the_next_frame_passes() {
+    let mut st = setup(8, default_settings());
+    let mut frames = vec![];
+    for i in 0..22 {
+        frames.push(malformed(i).0);
+        frames.push(good(&packet(2, i, 200 + i as usize, i % 3 == 0, i as u64)));
+    }
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    assert_eq!(run.placements.len(), 22);
+    for (r, n) in st.path.drops() {
+        assert_eq!(n, 2, "{r:?}");
+    }
+    // Every good frame was placed within a bounded time of its last beat.
+    let lat: Vec<u64> = run
+        .place_done
+        .iter()
+        .zip(run.frame_done.iter().skip(1).step_by(2))
+        .map(|(p, f)| p - f)
+        .collect();
+    let worst = *lat.iter().max().unwrap();
+    // The bound: draining one maximum-length frame ahead of it, plus the pipeline (the
+    // input never pauses here, so that backlog stays).
+    let bound = max_wire_frame().div_ceil(128) as u64 + 8;
+    println!("placement latency after each malformed frame: {lat:?} (bound {bound})");
+    assert!(
+        worst <= bound,
+        "a good frame after a bad one took {worst} cycles"
+    );
+}
+
+#[test]
+fn every_payload_length_both_header_sizes() {
+    let mut st = setup(4, default_settings());
+    let mut frames = vec![];
+    let mut k = 0;
+    for len in 0..=300usize {
+        for imm in [false, true] {
+            frames.push(good(&packet(3, k, len, imm, len as u64)));
+            k += 1;
+        }
+    }
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    assert_eq!(
+        run.placements.len(),
+        600,
+        "zero-length payloads place nothing"
+    );
+}
+
+#[test]
+fn reordered_duplicated_multi_tenant_with_backpressure() {
+    let mut st = setup(32, default_settings());
+    let mut r = rng(5);
+    let mut frames = vec![];
+    // 32 QPs x 40 packets, shuffled within blocks of 4 per QP (so at most one
+    // write-with-immediate waits at a time: a dropped one would block its QP for good,
+    // as nothing here retransmits) and interleaved.
+    let mut per_qp: Vec<Vec<WireInput>> = (0..32)
+        .map(|q| {
+            let mut v: Vec<WireInput> = (0..40)
+                .map(|k| good(&packet(q, k, (r() % 2000) as usize, k % 5 == 4, r())))
+                .collect();
+            for c in v.chunks_mut(4) {
+                for a in (1..c.len()).rev() {
+                    let b = (r() % (a as u64 + 1)) as usize;
+                    c.swap(a, b);
+                }
+            }
+            v
+        })
+        .collect();
+    while per_qp.iter().any(|v| !v.is_empty()) {
+        let q = (r() % 32) as usize;
+        if !per_qp[q].is_empty() {
+            let f = per_qp[q].remove(0);
+            if r() % 20 == 0 {
+                frames.push(f.clone());
+            }
+            frames.push(f);
+        }
+    }
+    let run = run_and_check(&mut st, &frames, |c| c % 7 == 3, |c| c % 5 != 0);
+    let cqes: usize = run.outcomes.iter().map(|(_, o)| o.cqes.len()).sum();
+    assert!(cqes > 200, "{cqes} CQEs");
+    assert!(run
+        .outcomes
+        .iter()
+        .any(|(_, o)| o.verdict == Verdict::Duplicate));
+}
+
+#[test]
+fn foreign_tenants_and_unknown_qps_are_never_placed() {
+    let mut st = setup(16, default_settings());
+    let mut frames = vec![];
+    for k in 0..64u32 {
+        let mut p = packet(k % 16, k / 16, 100, false, k as u64);
+        match k % 4 {
+            // Another tenant's VNI for this QP.
+            0 => p.vni = 0x100 + (p.qp + 1) % 8,
+            // A QP the config does not have.
+            1 => p.qp = 5000 + k,
+            // The disabled LOCAL_VNI slot.
+            2 => p.vni = 0x106,
+            _ => {}
+        }
+        frames.push(good(&p));
+    }
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    // Only the last kind (one in four) is placed; each QP's packets are in order.
+    assert_eq!(run.placements.len(), 16);
+    for p in &run.placements {
+        assert_eq!(p.rkey, 0x1000 + p.qp);
+    }
+}
+
+#[test]
+fn back_to_back_4k_packets_cycles_per_packet() {
+    let mut st = setup(2, default_settings());
+    let n = 200u32;
+    let frames: Vec<WireInput> = (0..n)
+        .map(|k| good(&packet(1, k, 4096, k % 16 == 15, k as u64)))
+        .collect();
+    let beats_in: usize = frames.iter().map(|f| f.bytes.len().div_ceil(128)).sum();
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    let span = run.place_done.last().unwrap() - run.place_done[0];
+    let per = span as f64 / (n - 1) as f64;
+    let in_per = beats_in as f64 / n as f64;
+    println!("4 KiB payloads: {per:.2} cycles per packet at the placement output, {in_per:.2} input beats per packet");
+    // Input beats bound the rate; placement keeps up with no bubble between packets.
+    assert!(
+        per <= in_per,
+        "{per} cycles per packet for {in_per} input beats"
+    );
+    // One-beat frames (4-byte payloads: 128-byte wire frames) back to back.
+    let mut st = setup(2, default_settings());
+    let frames: Vec<WireInput> = (n..2 * n)
+        .map(|k| good(&packet(1, k - n, 4, false, k as u64)))
+        .collect();
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    let span = run.place_done.last().unwrap() - run.place_done[0];
+    let per = span as f64 / (n - 1) as f64;
+    println!("one-beat frames: {per:.2} cycles per packet");
+    assert!(per <= 1.0, "{per} cycles per one-beat packet");
+}
+
+#[test]
+fn fuzzed_frames_then_valid_ones() {
+    let mut st = setup(4, default_settings());
+    let mut r = rng(9);
+    let mut frames = vec![];
+    for i in 0..120u32 {
+        let kind = r() % 4;
+        let mut f = wire_frame(&packet(0, 10_000 + i, (r() % 600) as usize, false, r()));
+        match kind {
+            0 => {
+                let n = (r() % 700) as usize + 1;
+                f = (0..n).map(|_| r() as u8).collect();
+            }
+            1 => {
+                let n = (r() % f.len() as u64) as usize + 1;
+                f.truncate(n);
+            }
+            2 => {
+                for _ in 0..1 + r() % 4 {
+                    let j = (r() % f.len() as u64) as usize;
+                    f[j] = r() as u8;
+                }
+            }
+            _ => f.extend((0..(r() % 9000)).map(|_| r() as u8)),
+        }
+        frames.push(WireInput {
+            bytes: f,
+            bad_keep: false,
+        });
+        frames.push(good(&packet(1, i, 64 + i as usize, i % 2 == 0, i as u64)));
+    }
+    let run = run_and_check(&mut st, &frames, |_| false, |c| c % 3 != 0);
+    assert_eq!(
+        run.placements.iter().filter(|p| p.qp == 1).count(),
+        120,
+        "every valid frame placed"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+    #[test]
+    fn random_traffic_matches_the_models(seed in any::<u64>(), bad in 0u64..30, idle in 0u64..5, stall in 0u64..5) {
+        let mut st = setup(8, default_settings());
+        let mut r = rng(seed);
+        let mut frames = vec![];
+        for k in 0..60u32 {
+            if r() % 100 < bad {
+                frames.push(malformed(r() as u32 % 1000).0);
+            }
+            let q = (r() % 8) as u32;
+            frames.push(good(&packet(q, k, (r() % 1500) as usize, r() % 3 == 0, r())));
+        }
+        let mut r2 = rng(seed ^ 1);
+        let mut r3 = rng(seed ^ 2);
+        run_and_check(&mut st, &frames, |_| r2() % 10 < idle, |_| r3() % 10 >= stall);
+    }
+}
+
+#[test]
+fn wire_frames_parse_with_etherparse() {
+    let f = wire_frame(&packet(3, 0, 1000, true, 1));
+    let s = etherparse::SlicedPacket::from_ethernet(&f).unwrap();
+    match s.transport {
+        Some(etherparse::TransportSlice::Udp(u)) => {
+            assert_eq!(u.destination_port(), 4789);
+            assert_eq!(u.length() as usize, f.len() - 34);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The inner frame (after the 8-byte VXLAN header) parses too.
+    let inner = etherparse::SlicedPacket::from_ethernet(&f[50..]).unwrap();
+    match inner.transport {
+        Some(etherparse::TransportSlice::Udp(u)) => assert_eq!(u.destination_port(), 4791),
+        other => panic!("{other:?}"),
+    }
+}
