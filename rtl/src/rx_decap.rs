@@ -42,8 +42,7 @@ use rust_hdl::prelude::*;
 
 /// Descriptors (frames between check and placement) in flight.
 pub const RX_DESC_DEPTH: usize = 16;
-/// Bytes of the outer headers (Ethernet, IPv4, UDP, VXLAN).
-pub const OUTER_BYTES: usize = 50;
+pub use crate::tx_encap::OUTER_BYTES;
 const DESC_BITS: usize = 256;
 const HDR_BITS: usize = 1024;
 

@@ -7,9 +7,7 @@
 //! write-with-immediate opcodes add ImmDt. A 4-byte ICRC ends the frame.
 
 use crate::tx::ipv4_checksum;
-
-pub const VXLAN_PORT: u16 = 4789;
-pub const ROCEV2_PORT: u16 = 4791;
+pub use crate::tx::{ROCEV2_PORT, VXLAN_PORT};
 /// RC opcodes accepted.
 pub const OP_WRITE_FIRST: u8 = 0x06;
 pub const OP_WRITE_MIDDLE: u8 = 0x07;
