@@ -116,25 +116,43 @@ impl<const N: usize> Logic for TrailingOnes<N> {
         assert!(N < 65536, "TrailingOnes width {N}");
         Verilog::Custom(format!(
             "\
-// `run[i]`: bits below i are all ones (a prefix AND, which synthesis balances into a
-// tree; an adder-based `~x & (x + 1)` would become a {n}-bit carry chain). The count is
-// the OR of the index of the one position where the run ends.
+// `run[i + 1]`: bits 0..=i are all ones, as a Kogge-Stone prefix AND (log2 {n} levels of
+// 2-input ANDs; a plain chain maps to a {n}-deep mux chain).
 reg [{n}:0] run;
+reg [{n1}:0] y;
+reg [{n1}:0] t;
 integer i;
+integer s;
 always @(*) begin
-   run[0] = 1'b1;
-   for (i = 0; i < {n}; i = i + 1) begin
-      run[i + 1] = run[i] & bits[i];
+   y = bits;
+   for (s = 1; s < {n}; s = s * 2) begin
+      t = y;
+      for (i = s; i < {n}; i = i + 1) begin
+         y[i] = t[i] & t[i - s];
+      end
    end
-   count = 16'd0;
-   for (i = 0; i < {n}; i = i + 1) begin
-      count = count | ({{16{{run[i] & ~bits[i]}}}} & i[15:0]);
-   end
-   count = count | ({{16{{run[{n}]}}}} & {w}'d{n});
+   run = {{y, 1'b1}};
+end
+// The run ends at exactly one position: a one-hot vector, encoded bit by bit as a
+// reduction OR over a constant mask (a balanced tree, not a chain of ORs).
+wire [{n}:0] end_hot = run & ~{{1'b0, bits}};
+always @(*) begin
+{encode}
 end
 ",
             n = N,
-            w = 16
+            n1 = N - 1,
+            encode = (0..16)
+                .map(|k| {
+                    // Positions 0..=N whose index has bit k set.
+                    let mask: String = (0..=N)
+                        .rev()
+                        .map(|i| if (i >> k) & 1 == 1 { '1' } else { '0' })
+                        .collect();
+                    format!("   count[{k}] = |(end_hot & {w}'b{mask});", w = N + 1)
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
         ))
     }
 }
