@@ -405,3 +405,128 @@ pub fn reorder_scenario(per_qp: u32, seed: u64) -> ReorderReport {
         model_mismatches: r.mismatches.len() + r1.mismatches.len(),
     }
 }
+
+/// Every output of `rx_reorder` in one cycle, as text, for the two-simulator agreement.
+fn snapshot_rtl(d: &bridge::RxReorder) -> String {
+    format!(
+        "rdy {} {} v {} {} {} {} cqe {} {} {} {} {} {} {} {} {} {} ack {} {} nak {} {} {:x?} st {} {} {} {} {} {} {} {} {} {}",
+        d.s_qp_ready(), d.s_hdr_ready(),
+        d.m_verdict_valid(), d.m_verdict_code(), d.m_verdict_qp(), d.m_verdict_psn(),
+        d.m_cqe_qp(), d.m_cqe0_valid(), d.m_cqe0_psn(), d.m_cqe0_imm(),
+        d.m_cqe1_valid(), d.m_cqe1_psn(), d.m_cqe1_imm(),
+        d.m_cqe2_valid(), d.m_cqe2_psn(), d.m_cqe2_imm(),
+        d.m_ack_valid(), d.m_ack_psn(), d.m_nak_valid(), d.m_nak_psn(), d.m_nak_missing(),
+        d.status_clearing(), d.status_placed(), d.status_duplicate(), d.status_beyond_window(),
+        d.status_unknown_qp(), d.status_bad_qp(), d.status_imm_full(), d.status_cqes(),
+        d.status_acks(), d.status_naks(),
+    )
+}
+
+fn snapshot_hdl(u: &prnic_rtl::rx_reorder::RxReorder) -> String {
+    let w = |b: rust_hdl::prelude::Bits<256>| -> [u32; 8] {
+        std::array::from_fn(|i| b.get_bits::<32>(32 * i).to_u32())
+    };
+    let b = |x: bool| x as u64;
+    format!(
+        "rdy {} {} v {} {} {} {} cqe {} {} {} {} {} {} {} {} {} {} ack {} {} nak {} {} {:x?} st {} {} {} {} {} {} {} {} {} {}",
+        b(u.s_qp_ready.val()), b(u.s_hdr_ready.val()),
+        b(u.m_verdict_valid.val()), u.m_verdict_code.val().to_u64(), u.m_verdict_qp.val().to_u64(), u.m_verdict_psn.val().to_u64(),
+        u.m_cqe_qp.val().to_u64(), b(u.m_cqe0_valid.val()), u.m_cqe0_psn.val().to_u64(), u.m_cqe0_imm.val().to_u64(),
+        b(u.m_cqe1_valid.val()), u.m_cqe1_psn.val().to_u64(), u.m_cqe1_imm.val().to_u64(),
+        b(u.m_cqe2_valid.val()), u.m_cqe2_psn.val().to_u64(), u.m_cqe2_imm.val().to_u64(),
+        b(u.m_ack_valid.val()), u.m_ack_psn.val().to_u64(), b(u.m_nak_valid.val()), u.m_nak_psn.val().to_u64(), w(u.m_nak_missing.val()),
+        b(u.status_clearing.val()), u.status_placed.val().to_u64(), u.status_duplicate.val().to_u64(), u.status_beyond_window.val().to_u64(),
+        u.status_unknown_qp.val().to_u64(), u.status_bad_qp.val().to_u64(), u.status_imm_full.val().to_u64(), u.status_cqes.val().to_u64(),
+        u.status_acks.val().to_u64(), u.status_naks.val().to_u64(),
+    )
+}
+
+/// What the agreement run saw (on the Verilator side).
+#[derive(Debug, Default)]
+pub struct Agreement {
+    /// Cycles on which any output differs, with both snapshots (up to 5).
+    pub diffs: Vec<String>,
+    pub verdicts: u64,
+    pub cqes: u64,
+    pub naks: u64,
+}
+
+/// Run `events` (one per cycle, no waiting) through the Verilator model and rust-hdl's
+/// simulator of the same block from the same reset, comparing every output every cycle.
+pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
+    use rust_hdl::prelude::*;
+    let cfg = PrnicConfig::builtin();
+    let mut v = bridge::RxReorder::new();
+    let mut u = prnic_gen::blocks::rx_reorder(cfg);
+    v.set_cfg_window(s.window as u64);
+    v.set_cfg_ooo_thresh(s.ooo_threshold as u64);
+    v.set_cfg_miss_pct(s.missing_share_pct as u64);
+    u.cfg_window.next = (s.window as u64).into();
+    u.cfg_ooo_thresh.next = (s.ooo_threshold as u64).into();
+    u.cfg_miss_pct.next = (s.missing_share_pct as u64).into();
+    u.clk.next = false.into();
+    crate::hdl_sim::settle(&mut u, "initial values");
+    let mut out = Agreement::default();
+    let sweep = std::iter::repeat(Event::Idle).take(cfg.reorder.qps as usize + 4);
+    let all: Vec<(bool, Event)> = std::iter::once((true, Event::Idle))
+        .chain(sweep.map(|e| (false, e)))
+        .chain(events.iter().map(|e| (false, *e)))
+        .chain(std::iter::repeat((false, Event::Idle)).take(4))
+        .collect();
+    for (c, (rst, ev)) in all.into_iter().enumerate() {
+        v.set_rst(rst as u64);
+        u.rst.next = rst;
+        let (qv, hv) = match ev {
+            Event::Qp { .. } => (true, false),
+            Event::Hdr(_) => (false, true),
+            Event::Idle => (false, false),
+        };
+        v.set_s_qp_valid(qv as u64);
+        v.set_s_hdr_valid(hv as u64);
+        u.s_qp_valid.next = qv;
+        u.s_hdr_valid.next = hv;
+        if let Event::Qp {
+            qp,
+            enable,
+            vni_slot,
+            psn,
+        } = ev
+        {
+            v.set_s_qp_qp(qp as u64);
+            v.set_s_qp_enable(enable as u64);
+            v.set_s_qp_vni_slot(vni_slot as u64);
+            v.set_s_qp_psn(psn as u64);
+            u.s_qp_qp.next = (qp as u64).into();
+            u.s_qp_enable.next = enable;
+            u.s_qp_vni_slot.next = (vni_slot as u64).into();
+            u.s_qp_psn.next = (psn as u64).into();
+        }
+        if let Event::Hdr(h) = ev {
+            v.set_s_hdr_qp(h.qp as u64);
+            v.set_s_hdr_psn(h.psn as u64);
+            v.set_s_hdr_vni_slot(h.vni_slot as u64);
+            v.set_s_hdr_ack_req(h.ack_req as u64);
+            v.set_s_hdr_has_imm(h.imm.is_some() as u64);
+            v.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
+            u.s_hdr_qp.next = (h.qp as u64).into();
+            u.s_hdr_psn.next = (h.psn as u64).into();
+            u.s_hdr_vni_slot.next = (h.vni_slot as u64).into();
+            u.s_hdr_ack_req.next = h.ack_req;
+            u.s_hdr_has_imm.next = h.imm.is_some();
+            u.s_hdr_imm.next = (h.imm.unwrap_or(0) as u64).into();
+        }
+        v.eval();
+        crate::hdl_sim::settle(&mut u, "inputs");
+        let (a, b) = (snapshot_rtl(&v), snapshot_hdl(&u));
+        if a != b && out.diffs.len() < 5 {
+            out.diffs
+                .push(format!("cycle {c}:\n verilator {a}\n rust-hdl  {b}"));
+        }
+        out.verdicts += v.m_verdict_valid();
+        out.naks += v.m_nak_valid();
+        out.cqes += v.m_cqe0_valid() + v.m_cqe1_valid() + v.m_cqe2_valid();
+        v.step();
+        crate::hdl_sim::cycle(&mut u, |u, c| u.clk.next = c.into(), |_| ());
+    }
+    out
+}

@@ -334,3 +334,29 @@ fn spurious_retransmission_stress_small() {
         r.ooo_only.spurious
     );
 }
+
+#[test]
+fn verilator_and_rust_hdl_agree_on_every_output_every_cycle() {
+    let s = ReorderSettings {
+        ooo_threshold: 6,
+        missing_share_pct: 20,
+        ..default_settings()
+    };
+    let t = Traffic {
+        qps: 6,
+        per_qp: 40,
+        msg: 3,
+        reorder_distance: 12,
+        dup_pct: 5,
+        loss_pct: 3,
+        foreign_pct: 3,
+        idle_pct: 10,
+        seed: 3,
+    };
+    let ev = t.events(&s);
+    let a = prnic_testbenches::reorder::hdl_agreement(&s, &ev);
+    assert!(a.diffs.is_empty(), "{}", a.diffs.join("\n"));
+    let headers = ev.iter().filter(|e| matches!(e, Event::Hdr(_))).count() as u64;
+    assert_eq!(a.verdicts, headers);
+    assert!(a.cqes > 0 && a.naks > 0, "{a:?}");
+}
