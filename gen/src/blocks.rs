@@ -12,7 +12,7 @@ use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
-use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS as RX_STATE_BITS};
+use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS_PER_QP as RX_STATE_BITS};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use prnic_rtl::tx_encap::TxEncap;
 use rust_hdl::prelude::*;

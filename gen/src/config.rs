@@ -395,7 +395,7 @@ impl PrnicConfig {
     /// flags; docs/blocks/rx_reorder.md). The word is sized for the largest window, so a
     /// smaller `window_bits` narrows the accepted window but not the RAM.
     pub fn reorder_state_bytes_per_qp(&self) -> u32 {
-        (prnic_rtl::rx_reorder::STATE_BITS as u32).div_ceil(8)
+        (prnic_rtl::rx_reorder::STATE_BITS_PER_QP as u32).div_ceil(8)
     }
 
     /// Check every field and combination. The error names the field and the allowed range.

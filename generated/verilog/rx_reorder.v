@@ -66,12 +66,18 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     // Stub signals
     reg  [15:0] ram$read_address;
     reg  ram$read_clock;
-    wire  [639:0] ram$read_data;
+    wire  [637:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  ram$write_clock;
-    reg  [639:0] ram$write_data;
+    reg  [637:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [639:0] ram$aux_read_data;
+    wire  [637:0] ram$aux_read_data;
+    reg  nak_mem$clk;
+    reg  [15:0] nak_mem$read_address;
+    wire  nak_mem$read_data;
+    reg  [15:0] nak_mem$write_address;
+    reg  nak_mem$write_data;
+    reg  nak_mem$write_enable;
     reg  [255:0] tones$bits;
     wire  [15:0] tones$count;
     reg  clearing$d;
@@ -116,8 +122,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [15:0] w_qp$d;
     wire  [15:0] w_qp$q;
     reg  w_qp$clock;
-    reg  [639:0] w_state$d;
-    wire  [639:0] w_state$q;
+    reg  [637:0] w_state$d;
+    wire  [637:0] w_state$q;
     reg  w_state$clock;
     reg  o_valid$d;
     wire  o_valid$q;
@@ -158,15 +164,78 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  o_ack$d;
     wire  o_ack$q;
     reg  o_ack$clock;
-    reg  o_nak$d;
-    wire  o_nak$q;
-    reg  o_nak$clock;
     reg  [23:0] o_head$d;
     wire  [23:0] o_head$q;
     reg  o_head$clock;
-    reg  [255:0] o_missing$d;
-    wire  [255:0] o_missing$q;
-    reg  o_missing$clock;
+    reg  o_wr$d;
+    wire  o_wr$q;
+    reg  o_wr$clock;
+    reg  o_cfg$d;
+    wire  o_cfg$q;
+    reg  o_cfg$clock;
+    reg  o_accept$d;
+    wire  o_accept$q;
+    reg  o_accept$clock;
+    reg  o_advanced$d;
+    wire  o_advanced$q;
+    reg  o_advanced$clock;
+    reg  [8:0] o_count2$d;
+    wire  [8:0] o_count2$q;
+    reg  o_count2$clock;
+    reg  [8:0] o_hi2$d;
+    wire  [8:0] o_hi2$q;
+    reg  o_hi2$clock;
+    reg  [255:0] o_recv2$d;
+    wire  [255:0] o_recv2$q;
+    reg  o_recv2$clock;
+    reg  p_valid$d;
+    wire  p_valid$q;
+    reg  p_valid$clock;
+    reg  [2:0] p_code$d;
+    wire  [2:0] p_code$q;
+    reg  p_code$clock;
+    reg  [15:0] p_qp$d;
+    wire  [15:0] p_qp$q;
+    reg  p_qp$clock;
+    reg  [23:0] p_psn$d;
+    wire  [23:0] p_psn$q;
+    reg  p_psn$clock;
+    reg  [31:0] p_imm$d;
+    wire  [31:0] p_imm$q;
+    reg  p_imm$clock;
+    reg  p_cqe0$d;
+    wire  p_cqe0$q;
+    reg  p_cqe0$clock;
+    reg  p_cqe1$d;
+    wire  p_cqe1$q;
+    reg  p_cqe1$clock;
+    reg  p_cqe2$d;
+    wire  p_cqe2$q;
+    reg  p_cqe2$clock;
+    reg  [23:0] p_cqe1_psn$d;
+    wire  [23:0] p_cqe1_psn$q;
+    reg  p_cqe1_psn$clock;
+    reg  [31:0] p_cqe1_imm$d;
+    wire  [31:0] p_cqe1_imm$q;
+    reg  p_cqe1_imm$clock;
+    reg  [23:0] p_cqe2_psn$d;
+    wire  [23:0] p_cqe2_psn$q;
+    reg  p_cqe2_psn$clock;
+    reg  [31:0] p_cqe2_imm$d;
+    wire  [31:0] p_cqe2_imm$q;
+    reg  p_cqe2_imm$clock;
+    reg  p_ack$d;
+    wire  p_ack$q;
+    reg  p_ack$clock;
+    reg  [23:0] p_head$d;
+    wire  [23:0] p_head$q;
+    reg  p_head$clock;
+    reg  p_nak$d;
+    wire  p_nak$q;
+    reg  p_nak$clock;
+    reg  [255:0] p_missing$d;
+    wire  [255:0] p_missing$q;
+    reg  p_missing$clock;
     reg  [31:0] cnt_placed$d;
     wire  [31:0] cnt_placed$q;
     reg  cnt_placed$clock;
@@ -199,7 +268,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  ev_cfg;
     reg  ev_hdr;
     reg  [15:0] ev_qp;
-    reg  [639:0] st;
+    reg  [637:0] st;
     reg  [255:0] recv;
     reg  [255:0] is_cqe;
     reg  [23:0] head;
@@ -258,14 +327,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [15:0] pp6;
     reg  [15:0] span_x_pct;
     reg  nak_sent1;
-    reg  nak_sent2;
     reg  [8:0] s0off2;
     reg  [8:0] s1off2;
     reg  nak;
     reg  [8:0] named_top;
     reg  [255:0] missing_map;
-    reg  [639:0] new_state;
-    reg  [639:0] cfg_state;
+    reg  [637:0] new_state;
+    reg  [637:0] cfg_state;
     reg  [31:0] n_cqes;
     reg  unused_bits;
     
@@ -279,6 +347,14 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .write_data(ram$write_data),
         .write_enable(ram$write_enable),
         .aux_read_data(ram$aux_read_data)
+    );
+    rx_reorder$nak_mem nak_mem(
+        .clk(nak_mem$clk),
+        .read_address(nak_mem$read_address),
+        .read_data(nak_mem$read_data),
+        .write_address(nak_mem$write_address),
+        .write_data(nak_mem$write_data),
+        .write_enable(nak_mem$write_enable)
     );
     rx_reorder$tones tones(
         .bits(tones$bits),
@@ -424,20 +500,125 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(o_ack$q),
         .clock(o_ack$clock)
     );
-    rx_reorder$o_nak o_nak(
-        .d(o_nak$d),
-        .q(o_nak$q),
-        .clock(o_nak$clock)
-    );
     rx_reorder$o_head o_head(
         .d(o_head$d),
         .q(o_head$q),
         .clock(o_head$clock)
     );
-    rx_reorder$o_missing o_missing(
-        .d(o_missing$d),
-        .q(o_missing$q),
-        .clock(o_missing$clock)
+    rx_reorder$o_wr o_wr(
+        .d(o_wr$d),
+        .q(o_wr$q),
+        .clock(o_wr$clock)
+    );
+    rx_reorder$o_cfg o_cfg(
+        .d(o_cfg$d),
+        .q(o_cfg$q),
+        .clock(o_cfg$clock)
+    );
+    rx_reorder$o_accept o_accept(
+        .d(o_accept$d),
+        .q(o_accept$q),
+        .clock(o_accept$clock)
+    );
+    rx_reorder$o_advanced o_advanced(
+        .d(o_advanced$d),
+        .q(o_advanced$q),
+        .clock(o_advanced$clock)
+    );
+    rx_reorder$o_count2 o_count2(
+        .d(o_count2$d),
+        .q(o_count2$q),
+        .clock(o_count2$clock)
+    );
+    rx_reorder$o_hi2 o_hi2(
+        .d(o_hi2$d),
+        .q(o_hi2$q),
+        .clock(o_hi2$clock)
+    );
+    rx_reorder$o_recv2 o_recv2(
+        .d(o_recv2$d),
+        .q(o_recv2$q),
+        .clock(o_recv2$clock)
+    );
+    rx_reorder$p_valid p_valid(
+        .d(p_valid$d),
+        .q(p_valid$q),
+        .clock(p_valid$clock)
+    );
+    rx_reorder$p_code p_code(
+        .d(p_code$d),
+        .q(p_code$q),
+        .clock(p_code$clock)
+    );
+    rx_reorder$p_qp p_qp(
+        .d(p_qp$d),
+        .q(p_qp$q),
+        .clock(p_qp$clock)
+    );
+    rx_reorder$p_psn p_psn(
+        .d(p_psn$d),
+        .q(p_psn$q),
+        .clock(p_psn$clock)
+    );
+    rx_reorder$p_imm p_imm(
+        .d(p_imm$d),
+        .q(p_imm$q),
+        .clock(p_imm$clock)
+    );
+    rx_reorder$p_cqe0 p_cqe0(
+        .d(p_cqe0$d),
+        .q(p_cqe0$q),
+        .clock(p_cqe0$clock)
+    );
+    rx_reorder$p_cqe1 p_cqe1(
+        .d(p_cqe1$d),
+        .q(p_cqe1$q),
+        .clock(p_cqe1$clock)
+    );
+    rx_reorder$p_cqe2 p_cqe2(
+        .d(p_cqe2$d),
+        .q(p_cqe2$q),
+        .clock(p_cqe2$clock)
+    );
+    rx_reorder$p_cqe1_psn p_cqe1_psn(
+        .d(p_cqe1_psn$d),
+        .q(p_cqe1_psn$q),
+        .clock(p_cqe1_psn$clock)
+    );
+    rx_reorder$p_cqe1_imm p_cqe1_imm(
+        .d(p_cqe1_imm$d),
+        .q(p_cqe1_imm$q),
+        .clock(p_cqe1_imm$clock)
+    );
+    rx_reorder$p_cqe2_psn p_cqe2_psn(
+        .d(p_cqe2_psn$d),
+        .q(p_cqe2_psn$q),
+        .clock(p_cqe2_psn$clock)
+    );
+    rx_reorder$p_cqe2_imm p_cqe2_imm(
+        .d(p_cqe2_imm$d),
+        .q(p_cqe2_imm$q),
+        .clock(p_cqe2_imm$clock)
+    );
+    rx_reorder$p_ack p_ack(
+        .d(p_ack$d),
+        .q(p_ack$q),
+        .clock(p_ack$clock)
+    );
+    rx_reorder$p_head p_head(
+        .d(p_head$d),
+        .q(p_head$q),
+        .clock(p_head$clock)
+    );
+    rx_reorder$p_nak p_nak(
+        .d(p_nak$d),
+        .q(p_nak$q),
+        .clock(p_nak$clock)
+    );
+    rx_reorder$p_missing p_missing(
+        .d(p_missing$d),
+        .q(p_missing$q),
+        .clock(p_missing$clock)
     );
     rx_reorder$cnt_placed cnt_placed(
         .d(cnt_placed$d),
@@ -515,9 +696,30 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         o_cqe2_imm$clock = clk;
         o_imm$clock = clk;
         o_ack$clock = clk;
-        o_nak$clock = clk;
         o_head$clock = clk;
-        o_missing$clock = clk;
+        o_wr$clock = clk;
+        o_cfg$clock = clk;
+        o_accept$clock = clk;
+        o_advanced$clock = clk;
+        o_count2$clock = clk;
+        o_hi2$clock = clk;
+        o_recv2$clock = clk;
+        p_valid$clock = clk;
+        p_code$clock = clk;
+        p_qp$clock = clk;
+        p_psn$clock = clk;
+        p_imm$clock = clk;
+        p_cqe0$clock = clk;
+        p_cqe1$clock = clk;
+        p_cqe2$clock = clk;
+        p_cqe1_psn$clock = clk;
+        p_cqe1_imm$clock = clk;
+        p_cqe2_psn$clock = clk;
+        p_cqe2_imm$clock = clk;
+        p_ack$clock = clk;
+        p_head$clock = clk;
+        p_nak$clock = clk;
+        p_missing$clock = clk;
         cnt_placed$clock = clk;
         cnt_duplicate$clock = clk;
         cnt_beyond$clock = clk;
@@ -555,9 +757,30 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         o_cqe2_imm$d = o_cqe2_imm$q;
         o_imm$d = o_imm$q;
         o_ack$d = o_ack$q;
-        o_nak$d = o_nak$q;
         o_head$d = o_head$q;
-        o_missing$d = o_missing$q;
+        o_wr$d = o_wr$q;
+        o_cfg$d = o_cfg$q;
+        o_accept$d = o_accept$q;
+        o_advanced$d = o_advanced$q;
+        o_count2$d = o_count2$q;
+        o_hi2$d = o_hi2$q;
+        o_recv2$d = o_recv2$q;
+        p_valid$d = p_valid$q;
+        p_code$d = p_code$q;
+        p_qp$d = p_qp$q;
+        p_psn$d = p_psn$q;
+        p_imm$d = p_imm$q;
+        p_cqe0$d = p_cqe0$q;
+        p_cqe1$d = p_cqe1$q;
+        p_cqe2$d = p_cqe2$q;
+        p_cqe1_psn$d = p_cqe1_psn$q;
+        p_cqe1_imm$d = p_cqe1_imm$q;
+        p_cqe2_psn$d = p_cqe2_psn$q;
+        p_cqe2_imm$d = p_cqe2_imm$q;
+        p_ack$d = p_ack$q;
+        p_head$d = p_head$q;
+        p_nak$d = p_nak$q;
+        p_missing$d = p_missing$q;
         cnt_placed$d = cnt_placed$q;
         cnt_duplicate$d = cnt_duplicate$q;
         cnt_beyond$d = cnt_beyond$q;
@@ -609,7 +832,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         slot1_imm = st[(32'h25a)+:(32)];
         enabled = st[32'h27a];
         vni_slot = st[(32'h27b)+:(3)];
-        nak_sent = st[32'h27e];
         psn_off = (s1_psn$q - head);
         psn_off_lo = psn_off[(32'h0)+:(8)];
         below = psn_off[32'h17];
@@ -704,61 +926,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         s0v2 = (s0v1 & ~rel0);
         s1v2 = (s1v1 & ~rel1);
         cqe_arrival = ((accept & at_head) & s1_has_imm$q);
-        nak_sent1 = (nak_sent & ~advanced);
-        span = (hi2 + 32'h1);
-        missing = (span - count2);
-        miss_x100 = (((((missing) & 16'hffff) << 32'h6) + (((missing) & 16'hffff) << 32'h5)) + (((missing) & 16'hffff) << 32'h2));
-        if (cfg_miss_pct[32'h0]) begin
-            pp0 = ((span) & 16'hffff);
-        end
-        else begin
-            pp0 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h1]) begin
-            pp1 = (((span) & 16'hffff) << 32'h1);
-        end
-        else begin
-            pp1 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h2]) begin
-            pp2 = (((span) & 16'hffff) << 32'h2);
-        end
-        else begin
-            pp2 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h3]) begin
-            pp3 = (((span) & 16'hffff) << 32'h3);
-        end
-        else begin
-            pp3 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h4]) begin
-            pp4 = (((span) & 16'hffff) << 32'h4);
-        end
-        else begin
-            pp4 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h5]) begin
-            pp5 = (((span) & 16'hffff) << 32'h5);
-        end
-        else begin
-            pp5 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h6]) begin
-            pp6 = (((span) & 16'hffff) << 32'h6);
-        end
-        else begin
-            pp6 = 32'h0;
-        end
-        span_x_pct = (((pp0 + pp1) + (pp2 + pp3)) + ((pp4 + pp5) + pp6));
-        nak = ((((accept & |count2) & (((hi2) & 16'hffff) >= cfg_ooo_thresh)) & (miss_x100 >= span_x_pct)) & ~nak_sent1);
-        named_top = (hi2 - cfg_ooo_thresh[(32'h0)+:(9)]);
-        missing_map = (~recv2 & (ones >> (c255 - named_top)));
-        nak_sent2 = (nak_sent1 | nak);
         s0off2 = (s0off1 - adv);
         s1off2 = (s1off1 - adv);
-        new_state = ((((nak_sent2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27e) | (((vni_slot) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((enabled) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1imm1) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h25a) | (((s1off2[(32'h0)+:(8)]) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h252) | (((s1v2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h251) | (((s0imm1) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h231) | (((s0off2[(32'h0)+:(8)]) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h229) | (((s0v2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h228) | (((count2[(32'h0)+:(8)]) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h220) | (((hi2[(32'h0)+:(8)]) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h218) | (((head2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200) | (((is_cqe2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | ((recv2) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
-        cfg_state = ((((s1_vni_slot$q) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((s1_enable$q) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1_psn$q) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200));
+        new_state = ((((vni_slot) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((enabled) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1imm1) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h25a) | (((s1off2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h252) | (((s1v2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h251) | (((s0imm1) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h231) | (((s0off2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h229) | (((s0v2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h228) | (((count2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h220) | (((hi2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h218) | (((head2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200) | (((is_cqe2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | ((recv2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        cfg_state = ((((s1_vni_slot$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((s1_enable$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1_psn$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200));
         ram$write_address = (s1_qp$q & depth_m1);
         w_qp$d = s1_qp$q;
         if (s1_cfg$q) begin
@@ -808,41 +979,121 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             o_cqe2_imm$d = 32'h0;
         end
         o_ack$d = ((accept & (s1_ack_req$q | (adv > 32'h1))) | ((s1_valid$q & ~s1_cfg$q) & (code == 32'h1)));
-        o_nak$d = nak;
         o_head$d = head2;
-        o_missing$d = missing_map;
-        n_cqes = ((((o_cqe0$q) & 32'hffffffff) + ((o_cqe1$q) & 32'hffffffff)) + ((o_cqe2$q) & 32'hffffffff));
-        if (o_valid$q) begin
-            if ((o_code$q == 32'h0)) begin
+        o_wr$d = (s1_valid$q & s1_known$q);
+        o_cfg$d = s1_cfg$q;
+        o_accept$d = accept;
+        o_advanced$d = advanced;
+        o_count2$d = count2;
+        o_hi2$d = hi2;
+        o_recv2$d = recv2;
+        nak_mem$clk = clk;
+        nak_mem$read_address = (o_qp$q & depth_m1);
+        nak_sent = nak_mem$read_data;
+        nak_sent1 = (nak_sent & ~o_advanced$q);
+        span = (o_hi2$q + 32'h1);
+        missing = (span - o_count2$q);
+        miss_x100 = (((((missing) & 16'hffff) << 32'h6) + (((missing) & 16'hffff) << 32'h5)) + (((missing) & 16'hffff) << 32'h2));
+        if (cfg_miss_pct[32'h0]) begin
+            pp0 = ((span) & 16'hffff);
+        end
+        else begin
+            pp0 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h1]) begin
+            pp1 = (((span) & 16'hffff) << 32'h1);
+        end
+        else begin
+            pp1 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h2]) begin
+            pp2 = (((span) & 16'hffff) << 32'h2);
+        end
+        else begin
+            pp2 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h3]) begin
+            pp3 = (((span) & 16'hffff) << 32'h3);
+        end
+        else begin
+            pp3 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h4]) begin
+            pp4 = (((span) & 16'hffff) << 32'h4);
+        end
+        else begin
+            pp4 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h5]) begin
+            pp5 = (((span) & 16'hffff) << 32'h5);
+        end
+        else begin
+            pp5 = 32'h0;
+        end
+        if (cfg_miss_pct[32'h6]) begin
+            pp6 = (((span) & 16'hffff) << 32'h6);
+        end
+        else begin
+            pp6 = 32'h0;
+        end
+        span_x_pct = (((pp0 + pp1) + (pp2 + pp3)) + ((pp4 + pp5) + pp6));
+        nak = ((((o_accept$q & |o_count2$q) & (((o_hi2$q) & 16'hffff) >= cfg_ooo_thresh)) & (miss_x100 >= span_x_pct)) & ~nak_sent1);
+        named_top = (o_hi2$q - cfg_ooo_thresh[(32'h0)+:(9)]);
+        missing_map = (~o_recv2$q & (ones >> (c255 - named_top)));
+        nak_mem$write_address = (o_qp$q & depth_m1);
+        nak_mem$write_data = (~o_cfg$q & (nak_sent1 | nak));
+        nak_mem$write_enable = o_wr$q;
+        p_valid$d = o_valid$q;
+        p_code$d = o_code$q;
+        p_qp$d = o_qp$q;
+        p_psn$d = o_psn$q;
+        p_imm$d = o_imm$q;
+        p_cqe0$d = o_cqe0$q;
+        p_cqe1$d = o_cqe1$q;
+        p_cqe2$d = o_cqe2$q;
+        p_cqe1_psn$d = o_cqe1_psn$q;
+        p_cqe1_imm$d = o_cqe1_imm$q;
+        p_cqe2_psn$d = o_cqe2_psn$q;
+        p_cqe2_imm$d = o_cqe2_imm$q;
+        p_ack$d = o_ack$q;
+        p_head$d = o_head$q;
+        p_nak$d = nak;
+        p_missing$d = missing_map;
+        n_cqes = ((((p_cqe0$q) & 32'hffffffff) + ((p_cqe1$q) & 32'hffffffff)) + ((p_cqe2$q) & 32'hffffffff));
+        if (p_valid$q) begin
+            if ((p_code$q == 32'h0)) begin
                 cnt_placed$d = (cnt_placed$q + 32'h1);
             end
-            if ((o_code$q == 32'h1)) begin
+            if ((p_code$q == 32'h1)) begin
                 cnt_duplicate$d = (cnt_duplicate$q + 32'h1);
             end
-            if ((o_code$q == 32'h2)) begin
+            if ((p_code$q == 32'h2)) begin
                 cnt_beyond$d = (cnt_beyond$q + 32'h1);
             end
-            if ((o_code$q == 32'h3)) begin
+            if ((p_code$q == 32'h3)) begin
                 cnt_unknown$d = (cnt_unknown$q + 32'h1);
             end
-            if ((o_code$q == 32'h4)) begin
+            if ((p_code$q == 32'h4)) begin
                 cnt_bad_qp$d = (cnt_bad_qp$q + 32'h1);
             end
-            if ((o_code$q == 32'h5)) begin
+            if ((p_code$q == 32'h5)) begin
                 cnt_imm_full$d = (cnt_imm_full$q + 32'h1);
             end
             cnt_cqes$d = (cnt_cqes$q + n_cqes);
         end
-        if (o_ack$q) begin
+        if (p_ack$q) begin
             cnt_acks$d = (cnt_acks$q + 32'h1);
         end
-        if (o_nak$q) begin
+        if (p_nak$q) begin
             cnt_naks$d = (cnt_naks$q + 32'h1);
         end
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
+            nak_mem$write_address = clear_index$q;
+            nak_mem$write_data = 1'b0;
+            nak_mem$write_enable = 1'b1;
             clear_index$d = (clear_index$q + 32'h1);
             if ((clear_index$q == depth_m1)) begin
                 clearing$d = 1'b0;
@@ -858,7 +1109,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             o_cqe1$d = 1'b0;
             o_cqe2$d = 1'b0;
             o_ack$d = 1'b0;
-            o_nak$d = 1'b0;
+            o_wr$d = 1'b0;
+            p_valid$d = 1'b0;
+            p_cqe0$d = 1'b0;
+            p_cqe1$d = 1'b0;
+            p_cqe2$d = 1'b0;
+            p_ack$d = 1'b0;
+            p_nak$d = 1'b0;
             cnt_placed$d = 32'h0;
             cnt_duplicate$d = 32'h0;
             cnt_beyond$d = 32'h0;
@@ -869,28 +1126,28 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             cnt_acks$d = 32'h0;
             cnt_naks$d = 32'h0;
         end
-        unused_bits = ((((|ram$aux_read_data | st[32'h27f]) | |tones$count[(32'h9)+:(7)]) | s0off2[32'h8]) | s1off2[32'h8]);
+        unused_bits = (((|ram$aux_read_data | |tones$count[(32'h9)+:(7)]) | s0off2[32'h8]) | s1off2[32'h8]);
         s_qp_ready = (~clearing$q & ~rst);
         s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~rst) & ~m_hold);
-        m_verdict_valid = o_valid$q;
-        m_verdict_code = o_code$q;
-        m_verdict_qp = o_qp$q;
-        m_verdict_psn = o_psn$q;
-        m_cqe_qp = o_qp$q;
-        m_cqe0_valid = o_cqe0$q;
-        m_cqe0_psn = o_psn$q;
-        m_cqe0_imm = o_imm$q;
-        m_cqe1_valid = o_cqe1$q;
-        m_cqe1_psn = o_cqe1_psn$q;
-        m_cqe1_imm = o_cqe1_imm$q;
-        m_cqe2_valid = o_cqe2$q;
-        m_cqe2_psn = o_cqe2_psn$q;
-        m_cqe2_imm = o_cqe2_imm$q;
-        m_ack_valid = o_ack$q;
-        m_ack_psn = o_head$q;
-        m_nak_valid = o_nak$q;
-        m_nak_psn = o_head$q;
-        m_nak_missing = o_missing$q;
+        m_verdict_valid = p_valid$q;
+        m_verdict_code = p_code$q;
+        m_verdict_qp = p_qp$q;
+        m_verdict_psn = p_psn$q;
+        m_cqe_qp = p_qp$q;
+        m_cqe0_valid = p_cqe0$q;
+        m_cqe0_psn = p_psn$q;
+        m_cqe0_imm = p_imm$q;
+        m_cqe1_valid = p_cqe1$q;
+        m_cqe1_psn = p_cqe1_psn$q;
+        m_cqe1_imm = p_cqe1_imm$q;
+        m_cqe2_valid = p_cqe2$q;
+        m_cqe2_psn = p_cqe2_psn$q;
+        m_cqe2_imm = p_cqe2_imm$q;
+        m_ack_valid = p_ack$q;
+        m_ack_psn = p_head$q;
+        m_nak_valid = p_nak$q;
+        m_nak_psn = p_head$q;
+        m_nak_missing = p_missing$q;
         status_clearing = clearing$q;
         status_placed = cnt_placed$q;
         status_duplicate = cnt_duplicate$q;
@@ -1115,6 +1372,53 @@ module rx_reorder$cnt_unknown(d,q,clock);
 endmodule // rx_reorder$cnt_unknown
 
 
+module rx_reorder$nak_mem(clk,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    output reg  read_data;
+    input wire  [15:0] write_address;
+    input wire  write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg mem [0:2047];
+    wire [10:0] read_index = read_address[10:0];
+    wire [10:0] write_index = write_address[10:0];
+    wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
+    
+    always @(*) begin
+       read_data = mem[read_index];
+    end
+    
+    always @(posedge clk) begin
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // rx_reorder$nak_mem
+
+
+module rx_reorder$o_accept(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_accept
+
+
 module rx_reorder$o_ack(d,q,clock);
     
     // Module arguments
@@ -1134,6 +1438,44 @@ module rx_reorder$o_ack(d,q,clock);
 endmodule // rx_reorder$o_ack
 
 
+module rx_reorder$o_advanced(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_advanced
+
+
+module rx_reorder$o_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_cfg
+
+
 module rx_reorder$o_code(d,q,clock);
     
     // Module arguments
@@ -1151,6 +1493,25 @@ module rx_reorder$o_code(d,q,clock);
     end
           
 endmodule // rx_reorder$o_code
+
+
+module rx_reorder$o_count2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_count2
 
 
 module rx_reorder$o_cqe0(d,q,clock);
@@ -1305,6 +1666,25 @@ module rx_reorder$o_head(d,q,clock);
 endmodule // rx_reorder$o_head
 
 
+module rx_reorder$o_hi2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_hi2
+
+
 module rx_reorder$o_imm(d,q,clock);
     
     // Module arguments
@@ -1322,44 +1702,6 @@ module rx_reorder$o_imm(d,q,clock);
     end
           
 endmodule // rx_reorder$o_imm
-
-
-module rx_reorder$o_missing(d,q,clock);
-    
-    // Module arguments
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 256'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$o_missing
-
-
-module rx_reorder$o_nak(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$o_nak
 
 
 module rx_reorder$o_psn(d,q,clock);
@@ -1400,6 +1742,25 @@ module rx_reorder$o_qp(d,q,clock);
 endmodule // rx_reorder$o_qp
 
 
+module rx_reorder$o_recv2(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_recv2
+
+
 module rx_reorder$o_valid(d,q,clock);
     
     // Module arguments
@@ -1419,20 +1780,343 @@ module rx_reorder$o_valid(d,q,clock);
 endmodule // rx_reorder$o_valid
 
 
+module rx_reorder$o_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_wr
+
+
+module rx_reorder$p_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_ack
+
+
+module rx_reorder$p_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_code
+
+
+module rx_reorder$p_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe0
+
+
+module rx_reorder$p_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe1
+
+
+module rx_reorder$p_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe1_imm
+
+
+module rx_reorder$p_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe1_psn
+
+
+module rx_reorder$p_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe2
+
+
+module rx_reorder$p_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe2_imm
+
+
+module rx_reorder$p_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_cqe2_psn
+
+
+module rx_reorder$p_head(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_head
+
+
+module rx_reorder$p_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_imm
+
+
+module rx_reorder$p_missing(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_missing
+
+
+module rx_reorder$p_nak(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_nak
+
+
+module rx_reorder$p_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_psn
+
+
+module rx_reorder$p_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_qp
+
+
+module rx_reorder$p_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$p_valid
+
+
 module rx_reorder$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
     
     // Module arguments
     input wire  [15:0] read_address;
     input wire  read_clock;
-    output reg  [639:0] read_data;
+    output reg  [637:0] read_data;
     input wire  [15:0] write_address;
     input wire  write_clock;
-    input wire  [639:0] write_data;
+    input wire  [637:0] write_data;
     input wire  write_enable;
-    output reg  [639:0] aux_read_data;
+    output reg  [637:0] aux_read_data;
     
     // Update code (custom)
-    reg [639:0] mem [0:2047];
+    reg [637:0] mem [0:2047];
     // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
@@ -1711,13 +2395,13 @@ endmodule // rx_reorder$w_qp
 module rx_reorder$w_state(d,q,clock);
     
     // Module arguments
-    input wire  [639:0] d;
-    output reg  [639:0] q;
+    input wire  [637:0] d;
+    output reg  [637:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 640'h0;
+       q = 638'h0;
     end
     
     always @(posedge clock) begin

@@ -131,3 +131,93 @@ end
         ]
     }
 }
+
+/// `BitRam`: one bit per entry, read asynchronously, written on the clock (distributed
+/// RAM). `rx_reorder` keeps its "retransmission request sent at this head" flags here,
+/// read and written in its last stage, so they stay out of the per-QP word's loop.
+#[derive(LogicBlock)]
+pub struct BitRam {
+    pub clk: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<16>>,
+    pub read_data: Signal<Out, Bit>,
+    pub write_address: Signal<In, Bits<16>>,
+    pub write_data: Signal<In, Bit>,
+    pub write_enable: Signal<In, Bit>,
+    _sim: Box<Vec<bool>>,
+}
+
+impl BitRam {
+    /// `depth` must be a power of two between 2 and 65536.
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (2..=65536).contains(&depth),
+            "BitRam depth {depth}"
+        );
+        Self {
+            clk: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![false; depth]),
+        }
+    }
+}
+
+impl Logic for BitRam {
+    fn update(&mut self) {
+        let mask = self._sim.len() - 1;
+        if self.clk.pos_edge() && self.write_enable.val() {
+            self._sim[self.write_address.val().index() & mask] = self.write_data.val();
+        }
+        self.read_data.next = self._sim[self.read_address.val().index() & mask];
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let a = self._sim.len().trailing_zeros() as usize;
+        Verilog::Custom(format!(
+            "\
+reg mem [0:{last}];
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+{unused}
+always @(*) begin
+   read_data = mem[read_index];
+end
+
+always @(posedge clk) begin
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            last = self._sim.len() - 1,
+            amsb = a - 1,
+            unused = if a < 16 {
+                format!(
+                    "wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n"
+                )
+            } else {
+                String::new()
+            },
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "bitram_write".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "write_address".into(),
+                "write_data".into(),
+                "write_enable".into(),
+            ],
+            outputs: vec![],
+        }]
+    }
+}

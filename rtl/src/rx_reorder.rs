@@ -2,17 +2,18 @@
 //! "Spraying and receiver ordering").
 //!
 //! ```text
-//!  s_qp (QP create) ──┐ priority  stage 0: read the    stage 1: verdict, window update,   stage 2
-//!  s_hdr (packet   ───┴─► arbiter ─► QP's word      ─► write back (forwarded to the next ─► m_verdict
-//!   header from rx_decap)            (BankRam)          header of the same QP)              m_cqe (3 lanes)
-//!                                                                                          m_ack, m_nak
+//!  s_qp (QP create) ──┐ priority  stage 0: read the  stage 1: verdict, window update,  stage 2: request   outputs
+//!  s_hdr (packet   ───┴─► arbiter ─► QP's word    ─► write back (forwarded to the ─► thresholds, flag ─► m_verdict
+//!   header from rx_decap)            (BankRam)        next header of the same QP)     (BitRam nak_mem)     m_cqe (3 lanes)
+//!                                                                                                         m_ack, m_nak
 //! ```
 //!
 //! One header is accepted every cycle, back-to-back headers of one QP included: the word
 //! written in stage 1 is forwarded to the next stage 1 instead of stalling for the RAM.
 //!
-//! **Per-QP word (640 bits = 80 bytes, the paper's budget)**, all offsets relative to
-//! the head PSN, so the window slides by a shift:
+//! **Per-QP state (639 bits ≤ 80 bytes, the paper's budget)**: a 638-bit word in block
+//! RAM, all offsets relative to the head PSN so the window slides by a shift, and one
+//! flag bit in distributed RAM:
 //!
 //! | bits      | field | meaning |
 //! |-----------|-------|---------|
@@ -25,7 +26,7 @@
 //! | 633:593   | slot 1   | `valid`, offset (8), immediate (32) |
 //! | 634       | `enabled`| QP created and not destroyed |
 //! | 637:635   | `vni_slot` | which `LOCAL_VNI` (tenant) owns the QP |
-//! | 638       | `nak_sent` | a retransmission request was raised at this head |
+//! | (`nak_mem`) | `nak_sent` | a retransmission request was raised at this head |
 //!
 //! **Immediates** of write-with-immediates that arrive above the head wait in the QP's two
 //! slots until the head passes them; one that arrives *at* the head completes at once
@@ -50,13 +51,14 @@
 //! every duplicate. **Retransmission request** (`m_nak_*`: head PSN and the
 //! bitmap of missing PSNs in [head, highest]) only when the out-of-order degree
 //! `hi_off` ≥ `cfg_ooo_thresh` *and* missing × 100 ≥ `cfg_miss_pct` × (hi_off + 1); at most
-//! one per head position.
+//! one per head position. The thresholds and the flag are evaluated in stage 2, from
+//! stage 1's registered results, so the word's one-cycle loop does not include them.
 //!
 //! **Reset** sweeps every word to zero (every QP disabled), one per cycle; headers and QP
-//! commands wait (`*_ready` low) meanwhile. Latency: verdicts are on `m_verdict_*` two
+//! commands wait (`*_ready` low) meanwhile. Latency: verdicts are on `m_verdict_*` three
 //! cycles after the header is accepted.
 
-use crate::ram::BankRam;
+use crate::ram::{BankRam, BitRam};
 use crate::wiring::TrailingOnes;
 use rust_hdl::prelude::*;
 
@@ -64,12 +66,12 @@ use rust_hdl::prelude::*;
 pub const QP_BITS: usize = 16;
 /// The largest receive window (bits per bitmap) the per-QP word holds.
 pub const MAX_WINDOW: usize = 256;
-/// Bits of the per-QP word.
-pub const STATE_BITS: usize = 640;
-/// Bits of the word in use (the rest is spare).
-pub const STATE_BITS_USED: usize = 639;
+/// Bits of the per-QP word in block RAM.
+pub const STATE_BITS: usize = 638;
+/// Bits per QP in all: the word plus the request-sent flag kept in distributed RAM.
+pub const STATE_BITS_PER_QP: usize = STATE_BITS + 1;
 /// Cycles from an accepted header to its verdict.
-pub const RX_REORDER_LATENCY: u32 = 2;
+pub const RX_REORDER_LATENCY: u32 = 3;
 
 /// Verdict codes on `m_verdict_code`.
 pub mod verdict {
@@ -143,6 +145,8 @@ pub struct RxReorder {
     pub status_naks: Signal<Out, Bits<32>>,
 
     ram: BankRam<Bits<STATE_BITS>>,
+    /// Per QP: a retransmission request was raised at the current head.
+    nak_mem: BitRam,
     tones: TrailingOnes<MAX_WINDOW>,
     depth_m1: Constant<Bits<QP_BITS>>,
     one: Constant<Bits<MAX_WINDOW>>,
@@ -176,9 +180,30 @@ pub struct RxReorder {
     o_cqe2_imm: DFF<Bits<32>>,
     o_imm: DFF<Bits<32>>,
     o_ack: DFF<Bit>,
-    o_nak: DFF<Bit>,
     o_head: DFF<Bits<24>>,
-    o_missing: DFF<Bits<MAX_WINDOW>>,
+    o_wr: DFF<Bit>,
+    o_cfg: DFF<Bit>,
+    o_accept: DFF<Bit>,
+    o_advanced: DFF<Bit>,
+    o_count2: DFF<Bits<9>>,
+    o_hi2: DFF<Bits<9>>,
+    o_recv2: DFF<Bits<MAX_WINDOW>>,
+    p_valid: DFF<Bit>,
+    p_code: DFF<Bits<3>>,
+    p_qp: DFF<Bits<QP_BITS>>,
+    p_psn: DFF<Bits<24>>,
+    p_imm: DFF<Bits<32>>,
+    p_cqe0: DFF<Bit>,
+    p_cqe1: DFF<Bit>,
+    p_cqe2: DFF<Bit>,
+    p_cqe1_psn: DFF<Bits<24>>,
+    p_cqe1_imm: DFF<Bits<32>>,
+    p_cqe2_psn: DFF<Bits<24>>,
+    p_cqe2_imm: DFF<Bits<32>>,
+    p_ack: DFF<Bit>,
+    p_head: DFF<Bits<24>>,
+    p_nak: DFF<Bit>,
+    p_missing: DFF<Bits<MAX_WINDOW>>,
     cnt_placed: DFF<Bits<32>>,
     cnt_duplicate: DFF<Bits<32>>,
     cnt_beyond: DFF<Bits<32>>,
@@ -250,7 +275,6 @@ pub struct RxReorder {
     pp6: Signal<Local, Bits<16>>,
     span_x_pct: Signal<Local, Bits<16>>,
     nak_sent1: Signal<Local, Bit>,
-    nak_sent2: Signal<Local, Bit>,
     s0off2: Signal<Local, Bits<9>>,
     s1off2: Signal<Local, Bits<9>>,
     nak: Signal<Local, Bit>,
@@ -317,6 +341,7 @@ impl RxReorder {
             status_acks: Default::default(),
             status_naks: Default::default(),
             ram: BankRam::new(qps),
+            nak_mem: BitRam::new(qps),
             tones: Default::default(),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             one: Constant::new(1.into()),
@@ -350,9 +375,30 @@ impl RxReorder {
             o_cqe2_imm: Default::default(),
             o_imm: Default::default(),
             o_ack: Default::default(),
-            o_nak: Default::default(),
             o_head: Default::default(),
-            o_missing: Default::default(),
+            o_wr: Default::default(),
+            o_cfg: Default::default(),
+            o_accept: Default::default(),
+            o_advanced: Default::default(),
+            o_count2: Default::default(),
+            o_hi2: Default::default(),
+            o_recv2: Default::default(),
+            p_valid: Default::default(),
+            p_code: Default::default(),
+            p_qp: Default::default(),
+            p_psn: Default::default(),
+            p_imm: Default::default(),
+            p_cqe0: Default::default(),
+            p_cqe1: Default::default(),
+            p_cqe2: Default::default(),
+            p_cqe1_psn: Default::default(),
+            p_cqe1_imm: Default::default(),
+            p_cqe2_psn: Default::default(),
+            p_cqe2_imm: Default::default(),
+            p_ack: Default::default(),
+            p_head: Default::default(),
+            p_nak: Default::default(),
+            p_missing: Default::default(),
             cnt_placed: Default::default(),
             cnt_duplicate: Default::default(),
             cnt_beyond: Default::default(),
@@ -424,7 +470,6 @@ impl RxReorder {
             pp6: Default::default(),
             span_x_pct: Default::default(),
             nak_sent1: Default::default(),
-            nak_sent2: Default::default(),
             s0off2: Default::default(),
             s1off2: Default::default(),
             nak: Default::default(),
@@ -472,9 +517,30 @@ impl Logic for RxReorder {
             o_cqe2_imm,
             o_imm,
             o_ack,
-            o_nak,
             o_head,
-            o_missing,
+            o_wr,
+            o_cfg,
+            o_accept,
+            o_advanced,
+            o_count2,
+            o_hi2,
+            o_recv2,
+            p_valid,
+            p_code,
+            p_qp,
+            p_psn,
+            p_imm,
+            p_cqe0,
+            p_cqe1,
+            p_cqe2,
+            p_cqe1_psn,
+            p_cqe1_imm,
+            p_cqe2_psn,
+            p_cqe2_imm,
+            p_ack,
+            p_head,
+            p_nak,
+            p_missing,
             cnt_placed,
             cnt_duplicate,
             cnt_beyond,
@@ -535,7 +601,6 @@ impl Logic for RxReorder {
         self.slot1_imm.next = self.st.val().get_bits::<32>(602);
         self.enabled.next = self.st.val().get_bit(634);
         self.vni_slot.next = self.st.val().get_bits::<3>(635);
-        self.nak_sent.next = self.st.val().get_bit(638);
 
         // Where the PSN falls: below the head (half the PSN space behind it), in the
         // window, or beyond it.
@@ -637,69 +702,9 @@ impl Logic for RxReorder {
         self.cqe_arrival.next =
             ((self.accept.val() & self.at_head.val()) & self.s1_has_imm.q.val());
 
-        // Retransmission request: out-of-order degree and missing share both past their
-        // thresholds, once per head position.
-        self.nak_sent1.next = (self.nak_sent.val() & !self.advanced.val());
-        self.span.next = (self.hi2.val() + 1);
-        self.missing.next = (self.span.val() - self.count2.val());
-        self.miss_x100.next = (((bit_cast::<16, 9>(self.missing.val()) << 6)
-            + (bit_cast::<16, 9>(self.missing.val()) << 5))
-            + (bit_cast::<16, 9>(self.missing.val()) << 2));
-        // span × pct as a balanced sum of shifted partial products (one per pct bit).
-        if self.cfg_miss_pct.val().get_bit(0) {
-            self.pp0.next = bit_cast::<16, 9>(self.span.val());
-        } else {
-            self.pp0.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(1) {
-            self.pp1.next = (bit_cast::<16, 9>(self.span.val()) << 1);
-        } else {
-            self.pp1.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(2) {
-            self.pp2.next = (bit_cast::<16, 9>(self.span.val()) << 2);
-        } else {
-            self.pp2.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(3) {
-            self.pp3.next = (bit_cast::<16, 9>(self.span.val()) << 3);
-        } else {
-            self.pp3.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(4) {
-            self.pp4.next = (bit_cast::<16, 9>(self.span.val()) << 4);
-        } else {
-            self.pp4.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(5) {
-            self.pp5.next = (bit_cast::<16, 9>(self.span.val()) << 5);
-        } else {
-            self.pp5.next = 0.into();
-        }
-        if self.cfg_miss_pct.val().get_bit(6) {
-            self.pp6.next = (bit_cast::<16, 9>(self.span.val()) << 6);
-        } else {
-            self.pp6.next = 0.into();
-        }
-        self.span_x_pct.next = (((self.pp0.val() + self.pp1.val())
-            + (self.pp2.val() + self.pp3.val()))
-            + ((self.pp4.val() + self.pp5.val()) + self.pp6.val()));
-        self.nak.next = ((((self.accept.val() & self.count2.val().any())
-            & (bit_cast::<16, 9>(self.hi2.val()) >= self.cfg_ooo_thresh.val()))
-            & (self.miss_x100.val() >= self.span_x_pct.val()))
-            & !self.nak_sent1.val());
-        // The request names the PSNs that have not arrived and are at least the
-        // out-of-order threshold behind the highest (bits 0..=hi2 - thresh); later ones
-        // may still be in flight.
-        self.named_top.next = (self.hi2.val() - self.cfg_ooo_thresh.val().get_bits::<9>(0));
-        self.missing_map.next =
-            (!self.recv2.val() & (self.ones.val() >> (self.c255.val() - self.named_top.val())));
-
-        self.nak_sent2.next = (self.nak_sent1.val() | self.nak.val());
         self.s0off2.next = (self.s0off1.val() - self.adv.val());
         self.s1off2.next = (self.s1off1.val() - self.adv.val());
-        self.new_state.next = ((bit_cast::<STATE_BITS, 1>(self.nak_sent2.val().into()) << 638)
-            | (bit_cast::<STATE_BITS, 3>(self.vni_slot.val()) << 635)
+        self.new_state.next = ((bit_cast::<STATE_BITS, 3>(self.vni_slot.val()) << 635)
             | (bit_cast::<STATE_BITS, 1>(self.enabled.val().into()) << 634)
             | (bit_cast::<STATE_BITS, 32>(self.s1imm1.val()) << 602)
             | (bit_cast::<STATE_BITS, 8>(self.s1off2.val().get_bits::<8>(0)) << 594)
@@ -770,39 +775,130 @@ impl Logic for RxReorder {
         self.o_ack.d.next = ((self.accept.val()
             & (self.s1_ack_req.q.val() | (self.adv.val() > 1)))
             | ((self.s1_valid.q.val() & !self.s1_cfg.q.val()) & (self.code.val() == 1)));
-        self.o_nak.d.next = self.nak.val();
         self.o_head.d.next = self.head2.val();
-        self.o_missing.d.next = self.missing_map.val();
+        self.o_wr.d.next = (self.s1_valid.q.val() & self.s1_known.q.val());
+        self.o_cfg.d.next = self.s1_cfg.q.val();
+        self.o_accept.d.next = self.accept.val();
+        self.o_advanced.d.next = self.advanced.val();
+        self.o_count2.d.next = self.count2.val();
+        self.o_hi2.d.next = self.hi2.val();
+        self.o_recv2.d.next = self.recv2.val();
+
+        // ---- Stage 2: the retransmission request, off the word's loop. --------------
+        // The request-sent flag lives in `nak_mem`, read and written here only, so the
+        // previous header of the same QP (one cycle ahead) has always written it.
+        self.nak_mem.clk.next = self.clk.val();
+        self.nak_mem.read_address.next = (self.o_qp.q.val() & self.depth_m1.val());
+        self.nak_sent.next = self.nak_mem.read_data.val();
+        // Retransmission request: out-of-order degree and missing share both past their
+        // thresholds, once per head position.
+        self.nak_sent1.next = (self.nak_sent.val() & !self.o_advanced.q.val());
+        self.span.next = (self.o_hi2.q.val() + 1);
+        self.missing.next = (self.span.val() - self.o_count2.q.val());
+        self.miss_x100.next = (((bit_cast::<16, 9>(self.missing.val()) << 6)
+            + (bit_cast::<16, 9>(self.missing.val()) << 5))
+            + (bit_cast::<16, 9>(self.missing.val()) << 2));
+        // span × pct as a balanced sum of shifted partial products (one per pct bit).
+        if self.cfg_miss_pct.val().get_bit(0) {
+            self.pp0.next = bit_cast::<16, 9>(self.span.val());
+        } else {
+            self.pp0.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(1) {
+            self.pp1.next = (bit_cast::<16, 9>(self.span.val()) << 1);
+        } else {
+            self.pp1.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(2) {
+            self.pp2.next = (bit_cast::<16, 9>(self.span.val()) << 2);
+        } else {
+            self.pp2.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(3) {
+            self.pp3.next = (bit_cast::<16, 9>(self.span.val()) << 3);
+        } else {
+            self.pp3.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(4) {
+            self.pp4.next = (bit_cast::<16, 9>(self.span.val()) << 4);
+        } else {
+            self.pp4.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(5) {
+            self.pp5.next = (bit_cast::<16, 9>(self.span.val()) << 5);
+        } else {
+            self.pp5.next = 0.into();
+        }
+        if self.cfg_miss_pct.val().get_bit(6) {
+            self.pp6.next = (bit_cast::<16, 9>(self.span.val()) << 6);
+        } else {
+            self.pp6.next = 0.into();
+        }
+        self.span_x_pct.next = (((self.pp0.val() + self.pp1.val())
+            + (self.pp2.val() + self.pp3.val()))
+            + ((self.pp4.val() + self.pp5.val()) + self.pp6.val()));
+        self.nak.next = ((((self.o_accept.q.val() & self.o_count2.q.val().any())
+            & (bit_cast::<16, 9>(self.o_hi2.q.val()) >= self.cfg_ooo_thresh.val()))
+            & (self.miss_x100.val() >= self.span_x_pct.val()))
+            & !self.nak_sent1.val());
+        // The request names the PSNs that have not arrived and are at least the
+        // out-of-order threshold behind the highest (bits 0..=hi2 - thresh); later ones
+        // may still be in flight.
+        self.named_top.next = (self.o_hi2.q.val() - self.cfg_ooo_thresh.val().get_bits::<9>(0));
+        self.missing_map.next =
+            (!self.o_recv2.q.val() & (self.ones.val() >> (self.c255.val() - self.named_top.val())));
+
+        self.nak_mem.write_address.next = (self.o_qp.q.val() & self.depth_m1.val());
+        // A QP command clears the flag; a header keeps it until the head moves.
+        self.nak_mem.write_data.next =
+            (!self.o_cfg.q.val() & (self.nak_sent1.val() | self.nak.val()));
+        self.nak_mem.write_enable.next = self.o_wr.q.val();
+        self.p_valid.d.next = self.o_valid.q.val();
+        self.p_code.d.next = self.o_code.q.val();
+        self.p_qp.d.next = self.o_qp.q.val();
+        self.p_psn.d.next = self.o_psn.q.val();
+        self.p_imm.d.next = self.o_imm.q.val();
+        self.p_cqe0.d.next = self.o_cqe0.q.val();
+        self.p_cqe1.d.next = self.o_cqe1.q.val();
+        self.p_cqe2.d.next = self.o_cqe2.q.val();
+        self.p_cqe1_psn.d.next = self.o_cqe1_psn.q.val();
+        self.p_cqe1_imm.d.next = self.o_cqe1_imm.q.val();
+        self.p_cqe2_psn.d.next = self.o_cqe2_psn.q.val();
+        self.p_cqe2_imm.d.next = self.o_cqe2_imm.q.val();
+        self.p_ack.d.next = self.o_ack.q.val();
+        self.p_head.d.next = self.o_head.q.val();
+        self.p_nak.d.next = self.nak.val();
+        self.p_missing.d.next = self.missing_map.val();
 
         // Counters (of the results leaving now).
-        self.n_cqes.next = ((bit_cast::<32, 1>(self.o_cqe0.q.val().into())
-            + bit_cast::<32, 1>(self.o_cqe1.q.val().into()))
-            + bit_cast::<32, 1>(self.o_cqe2.q.val().into()));
-        if self.o_valid.q.val() {
-            if (self.o_code.q.val() == 0) {
+        self.n_cqes.next = ((bit_cast::<32, 1>(self.p_cqe0.q.val().into())
+            + bit_cast::<32, 1>(self.p_cqe1.q.val().into()))
+            + bit_cast::<32, 1>(self.p_cqe2.q.val().into()));
+        if self.p_valid.q.val() {
+            if (self.p_code.q.val() == 0) {
                 self.cnt_placed.d.next = (self.cnt_placed.q.val() + 1);
             }
-            if (self.o_code.q.val() == 1) {
+            if (self.p_code.q.val() == 1) {
                 self.cnt_duplicate.d.next = (self.cnt_duplicate.q.val() + 1);
             }
-            if (self.o_code.q.val() == 2) {
+            if (self.p_code.q.val() == 2) {
                 self.cnt_beyond.d.next = (self.cnt_beyond.q.val() + 1);
             }
-            if (self.o_code.q.val() == 3) {
+            if (self.p_code.q.val() == 3) {
                 self.cnt_unknown.d.next = (self.cnt_unknown.q.val() + 1);
             }
-            if (self.o_code.q.val() == 4) {
+            if (self.p_code.q.val() == 4) {
                 self.cnt_bad_qp.d.next = (self.cnt_bad_qp.q.val() + 1);
             }
-            if (self.o_code.q.val() == 5) {
+            if (self.p_code.q.val() == 5) {
                 self.cnt_imm_full.d.next = (self.cnt_imm_full.q.val() + 1);
             }
             self.cnt_cqes.d.next = (self.cnt_cqes.q.val() + self.n_cqes.val());
         }
-        if self.o_ack.q.val() {
+        if self.p_ack.q.val() {
             self.cnt_acks.d.next = (self.cnt_acks.q.val() + 1);
         }
-        if self.o_nak.q.val() {
+        if self.p_nak.q.val() {
             self.cnt_naks.d.next = (self.cnt_naks.q.val() + 1);
         }
 
@@ -811,6 +907,9 @@ impl Logic for RxReorder {
             self.ram.write_address.next = self.clear_index.q.val();
             self.ram.write_data.next = 0.into();
             self.ram.write_enable.next = true;
+            self.nak_mem.write_address.next = self.clear_index.q.val();
+            self.nak_mem.write_data.next = false;
+            self.nak_mem.write_enable.next = true;
             self.clear_index.d.next = (self.clear_index.q.val() + 1);
             if (self.clear_index.q.val() == self.depth_m1.val()) {
                 self.clearing.d.next = false;
@@ -826,7 +925,13 @@ impl Logic for RxReorder {
             self.o_cqe1.d.next = false;
             self.o_cqe2.d.next = false;
             self.o_ack.d.next = false;
-            self.o_nak.d.next = false;
+            self.o_wr.d.next = false;
+            self.p_valid.d.next = false;
+            self.p_cqe0.d.next = false;
+            self.p_cqe1.d.next = false;
+            self.p_cqe2.d.next = false;
+            self.p_ack.d.next = false;
+            self.p_nak.d.next = false;
             self.cnt_placed.d.next = 0.into();
             self.cnt_duplicate.d.next = 0.into();
             self.cnt_beyond.d.next = 0.into();
@@ -838,8 +943,7 @@ impl Logic for RxReorder {
             self.cnt_naks.d.next = 0.into();
         }
 
-        self.unused_bits.next = ((((self.ram.aux_read_data.val().any()
-            | self.st.val().get_bit(639))
+        self.unused_bits.next = (((self.ram.aux_read_data.val().any()
             | self.tones.count.val().get_bits::<7>(9).any())
             | self.s0off2.val().get_bit(8))
             | self.s1off2.val().get_bit(8));
@@ -847,25 +951,25 @@ impl Logic for RxReorder {
         self.s_hdr_ready.next = (((!self.s_qp_valid.val() & !self.clearing.q.val())
             & !self.rst.val())
             & !self.m_hold.val());
-        self.m_verdict_valid.next = self.o_valid.q.val();
-        self.m_verdict_code.next = self.o_code.q.val();
-        self.m_verdict_qp.next = self.o_qp.q.val();
-        self.m_verdict_psn.next = self.o_psn.q.val();
-        self.m_cqe_qp.next = self.o_qp.q.val();
-        self.m_cqe0_valid.next = self.o_cqe0.q.val();
-        self.m_cqe0_psn.next = self.o_psn.q.val();
-        self.m_cqe0_imm.next = self.o_imm.q.val();
-        self.m_cqe1_valid.next = self.o_cqe1.q.val();
-        self.m_cqe1_psn.next = self.o_cqe1_psn.q.val();
-        self.m_cqe1_imm.next = self.o_cqe1_imm.q.val();
-        self.m_cqe2_valid.next = self.o_cqe2.q.val();
-        self.m_cqe2_psn.next = self.o_cqe2_psn.q.val();
-        self.m_cqe2_imm.next = self.o_cqe2_imm.q.val();
-        self.m_ack_valid.next = self.o_ack.q.val();
-        self.m_ack_psn.next = self.o_head.q.val();
-        self.m_nak_valid.next = self.o_nak.q.val();
-        self.m_nak_psn.next = self.o_head.q.val();
-        self.m_nak_missing.next = self.o_missing.q.val();
+        self.m_verdict_valid.next = self.p_valid.q.val();
+        self.m_verdict_code.next = self.p_code.q.val();
+        self.m_verdict_qp.next = self.p_qp.q.val();
+        self.m_verdict_psn.next = self.p_psn.q.val();
+        self.m_cqe_qp.next = self.p_qp.q.val();
+        self.m_cqe0_valid.next = self.p_cqe0.q.val();
+        self.m_cqe0_psn.next = self.p_psn.q.val();
+        self.m_cqe0_imm.next = self.p_imm.q.val();
+        self.m_cqe1_valid.next = self.p_cqe1.q.val();
+        self.m_cqe1_psn.next = self.p_cqe1_psn.q.val();
+        self.m_cqe1_imm.next = self.p_cqe1_imm.q.val();
+        self.m_cqe2_valid.next = self.p_cqe2.q.val();
+        self.m_cqe2_psn.next = self.p_cqe2_psn.q.val();
+        self.m_cqe2_imm.next = self.p_cqe2_imm.q.val();
+        self.m_ack_valid.next = self.p_ack.q.val();
+        self.m_ack_psn.next = self.p_head.q.val();
+        self.m_nak_valid.next = self.p_nak.q.val();
+        self.m_nak_psn.next = self.p_head.q.val();
+        self.m_nak_missing.next = self.p_missing.q.val();
         self.status_clearing.next = self.clearing.q.val();
         self.status_placed.next = self.cnt_placed.q.val();
         self.status_duplicate.next = self.cnt_duplicate.q.val();

@@ -454,7 +454,6 @@ pub struct Agreement {
 /// Run `events` (one per cycle, no waiting) through the Verilator model and rust-hdl's
 /// simulator of the same block from the same reset, comparing every output every cycle.
 pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
-    use rust_hdl::prelude::*;
     let cfg = PrnicConfig::builtin();
     let mut v = bridge::RxReorder::new();
     let mut u = prnic_gen::blocks::rx_reorder(cfg);
