@@ -11,6 +11,7 @@ pub mod hdl_sim;
 pub mod reorder;
 pub mod retransmit;
 pub mod rx;
+pub mod rx_soak;
 pub mod soak;
 pub mod spray;
 pub mod sprayer;

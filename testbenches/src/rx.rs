@@ -107,8 +107,20 @@ impl RxPath {
     pub fn run(
         &mut self,
         frames: &[WireInput],
+        idle: impl FnMut(u64) -> bool,
+        ready: impl FnMut(u64) -> bool,
+    ) -> RxRun {
+        self.run_until(frames, idle, ready, None)
+    }
+
+    /// [`RxPath::run`], but stop after `stop_at` cycles if given (traffic still inside,
+    /// for a reset in the middle of it).
+    pub fn run_until(
+        &mut self,
+        frames: &[WireInput],
         mut idle: impl FnMut(u64) -> bool,
         mut ready: impl FnMut(u64) -> bool,
+        stop_at: Option<u64>,
     ) -> RxRun {
         let mut out = RxRun::default();
         let mut fi = 0;
@@ -118,6 +130,9 @@ impl RxPath {
         let start = self.decap.cycle();
         while quiet < 64 {
             let c = self.decap.cycle() - start;
+            if stop_at.is_some_and(|s| c >= s) {
+                break;
+            }
             let d = &mut self.decap;
             // Input beat.
             let offer = fi < frames.len() && !idle(c);
@@ -213,6 +228,26 @@ impl RxPath {
         }
         out.cycles = self.decap.cycle() - start;
         out
+    }
+
+    /// Reset both blocks (one cycle of `rst`, then `rx_reorder`'s QP sweep): every QP
+    /// disabled, counters zero, frames inside lost.
+    pub fn reset(&mut self) {
+        self.decap.set_rst(1);
+        self.reorder.set_rst(1);
+        self.decap.set_s_axis_wire_tvalid(0);
+        self.decap.set_m_hdr_ready(0);
+        self.decap.set_s_verdict_valid(0);
+        self.reorder.set_s_hdr_valid(0);
+        self.reorder.set_s_qp_valid(0);
+        self.decap.step();
+        self.reorder.step();
+        self.decap.set_rst(0);
+        self.reorder.set_rst(0);
+        while self.reorder.status_clearing() != 0 {
+            self.decap.step();
+            self.reorder.step();
+        }
     }
 
     /// The drop counters of `rx_decap`, by reason.

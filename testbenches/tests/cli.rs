@@ -340,3 +340,12 @@ fn retransmit_json_reports_both_rates_and_recovered_losses() {
     assert_eq!(v["real_losses"], v["real_losses_recovered"]);
     assert_eq!(v["flows"].as_u64(), Some(127));
 }
+
+#[test]
+fn rx_soak_json_reports_zero_leaks() {
+    let v = sim_json(&["rx-soak", "--json", "--packets", "2000", "--seed", "3"]);
+    for k in ["tenant_leaks", "duplicate_placements", "misordered_cqes", "mismatches"] {
+        assert_eq!(v[k].as_u64(), Some(0), "{k} in {v}");
+    }
+    assert_eq!(v["packets"].as_u64(), Some(2000));
+}

@@ -327,3 +327,13 @@ fn wire_frames_parse_with_etherparse() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn rx_soak_short_is_clean() {
+    // The CI-sized version of `prnic-sim rx-soak` (10^6 packets on demand).
+    let r = prnic_testbenches::rx_soak::rx_soak(6000, 7, |_| {});
+    assert!(r.clean(), "{r:#?}");
+    assert!(r.resets > 0 || r.segments < 3, "{r:#?}");
+    assert!(r.placed > 3000, "{r:#?}");
+    assert!(r.dropped.values().sum::<u64>() > 100, "{r:#?}");
+}
