@@ -187,6 +187,12 @@ enum Cmd {
         /// Packets per flow.
         #[arg(long, default_value_t = 768, value_parser = clap::value_parser!(u32).range(64..=1_000_000))]
         packets_per_flow: u32,
+        /// Delay of the eighth (straggler) path in ns; the other seven take 2,000-3,200.
+        #[arg(long, default_value_t = 10_000.0, value_parser = parse_ns)]
+        straggler_ns: f64,
+        /// Jitter of every path in ns (uniform in 0..jitter).
+        #[arg(long, default_value_t = 1_000.0, value_parser = parse_ns)]
+        jitter_ns: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -227,6 +233,18 @@ enum BdpArg {
     PerQp,
     Shared,
     Both,
+}
+
+/// A delay in ns: finite, 0..=1 s.
+fn parse_ns(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of ns"))?;
+    if v.is_finite() && (0.0..=1e9).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is outside 0..=1000000000 ns"))
+    }
 }
 
 fn main() -> ExitCode {
@@ -457,13 +475,19 @@ fn main() -> ExitCode {
         Cmd::Retransmit {
             json,
             packets_per_flow,
+            straggler_ns,
+            jitter_ns,
             seed,
         } => {
-            let st = prnic_testbenches::retransmit::Stress {
+            let mut st = prnic_testbenches::retransmit::Stress {
                 packets_per_flow,
                 seed,
                 ..prnic_testbenches::retransmit::Stress::paper()
             };
+            st.paths[7].delay_ns = straggler_ns;
+            for p in &mut st.paths {
+                p.jitter_ns = jitter_ns;
+            }
             let r = prnic_testbenches::retransmit::stress(&st);
             if json {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));

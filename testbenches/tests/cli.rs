@@ -344,8 +344,26 @@ fn retransmit_json_reports_both_rates_and_recovered_losses() {
 #[test]
 fn rx_soak_json_reports_zero_leaks() {
     let v = sim_json(&["rx-soak", "--json", "--packets", "2000", "--seed", "3"]);
-    for k in ["tenant_leaks", "duplicate_placements", "misordered_cqes", "mismatches"] {
+    for k in [
+        "tenant_leaks",
+        "duplicate_placements",
+        "misordered_cqes",
+        "mismatches",
+    ] {
         assert_eq!(v[k].as_u64(), Some(0), "{k} in {v}");
     }
     assert_eq!(v["packets"].as_u64(), Some(2000));
+}
+
+#[test]
+fn retransmit_rejects_bad_delays_with_status_2() {
+    for bad in ["-5", "nan", "1e12", "fast"] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+            .args(["retransmit".to_string(), format!("--jitter-ns={bad}")])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "--jitter-ns {bad}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("--jitter-ns") && !e.contains("panicked"), "{e}");
+    }
 }
