@@ -193,6 +193,12 @@ enum Cmd {
         /// Jitter of every path in ns (uniform in 0..jitter).
         #[arg(long, default_value_t = 1_000.0, value_parser = parse_ns)]
         jitter_ns: f64,
+        /// Out-of-order threshold in packets (default: the config's).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=255))]
+        ooo_threshold: Option<u32>,
+        /// Missing-share threshold in percent for the dual run (default: the config's).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=100))]
+        missing_share_pct: Option<u32>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -233,6 +239,43 @@ enum BdpArg {
     PerQp,
     Shared,
     Both,
+}
+
+/// A progress line on stderr for long runs: only on a terminal, never under `--json`.
+struct Progress {
+    tty: bool,
+    total: u64,
+    unit: &'static str,
+}
+
+impl Progress {
+    fn new(json: bool, total: u64, unit: &'static str) -> Self {
+        use std::io::IsTerminal;
+        Progress {
+            tty: !json && std::io::stderr().is_terminal(),
+            total,
+            unit,
+        }
+    }
+
+    fn show(&self, done: u64) {
+        use std::io::Write as _;
+        if self.tty {
+            let _ = write!(
+                std::io::stderr(),
+                "\r{done}/{} {} ({:.0}%)",
+                self.total,
+                self.unit,
+                100.0 * done as f64 / self.total as f64
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if self.tty {
+            eprintln!();
+        }
+    }
 }
 
 /// A delay in ns: finite, 0..=1 s.
@@ -418,20 +461,11 @@ fn main() -> ExitCode {
             packets,
             seed,
         } => {
-            use std::io::{IsTerminal, Write as _};
-            let tty = !json && std::io::stderr().is_terminal();
-            let r = prnic_testbenches::soak::soak(PrnicConfig::builtin(), packets, seed, |done| {
-                if tty {
-                    let _ = write!(
-                        std::io::stderr(),
-                        "\r{done}/{packets} frames ({:.0}%)",
-                        100.0 * done as f64 / packets as f64
-                    );
-                }
+            let bar = Progress::new(json, packets, "frames");
+            let r = prnic_testbenches::soak::soak(PrnicConfig::builtin(), packets, seed, |d| {
+                bar.show(d)
             });
-            if tty {
-                eprintln!();
-            }
+            bar.finish();
             if json {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
@@ -477,6 +511,8 @@ fn main() -> ExitCode {
             packets_per_flow,
             straggler_ns,
             jitter_ns,
+            ooo_threshold,
+            missing_share_pct,
             seed,
         } => {
             let mut st = prnic_testbenches::retransmit::Stress {
@@ -485,6 +521,12 @@ fn main() -> ExitCode {
                 ..prnic_testbenches::retransmit::Stress::paper()
             };
             st.paths[7].delay_ns = straggler_ns;
+            if let Some(t) = ooo_threshold {
+                st.settings.ooo_threshold = t;
+            }
+            if let Some(p) = missing_share_pct {
+                st.settings.missing_share_pct = p;
+            }
             for p in &mut st.paths {
                 p.jitter_ns = jitter_ns;
             }
@@ -523,20 +565,9 @@ fn main() -> ExitCode {
             packets,
             seed,
         } => {
-            use std::io::{IsTerminal, Write as _};
-            let tty = !json && std::io::stderr().is_terminal();
-            let r = prnic_testbenches::rx_soak::rx_soak(packets, seed, |done| {
-                if tty {
-                    let _ = write!(
-                        std::io::stderr(),
-                        "\r{done}/{packets} packets ({:.0}%)",
-                        100.0 * done as f64 / packets as f64
-                    );
-                }
-            });
-            if tty {
-                eprintln!();
-            }
+            let bar = Progress::new(json, packets, "packets");
+            let r = prnic_testbenches::rx_soak::rx_soak(packets, seed, |d| bar.show(d));
+            bar.finish();
             if json {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {

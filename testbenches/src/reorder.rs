@@ -47,6 +47,19 @@ pub enum Event {
     Idle,
 }
 
+/// Present `h` on `s_hdr_*` (or nothing: `s_hdr_valid` low).
+pub fn drive_hdr(d: &mut bridge::RxReorder, h: Option<&Header>) {
+    d.set_s_hdr_valid(h.is_some() as u64);
+    if let Some(h) = h {
+        d.set_s_hdr_qp(h.qp as u64);
+        d.set_s_hdr_psn(h.psn as u64);
+        d.set_s_hdr_vni_slot(h.vni_slot as u64);
+        d.set_s_hdr_ack_req(h.ack_req as u64);
+        d.set_s_hdr_has_imm(h.imm.is_some() as u64);
+        d.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
+    }
+}
+
 /// What the RTL produced for one header.
 pub fn rtl_outcome(d: &bridge::RxReorder) -> Outcome {
     let mut cqes = vec![];
@@ -122,15 +135,7 @@ pub fn compare(d: &mut bridge::RxReorder, model: &mut ReorderModel, events: &[Ev
                 d.set_s_qp_vni_slot(vni_slot as u64);
                 d.set_s_qp_psn(psn as u64);
             }
-            Event::Hdr(h) => {
-                d.set_s_hdr_valid(1);
-                d.set_s_hdr_qp(h.qp as u64);
-                d.set_s_hdr_psn(h.psn as u64);
-                d.set_s_hdr_vni_slot(h.vni_slot as u64);
-                d.set_s_hdr_ack_req(h.ack_req as u64);
-                d.set_s_hdr_has_imm(h.imm.is_some() as u64);
-                d.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
-            }
+            Event::Hdr(h) => drive_hdr(d, Some(&h)),
             Event::Idle => {}
         }
         d.eval();
@@ -308,15 +313,7 @@ impl Stream {
     /// outcome leaving now, if any.
     pub fn cycle(&mut self, h: Option<Header>) -> Option<(Header, Outcome)> {
         let d = &mut self.dut;
-        d.set_s_hdr_valid(h.is_some() as u64);
-        if let Some(h) = h {
-            d.set_s_hdr_qp(h.qp as u64);
-            d.set_s_hdr_psn(h.psn as u64);
-            d.set_s_hdr_vni_slot(h.vni_slot as u64);
-            d.set_s_hdr_ack_req(h.ack_req as u64);
-            d.set_s_hdr_has_imm(h.imm.is_some() as u64);
-            d.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
-        }
+        drive_hdr(d, h.as_ref());
         d.eval();
         let out = (d.m_verdict_valid() != 0).then(|| rtl_outcome(d));
         if let Some(h) = h {
@@ -501,12 +498,7 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
             u.s_qp_psn.next = (psn as u64).into();
         }
         if let Event::Hdr(h) = ev {
-            v.set_s_hdr_qp(h.qp as u64);
-            v.set_s_hdr_psn(h.psn as u64);
-            v.set_s_hdr_vni_slot(h.vni_slot as u64);
-            v.set_s_hdr_ack_req(h.ack_req as u64);
-            v.set_s_hdr_has_imm(h.imm.is_some() as u64);
-            v.set_s_hdr_imm(h.imm.unwrap_or(0) as u64);
+            drive_hdr(&mut v, Some(&h));
             u.s_hdr_qp.next = (h.qp as u64).into();
             u.s_hdr_psn.next = (h.psn as u64).into();
             u.s_hdr_vni_slot.next = (h.vni_slot as u64).into();

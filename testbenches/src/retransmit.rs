@@ -27,6 +27,9 @@ pub struct Stress {
     pub reverse_delay_ns: f64,
     /// Retransmission timeout: a flow's head resent when its ACKs stall this long.
     pub rto_ns: f64,
+    /// `rx_reorder`'s thresholds for the dual run (the other run uses the same
+    /// out-of-order threshold with a missing share of 0%).
+    pub settings: ReorderSettings,
     pub seed: u64,
 }
 
@@ -58,6 +61,7 @@ impl Stress {
                 .collect(),
             reverse_delay_ns: 2000.0,
             rto_ns: 50_000.0,
+            settings: default_settings(),
             seed: 1,
         }
     }
@@ -262,7 +266,7 @@ pub fn run(st: &Stress, s: ReorderSettings) -> RunCounts {
 
 /// Both runs on the same traffic and fabric seed.
 pub fn stress(st: &Stress) -> RetransmitReport {
-    let s = default_settings();
+    let s = st.settings;
     let ooo_only = run(
         st,
         ReorderSettings {
