@@ -52,4 +52,22 @@ pub trait Dut {
     fn cycle(&self) -> u64;
 }
 
+/// Pulse `rst` for one cycle, then step until the block's RAM sweep (`clearing`) is
+/// done; returns the sweep's cycles. Every block with per-QP or per-slot RAM starts so.
+pub fn reset_and_sweep<D: Dut>(
+    d: &mut D,
+    set_rst: impl Fn(&mut D, u64),
+    clearing: impl Fn(&D) -> u64,
+) -> u32 {
+    set_rst(d, 1);
+    d.step();
+    set_rst(d, 0);
+    let mut cycles = 0;
+    while clearing(d) != 0 {
+        d.step();
+        cycles += 1;
+    }
+    cycles
+}
+
 include!(concat!(env!("OUT_DIR"), "/bindings.rs"));

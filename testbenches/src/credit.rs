@@ -14,12 +14,7 @@ pub fn credit_tx(rule: Rule, batch: u32, bdp: u32) -> bridge::CreditTx {
     d.set_cfg_rule((rule == Rule::Eq2) as u64);
     d.set_cfg_batch(batch as u64);
     d.set_cfg_bdp(bdp as u64);
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
-    while d.status_clearing() != 0 {
-        d.step();
-    }
+    bridge::reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.status_clearing());
     d
 }
 
@@ -28,12 +23,7 @@ pub fn credit_rx(bp_threshold: u16, bp_slowdown: u8) -> bridge::CreditRx {
     let mut d = bridge::CreditRx::new();
     d.set_cfg_bp_threshold(bp_threshold as u64);
     d.set_cfg_bp_slowdown(bp_slowdown as u64);
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
-    while d.status_clearing() != 0 {
-        d.step();
-    }
+    bridge::reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.status_clearing());
     d
 }
 
@@ -352,12 +342,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     d.set_cfg_bdp(bdp as u64);
     d.set_cfg_bp_threshold(0xffff);
     d.set_cfg_bp_slowdown(1);
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
-    while d.clearing() != 0 {
-        d.step();
-    }
+    bridge::reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.clearing());
     let mut next = rng(lc.seed);
     let n = lc.qps as usize;
     let half = lc.loop_delay / 2;

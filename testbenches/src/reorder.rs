@@ -23,12 +23,7 @@ pub fn rx_reorder(s: &ReorderSettings) -> bridge::RxReorder {
     d.set_cfg_window(s.window as u64);
     d.set_cfg_ooo_thresh(s.ooo_threshold as u64);
     d.set_cfg_miss_pct(s.missing_share_pct as u64);
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
-    while d.status_clearing() != 0 {
-        d.step();
-    }
+    bridge::reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.status_clearing());
     d
 }
 
@@ -45,6 +40,17 @@ pub enum Event {
     Hdr(Header),
     /// A cycle with no input.
     Idle,
+}
+
+/// Present a QP command on `s_qp_*` (or nothing: `s_qp_valid` low).
+pub fn drive_qp(d: &mut bridge::RxReorder, cmd: Option<(u32, bool, u8, u32)>) {
+    d.set_s_qp_valid(cmd.is_some() as u64);
+    if let Some((qp, enable, vni_slot, psn)) = cmd {
+        d.set_s_qp_qp(qp as u64);
+        d.set_s_qp_enable(enable as u64);
+        d.set_s_qp_vni_slot(vni_slot as u64);
+        d.set_s_qp_psn(psn as u64);
+    }
 }
 
 /// Present `h` on `s_hdr_*` (or nothing: `s_hdr_valid` low).
@@ -128,13 +134,7 @@ pub fn compare(d: &mut bridge::RxReorder, model: &mut ReorderModel, events: &[Ev
                 enable,
                 vni_slot,
                 psn,
-            } => {
-                d.set_s_qp_valid(1);
-                d.set_s_qp_qp(qp as u64);
-                d.set_s_qp_enable(enable as u64);
-                d.set_s_qp_vni_slot(vni_slot as u64);
-                d.set_s_qp_psn(psn as u64);
-            }
+            } => drive_qp(d, Some((qp, enable, vni_slot, psn))),
             Event::Hdr(h) => drive_hdr(d, Some(&h)),
             Event::Idle => {}
         }
@@ -299,14 +299,10 @@ impl Stream {
     /// Create a QP (takes one cycle; call before its headers).
     pub fn create(&mut self, qp: u32, vni_slot: u8, psn: u32) {
         let d = &mut self.dut;
-        d.set_s_hdr_valid(0);
-        d.set_s_qp_valid(1);
-        d.set_s_qp_qp(qp as u64);
-        d.set_s_qp_enable(1);
-        d.set_s_qp_vni_slot(vni_slot as u64);
-        d.set_s_qp_psn(psn as u64);
+        drive_hdr(d, None);
+        drive_qp(d, Some((qp, true, vni_slot, psn)));
         d.step();
-        d.set_s_qp_valid(0);
+        drive_qp(d, None);
     }
 
     /// One cycle: offer `h` (always accepted: no QP command and no hold), return the
@@ -488,10 +484,7 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
             psn,
         } = ev
         {
-            v.set_s_qp_qp(qp as u64);
-            v.set_s_qp_enable(enable as u64);
-            v.set_s_qp_vni_slot(vni_slot as u64);
-            v.set_s_qp_psn(psn as u64);
+            drive_qp(&mut v, Some((qp, enable, vni_slot, psn)));
             u.s_qp_qp.next = (qp as u64).into();
             u.s_qp_enable.next = enable;
             u.s_qp_vni_slot.next = (vni_slot as u64).into();

@@ -3,7 +3,7 @@
 //! with wire frames, and checked against `prnic_verif::rx` and `prnic_verif::reorder`.
 
 use crate::bridge::{self, Dut};
-use crate::reorder::{rtl_outcome, rx_reorder};
+use crate::reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
 use prnic_verif::reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
 use prnic_verif::rx::{decapsulate, RxDrop};
@@ -88,14 +88,10 @@ impl RxPath {
     /// Create a QP in `rx_reorder` (one cycle of both blocks).
     pub fn create_qp(&mut self, qp: u32, slot: u8, psn: u32) {
         let r = &mut self.reorder;
-        r.set_s_qp_valid(1);
-        r.set_s_qp_qp(qp as u64);
-        r.set_s_qp_enable(1);
-        r.set_s_qp_vni_slot(slot as u64);
-        r.set_s_qp_psn(psn as u64);
-        r.set_s_hdr_valid(0);
+        drive_qp(r, Some((qp, true, slot, psn)));
+        drive_hdr(r, None);
         r.step();
-        r.set_s_qp_valid(0);
+        drive_qp(r, None);
         self.decap.set_m_hdr_ready(0);
         self.decap.set_s_verdict_valid(0);
         self.decap.step();

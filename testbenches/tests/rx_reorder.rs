@@ -2,7 +2,7 @@
 //! the golden model, plus invariants checked from the stimulus alone (placed once per
 //! PSN, CQEs once and in PSN order with the sender's immediate, nothing foreign placed).
 
-use prnic_testbenches::bridge::Dut;
+use prnic_testbenches::bridge::reset_and_sweep;
 use prnic_testbenches::reorder::{compare, default_settings, rx_reorder, Compare, Event, Traffic};
 use prnic_verif::reorder::{Header, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
 use proptest::prelude::*;
@@ -230,14 +230,7 @@ fn reset_disables_every_qp() {
     let ev = vec![create(5, 0, 0), hdr(5, 0, 0, None)];
     let r = compare(&mut d, &mut m, &ev);
     assert_eq!(r.outcomes[0].1.verdict, Verdict::Place);
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
-    let mut cycles = 0;
-    while d.status_clearing() != 0 {
-        d.step();
-        cycles += 1;
-    }
+    let cycles = reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.status_clearing());
     assert_eq!(cycles, s.qps, "the sweep takes one cycle per QP");
     let mut m = ReorderModel::new(s);
     let r = compare(&mut d, &mut m, &[hdr(5, 1, 0, None)]);
