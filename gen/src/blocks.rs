@@ -12,6 +12,7 @@ use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
+use prnic_rtl::rx_events::{ACK_REC_BITS, CQE_REC_BITS, EVENT_DEPTH};
 use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS_PER_QP as RX_STATE_BITS};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use prnic_rtl::tx_encap::TxEncap;
@@ -130,6 +131,8 @@ pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<
         tx_encap::<D, K>(cfg),
         credit_tx(cfg),
         credit_rx(cfg),
+        rx_decap::<D, K>(cfg),
+        rx_reorder(cfg),
     );
     t.connect_all();
     t
@@ -167,11 +170,16 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     Ok(vec![
         Module {
             name: "prnic_top",
-            summary: "the RNIC as far as its blocks exist: csr, flow_table (programmed through CSR), tx_encap with its sprayer, credit_tx and credit_rx",
+            summary: "the RNIC: csr, flow_table (programmed through CSR), tx_encap with its sprayer onto two MAC ports, two MAC ports through rx_decap and rx_reorder to placement, CQE and ACK streams, credit_tx and credit_rx",
             verilog: emit("prnic_top", &top)?,
             ports: ports_of(&top),
             latency_cycles: None,
-            ram_bits: ram_bits + tx_ram_bits + cfg.reorder.qps as u64 * (160 + 32 + 16),
+            ram_bits: ram_bits
+                + tx_ram_bits
+                + cfg.reorder.qps as u64 * (160 + 32 + 16)
+                + rxd_ram_bits
+                + cfg.reorder.qps as u64 * RX_STATE_BITS as u64
+                + (EVENT_DEPTH * (CQE_REC_BITS + ACK_REC_BITS)) as u64,
         },
         Module {
             name: "csr",

@@ -19,6 +19,7 @@ pub fn config_value(cfg: &PrnicConfig, name: &str) -> u64 {
         "sprayer_port_max" => cfg.sprayer.port_max as u64,
         "reorder_ooo_threshold" => cfg.reorder.ooo_threshold as u64,
         "reorder_missing_share_pct" => cfg.reorder.missing_share_pct as u64,
+        "reorder_window" => cfg.reorder.window_bits as u64,
         "credit_rule" => match cfg.credit.rule {
             CreditRule::Eq1 => 0,
             CreditRule::Eq2 => 1,

@@ -174,7 +174,7 @@ Re-run it after changing the RTL or the config; the figures are measured, not de
 and ports: Yosys `ltp` after deleting the FF, BRAM and I/O cells from the mapped netlist. \
 A LUT followed by MUXF7 and MUXF8 in one slice is about one logic level. It is a depth, not \
 a delay: timing closure at the configured clock needs a vendor tool.\n\n\
-`prnic_top` contains csr, flow_table, tx_encap (with its sprayer), credit_tx and credit_rx, so its row is the integrated design so far; `credit_scope` is a monitor wrapper for waveforms and debug probes."
+`prnic_top` contains csr, flow_table, tx_encap (with its sprayer), credit_tx, credit_rx, rx_decap and rx_reorder, plus the RX port arbiter and the CQE and ACK queues (`rx_events`), so its row is the whole RNIC; `credit_scope` is a monitor wrapper for waveforms and debug probes."
     );
     s
 }

@@ -89,6 +89,16 @@
 #define PRNIC_CREDIT_STATUS_RX_CLEARING_MASK 0x00000002u
 #define PRNIC_CREDIT_STATUS_DEBT_ERROR_SHIFT 2u
 #define PRNIC_CREDIT_STATUS_DEBT_ERROR_MASK 0x00000004u
+#define PRNIC_REORDER_WINDOW 0x068u /* Receive window in PSNs: packets further than this beyond a QP's head are dropped (at most 256, the per-QP word's size). */
+#define PRNIC_REORDER_WINDOW_PSNS_SHIFT 0u
+#define PRNIC_REORDER_WINDOW_PSNS_MASK 0x0000ffffu
+#define PRNIC_RX_STATUS 0x06cu /* RX path state. */
+#define PRNIC_RX_STATUS_CLEARING_SHIFT 0u
+#define PRNIC_RX_STATUS_CLEARING_MASK 0x00000001u
+#define PRNIC_RX_STATUS_QP_BUSY_SHIFT 1u
+#define PRNIC_RX_STATUS_QP_BUSY_MASK 0x00000002u
+#define PRNIC_RX_STATUS_EVENT_OVERFLOW_SHIFT 2u
+#define PRNIC_RX_STATUS_EVENT_OVERFLOW_MASK 0x00000004u
 #define PRNIC_LOCAL_VNI0 0x070u /* A VNI assigned to one of this RNIC's functions (RX accepts only enabled VNIs). */
 #define PRNIC_LOCAL_VNI0_VNI_SHIFT 0u
 #define PRNIC_LOCAL_VNI0_VNI_MASK 0x00ffffffu
@@ -172,6 +182,64 @@
 #define PRNIC_CNT_CREDIT_RX_GRANTS_HI 0x28cu
 #define PRNIC_CNT_CREDIT_RX_IDLE_SLOTS_LO 0x290u /* Grant slots that passed unused (nobody to grant, or an OFF QP at the head). */
 #define PRNIC_CNT_CREDIT_RX_IDLE_SLOTS_HI 0x294u
+#define PRNIC_QP_ID 0x350u /* Staging: the QP a QP_CMD applies to. */
+#define PRNIC_QP_ID_QP_SHIFT 0u
+#define PRNIC_QP_ID_QP_MASK 0x0000ffffu
+#define PRNIC_QP_CFG 0x354u /* Staging: the QP's tenant and state. */
+#define PRNIC_QP_CFG_VNI_SLOT_SHIFT 0u
+#define PRNIC_QP_CFG_VNI_SLOT_MASK 0x00000007u
+#define PRNIC_QP_CFG_ENABLE_SHIFT 31u
+#define PRNIC_QP_CFG_ENABLE_MASK 0x80000000u
+#define PRNIC_QP_PSN 0x358u /* Staging: the first PSN the QP expects. */
+#define PRNIC_QP_PSN_PSN_SHIFT 0u
+#define PRNIC_QP_PSN_PSN_MASK 0x00ffffffu
+#define PRNIC_QP_CMD 0x35cu /* Command: applies QP_ID/QP_CFG/QP_PSN to rx_reorder (window and completions cleared); RX_STATUS.QP_BUSY until done. */
+#define PRNIC_QP_CMD_OP_SHIFT 0u
+#define PRNIC_QP_CMD_OP_MASK 0x00000001u
+#define PRNIC_CNT_RX_FRAMES_LO 0x400u /* Wire frames received (all ports, before any check). */
+#define PRNIC_CNT_RX_FRAMES_HI 0x404u
+#define PRNIC_CNT_RX_PLACED_LO 0x408u /* Packets whose payload was placed. */
+#define PRNIC_CNT_RX_PLACED_HI 0x40cu
+#define PRNIC_CNT_RX_DROP_BAD_KEEP_LO 0x410u /* RX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last. */
+#define PRNIC_CNT_RX_DROP_BAD_KEEP_HI 0x414u
+#define PRNIC_CNT_RX_DROP_TOO_LONG_LO 0x418u /* RX frames dropped: longer than the largest frame. */
+#define PRNIC_CNT_RX_DROP_TOO_LONG_HI 0x41cu
+#define PRNIC_CNT_RX_DROP_TRUNCATED_LO 0x420u /* RX frames dropped: shorter than the headers. */
+#define PRNIC_CNT_RX_DROP_TRUNCATED_HI 0x424u
+#define PRNIC_CNT_RX_DROP_NOT_IPV4_LO 0x428u /* RX frames dropped: outer EtherType, IPv4 version/IHL or protocol wrong. */
+#define PRNIC_CNT_RX_DROP_NOT_IPV4_HI 0x42cu
+#define PRNIC_CNT_RX_DROP_BAD_CHECKSUM_LO 0x430u /* RX frames dropped: outer IPv4 header checksum wrong. */
+#define PRNIC_CNT_RX_DROP_BAD_CHECKSUM_HI 0x434u
+#define PRNIC_CNT_RX_DROP_BAD_PORT_LO 0x438u /* RX frames dropped: outer UDP destination port not 4789. */
+#define PRNIC_CNT_RX_DROP_BAD_PORT_HI 0x43cu
+#define PRNIC_CNT_RX_DROP_BAD_VXLAN_LO 0x440u /* RX frames dropped: VXLAN I flag clear. */
+#define PRNIC_CNT_RX_DROP_BAD_VXLAN_HI 0x444u
+#define PRNIC_CNT_RX_DROP_UNKNOWN_VNI_LO 0x448u /* RX frames dropped: VNI not in an enabled LOCAL_VNI slot. */
+#define PRNIC_CNT_RX_DROP_UNKNOWN_VNI_HI 0x44cu
+#define PRNIC_CNT_RX_DROP_BAD_INNER_LO 0x450u /* RX frames dropped: inner Ethernet/IPv4/UDP not RoCEv2, or QP above 16 bits. */
+#define PRNIC_CNT_RX_DROP_BAD_INNER_HI 0x454u
+#define PRNIC_CNT_RX_DROP_BAD_OPCODE_LO 0x458u /* RX frames dropped: BTH opcode not an RDMA WRITE. */
+#define PRNIC_CNT_RX_DROP_BAD_OPCODE_HI 0x45cu
+#define PRNIC_CNT_RX_DROP_BAD_LENGTH_LO 0x460u /* RX frames dropped: IPv4/UDP/RETH lengths disagree with the frame. */
+#define PRNIC_CNT_RX_DROP_BAD_LENGTH_HI 0x464u
+#define PRNIC_CNT_RX_DROP_REFUSED_LO 0x468u /* RX packets well formed but refused by rx_reorder (the RX_REORDER_* counters say why). */
+#define PRNIC_CNT_RX_DROP_REFUSED_HI 0x46cu
+#define PRNIC_CNT_RX_REORDER_DUPLICATE_LO 0x470u /* Packets already received (re-ACKed, not placed). */
+#define PRNIC_CNT_RX_REORDER_DUPLICATE_HI 0x474u
+#define PRNIC_CNT_RX_REORDER_BEYOND_WINDOW_LO 0x478u /* Packets beyond the QP's window. */
+#define PRNIC_CNT_RX_REORDER_BEYOND_WINDOW_HI 0x47cu
+#define PRNIC_CNT_RX_REORDER_UNKNOWN_QP_LO 0x480u /* Packets for a QP number above the configured QPs. */
+#define PRNIC_CNT_RX_REORDER_UNKNOWN_QP_HI 0x484u
+#define PRNIC_CNT_RX_REORDER_BAD_QP_LO 0x488u /* Packets for a disabled QP, or one of another tenant (VNI slot). */
+#define PRNIC_CNT_RX_REORDER_BAD_QP_HI 0x48cu
+#define PRNIC_CNT_RX_REORDER_IMM_FULL_LO 0x490u /* Write-with-immediate packets refused: both of the QP's immediate slots busy. */
+#define PRNIC_CNT_RX_REORDER_IMM_FULL_HI 0x494u
+#define PRNIC_CNT_RX_CQES_LO 0x498u /* Completions raised. */
+#define PRNIC_CNT_RX_CQES_HI 0x49cu
+#define PRNIC_CNT_RX_ACKS_LO 0x4a0u /* ACKs raised. */
+#define PRNIC_CNT_RX_ACKS_HI 0x4a4u
+#define PRNIC_CNT_RX_NAKS_LO 0x4a8u /* Selective retransmission requests raised. */
+#define PRNIC_CNT_RX_NAKS_HI 0x4acu
 #define PRNIC_FT_KEY_LO 0x300u /* Staging: key bits 31:0 (overlay destination IPv4). */
 #define PRNIC_FT_KEY_LO_IPV4_SHIFT 0u
 #define PRNIC_FT_KEY_LO_IPV4_MASK 0xffffffffu

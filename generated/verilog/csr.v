@@ -4,7 +4,7 @@
 
 
 
-module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
+module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_reorder_window_psns,hw_rx_status_clearing,hw_rx_status_qp_busy,hw_rx_status_event_overflow,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_qp_id_qp,cfg_qp_cfg_vni_slot,cfg_qp_cfg_enable,cfg_qp_psn_psn,cmd_qp_cmd_valid,cmd_qp_cmd_op,hw_cnt_rx_frames,hw_cnt_rx_placed,hw_cnt_rx_drop_bad_keep,hw_cnt_rx_drop_too_long,hw_cnt_rx_drop_truncated,hw_cnt_rx_drop_not_ipv4,hw_cnt_rx_drop_bad_checksum,hw_cnt_rx_drop_bad_port,hw_cnt_rx_drop_bad_vxlan,hw_cnt_rx_drop_unknown_vni,hw_cnt_rx_drop_bad_inner,hw_cnt_rx_drop_bad_opcode,hw_cnt_rx_drop_bad_length,hw_cnt_rx_drop_refused,hw_cnt_rx_reorder_duplicate,hw_cnt_rx_reorder_beyond_window,hw_cnt_rx_reorder_unknown_qp,hw_cnt_rx_reorder_bad_qp,hw_cnt_rx_reorder_imm_full,hw_cnt_rx_cqes,hw_cnt_rx_acks,hw_cnt_rx_naks,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
     
     // Module arguments
     input wire  clk;
@@ -51,6 +51,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  hw_credit_status_tx_clearing;
     input wire  hw_credit_status_rx_clearing;
     input wire  hw_credit_status_debt_error;
+    output reg  [15:0] cfg_reorder_window_psns;
+    input wire  hw_rx_status_clearing;
+    input wire  hw_rx_status_qp_busy;
+    input wire  hw_rx_status_event_overflow;
     output reg  [23:0] cfg_local_vni0_vni;
     output reg  cfg_local_vni0_en;
     output reg  [23:0] cfg_local_vni1_vni;
@@ -86,6 +90,34 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [63:0] hw_cnt_credit_rx_requests;
     input wire  [63:0] hw_cnt_credit_rx_grants;
     input wire  [63:0] hw_cnt_credit_rx_idle_slots;
+    output reg  [15:0] cfg_qp_id_qp;
+    output reg  [2:0] cfg_qp_cfg_vni_slot;
+    output reg  cfg_qp_cfg_enable;
+    output reg  [23:0] cfg_qp_psn_psn;
+    output reg  cmd_qp_cmd_valid;
+    output reg  cmd_qp_cmd_op;
+    input wire  [63:0] hw_cnt_rx_frames;
+    input wire  [63:0] hw_cnt_rx_placed;
+    input wire  [63:0] hw_cnt_rx_drop_bad_keep;
+    input wire  [63:0] hw_cnt_rx_drop_too_long;
+    input wire  [63:0] hw_cnt_rx_drop_truncated;
+    input wire  [63:0] hw_cnt_rx_drop_not_ipv4;
+    input wire  [63:0] hw_cnt_rx_drop_bad_checksum;
+    input wire  [63:0] hw_cnt_rx_drop_bad_port;
+    input wire  [63:0] hw_cnt_rx_drop_bad_vxlan;
+    input wire  [63:0] hw_cnt_rx_drop_unknown_vni;
+    input wire  [63:0] hw_cnt_rx_drop_bad_inner;
+    input wire  [63:0] hw_cnt_rx_drop_bad_opcode;
+    input wire  [63:0] hw_cnt_rx_drop_bad_length;
+    input wire  [63:0] hw_cnt_rx_drop_refused;
+    input wire  [63:0] hw_cnt_rx_reorder_duplicate;
+    input wire  [63:0] hw_cnt_rx_reorder_beyond_window;
+    input wire  [63:0] hw_cnt_rx_reorder_unknown_qp;
+    input wire  [63:0] hw_cnt_rx_reorder_bad_qp;
+    input wire  [63:0] hw_cnt_rx_reorder_imm_full;
+    input wire  [63:0] hw_cnt_rx_cqes;
+    input wire  [63:0] hw_cnt_rx_acks;
+    input wire  [63:0] hw_cnt_rx_naks;
     output reg  [31:0] cfg_ft_key_lo_ipv4;
     output reg  [23:0] cfg_ft_key_hi_vni;
     output reg  [31:0] cfg_ft_val0_bits;
@@ -108,7 +140,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     
     // Constant declarations
     localparam  id_magic_magic_const = 32'h50524e43;
-    localparam  id_version_minor_const = 16'h2;
+    localparam  id_version_minor_const = 16'h3;
     localparam  id_version_major_const = 16'h1;
     localparam  id_config_hash_lo_hash_const = 32'hea22cdc0;
     localparam  id_config_hash_hi_hash_const = 32'hf4b7e189;
@@ -131,6 +163,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     localparam  credit_bdp_bytes_reset = 32'h40000;
     localparam  pcie_bp_threshold_reset = 16'h400;
     localparam  pcie_bp_slowdown_reset = 4'h2;
+    localparam  reorder_window_psns_reset = 16'h100;
     localparam  local_vni0_vni_reset = 24'h0;
     localparam  local_vni0_en_reset = 1'b0;
     localparam  local_vni1_vni_reset = 24'h0;
@@ -147,6 +180,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     localparam  local_vni6_en_reset = 1'b0;
     localparam  local_vni7_vni_reset = 24'h0;
     localparam  local_vni7_en_reset = 1'b0;
+    localparam  qp_id_qp_reset = 16'h0;
+    localparam  qp_cfg_vni_slot_reset = 3'b0;
+    localparam  qp_cfg_enable_reset = 1'b0;
+    localparam  qp_psn_psn_reset = 24'h0;
     localparam  ft_key_lo_ipv4_reset = 32'h0;
     localparam  ft_key_hi_vni_reset = 24'h0;
     localparam  ft_val0_bits_reset = 32'h0;
@@ -229,6 +266,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [3:0] pcie_bp_slowdown_q$d;
     wire  [3:0] pcie_bp_slowdown_q$q;
     reg  pcie_bp_slowdown_q$clock;
+    reg  [15:0] reorder_window_psns_q$d;
+    wire  [15:0] reorder_window_psns_q$q;
+    reg  reorder_window_psns_q$clock;
     reg  [23:0] local_vni0_vni_q$d;
     wire  [23:0] local_vni0_vni_q$q;
     reg  local_vni0_vni_q$clock;
@@ -346,6 +386,90 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] cnt_credit_rx_idle_slots_shadow$d;
     wire  [31:0] cnt_credit_rx_idle_slots_shadow$q;
     reg  cnt_credit_rx_idle_slots_shadow$clock;
+    reg  [15:0] qp_id_qp_q$d;
+    wire  [15:0] qp_id_qp_q$q;
+    reg  qp_id_qp_q$clock;
+    reg  [2:0] qp_cfg_vni_slot_q$d;
+    wire  [2:0] qp_cfg_vni_slot_q$q;
+    reg  qp_cfg_vni_slot_q$clock;
+    reg  qp_cfg_enable_q$d;
+    wire  qp_cfg_enable_q$q;
+    reg  qp_cfg_enable_q$clock;
+    reg  [23:0] qp_psn_psn_q$d;
+    wire  [23:0] qp_psn_psn_q$q;
+    reg  qp_psn_psn_q$clock;
+    reg  cmd_qp_cmd_valid_q$d;
+    wire  cmd_qp_cmd_valid_q$q;
+    reg  cmd_qp_cmd_valid_q$clock;
+    reg  qp_cmd_op_cmd_q$d;
+    wire  qp_cmd_op_cmd_q$q;
+    reg  qp_cmd_op_cmd_q$clock;
+    reg  [31:0] cnt_rx_frames_shadow$d;
+    wire  [31:0] cnt_rx_frames_shadow$q;
+    reg  cnt_rx_frames_shadow$clock;
+    reg  [31:0] cnt_rx_placed_shadow$d;
+    wire  [31:0] cnt_rx_placed_shadow$q;
+    reg  cnt_rx_placed_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_keep_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_keep_shadow$q;
+    reg  cnt_rx_drop_bad_keep_shadow$clock;
+    reg  [31:0] cnt_rx_drop_too_long_shadow$d;
+    wire  [31:0] cnt_rx_drop_too_long_shadow$q;
+    reg  cnt_rx_drop_too_long_shadow$clock;
+    reg  [31:0] cnt_rx_drop_truncated_shadow$d;
+    wire  [31:0] cnt_rx_drop_truncated_shadow$q;
+    reg  cnt_rx_drop_truncated_shadow$clock;
+    reg  [31:0] cnt_rx_drop_not_ipv4_shadow$d;
+    wire  [31:0] cnt_rx_drop_not_ipv4_shadow$q;
+    reg  cnt_rx_drop_not_ipv4_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_checksum_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_checksum_shadow$q;
+    reg  cnt_rx_drop_bad_checksum_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_port_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_port_shadow$q;
+    reg  cnt_rx_drop_bad_port_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_vxlan_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_vxlan_shadow$q;
+    reg  cnt_rx_drop_bad_vxlan_shadow$clock;
+    reg  [31:0] cnt_rx_drop_unknown_vni_shadow$d;
+    wire  [31:0] cnt_rx_drop_unknown_vni_shadow$q;
+    reg  cnt_rx_drop_unknown_vni_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_inner_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_inner_shadow$q;
+    reg  cnt_rx_drop_bad_inner_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_opcode_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_opcode_shadow$q;
+    reg  cnt_rx_drop_bad_opcode_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_length_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_length_shadow$q;
+    reg  cnt_rx_drop_bad_length_shadow$clock;
+    reg  [31:0] cnt_rx_drop_refused_shadow$d;
+    wire  [31:0] cnt_rx_drop_refused_shadow$q;
+    reg  cnt_rx_drop_refused_shadow$clock;
+    reg  [31:0] cnt_rx_reorder_duplicate_shadow$d;
+    wire  [31:0] cnt_rx_reorder_duplicate_shadow$q;
+    reg  cnt_rx_reorder_duplicate_shadow$clock;
+    reg  [31:0] cnt_rx_reorder_beyond_window_shadow$d;
+    wire  [31:0] cnt_rx_reorder_beyond_window_shadow$q;
+    reg  cnt_rx_reorder_beyond_window_shadow$clock;
+    reg  [31:0] cnt_rx_reorder_unknown_qp_shadow$d;
+    wire  [31:0] cnt_rx_reorder_unknown_qp_shadow$q;
+    reg  cnt_rx_reorder_unknown_qp_shadow$clock;
+    reg  [31:0] cnt_rx_reorder_bad_qp_shadow$d;
+    wire  [31:0] cnt_rx_reorder_bad_qp_shadow$q;
+    reg  cnt_rx_reorder_bad_qp_shadow$clock;
+    reg  [31:0] cnt_rx_reorder_imm_full_shadow$d;
+    wire  [31:0] cnt_rx_reorder_imm_full_shadow$q;
+    reg  cnt_rx_reorder_imm_full_shadow$clock;
+    reg  [31:0] cnt_rx_cqes_shadow$d;
+    wire  [31:0] cnt_rx_cqes_shadow$q;
+    reg  cnt_rx_cqes_shadow$clock;
+    reg  [31:0] cnt_rx_acks_shadow$d;
+    wire  [31:0] cnt_rx_acks_shadow$q;
+    reg  cnt_rx_acks_shadow$clock;
+    reg  [31:0] cnt_rx_naks_shadow$d;
+    wire  [31:0] cnt_rx_naks_shadow$q;
+    reg  cnt_rx_naks_shadow$clock;
     reg  [31:0] ft_key_lo_ipv4_q$d;
     wire  [31:0] ft_key_lo_ipv4_q$q;
     reg  ft_key_lo_ipv4_q$clock;
@@ -455,6 +579,12 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_credit_status_0;
     reg  rsel_credit_status_0;
     reg  [31:0] rval_credit_status_0;
+    reg  wsel_reorder_window_0;
+    reg  rsel_reorder_window_0;
+    reg  [31:0] rval_reorder_window_0;
+    reg  wsel_rx_status_0;
+    reg  rsel_rx_status_0;
+    reg  [31:0] rval_rx_status_0;
     reg  wsel_local_vni0_0;
     reg  rsel_local_vni0_0;
     reg  [31:0] rval_local_vni0_0;
@@ -596,6 +726,150 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  wsel_cnt_credit_rx_idle_slots_1;
     reg  rsel_cnt_credit_rx_idle_slots_1;
     reg  [31:0] rval_cnt_credit_rx_idle_slots_1;
+    reg  wsel_qp_id_0;
+    reg  rsel_qp_id_0;
+    reg  [31:0] rval_qp_id_0;
+    reg  wsel_qp_cfg_0;
+    reg  rsel_qp_cfg_0;
+    reg  [31:0] rval_qp_cfg_0;
+    reg  wsel_qp_psn_0;
+    reg  rsel_qp_psn_0;
+    reg  [31:0] rval_qp_psn_0;
+    reg  wsel_qp_cmd_0;
+    reg  rsel_qp_cmd_0;
+    reg  [31:0] rval_qp_cmd_0;
+    reg  wsel_cnt_rx_frames_0;
+    reg  rsel_cnt_rx_frames_0;
+    reg  [31:0] rval_cnt_rx_frames_0;
+    reg  wsel_cnt_rx_frames_1;
+    reg  rsel_cnt_rx_frames_1;
+    reg  [31:0] rval_cnt_rx_frames_1;
+    reg  wsel_cnt_rx_placed_0;
+    reg  rsel_cnt_rx_placed_0;
+    reg  [31:0] rval_cnt_rx_placed_0;
+    reg  wsel_cnt_rx_placed_1;
+    reg  rsel_cnt_rx_placed_1;
+    reg  [31:0] rval_cnt_rx_placed_1;
+    reg  wsel_cnt_rx_drop_bad_keep_0;
+    reg  rsel_cnt_rx_drop_bad_keep_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_keep_0;
+    reg  wsel_cnt_rx_drop_bad_keep_1;
+    reg  rsel_cnt_rx_drop_bad_keep_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_keep_1;
+    reg  wsel_cnt_rx_drop_too_long_0;
+    reg  rsel_cnt_rx_drop_too_long_0;
+    reg  [31:0] rval_cnt_rx_drop_too_long_0;
+    reg  wsel_cnt_rx_drop_too_long_1;
+    reg  rsel_cnt_rx_drop_too_long_1;
+    reg  [31:0] rval_cnt_rx_drop_too_long_1;
+    reg  wsel_cnt_rx_drop_truncated_0;
+    reg  rsel_cnt_rx_drop_truncated_0;
+    reg  [31:0] rval_cnt_rx_drop_truncated_0;
+    reg  wsel_cnt_rx_drop_truncated_1;
+    reg  rsel_cnt_rx_drop_truncated_1;
+    reg  [31:0] rval_cnt_rx_drop_truncated_1;
+    reg  wsel_cnt_rx_drop_not_ipv4_0;
+    reg  rsel_cnt_rx_drop_not_ipv4_0;
+    reg  [31:0] rval_cnt_rx_drop_not_ipv4_0;
+    reg  wsel_cnt_rx_drop_not_ipv4_1;
+    reg  rsel_cnt_rx_drop_not_ipv4_1;
+    reg  [31:0] rval_cnt_rx_drop_not_ipv4_1;
+    reg  wsel_cnt_rx_drop_bad_checksum_0;
+    reg  rsel_cnt_rx_drop_bad_checksum_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_checksum_0;
+    reg  wsel_cnt_rx_drop_bad_checksum_1;
+    reg  rsel_cnt_rx_drop_bad_checksum_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_checksum_1;
+    reg  wsel_cnt_rx_drop_bad_port_0;
+    reg  rsel_cnt_rx_drop_bad_port_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_port_0;
+    reg  wsel_cnt_rx_drop_bad_port_1;
+    reg  rsel_cnt_rx_drop_bad_port_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_port_1;
+    reg  wsel_cnt_rx_drop_bad_vxlan_0;
+    reg  rsel_cnt_rx_drop_bad_vxlan_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_vxlan_0;
+    reg  wsel_cnt_rx_drop_bad_vxlan_1;
+    reg  rsel_cnt_rx_drop_bad_vxlan_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_vxlan_1;
+    reg  wsel_cnt_rx_drop_unknown_vni_0;
+    reg  rsel_cnt_rx_drop_unknown_vni_0;
+    reg  [31:0] rval_cnt_rx_drop_unknown_vni_0;
+    reg  wsel_cnt_rx_drop_unknown_vni_1;
+    reg  rsel_cnt_rx_drop_unknown_vni_1;
+    reg  [31:0] rval_cnt_rx_drop_unknown_vni_1;
+    reg  wsel_cnt_rx_drop_bad_inner_0;
+    reg  rsel_cnt_rx_drop_bad_inner_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_inner_0;
+    reg  wsel_cnt_rx_drop_bad_inner_1;
+    reg  rsel_cnt_rx_drop_bad_inner_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_inner_1;
+    reg  wsel_cnt_rx_drop_bad_opcode_0;
+    reg  rsel_cnt_rx_drop_bad_opcode_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_opcode_0;
+    reg  wsel_cnt_rx_drop_bad_opcode_1;
+    reg  rsel_cnt_rx_drop_bad_opcode_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_opcode_1;
+    reg  wsel_cnt_rx_drop_bad_length_0;
+    reg  rsel_cnt_rx_drop_bad_length_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_length_0;
+    reg  wsel_cnt_rx_drop_bad_length_1;
+    reg  rsel_cnt_rx_drop_bad_length_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_length_1;
+    reg  wsel_cnt_rx_drop_refused_0;
+    reg  rsel_cnt_rx_drop_refused_0;
+    reg  [31:0] rval_cnt_rx_drop_refused_0;
+    reg  wsel_cnt_rx_drop_refused_1;
+    reg  rsel_cnt_rx_drop_refused_1;
+    reg  [31:0] rval_cnt_rx_drop_refused_1;
+    reg  wsel_cnt_rx_reorder_duplicate_0;
+    reg  rsel_cnt_rx_reorder_duplicate_0;
+    reg  [31:0] rval_cnt_rx_reorder_duplicate_0;
+    reg  wsel_cnt_rx_reorder_duplicate_1;
+    reg  rsel_cnt_rx_reorder_duplicate_1;
+    reg  [31:0] rval_cnt_rx_reorder_duplicate_1;
+    reg  wsel_cnt_rx_reorder_beyond_window_0;
+    reg  rsel_cnt_rx_reorder_beyond_window_0;
+    reg  [31:0] rval_cnt_rx_reorder_beyond_window_0;
+    reg  wsel_cnt_rx_reorder_beyond_window_1;
+    reg  rsel_cnt_rx_reorder_beyond_window_1;
+    reg  [31:0] rval_cnt_rx_reorder_beyond_window_1;
+    reg  wsel_cnt_rx_reorder_unknown_qp_0;
+    reg  rsel_cnt_rx_reorder_unknown_qp_0;
+    reg  [31:0] rval_cnt_rx_reorder_unknown_qp_0;
+    reg  wsel_cnt_rx_reorder_unknown_qp_1;
+    reg  rsel_cnt_rx_reorder_unknown_qp_1;
+    reg  [31:0] rval_cnt_rx_reorder_unknown_qp_1;
+    reg  wsel_cnt_rx_reorder_bad_qp_0;
+    reg  rsel_cnt_rx_reorder_bad_qp_0;
+    reg  [31:0] rval_cnt_rx_reorder_bad_qp_0;
+    reg  wsel_cnt_rx_reorder_bad_qp_1;
+    reg  rsel_cnt_rx_reorder_bad_qp_1;
+    reg  [31:0] rval_cnt_rx_reorder_bad_qp_1;
+    reg  wsel_cnt_rx_reorder_imm_full_0;
+    reg  rsel_cnt_rx_reorder_imm_full_0;
+    reg  [31:0] rval_cnt_rx_reorder_imm_full_0;
+    reg  wsel_cnt_rx_reorder_imm_full_1;
+    reg  rsel_cnt_rx_reorder_imm_full_1;
+    reg  [31:0] rval_cnt_rx_reorder_imm_full_1;
+    reg  wsel_cnt_rx_cqes_0;
+    reg  rsel_cnt_rx_cqes_0;
+    reg  [31:0] rval_cnt_rx_cqes_0;
+    reg  wsel_cnt_rx_cqes_1;
+    reg  rsel_cnt_rx_cqes_1;
+    reg  [31:0] rval_cnt_rx_cqes_1;
+    reg  wsel_cnt_rx_acks_0;
+    reg  rsel_cnt_rx_acks_0;
+    reg  [31:0] rval_cnt_rx_acks_0;
+    reg  wsel_cnt_rx_acks_1;
+    reg  rsel_cnt_rx_acks_1;
+    reg  [31:0] rval_cnt_rx_acks_1;
+    reg  wsel_cnt_rx_naks_0;
+    reg  rsel_cnt_rx_naks_0;
+    reg  [31:0] rval_cnt_rx_naks_0;
+    reg  wsel_cnt_rx_naks_1;
+    reg  rsel_cnt_rx_naks_1;
+    reg  [31:0] rval_cnt_rx_naks_1;
     reg  wsel_ft_key_lo_0;
     reg  rsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_lo_0;
@@ -662,6 +936,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_credit_bdp_0;
     reg  [31:0] rterm_pcie_bp_0;
     reg  [31:0] rterm_credit_status_0;
+    reg  [31:0] rterm_reorder_window_0;
+    reg  [31:0] rterm_rx_status_0;
     reg  [31:0] rterm_local_vni0_0;
     reg  [31:0] rterm_local_vni1_0;
     reg  [31:0] rterm_local_vni2_0;
@@ -709,6 +985,54 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rterm_cnt_credit_rx_grants_1;
     reg  [31:0] rterm_cnt_credit_rx_idle_slots_0;
     reg  [31:0] rterm_cnt_credit_rx_idle_slots_1;
+    reg  [31:0] rterm_qp_id_0;
+    reg  [31:0] rterm_qp_cfg_0;
+    reg  [31:0] rterm_qp_psn_0;
+    reg  [31:0] rterm_qp_cmd_0;
+    reg  [31:0] rterm_cnt_rx_frames_0;
+    reg  [31:0] rterm_cnt_rx_frames_1;
+    reg  [31:0] rterm_cnt_rx_placed_0;
+    reg  [31:0] rterm_cnt_rx_placed_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_keep_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_keep_1;
+    reg  [31:0] rterm_cnt_rx_drop_too_long_0;
+    reg  [31:0] rterm_cnt_rx_drop_too_long_1;
+    reg  [31:0] rterm_cnt_rx_drop_truncated_0;
+    reg  [31:0] rterm_cnt_rx_drop_truncated_1;
+    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_0;
+    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_port_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_port_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_1;
+    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_0;
+    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_inner_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_inner_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_1;
+    reg  [31:0] rterm_cnt_rx_drop_bad_length_0;
+    reg  [31:0] rterm_cnt_rx_drop_bad_length_1;
+    reg  [31:0] rterm_cnt_rx_drop_refused_0;
+    reg  [31:0] rterm_cnt_rx_drop_refused_1;
+    reg  [31:0] rterm_cnt_rx_reorder_duplicate_0;
+    reg  [31:0] rterm_cnt_rx_reorder_duplicate_1;
+    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_0;
+    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_1;
+    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_0;
+    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_1;
+    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_0;
+    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_1;
+    reg  [31:0] rterm_cnt_rx_reorder_imm_full_0;
+    reg  [31:0] rterm_cnt_rx_reorder_imm_full_1;
+    reg  [31:0] rterm_cnt_rx_cqes_0;
+    reg  [31:0] rterm_cnt_rx_cqes_1;
+    reg  [31:0] rterm_cnt_rx_acks_0;
+    reg  [31:0] rterm_cnt_rx_acks_1;
+    reg  [31:0] rterm_cnt_rx_naks_0;
+    reg  [31:0] rterm_cnt_rx_naks_1;
     reg  [31:0] rterm_ft_key_lo_0;
     reg  [31:0] rterm_ft_key_hi_0;
     reg  [31:0] rterm_ft_val0_0;
@@ -845,6 +1169,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .d(pcie_bp_slowdown_q$d),
         .q(pcie_bp_slowdown_q$q),
         .clock(pcie_bp_slowdown_q$clock)
+    );
+    csr$reorder_window_psns_q reorder_window_psns_q(
+        .d(reorder_window_psns_q$d),
+        .q(reorder_window_psns_q$q),
+        .clock(reorder_window_psns_q$clock)
     );
     csr$local_vni0_vni_q local_vni0_vni_q(
         .d(local_vni0_vni_q$d),
@@ -1041,6 +1370,146 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_credit_rx_idle_slots_shadow$q),
         .clock(cnt_credit_rx_idle_slots_shadow$clock)
     );
+    csr$qp_id_qp_q qp_id_qp_q(
+        .d(qp_id_qp_q$d),
+        .q(qp_id_qp_q$q),
+        .clock(qp_id_qp_q$clock)
+    );
+    csr$qp_cfg_vni_slot_q qp_cfg_vni_slot_q(
+        .d(qp_cfg_vni_slot_q$d),
+        .q(qp_cfg_vni_slot_q$q),
+        .clock(qp_cfg_vni_slot_q$clock)
+    );
+    csr$qp_cfg_enable_q qp_cfg_enable_q(
+        .d(qp_cfg_enable_q$d),
+        .q(qp_cfg_enable_q$q),
+        .clock(qp_cfg_enable_q$clock)
+    );
+    csr$qp_psn_psn_q qp_psn_psn_q(
+        .d(qp_psn_psn_q$d),
+        .q(qp_psn_psn_q$q),
+        .clock(qp_psn_psn_q$clock)
+    );
+    csr$cmd_qp_cmd_valid_q cmd_qp_cmd_valid_q(
+        .d(cmd_qp_cmd_valid_q$d),
+        .q(cmd_qp_cmd_valid_q$q),
+        .clock(cmd_qp_cmd_valid_q$clock)
+    );
+    csr$qp_cmd_op_cmd_q qp_cmd_op_cmd_q(
+        .d(qp_cmd_op_cmd_q$d),
+        .q(qp_cmd_op_cmd_q$q),
+        .clock(qp_cmd_op_cmd_q$clock)
+    );
+    csr$cnt_rx_frames_shadow cnt_rx_frames_shadow(
+        .d(cnt_rx_frames_shadow$d),
+        .q(cnt_rx_frames_shadow$q),
+        .clock(cnt_rx_frames_shadow$clock)
+    );
+    csr$cnt_rx_placed_shadow cnt_rx_placed_shadow(
+        .d(cnt_rx_placed_shadow$d),
+        .q(cnt_rx_placed_shadow$q),
+        .clock(cnt_rx_placed_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_keep_shadow cnt_rx_drop_bad_keep_shadow(
+        .d(cnt_rx_drop_bad_keep_shadow$d),
+        .q(cnt_rx_drop_bad_keep_shadow$q),
+        .clock(cnt_rx_drop_bad_keep_shadow$clock)
+    );
+    csr$cnt_rx_drop_too_long_shadow cnt_rx_drop_too_long_shadow(
+        .d(cnt_rx_drop_too_long_shadow$d),
+        .q(cnt_rx_drop_too_long_shadow$q),
+        .clock(cnt_rx_drop_too_long_shadow$clock)
+    );
+    csr$cnt_rx_drop_truncated_shadow cnt_rx_drop_truncated_shadow(
+        .d(cnt_rx_drop_truncated_shadow$d),
+        .q(cnt_rx_drop_truncated_shadow$q),
+        .clock(cnt_rx_drop_truncated_shadow$clock)
+    );
+    csr$cnt_rx_drop_not_ipv4_shadow cnt_rx_drop_not_ipv4_shadow(
+        .d(cnt_rx_drop_not_ipv4_shadow$d),
+        .q(cnt_rx_drop_not_ipv4_shadow$q),
+        .clock(cnt_rx_drop_not_ipv4_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_checksum_shadow cnt_rx_drop_bad_checksum_shadow(
+        .d(cnt_rx_drop_bad_checksum_shadow$d),
+        .q(cnt_rx_drop_bad_checksum_shadow$q),
+        .clock(cnt_rx_drop_bad_checksum_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_port_shadow cnt_rx_drop_bad_port_shadow(
+        .d(cnt_rx_drop_bad_port_shadow$d),
+        .q(cnt_rx_drop_bad_port_shadow$q),
+        .clock(cnt_rx_drop_bad_port_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_vxlan_shadow cnt_rx_drop_bad_vxlan_shadow(
+        .d(cnt_rx_drop_bad_vxlan_shadow$d),
+        .q(cnt_rx_drop_bad_vxlan_shadow$q),
+        .clock(cnt_rx_drop_bad_vxlan_shadow$clock)
+    );
+    csr$cnt_rx_drop_unknown_vni_shadow cnt_rx_drop_unknown_vni_shadow(
+        .d(cnt_rx_drop_unknown_vni_shadow$d),
+        .q(cnt_rx_drop_unknown_vni_shadow$q),
+        .clock(cnt_rx_drop_unknown_vni_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_inner_shadow cnt_rx_drop_bad_inner_shadow(
+        .d(cnt_rx_drop_bad_inner_shadow$d),
+        .q(cnt_rx_drop_bad_inner_shadow$q),
+        .clock(cnt_rx_drop_bad_inner_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_opcode_shadow cnt_rx_drop_bad_opcode_shadow(
+        .d(cnt_rx_drop_bad_opcode_shadow$d),
+        .q(cnt_rx_drop_bad_opcode_shadow$q),
+        .clock(cnt_rx_drop_bad_opcode_shadow$clock)
+    );
+    csr$cnt_rx_drop_bad_length_shadow cnt_rx_drop_bad_length_shadow(
+        .d(cnt_rx_drop_bad_length_shadow$d),
+        .q(cnt_rx_drop_bad_length_shadow$q),
+        .clock(cnt_rx_drop_bad_length_shadow$clock)
+    );
+    csr$cnt_rx_drop_refused_shadow cnt_rx_drop_refused_shadow(
+        .d(cnt_rx_drop_refused_shadow$d),
+        .q(cnt_rx_drop_refused_shadow$q),
+        .clock(cnt_rx_drop_refused_shadow$clock)
+    );
+    csr$cnt_rx_reorder_duplicate_shadow cnt_rx_reorder_duplicate_shadow(
+        .d(cnt_rx_reorder_duplicate_shadow$d),
+        .q(cnt_rx_reorder_duplicate_shadow$q),
+        .clock(cnt_rx_reorder_duplicate_shadow$clock)
+    );
+    csr$cnt_rx_reorder_beyond_window_shadow cnt_rx_reorder_beyond_window_shadow(
+        .d(cnt_rx_reorder_beyond_window_shadow$d),
+        .q(cnt_rx_reorder_beyond_window_shadow$q),
+        .clock(cnt_rx_reorder_beyond_window_shadow$clock)
+    );
+    csr$cnt_rx_reorder_unknown_qp_shadow cnt_rx_reorder_unknown_qp_shadow(
+        .d(cnt_rx_reorder_unknown_qp_shadow$d),
+        .q(cnt_rx_reorder_unknown_qp_shadow$q),
+        .clock(cnt_rx_reorder_unknown_qp_shadow$clock)
+    );
+    csr$cnt_rx_reorder_bad_qp_shadow cnt_rx_reorder_bad_qp_shadow(
+        .d(cnt_rx_reorder_bad_qp_shadow$d),
+        .q(cnt_rx_reorder_bad_qp_shadow$q),
+        .clock(cnt_rx_reorder_bad_qp_shadow$clock)
+    );
+    csr$cnt_rx_reorder_imm_full_shadow cnt_rx_reorder_imm_full_shadow(
+        .d(cnt_rx_reorder_imm_full_shadow$d),
+        .q(cnt_rx_reorder_imm_full_shadow$q),
+        .clock(cnt_rx_reorder_imm_full_shadow$clock)
+    );
+    csr$cnt_rx_cqes_shadow cnt_rx_cqes_shadow(
+        .d(cnt_rx_cqes_shadow$d),
+        .q(cnt_rx_cqes_shadow$q),
+        .clock(cnt_rx_cqes_shadow$clock)
+    );
+    csr$cnt_rx_acks_shadow cnt_rx_acks_shadow(
+        .d(cnt_rx_acks_shadow$d),
+        .q(cnt_rx_acks_shadow$q),
+        .clock(cnt_rx_acks_shadow$clock)
+    );
+    csr$cnt_rx_naks_shadow cnt_rx_naks_shadow(
+        .d(cnt_rx_naks_shadow$d),
+        .q(cnt_rx_naks_shadow$q),
+        .clock(cnt_rx_naks_shadow$clock)
+    );
     csr$ft_key_lo_ipv4_q ft_key_lo_ipv4_q(
         .d(ft_key_lo_ipv4_q$d),
         .q(ft_key_lo_ipv4_q$q),
@@ -1132,6 +1601,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         pcie_bp_threshold_q$d = pcie_bp_threshold_q$q;
         pcie_bp_slowdown_q$clock = clk;
         pcie_bp_slowdown_q$d = pcie_bp_slowdown_q$q;
+        reorder_window_psns_q$clock = clk;
+        reorder_window_psns_q$d = reorder_window_psns_q$q;
         local_vni0_vni_q$clock = clk;
         local_vni0_vni_q$d = local_vni0_vni_q$q;
         local_vni0_en_q$clock = clk;
@@ -1210,6 +1681,62 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_credit_rx_grants_shadow$d = cnt_credit_rx_grants_shadow$q;
         cnt_credit_rx_idle_slots_shadow$clock = clk;
         cnt_credit_rx_idle_slots_shadow$d = cnt_credit_rx_idle_slots_shadow$q;
+        qp_id_qp_q$clock = clk;
+        qp_id_qp_q$d = qp_id_qp_q$q;
+        qp_cfg_vni_slot_q$clock = clk;
+        qp_cfg_vni_slot_q$d = qp_cfg_vni_slot_q$q;
+        qp_cfg_enable_q$clock = clk;
+        qp_cfg_enable_q$d = qp_cfg_enable_q$q;
+        qp_psn_psn_q$clock = clk;
+        qp_psn_psn_q$d = qp_psn_psn_q$q;
+        cmd_qp_cmd_valid_q$clock = clk;
+        cmd_qp_cmd_valid_q$d = cmd_qp_cmd_valid_q$q;
+        qp_cmd_op_cmd_q$clock = clk;
+        qp_cmd_op_cmd_q$d = qp_cmd_op_cmd_q$q;
+        cnt_rx_frames_shadow$clock = clk;
+        cnt_rx_frames_shadow$d = cnt_rx_frames_shadow$q;
+        cnt_rx_placed_shadow$clock = clk;
+        cnt_rx_placed_shadow$d = cnt_rx_placed_shadow$q;
+        cnt_rx_drop_bad_keep_shadow$clock = clk;
+        cnt_rx_drop_bad_keep_shadow$d = cnt_rx_drop_bad_keep_shadow$q;
+        cnt_rx_drop_too_long_shadow$clock = clk;
+        cnt_rx_drop_too_long_shadow$d = cnt_rx_drop_too_long_shadow$q;
+        cnt_rx_drop_truncated_shadow$clock = clk;
+        cnt_rx_drop_truncated_shadow$d = cnt_rx_drop_truncated_shadow$q;
+        cnt_rx_drop_not_ipv4_shadow$clock = clk;
+        cnt_rx_drop_not_ipv4_shadow$d = cnt_rx_drop_not_ipv4_shadow$q;
+        cnt_rx_drop_bad_checksum_shadow$clock = clk;
+        cnt_rx_drop_bad_checksum_shadow$d = cnt_rx_drop_bad_checksum_shadow$q;
+        cnt_rx_drop_bad_port_shadow$clock = clk;
+        cnt_rx_drop_bad_port_shadow$d = cnt_rx_drop_bad_port_shadow$q;
+        cnt_rx_drop_bad_vxlan_shadow$clock = clk;
+        cnt_rx_drop_bad_vxlan_shadow$d = cnt_rx_drop_bad_vxlan_shadow$q;
+        cnt_rx_drop_unknown_vni_shadow$clock = clk;
+        cnt_rx_drop_unknown_vni_shadow$d = cnt_rx_drop_unknown_vni_shadow$q;
+        cnt_rx_drop_bad_inner_shadow$clock = clk;
+        cnt_rx_drop_bad_inner_shadow$d = cnt_rx_drop_bad_inner_shadow$q;
+        cnt_rx_drop_bad_opcode_shadow$clock = clk;
+        cnt_rx_drop_bad_opcode_shadow$d = cnt_rx_drop_bad_opcode_shadow$q;
+        cnt_rx_drop_bad_length_shadow$clock = clk;
+        cnt_rx_drop_bad_length_shadow$d = cnt_rx_drop_bad_length_shadow$q;
+        cnt_rx_drop_refused_shadow$clock = clk;
+        cnt_rx_drop_refused_shadow$d = cnt_rx_drop_refused_shadow$q;
+        cnt_rx_reorder_duplicate_shadow$clock = clk;
+        cnt_rx_reorder_duplicate_shadow$d = cnt_rx_reorder_duplicate_shadow$q;
+        cnt_rx_reorder_beyond_window_shadow$clock = clk;
+        cnt_rx_reorder_beyond_window_shadow$d = cnt_rx_reorder_beyond_window_shadow$q;
+        cnt_rx_reorder_unknown_qp_shadow$clock = clk;
+        cnt_rx_reorder_unknown_qp_shadow$d = cnt_rx_reorder_unknown_qp_shadow$q;
+        cnt_rx_reorder_bad_qp_shadow$clock = clk;
+        cnt_rx_reorder_bad_qp_shadow$d = cnt_rx_reorder_bad_qp_shadow$q;
+        cnt_rx_reorder_imm_full_shadow$clock = clk;
+        cnt_rx_reorder_imm_full_shadow$d = cnt_rx_reorder_imm_full_shadow$q;
+        cnt_rx_cqes_shadow$clock = clk;
+        cnt_rx_cqes_shadow$d = cnt_rx_cqes_shadow$q;
+        cnt_rx_acks_shadow$clock = clk;
+        cnt_rx_acks_shadow$d = cnt_rx_acks_shadow$q;
+        cnt_rx_naks_shadow$clock = clk;
+        cnt_rx_naks_shadow$d = cnt_rx_naks_shadow$q;
         ft_key_lo_ipv4_q$clock = clk;
         ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_q$q;
         ft_key_hi_vni_q$clock = clk;
@@ -1310,6 +1837,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_pcie_bp_0 = (rd_go & (s_axil_araddr == 32'h60));
         wsel_credit_status_0 = (wr_go & (s_axil_awaddr == 32'h64));
         rsel_credit_status_0 = (rd_go & (s_axil_araddr == 32'h64));
+        wsel_reorder_window_0 = (wr_go & (s_axil_awaddr == 32'h68));
+        rsel_reorder_window_0 = (rd_go & (s_axil_araddr == 32'h68));
+        wsel_rx_status_0 = (wr_go & (s_axil_awaddr == 32'h6c));
+        rsel_rx_status_0 = (rd_go & (s_axil_araddr == 32'h6c));
         wsel_local_vni0_0 = (wr_go & (s_axil_awaddr == 32'h70));
         rsel_local_vni0_0 = (rd_go & (s_axil_araddr == 32'h70));
         wsel_local_vni1_0 = (wr_go & (s_axil_awaddr == 32'h74));
@@ -1404,6 +1935,102 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_cnt_credit_rx_idle_slots_0 = (rd_go & (s_axil_araddr == 32'h290));
         wsel_cnt_credit_rx_idle_slots_1 = (wr_go & (s_axil_awaddr == 32'h294));
         rsel_cnt_credit_rx_idle_slots_1 = (rd_go & (s_axil_araddr == 32'h294));
+        wsel_qp_id_0 = (wr_go & (s_axil_awaddr == 32'h350));
+        rsel_qp_id_0 = (rd_go & (s_axil_araddr == 32'h350));
+        wsel_qp_cfg_0 = (wr_go & (s_axil_awaddr == 32'h354));
+        rsel_qp_cfg_0 = (rd_go & (s_axil_araddr == 32'h354));
+        wsel_qp_psn_0 = (wr_go & (s_axil_awaddr == 32'h358));
+        rsel_qp_psn_0 = (rd_go & (s_axil_araddr == 32'h358));
+        wsel_qp_cmd_0 = (wr_go & (s_axil_awaddr == 32'h35c));
+        rsel_qp_cmd_0 = (rd_go & (s_axil_araddr == 32'h35c));
+        wsel_cnt_rx_frames_0 = (wr_go & (s_axil_awaddr == 32'h400));
+        rsel_cnt_rx_frames_0 = (rd_go & (s_axil_araddr == 32'h400));
+        wsel_cnt_rx_frames_1 = (wr_go & (s_axil_awaddr == 32'h404));
+        rsel_cnt_rx_frames_1 = (rd_go & (s_axil_araddr == 32'h404));
+        wsel_cnt_rx_placed_0 = (wr_go & (s_axil_awaddr == 32'h408));
+        rsel_cnt_rx_placed_0 = (rd_go & (s_axil_araddr == 32'h408));
+        wsel_cnt_rx_placed_1 = (wr_go & (s_axil_awaddr == 32'h40c));
+        rsel_cnt_rx_placed_1 = (rd_go & (s_axil_araddr == 32'h40c));
+        wsel_cnt_rx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h410));
+        rsel_cnt_rx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h410));
+        wsel_cnt_rx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h414));
+        rsel_cnt_rx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h414));
+        wsel_cnt_rx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h418));
+        rsel_cnt_rx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h418));
+        wsel_cnt_rx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h41c));
+        rsel_cnt_rx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h41c));
+        wsel_cnt_rx_drop_truncated_0 = (wr_go & (s_axil_awaddr == 32'h420));
+        rsel_cnt_rx_drop_truncated_0 = (rd_go & (s_axil_araddr == 32'h420));
+        wsel_cnt_rx_drop_truncated_1 = (wr_go & (s_axil_awaddr == 32'h424));
+        rsel_cnt_rx_drop_truncated_1 = (rd_go & (s_axil_araddr == 32'h424));
+        wsel_cnt_rx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h428));
+        rsel_cnt_rx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h428));
+        wsel_cnt_rx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h42c));
+        rsel_cnt_rx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h42c));
+        wsel_cnt_rx_drop_bad_checksum_0 = (wr_go & (s_axil_awaddr == 32'h430));
+        rsel_cnt_rx_drop_bad_checksum_0 = (rd_go & (s_axil_araddr == 32'h430));
+        wsel_cnt_rx_drop_bad_checksum_1 = (wr_go & (s_axil_awaddr == 32'h434));
+        rsel_cnt_rx_drop_bad_checksum_1 = (rd_go & (s_axil_araddr == 32'h434));
+        wsel_cnt_rx_drop_bad_port_0 = (wr_go & (s_axil_awaddr == 32'h438));
+        rsel_cnt_rx_drop_bad_port_0 = (rd_go & (s_axil_araddr == 32'h438));
+        wsel_cnt_rx_drop_bad_port_1 = (wr_go & (s_axil_awaddr == 32'h43c));
+        rsel_cnt_rx_drop_bad_port_1 = (rd_go & (s_axil_araddr == 32'h43c));
+        wsel_cnt_rx_drop_bad_vxlan_0 = (wr_go & (s_axil_awaddr == 32'h440));
+        rsel_cnt_rx_drop_bad_vxlan_0 = (rd_go & (s_axil_araddr == 32'h440));
+        wsel_cnt_rx_drop_bad_vxlan_1 = (wr_go & (s_axil_awaddr == 32'h444));
+        rsel_cnt_rx_drop_bad_vxlan_1 = (rd_go & (s_axil_araddr == 32'h444));
+        wsel_cnt_rx_drop_unknown_vni_0 = (wr_go & (s_axil_awaddr == 32'h448));
+        rsel_cnt_rx_drop_unknown_vni_0 = (rd_go & (s_axil_araddr == 32'h448));
+        wsel_cnt_rx_drop_unknown_vni_1 = (wr_go & (s_axil_awaddr == 32'h44c));
+        rsel_cnt_rx_drop_unknown_vni_1 = (rd_go & (s_axil_araddr == 32'h44c));
+        wsel_cnt_rx_drop_bad_inner_0 = (wr_go & (s_axil_awaddr == 32'h450));
+        rsel_cnt_rx_drop_bad_inner_0 = (rd_go & (s_axil_araddr == 32'h450));
+        wsel_cnt_rx_drop_bad_inner_1 = (wr_go & (s_axil_awaddr == 32'h454));
+        rsel_cnt_rx_drop_bad_inner_1 = (rd_go & (s_axil_araddr == 32'h454));
+        wsel_cnt_rx_drop_bad_opcode_0 = (wr_go & (s_axil_awaddr == 32'h458));
+        rsel_cnt_rx_drop_bad_opcode_0 = (rd_go & (s_axil_araddr == 32'h458));
+        wsel_cnt_rx_drop_bad_opcode_1 = (wr_go & (s_axil_awaddr == 32'h45c));
+        rsel_cnt_rx_drop_bad_opcode_1 = (rd_go & (s_axil_araddr == 32'h45c));
+        wsel_cnt_rx_drop_bad_length_0 = (wr_go & (s_axil_awaddr == 32'h460));
+        rsel_cnt_rx_drop_bad_length_0 = (rd_go & (s_axil_araddr == 32'h460));
+        wsel_cnt_rx_drop_bad_length_1 = (wr_go & (s_axil_awaddr == 32'h464));
+        rsel_cnt_rx_drop_bad_length_1 = (rd_go & (s_axil_araddr == 32'h464));
+        wsel_cnt_rx_drop_refused_0 = (wr_go & (s_axil_awaddr == 32'h468));
+        rsel_cnt_rx_drop_refused_0 = (rd_go & (s_axil_araddr == 32'h468));
+        wsel_cnt_rx_drop_refused_1 = (wr_go & (s_axil_awaddr == 32'h46c));
+        rsel_cnt_rx_drop_refused_1 = (rd_go & (s_axil_araddr == 32'h46c));
+        wsel_cnt_rx_reorder_duplicate_0 = (wr_go & (s_axil_awaddr == 32'h470));
+        rsel_cnt_rx_reorder_duplicate_0 = (rd_go & (s_axil_araddr == 32'h470));
+        wsel_cnt_rx_reorder_duplicate_1 = (wr_go & (s_axil_awaddr == 32'h474));
+        rsel_cnt_rx_reorder_duplicate_1 = (rd_go & (s_axil_araddr == 32'h474));
+        wsel_cnt_rx_reorder_beyond_window_0 = (wr_go & (s_axil_awaddr == 32'h478));
+        rsel_cnt_rx_reorder_beyond_window_0 = (rd_go & (s_axil_araddr == 32'h478));
+        wsel_cnt_rx_reorder_beyond_window_1 = (wr_go & (s_axil_awaddr == 32'h47c));
+        rsel_cnt_rx_reorder_beyond_window_1 = (rd_go & (s_axil_araddr == 32'h47c));
+        wsel_cnt_rx_reorder_unknown_qp_0 = (wr_go & (s_axil_awaddr == 32'h480));
+        rsel_cnt_rx_reorder_unknown_qp_0 = (rd_go & (s_axil_araddr == 32'h480));
+        wsel_cnt_rx_reorder_unknown_qp_1 = (wr_go & (s_axil_awaddr == 32'h484));
+        rsel_cnt_rx_reorder_unknown_qp_1 = (rd_go & (s_axil_araddr == 32'h484));
+        wsel_cnt_rx_reorder_bad_qp_0 = (wr_go & (s_axil_awaddr == 32'h488));
+        rsel_cnt_rx_reorder_bad_qp_0 = (rd_go & (s_axil_araddr == 32'h488));
+        wsel_cnt_rx_reorder_bad_qp_1 = (wr_go & (s_axil_awaddr == 32'h48c));
+        rsel_cnt_rx_reorder_bad_qp_1 = (rd_go & (s_axil_araddr == 32'h48c));
+        wsel_cnt_rx_reorder_imm_full_0 = (wr_go & (s_axil_awaddr == 32'h490));
+        rsel_cnt_rx_reorder_imm_full_0 = (rd_go & (s_axil_araddr == 32'h490));
+        wsel_cnt_rx_reorder_imm_full_1 = (wr_go & (s_axil_awaddr == 32'h494));
+        rsel_cnt_rx_reorder_imm_full_1 = (rd_go & (s_axil_araddr == 32'h494));
+        wsel_cnt_rx_cqes_0 = (wr_go & (s_axil_awaddr == 32'h498));
+        rsel_cnt_rx_cqes_0 = (rd_go & (s_axil_araddr == 32'h498));
+        wsel_cnt_rx_cqes_1 = (wr_go & (s_axil_awaddr == 32'h49c));
+        rsel_cnt_rx_cqes_1 = (rd_go & (s_axil_araddr == 32'h49c));
+        wsel_cnt_rx_acks_0 = (wr_go & (s_axil_awaddr == 32'h4a0));
+        rsel_cnt_rx_acks_0 = (rd_go & (s_axil_araddr == 32'h4a0));
+        wsel_cnt_rx_acks_1 = (wr_go & (s_axil_awaddr == 32'h4a4));
+        rsel_cnt_rx_acks_1 = (rd_go & (s_axil_araddr == 32'h4a4));
+        wsel_cnt_rx_naks_0 = (wr_go & (s_axil_awaddr == 32'h4a8));
+        rsel_cnt_rx_naks_0 = (rd_go & (s_axil_araddr == 32'h4a8));
+        wsel_cnt_rx_naks_1 = (wr_go & (s_axil_awaddr == 32'h4ac));
+        rsel_cnt_rx_naks_1 = (rd_go & (s_axil_araddr == 32'h4ac));
         wsel_ft_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h300));
         rsel_ft_key_lo_0 = (rd_go & (s_axil_araddr == 32'h300));
         wsel_ft_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h304));
@@ -1434,8 +2061,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_ft_rd_val2_0 = (rd_go & (s_axil_araddr == 32'h340));
         wsel_ft_rd_val3_0 = (wr_go & (s_axil_awaddr == 32'h344));
         rsel_ft_rd_val3_0 = (rd_go & (s_axil_araddr == 32'h344));
-        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_credit_status_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_cnt_credit_requests_0 | rsel_cnt_credit_requests_1 | rsel_cnt_credit_grants_0 | rsel_cnt_credit_grants_1 | rsel_cnt_credit_wasted_bytes_0 | rsel_cnt_credit_wasted_bytes_1 | rsel_cnt_credit_starved_cycles_0 | rsel_cnt_credit_starved_cycles_1 | rsel_cnt_credit_grants_dropped_0 | rsel_cnt_credit_grants_dropped_1 | rsel_cnt_credit_rx_requests_0 | rsel_cnt_credit_rx_requests_1 | rsel_cnt_credit_rx_grants_0 | rsel_cnt_credit_rx_grants_1 | rsel_cnt_credit_rx_idle_slots_0 | rsel_cnt_credit_rx_idle_slots_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
-        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_credit_status_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1 | wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1 | wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1 | wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1 | wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1 | wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1 | wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1 | wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
+        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_credit_status_0 | rsel_reorder_window_0 | rsel_rx_status_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_cnt_credit_requests_0 | rsel_cnt_credit_requests_1 | rsel_cnt_credit_grants_0 | rsel_cnt_credit_grants_1 | rsel_cnt_credit_wasted_bytes_0 | rsel_cnt_credit_wasted_bytes_1 | rsel_cnt_credit_starved_cycles_0 | rsel_cnt_credit_starved_cycles_1 | rsel_cnt_credit_grants_dropped_0 | rsel_cnt_credit_grants_dropped_1 | rsel_cnt_credit_rx_requests_0 | rsel_cnt_credit_rx_requests_1 | rsel_cnt_credit_rx_grants_0 | rsel_cnt_credit_rx_grants_1 | rsel_cnt_credit_rx_idle_slots_0 | rsel_cnt_credit_rx_idle_slots_1 | rsel_qp_id_0 | rsel_qp_cfg_0 | rsel_qp_psn_0 | rsel_qp_cmd_0 | rsel_cnt_rx_frames_0 | rsel_cnt_rx_frames_1 | rsel_cnt_rx_placed_0 | rsel_cnt_rx_placed_1 | rsel_cnt_rx_drop_bad_keep_0 | rsel_cnt_rx_drop_bad_keep_1 | rsel_cnt_rx_drop_too_long_0 | rsel_cnt_rx_drop_too_long_1 | rsel_cnt_rx_drop_truncated_0 | rsel_cnt_rx_drop_truncated_1 | rsel_cnt_rx_drop_not_ipv4_0 | rsel_cnt_rx_drop_not_ipv4_1 | rsel_cnt_rx_drop_bad_checksum_0 | rsel_cnt_rx_drop_bad_checksum_1 | rsel_cnt_rx_drop_bad_port_0 | rsel_cnt_rx_drop_bad_port_1 | rsel_cnt_rx_drop_bad_vxlan_0 | rsel_cnt_rx_drop_bad_vxlan_1 | rsel_cnt_rx_drop_unknown_vni_0 | rsel_cnt_rx_drop_unknown_vni_1 | rsel_cnt_rx_drop_bad_inner_0 | rsel_cnt_rx_drop_bad_inner_1 | rsel_cnt_rx_drop_bad_opcode_0 | rsel_cnt_rx_drop_bad_opcode_1 | rsel_cnt_rx_drop_bad_length_0 | rsel_cnt_rx_drop_bad_length_1 | rsel_cnt_rx_drop_refused_0 | rsel_cnt_rx_drop_refused_1 | rsel_cnt_rx_reorder_duplicate_0 | rsel_cnt_rx_reorder_duplicate_1 | rsel_cnt_rx_reorder_beyond_window_0 | rsel_cnt_rx_reorder_beyond_window_1 | rsel_cnt_rx_reorder_unknown_qp_0 | rsel_cnt_rx_reorder_unknown_qp_1 | rsel_cnt_rx_reorder_bad_qp_0 | rsel_cnt_rx_reorder_bad_qp_1 | rsel_cnt_rx_reorder_imm_full_0 | rsel_cnt_rx_reorder_imm_full_1 | rsel_cnt_rx_cqes_0 | rsel_cnt_rx_cqes_1 | rsel_cnt_rx_acks_0 | rsel_cnt_rx_acks_1 | rsel_cnt_rx_naks_0 | rsel_cnt_rx_naks_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
+        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_credit_status_0 | wsel_reorder_window_0 | wsel_rx_status_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1 | wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1 | wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1 | wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1 | wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1 | wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1 | wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1 | wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1 | wsel_qp_id_0 | wsel_qp_cfg_0 | wsel_qp_psn_0 | wsel_qp_cmd_0 | wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1 | wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1 | wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1 | wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1 | wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1 | wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1 | wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1 | wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1 | wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1 | wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1 | wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1 | wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1 | wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1 | wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1 | wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1 | wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1 | wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1 | wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1 | wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1 | wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1 | wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1 | wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
         wr_bad = (wr_go & ~wr_hit);
         rd_bad = (rd_go & ~rd_hit);
         bad_access = (wr_bad | rd_bad);
@@ -1612,6 +2239,18 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rval_pcie_bp_0 = (((pcie_bp_threshold_q$q) & 32'hffffffff) << 32'h0) | (((pcie_bp_slowdown_q$q) & 32'hffffffff) << 32'h10);
         rval_credit_status_0 = (((hw_credit_status_tx_clearing) & 32'hffffffff) << 32'h0) | (((hw_credit_status_rx_clearing) & 32'hffffffff) << 32'h1) | (((hw_credit_status_debt_error) & 32'hffffffff) << 32'h2);
         if (wsel_credit_status_0) begin
+            ro_write = 1'b1;
+        end
+        if (wsel_reorder_window_0) begin
+            reorder_window_psns_q$d = ((reorder_window_psns_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+        end
+        if (rst) begin
+            reorder_window_psns_q$d = reorder_window_psns_reset;
+        end
+        cfg_reorder_window_psns = reorder_window_psns_q$q;
+        rval_reorder_window_0 = (((reorder_window_psns_q$q) & 32'hffffffff) << 32'h0);
+        rval_rx_status_0 = (((hw_rx_status_clearing) & 32'hffffffff) << 32'h0) | (((hw_rx_status_qp_busy) & 32'hffffffff) << 32'h1) | (((hw_rx_status_event_overflow) & 32'hffffffff) << 32'h2);
+        if (wsel_rx_status_0) begin
             ro_write = 1'b1;
         end
         if (wsel_local_vni0_0) begin
@@ -1901,6 +2540,220 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         if ((wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1)) begin
             ro_write = 1'b1;
         end
+        if (wsel_qp_id_0) begin
+            qp_id_qp_q$d = ((qp_id_qp_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+        end
+        if (rst) begin
+            qp_id_qp_q$d = qp_id_qp_reset;
+        end
+        cfg_qp_id_qp = qp_id_qp_q$q;
+        rval_qp_id_0 = (((qp_id_qp_q$q) & 32'hffffffff) << 32'h0);
+        if (wsel_qp_cfg_0) begin
+            qp_cfg_vni_slot_q$d = ((qp_cfg_vni_slot_q$q & ~wmask[(32'h0)+:(3)]) | (s_axil_wdata[(32'h0)+:(3)] & wmask[(32'h0)+:(3)]));
+        end
+        if (rst) begin
+            qp_cfg_vni_slot_q$d = qp_cfg_vni_slot_reset;
+        end
+        cfg_qp_cfg_vni_slot = qp_cfg_vni_slot_q$q;
+        if (wsel_qp_cfg_0) begin
+            qp_cfg_enable_q$d = ((qp_cfg_enable_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+        end
+        if (rst) begin
+            qp_cfg_enable_q$d = qp_cfg_enable_reset;
+        end
+        cfg_qp_cfg_enable = qp_cfg_enable_q$q;
+        rval_qp_cfg_0 = (((qp_cfg_vni_slot_q$q) & 32'hffffffff) << 32'h0) | (((qp_cfg_enable_q$q) & 32'hffffffff) << 32'h1f);
+        if (wsel_qp_psn_0) begin
+            qp_psn_psn_q$d = ((qp_psn_psn_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+        end
+        if (rst) begin
+            qp_psn_psn_q$d = qp_psn_psn_reset;
+        end
+        cfg_qp_psn_psn = qp_psn_psn_q$q;
+        rval_qp_psn_0 = (((qp_psn_psn_q$q) & 32'hffffffff) << 32'h0);
+        cmd_qp_cmd_valid_q$d = (wsel_qp_cmd_0 & |s_axil_wstrb);
+        cmd_qp_cmd_valid = cmd_qp_cmd_valid_q$q;
+        if (wsel_qp_cmd_0) begin
+            qp_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(1)];
+        end
+        cmd_qp_cmd_op = qp_cmd_op_cmd_q$q;
+        rval_qp_cmd_0 = 32'h0;
+        rval_cnt_rx_frames_0 = hw_cnt_rx_frames[(32'h0)+:(32)];
+        rval_cnt_rx_frames_1 = cnt_rx_frames_shadow$q;
+        if (rsel_cnt_rx_frames_0) begin
+            cnt_rx_frames_shadow$d = hw_cnt_rx_frames[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_placed_0 = hw_cnt_rx_placed[(32'h0)+:(32)];
+        rval_cnt_rx_placed_1 = cnt_rx_placed_shadow$q;
+        if (rsel_cnt_rx_placed_0) begin
+            cnt_rx_placed_shadow$d = hw_cnt_rx_placed[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_keep_0 = hw_cnt_rx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_keep_1 = cnt_rx_drop_bad_keep_shadow$q;
+        if (rsel_cnt_rx_drop_bad_keep_0) begin
+            cnt_rx_drop_bad_keep_shadow$d = hw_cnt_rx_drop_bad_keep[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_too_long_0 = hw_cnt_rx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_rx_drop_too_long_1 = cnt_rx_drop_too_long_shadow$q;
+        if (rsel_cnt_rx_drop_too_long_0) begin
+            cnt_rx_drop_too_long_shadow$d = hw_cnt_rx_drop_too_long[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_truncated_0 = hw_cnt_rx_drop_truncated[(32'h0)+:(32)];
+        rval_cnt_rx_drop_truncated_1 = cnt_rx_drop_truncated_shadow$q;
+        if (rsel_cnt_rx_drop_truncated_0) begin
+            cnt_rx_drop_truncated_shadow$d = hw_cnt_rx_drop_truncated[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_not_ipv4_0 = hw_cnt_rx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_rx_drop_not_ipv4_1 = cnt_rx_drop_not_ipv4_shadow$q;
+        if (rsel_cnt_rx_drop_not_ipv4_0) begin
+            cnt_rx_drop_not_ipv4_shadow$d = hw_cnt_rx_drop_not_ipv4[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_checksum_0 = hw_cnt_rx_drop_bad_checksum[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_checksum_1 = cnt_rx_drop_bad_checksum_shadow$q;
+        if (rsel_cnt_rx_drop_bad_checksum_0) begin
+            cnt_rx_drop_bad_checksum_shadow$d = hw_cnt_rx_drop_bad_checksum[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_port_0 = hw_cnt_rx_drop_bad_port[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_port_1 = cnt_rx_drop_bad_port_shadow$q;
+        if (rsel_cnt_rx_drop_bad_port_0) begin
+            cnt_rx_drop_bad_port_shadow$d = hw_cnt_rx_drop_bad_port[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_vxlan_0 = hw_cnt_rx_drop_bad_vxlan[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_vxlan_1 = cnt_rx_drop_bad_vxlan_shadow$q;
+        if (rsel_cnt_rx_drop_bad_vxlan_0) begin
+            cnt_rx_drop_bad_vxlan_shadow$d = hw_cnt_rx_drop_bad_vxlan[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_unknown_vni_0 = hw_cnt_rx_drop_unknown_vni[(32'h0)+:(32)];
+        rval_cnt_rx_drop_unknown_vni_1 = cnt_rx_drop_unknown_vni_shadow$q;
+        if (rsel_cnt_rx_drop_unknown_vni_0) begin
+            cnt_rx_drop_unknown_vni_shadow$d = hw_cnt_rx_drop_unknown_vni[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_inner_0 = hw_cnt_rx_drop_bad_inner[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_inner_1 = cnt_rx_drop_bad_inner_shadow$q;
+        if (rsel_cnt_rx_drop_bad_inner_0) begin
+            cnt_rx_drop_bad_inner_shadow$d = hw_cnt_rx_drop_bad_inner[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_opcode_0 = hw_cnt_rx_drop_bad_opcode[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_opcode_1 = cnt_rx_drop_bad_opcode_shadow$q;
+        if (rsel_cnt_rx_drop_bad_opcode_0) begin
+            cnt_rx_drop_bad_opcode_shadow$d = hw_cnt_rx_drop_bad_opcode[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_bad_length_0 = hw_cnt_rx_drop_bad_length[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_length_1 = cnt_rx_drop_bad_length_shadow$q;
+        if (rsel_cnt_rx_drop_bad_length_0) begin
+            cnt_rx_drop_bad_length_shadow$d = hw_cnt_rx_drop_bad_length[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_drop_refused_0 = hw_cnt_rx_drop_refused[(32'h0)+:(32)];
+        rval_cnt_rx_drop_refused_1 = cnt_rx_drop_refused_shadow$q;
+        if (rsel_cnt_rx_drop_refused_0) begin
+            cnt_rx_drop_refused_shadow$d = hw_cnt_rx_drop_refused[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_reorder_duplicate_0 = hw_cnt_rx_reorder_duplicate[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_duplicate_1 = cnt_rx_reorder_duplicate_shadow$q;
+        if (rsel_cnt_rx_reorder_duplicate_0) begin
+            cnt_rx_reorder_duplicate_shadow$d = hw_cnt_rx_reorder_duplicate[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_reorder_beyond_window_0 = hw_cnt_rx_reorder_beyond_window[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_beyond_window_1 = cnt_rx_reorder_beyond_window_shadow$q;
+        if (rsel_cnt_rx_reorder_beyond_window_0) begin
+            cnt_rx_reorder_beyond_window_shadow$d = hw_cnt_rx_reorder_beyond_window[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_reorder_unknown_qp_0 = hw_cnt_rx_reorder_unknown_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_unknown_qp_1 = cnt_rx_reorder_unknown_qp_shadow$q;
+        if (rsel_cnt_rx_reorder_unknown_qp_0) begin
+            cnt_rx_reorder_unknown_qp_shadow$d = hw_cnt_rx_reorder_unknown_qp[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_reorder_bad_qp_0 = hw_cnt_rx_reorder_bad_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_bad_qp_1 = cnt_rx_reorder_bad_qp_shadow$q;
+        if (rsel_cnt_rx_reorder_bad_qp_0) begin
+            cnt_rx_reorder_bad_qp_shadow$d = hw_cnt_rx_reorder_bad_qp[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_reorder_imm_full_0 = hw_cnt_rx_reorder_imm_full[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_imm_full_1 = cnt_rx_reorder_imm_full_shadow$q;
+        if (rsel_cnt_rx_reorder_imm_full_0) begin
+            cnt_rx_reorder_imm_full_shadow$d = hw_cnt_rx_reorder_imm_full[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_cqes_0 = hw_cnt_rx_cqes[(32'h0)+:(32)];
+        rval_cnt_rx_cqes_1 = cnt_rx_cqes_shadow$q;
+        if (rsel_cnt_rx_cqes_0) begin
+            cnt_rx_cqes_shadow$d = hw_cnt_rx_cqes[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_acks_0 = hw_cnt_rx_acks[(32'h0)+:(32)];
+        rval_cnt_rx_acks_1 = cnt_rx_acks_shadow$q;
+        if (rsel_cnt_rx_acks_0) begin
+            cnt_rx_acks_shadow$d = hw_cnt_rx_acks[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1)) begin
+            ro_write = 1'b1;
+        end
+        rval_cnt_rx_naks_0 = hw_cnt_rx_naks[(32'h0)+:(32)];
+        rval_cnt_rx_naks_1 = cnt_rx_naks_shadow$q;
+        if (rsel_cnt_rx_naks_0) begin
+            cnt_rx_naks_shadow$d = hw_cnt_rx_naks[(32'h20)+:(32)];
+        end
+        if ((wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1)) begin
+            ro_write = 1'b1;
+        end
         if (wsel_ft_key_lo_0) begin
             ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
@@ -2124,6 +2977,18 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         else begin
             rterm_credit_status_0 = 32'h0;
+        end
+        if (rsel_reorder_window_0) begin
+            rterm_reorder_window_0 = rval_reorder_window_0;
+        end
+        else begin
+            rterm_reorder_window_0 = 32'h0;
+        end
+        if (rsel_rx_status_0) begin
+            rterm_rx_status_0 = rval_rx_status_0;
+        end
+        else begin
+            rterm_rx_status_0 = 32'h0;
         end
         if (rsel_local_vni0_0) begin
             rterm_local_vni0_0 = rval_local_vni0_0;
@@ -2407,6 +3272,294 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_cnt_credit_rx_idle_slots_1 = 32'h0;
         end
+        if (rsel_qp_id_0) begin
+            rterm_qp_id_0 = rval_qp_id_0;
+        end
+        else begin
+            rterm_qp_id_0 = 32'h0;
+        end
+        if (rsel_qp_cfg_0) begin
+            rterm_qp_cfg_0 = rval_qp_cfg_0;
+        end
+        else begin
+            rterm_qp_cfg_0 = 32'h0;
+        end
+        if (rsel_qp_psn_0) begin
+            rterm_qp_psn_0 = rval_qp_psn_0;
+        end
+        else begin
+            rterm_qp_psn_0 = 32'h0;
+        end
+        if (rsel_qp_cmd_0) begin
+            rterm_qp_cmd_0 = rval_qp_cmd_0;
+        end
+        else begin
+            rterm_qp_cmd_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_frames_0) begin
+            rterm_cnt_rx_frames_0 = rval_cnt_rx_frames_0;
+        end
+        else begin
+            rterm_cnt_rx_frames_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_frames_1) begin
+            rterm_cnt_rx_frames_1 = rval_cnt_rx_frames_1;
+        end
+        else begin
+            rterm_cnt_rx_frames_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_placed_0) begin
+            rterm_cnt_rx_placed_0 = rval_cnt_rx_placed_0;
+        end
+        else begin
+            rterm_cnt_rx_placed_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_placed_1) begin
+            rterm_cnt_rx_placed_1 = rval_cnt_rx_placed_1;
+        end
+        else begin
+            rterm_cnt_rx_placed_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_keep_0) begin
+            rterm_cnt_rx_drop_bad_keep_0 = rval_cnt_rx_drop_bad_keep_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_keep_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_keep_1) begin
+            rterm_cnt_rx_drop_bad_keep_1 = rval_cnt_rx_drop_bad_keep_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_keep_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_too_long_0) begin
+            rterm_cnt_rx_drop_too_long_0 = rval_cnt_rx_drop_too_long_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_too_long_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_too_long_1) begin
+            rterm_cnt_rx_drop_too_long_1 = rval_cnt_rx_drop_too_long_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_too_long_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_truncated_0) begin
+            rterm_cnt_rx_drop_truncated_0 = rval_cnt_rx_drop_truncated_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_truncated_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_truncated_1) begin
+            rterm_cnt_rx_drop_truncated_1 = rval_cnt_rx_drop_truncated_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_truncated_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_not_ipv4_0) begin
+            rterm_cnt_rx_drop_not_ipv4_0 = rval_cnt_rx_drop_not_ipv4_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_not_ipv4_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_not_ipv4_1) begin
+            rterm_cnt_rx_drop_not_ipv4_1 = rval_cnt_rx_drop_not_ipv4_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_not_ipv4_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_checksum_0) begin
+            rterm_cnt_rx_drop_bad_checksum_0 = rval_cnt_rx_drop_bad_checksum_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_checksum_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_checksum_1) begin
+            rterm_cnt_rx_drop_bad_checksum_1 = rval_cnt_rx_drop_bad_checksum_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_checksum_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_port_0) begin
+            rterm_cnt_rx_drop_bad_port_0 = rval_cnt_rx_drop_bad_port_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_port_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_port_1) begin
+            rterm_cnt_rx_drop_bad_port_1 = rval_cnt_rx_drop_bad_port_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_port_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_vxlan_0) begin
+            rterm_cnt_rx_drop_bad_vxlan_0 = rval_cnt_rx_drop_bad_vxlan_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_vxlan_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_vxlan_1) begin
+            rterm_cnt_rx_drop_bad_vxlan_1 = rval_cnt_rx_drop_bad_vxlan_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_vxlan_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_unknown_vni_0) begin
+            rterm_cnt_rx_drop_unknown_vni_0 = rval_cnt_rx_drop_unknown_vni_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_unknown_vni_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_unknown_vni_1) begin
+            rterm_cnt_rx_drop_unknown_vni_1 = rval_cnt_rx_drop_unknown_vni_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_unknown_vni_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_inner_0) begin
+            rterm_cnt_rx_drop_bad_inner_0 = rval_cnt_rx_drop_bad_inner_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_inner_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_inner_1) begin
+            rterm_cnt_rx_drop_bad_inner_1 = rval_cnt_rx_drop_bad_inner_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_inner_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_opcode_0) begin
+            rterm_cnt_rx_drop_bad_opcode_0 = rval_cnt_rx_drop_bad_opcode_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_opcode_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_opcode_1) begin
+            rterm_cnt_rx_drop_bad_opcode_1 = rval_cnt_rx_drop_bad_opcode_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_opcode_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_length_0) begin
+            rterm_cnt_rx_drop_bad_length_0 = rval_cnt_rx_drop_bad_length_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_length_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_bad_length_1) begin
+            rterm_cnt_rx_drop_bad_length_1 = rval_cnt_rx_drop_bad_length_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_bad_length_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_refused_0) begin
+            rterm_cnt_rx_drop_refused_0 = rval_cnt_rx_drop_refused_0;
+        end
+        else begin
+            rterm_cnt_rx_drop_refused_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_drop_refused_1) begin
+            rterm_cnt_rx_drop_refused_1 = rval_cnt_rx_drop_refused_1;
+        end
+        else begin
+            rterm_cnt_rx_drop_refused_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_duplicate_0) begin
+            rterm_cnt_rx_reorder_duplicate_0 = rval_cnt_rx_reorder_duplicate_0;
+        end
+        else begin
+            rterm_cnt_rx_reorder_duplicate_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_duplicate_1) begin
+            rterm_cnt_rx_reorder_duplicate_1 = rval_cnt_rx_reorder_duplicate_1;
+        end
+        else begin
+            rterm_cnt_rx_reorder_duplicate_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_beyond_window_0) begin
+            rterm_cnt_rx_reorder_beyond_window_0 = rval_cnt_rx_reorder_beyond_window_0;
+        end
+        else begin
+            rterm_cnt_rx_reorder_beyond_window_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_beyond_window_1) begin
+            rterm_cnt_rx_reorder_beyond_window_1 = rval_cnt_rx_reorder_beyond_window_1;
+        end
+        else begin
+            rterm_cnt_rx_reorder_beyond_window_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_unknown_qp_0) begin
+            rterm_cnt_rx_reorder_unknown_qp_0 = rval_cnt_rx_reorder_unknown_qp_0;
+        end
+        else begin
+            rterm_cnt_rx_reorder_unknown_qp_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_unknown_qp_1) begin
+            rterm_cnt_rx_reorder_unknown_qp_1 = rval_cnt_rx_reorder_unknown_qp_1;
+        end
+        else begin
+            rterm_cnt_rx_reorder_unknown_qp_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_bad_qp_0) begin
+            rterm_cnt_rx_reorder_bad_qp_0 = rval_cnt_rx_reorder_bad_qp_0;
+        end
+        else begin
+            rterm_cnt_rx_reorder_bad_qp_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_bad_qp_1) begin
+            rterm_cnt_rx_reorder_bad_qp_1 = rval_cnt_rx_reorder_bad_qp_1;
+        end
+        else begin
+            rterm_cnt_rx_reorder_bad_qp_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_imm_full_0) begin
+            rterm_cnt_rx_reorder_imm_full_0 = rval_cnt_rx_reorder_imm_full_0;
+        end
+        else begin
+            rterm_cnt_rx_reorder_imm_full_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_reorder_imm_full_1) begin
+            rterm_cnt_rx_reorder_imm_full_1 = rval_cnt_rx_reorder_imm_full_1;
+        end
+        else begin
+            rterm_cnt_rx_reorder_imm_full_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_cqes_0) begin
+            rterm_cnt_rx_cqes_0 = rval_cnt_rx_cqes_0;
+        end
+        else begin
+            rterm_cnt_rx_cqes_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_cqes_1) begin
+            rterm_cnt_rx_cqes_1 = rval_cnt_rx_cqes_1;
+        end
+        else begin
+            rterm_cnt_rx_cqes_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_acks_0) begin
+            rterm_cnt_rx_acks_0 = rval_cnt_rx_acks_0;
+        end
+        else begin
+            rterm_cnt_rx_acks_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_acks_1) begin
+            rterm_cnt_rx_acks_1 = rval_cnt_rx_acks_1;
+        end
+        else begin
+            rterm_cnt_rx_acks_1 = 32'h0;
+        end
+        if (rsel_cnt_rx_naks_0) begin
+            rterm_cnt_rx_naks_0 = rval_cnt_rx_naks_0;
+        end
+        else begin
+            rterm_cnt_rx_naks_0 = 32'h0;
+        end
+        if (rsel_cnt_rx_naks_1) begin
+            rterm_cnt_rx_naks_1 = rval_cnt_rx_naks_1;
+        end
+        else begin
+            rterm_cnt_rx_naks_1 = 32'h0;
+        end
         if (rsel_ft_key_lo_0) begin
             rterm_ft_key_lo_0 = rval_ft_key_lo_0;
         end
@@ -2497,7 +3650,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else begin
             rterm_ft_rd_val3_0 = 32'h0;
         end
-        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_credit_status_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_cnt_credit_requests_0 | rterm_cnt_credit_requests_1 | rterm_cnt_credit_grants_0 | rterm_cnt_credit_grants_1 | rterm_cnt_credit_wasted_bytes_0 | rterm_cnt_credit_wasted_bytes_1 | rterm_cnt_credit_starved_cycles_0 | rterm_cnt_credit_starved_cycles_1 | rterm_cnt_credit_grants_dropped_0 | rterm_cnt_credit_grants_dropped_1 | rterm_cnt_credit_rx_requests_0 | rterm_cnt_credit_rx_requests_1 | rterm_cnt_credit_rx_grants_0 | rterm_cnt_credit_rx_grants_1 | rterm_cnt_credit_rx_idle_slots_0 | rterm_cnt_credit_rx_idle_slots_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
+        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_credit_status_0 | rterm_reorder_window_0 | rterm_rx_status_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_cnt_credit_requests_0 | rterm_cnt_credit_requests_1 | rterm_cnt_credit_grants_0 | rterm_cnt_credit_grants_1 | rterm_cnt_credit_wasted_bytes_0 | rterm_cnt_credit_wasted_bytes_1 | rterm_cnt_credit_starved_cycles_0 | rterm_cnt_credit_starved_cycles_1 | rterm_cnt_credit_grants_dropped_0 | rterm_cnt_credit_grants_dropped_1 | rterm_cnt_credit_rx_requests_0 | rterm_cnt_credit_rx_requests_1 | rterm_cnt_credit_rx_grants_0 | rterm_cnt_credit_rx_grants_1 | rterm_cnt_credit_rx_idle_slots_0 | rterm_cnt_credit_rx_idle_slots_1 | rterm_qp_id_0 | rterm_qp_cfg_0 | rterm_qp_psn_0 | rterm_qp_cmd_0 | rterm_cnt_rx_frames_0 | rterm_cnt_rx_frames_1 | rterm_cnt_rx_placed_0 | rterm_cnt_rx_placed_1 | rterm_cnt_rx_drop_bad_keep_0 | rterm_cnt_rx_drop_bad_keep_1 | rterm_cnt_rx_drop_too_long_0 | rterm_cnt_rx_drop_too_long_1 | rterm_cnt_rx_drop_truncated_0 | rterm_cnt_rx_drop_truncated_1 | rterm_cnt_rx_drop_not_ipv4_0 | rterm_cnt_rx_drop_not_ipv4_1 | rterm_cnt_rx_drop_bad_checksum_0 | rterm_cnt_rx_drop_bad_checksum_1 | rterm_cnt_rx_drop_bad_port_0 | rterm_cnt_rx_drop_bad_port_1 | rterm_cnt_rx_drop_bad_vxlan_0 | rterm_cnt_rx_drop_bad_vxlan_1 | rterm_cnt_rx_drop_unknown_vni_0 | rterm_cnt_rx_drop_unknown_vni_1 | rterm_cnt_rx_drop_bad_inner_0 | rterm_cnt_rx_drop_bad_inner_1 | rterm_cnt_rx_drop_bad_opcode_0 | rterm_cnt_rx_drop_bad_opcode_1 | rterm_cnt_rx_drop_bad_length_0 | rterm_cnt_rx_drop_bad_length_1 | rterm_cnt_rx_drop_refused_0 | rterm_cnt_rx_drop_refused_1 | rterm_cnt_rx_reorder_duplicate_0 | rterm_cnt_rx_reorder_duplicate_1 | rterm_cnt_rx_reorder_beyond_window_0 | rterm_cnt_rx_reorder_beyond_window_1 | rterm_cnt_rx_reorder_unknown_qp_0 | rterm_cnt_rx_reorder_unknown_qp_1 | rterm_cnt_rx_reorder_bad_qp_0 | rterm_cnt_rx_reorder_bad_qp_1 | rterm_cnt_rx_reorder_imm_full_0 | rterm_cnt_rx_reorder_imm_full_1 | rterm_cnt_rx_cqes_0 | rterm_cnt_rx_cqes_1 | rterm_cnt_rx_acks_0 | rterm_cnt_rx_acks_1 | rterm_cnt_rx_naks_0 | rterm_cnt_rx_naks_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
         s_axil_awready = wr_go;
         s_axil_wready = wr_go;
         s_axil_arready = rd_go;
@@ -2606,6 +3759,25 @@ module csr$cmd_ft_cmd_valid_q(d,q,clock);
     end
           
 endmodule // csr$cmd_ft_cmd_valid_q
+
+
+module csr$cmd_qp_cmd_valid_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cmd_qp_cmd_valid_q
 
 
 module csr$cnt_credit_grants_dropped_shadow(d,q,clock);
@@ -2891,6 +4063,424 @@ module csr$cnt_ft_multi_hit_shadow(d,q,clock);
     end
           
 endmodule // csr$cnt_ft_multi_hit_shadow
+
+
+module csr$cnt_rx_acks_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_acks_shadow
+
+
+module csr$cnt_rx_cqes_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_cqes_shadow
+
+
+module csr$cnt_rx_drop_bad_checksum_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_checksum_shadow
+
+
+module csr$cnt_rx_drop_bad_inner_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_inner_shadow
+
+
+module csr$cnt_rx_drop_bad_keep_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_keep_shadow
+
+
+module csr$cnt_rx_drop_bad_length_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_length_shadow
+
+
+module csr$cnt_rx_drop_bad_opcode_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_opcode_shadow
+
+
+module csr$cnt_rx_drop_bad_port_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_port_shadow
+
+
+module csr$cnt_rx_drop_bad_vxlan_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_vxlan_shadow
+
+
+module csr$cnt_rx_drop_not_ipv4_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_not_ipv4_shadow
+
+
+module csr$cnt_rx_drop_refused_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_refused_shadow
+
+
+module csr$cnt_rx_drop_too_long_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_too_long_shadow
+
+
+module csr$cnt_rx_drop_truncated_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_truncated_shadow
+
+
+module csr$cnt_rx_drop_unknown_vni_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_unknown_vni_shadow
+
+
+module csr$cnt_rx_frames_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_frames_shadow
+
+
+module csr$cnt_rx_naks_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_naks_shadow
+
+
+module csr$cnt_rx_placed_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_placed_shadow
+
+
+module csr$cnt_rx_reorder_bad_qp_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_reorder_bad_qp_shadow
+
+
+module csr$cnt_rx_reorder_beyond_window_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_reorder_beyond_window_shadow
+
+
+module csr$cnt_rx_reorder_duplicate_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_reorder_duplicate_shadow
+
+
+module csr$cnt_rx_reorder_imm_full_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_reorder_imm_full_shadow
+
+
+module csr$cnt_rx_reorder_unknown_qp_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_reorder_unknown_qp_shadow
 
 
 module csr$cnt_tx_drop_bad_keep_shadow(d,q,clock);
@@ -3729,6 +5319,101 @@ module csr$port1_mac_lo_mac_q(d,q,clock);
 endmodule // csr$port1_mac_lo_mac_q
 
 
+module csr$qp_cfg_enable_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$qp_cfg_enable_q
+
+
+module csr$qp_cfg_vni_slot_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$qp_cfg_vni_slot_q
+
+
+module csr$qp_cmd_op_cmd_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$qp_cmd_op_cmd_q
+
+
+module csr$qp_id_qp_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$qp_id_qp_q
+
+
+module csr$qp_psn_psn_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$qp_psn_psn_q
+
+
 module csr$rdata_q(d,q,clock);
     
     // Module arguments
@@ -3784,6 +5469,25 @@ module csr$reorder_thresh_ooo_q(d,q,clock);
     end
           
 endmodule // csr$reorder_thresh_ooo_q
+
+
+module csr$reorder_window_psns_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$reorder_window_psns_q
 
 
 module csr$rresp_q(d,q,clock);

@@ -4,7 +4,7 @@
 
 
 
-module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
+module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
     
     // Module arguments
     input wire  clk;
@@ -41,6 +41,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     input wire  [31:0] cfg_local_vni5;
     input wire  [31:0] cfg_local_vni6;
     input wire  [31:0] cfg_local_vni7;
+    output reg  [1:0] m_place_done;
     output reg  [31:0] status_frames;
     output reg  [31:0] status_placed;
     output reg  [31:0] status_drop_bad_keep;
@@ -202,6 +203,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  o_valid$d;
     wire  o_valid$q;
     reg  o_valid$clock;
+    reg  [7:0] empties$d;
+    wire  [7:0] empties$q;
+    reg  empties$clock;
     reg  [1023:0] o_data$d;
     wire  [1023:0] o_data$q;
     reg  o_data$clock;
@@ -270,6 +274,8 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  cnt_verdict$clock;
     
     // Local signals
+    reg  last_taken;
+    reg  empty_go;
     reg  [31:0] vni_cfg$0;
     reg  [31:0] vni_cfg$1;
     reg  [31:0] vni_cfg$2;
@@ -506,6 +512,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .q(o_valid$q),
         .clock(o_valid$clock)
     );
+    rx_decap$empties empties(
+        .d(empties$d),
+        .q(empties$q),
+        .clock(empties$clock)
+    );
     rx_decap$o_data o_data(
         .d(o_data$d),
         .q(o_data$q),
@@ -646,6 +657,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         e_len$clock = clk;
         prev$clock = clk;
         o_valid$clock = clk;
+        empties$clock = clk;
         o_data$clock = clk;
         o_keep$clock = clk;
         o_last$clock = clk;
@@ -683,6 +695,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         e_len$d = e_len$q;
         prev$d = prev$q;
         o_valid$d = o_valid$q;
+        empties$d = empties$q;
         o_data$d = o_data$q;
         o_keep$d = o_keep$q;
         o_last$d = o_last$q;
@@ -1014,6 +1027,17 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
                 cnt_placed$d = (cnt_placed$q + 32'h1);
             end
         end
+        last_taken = ((o_valid$q & m_axis_place_tready) & o_last$q);
+        empty_go = (|empties$q & (~o_valid$q | last_taken));
+        if (((start & (~|r_reason & ~|verdict_fifo$m_data)) & (n_out == 32'h0))) begin
+            if (~empty_go) begin
+                empties$d = (empties$q + 32'h1);
+            end
+        end
+        else if (empty_go) begin
+            empties$d = (empties$q - 32'h1);
+        end
+        m_place_done = (((last_taken) & 2'h3) + ((empty_go) & 2'h3));
         if (((in_fire & ~in_mid$q) & ~start)) begin
             flight$d = (flight$q + 32'h1);
         end
@@ -1037,6 +1061,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             e_active$d = 1'b0;
             e_flush$d = 1'b0;
             o_valid$d = 1'b0;
+            empties$d = 32'h0;
             cnt_frames$d = 32'h0;
             cnt_placed$d = 32'h0;
             cnt_verdict$d = 32'h0;
@@ -2245,6 +2270,25 @@ module rx_decap$e_va(d,q,clock);
     end
           
 endmodule // rx_decap$e_va
+
+
+module rx_decap$empties(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$empties
 
 
 module rx_decap$flight(d,q,clock);

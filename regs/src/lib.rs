@@ -16,7 +16,7 @@ pub const ADDR_BITS: u32 = 12;
 /// Value of `ID_MAGIC`: ASCII "PRNC".
 pub const MAGIC: u32 = 0x5052_4e43;
 /// Register map version `{major[31:16], minor[15:0]}`.
-pub const MAP_VERSION: u32 = 0x0001_0002;
+pub const MAP_VERSION: u32 = 0x0001_0003;
 
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,6 +398,26 @@ pub fn registers() -> Vec<Register> {
             ],
         ),
     ]);
+    r.extend([
+        reg(
+            "REORDER_WINDOW",
+            0x068,
+            "rx",
+            "Receive window in PSNs: packets further than this beyond a QP's head are dropped (at most 256, the per-QP word's size).",
+            vec![f("PSNS", 0, 16, Rw, Config("reorder_window"), "window, PSNs (1..=256)")],
+        ),
+        reg(
+            "RX_STATUS",
+            0x06c,
+            "rx",
+            "RX path state.",
+            vec![
+                f("CLEARING", 0, 1, Ro, Hw, "rx_reorder reset sweep in progress: QP commands wait, headers wait"),
+                f("QP_BUSY", 1, 1, Ro, Hw, "a QP_CMD is waiting to be applied"),
+                f("EVENT_OVERFLOW", 2, 1, Ro, Hw, "a completion or ACK queue overflowed (a design error; never expected)"),
+            ],
+        ),
+    ]);
     const VNI_NAMES: [&str; 8] = [
         "LOCAL_VNI0",
         "LOCAL_VNI1",
@@ -444,6 +464,35 @@ pub fn registers() -> Vec<Register> {
         counter("CNT_CREDIT_RX_REQUESTS", 0x280, "credit", "Credit requests received from senders.", false),
         counter("CNT_CREDIT_RX_GRANTS", 0x288, "credit", "Credits granted to senders.", false),
         counter("CNT_CREDIT_RX_IDLE_SLOTS", 0x290, "credit", "Grant slots that passed unused (nobody to grant, or an OFF QP at the head).", false),
+        reg("QP_ID", 0x350, "qp", "Staging: the QP a QP_CMD applies to.", vec![f("QP", 0, 16, Rw, Value(0), "queue pair number")]),
+        reg("QP_CFG", 0x354, "qp", "Staging: the QP's tenant and state.", vec![
+            f("VNI_SLOT", 0, 3, Rw, Value(0), "LOCAL_VNI slot (tenant) the QP belongs to; packets on other slots are refused"),
+            f("ENABLE", 31, 1, Rw, Value(0), "1 create (or re-create) the QP, 0 destroy it"),
+        ]),
+        reg("QP_PSN", 0x358, "qp", "Staging: the first PSN the QP expects.", vec![f("PSN", 0, 24, Rw, Value(0), "expected PSN")]),
+        reg("QP_CMD", 0x35c, "qp", "Command: applies QP_ID/QP_CFG/QP_PSN to rx_reorder (window and completions cleared); RX_STATUS.QP_BUSY until done.", vec![f("OP", 0, 1, Wo, Value(0), "1 apply")]),
+        counter("CNT_RX_FRAMES", 0x400, "rx", "Wire frames received (all ports, before any check).", false),
+        counter("CNT_RX_PLACED", 0x408, "rx", "Packets whose payload was placed.", false),
+        counter("CNT_RX_DROP_BAD_KEEP", 0x410, "rx", "RX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last.", false),
+        counter("CNT_RX_DROP_TOO_LONG", 0x418, "rx", "RX frames dropped: longer than the largest frame.", false),
+        counter("CNT_RX_DROP_TRUNCATED", 0x420, "rx", "RX frames dropped: shorter than the headers.", false),
+        counter("CNT_RX_DROP_NOT_IPV4", 0x428, "rx", "RX frames dropped: outer EtherType, IPv4 version/IHL or protocol wrong.", false),
+        counter("CNT_RX_DROP_BAD_CHECKSUM", 0x430, "rx", "RX frames dropped: outer IPv4 header checksum wrong.", false),
+        counter("CNT_RX_DROP_BAD_PORT", 0x438, "rx", "RX frames dropped: outer UDP destination port not 4789.", false),
+        counter("CNT_RX_DROP_BAD_VXLAN", 0x440, "rx", "RX frames dropped: VXLAN I flag clear.", false),
+        counter("CNT_RX_DROP_UNKNOWN_VNI", 0x448, "rx", "RX frames dropped: VNI not in an enabled LOCAL_VNI slot.", false),
+        counter("CNT_RX_DROP_BAD_INNER", 0x450, "rx", "RX frames dropped: inner Ethernet/IPv4/UDP not RoCEv2, or QP above 16 bits.", false),
+        counter("CNT_RX_DROP_BAD_OPCODE", 0x458, "rx", "RX frames dropped: BTH opcode not an RDMA WRITE.", false),
+        counter("CNT_RX_DROP_BAD_LENGTH", 0x460, "rx", "RX frames dropped: IPv4/UDP/RETH lengths disagree with the frame.", false),
+        counter("CNT_RX_DROP_REFUSED", 0x468, "rx", "RX packets well formed but refused by rx_reorder (the RX_REORDER_* counters say why).", false),
+        counter("CNT_RX_REORDER_DUPLICATE", 0x470, "rx", "Packets already received (re-ACKed, not placed).", false),
+        counter("CNT_RX_REORDER_BEYOND_WINDOW", 0x478, "rx", "Packets beyond the QP's window.", false),
+        counter("CNT_RX_REORDER_UNKNOWN_QP", 0x480, "rx", "Packets for a QP number above the configured QPs.", false),
+        counter("CNT_RX_REORDER_BAD_QP", 0x488, "rx", "Packets for a disabled QP, or one of another tenant (VNI slot).", false),
+        counter("CNT_RX_REORDER_IMM_FULL", 0x490, "rx", "Write-with-immediate packets refused: both of the QP's immediate slots busy.", false),
+        counter("CNT_RX_CQES", 0x498, "rx", "Completions raised.", false),
+        counter("CNT_RX_ACKS", 0x4a0, "rx", "ACKs raised.", false),
+        counter("CNT_RX_NAKS", 0x4a8, "rx", "Selective retransmission requests raised.", false),
         reg("FT_KEY_LO", 0x300, "flow_table", "Staging: key bits 31:0 (overlay destination IPv4).", vec![f("IPV4", 0, 32, Rw, Value(0), "overlay IPv4")]),
         reg("FT_KEY_HI", 0x304, "flow_table", "Staging: key bits 55:32 (VNI).", vec![f("VNI", 0, 24, Rw, Value(0), "VNI")]),
         reg("FT_VAL0", 0x308, "flow_table", "Staging: value bits 31:0 (egress VNI[31:8], flags[7:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[31:0]")]),

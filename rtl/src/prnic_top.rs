@@ -1,19 +1,30 @@
-//! `prnic_top`: the RNIC as far as its blocks exist. Today: the CSR block, the flow table
-//! (programmed and read back only through CSR), the TX path (`tx_encap` with its sprayer,
-//! configured through CSR, looking up the flow table) and the credit engine (`credit_tx`
-//! for this RNIC's senders, `credit_rx` for its receivers; rule, batch, BDP and PCIe
-//! backpressure from CSR, counters in CSR). The RX path joins as its blocks land; until
-//! then the credit engine's packet-side ports are brought out to the top.
+//! `prnic_top`: the RNIC. The CSR block; the flow table (programmed and read back only
+//! through CSR); the TX path (`tx_encap` with its sprayer, looking up the flow table) onto
+//! two MAC ports; the RX path (two MAC ports, `rx_decap`, `rx_reorder`) to placement,
+//! completions and ACKs; and the credit engine (`credit_tx` for this RNIC's senders,
+//! `credit_rx` for its receivers; rule, batch, BDP and PCIe backpressure from CSR).
 //!
 //! ```text
 //!  AXI4-Lite ─► csr ─ cfg_ft_* + cmd_ft_cmd ─► FT_CMD glue ─► flow_table update / read-back port
 //!                 ◄─ hw_ft_rd_*, status ────────────────────── flow_table
 //!                 ─ cfg_port*, cfg_tx_ip, cfg_spray* ──► tx_encap ◄─ lookup ─► flow_table
-//!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ──────────► tx_encap ─► m_axis_wire_* (tdest = port)
+//!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ─► tx_encap ─ tdest ─► m_axis_port0_tx_* / m_axis_port1_tx_*
+//!  s_axis_port0_rx_*, s_axis_port1_rx_* ─► RxPortArb ─► rx_decap ─ headers ─► rx_reorder ─► rx_events
+//!                 ─ LOCAL_VNI*, REORDER_*, QP_* ───────────┘            ▲ verdicts │      ├► m_axis_cqe_*
+//!                                                   rx_decap ─► m_axis_place_* (payload, tuser {QP, VA, rkey, len})
+//!                                                                                └► m_axis_ack_* (ACKs, requests)
 //!  s_credit_send_* (scheduler asks) ─► credit_tx ─► m_credit_send_* (bytes allowed), m_credit_req_*, m_credit_onoff_*
 //!  s_credit_grant_* (grants from receivers) ─► credit_tx
 //!  s_credit_req_*, s_credit_onoff_*, s_pcie_depth ─► credit_rx ─► m_credit_grant_* (grants to senders)
 //! ```
+//!
+//! ACKs and retransmission requests leave as records on `m_axis_ack_*` for the transport
+//! that builds the reply frames; credit requests and grants likewise travel on their
+//! own ports. Neither is framed by this RTL.
+//!
+//! `QP_CMD.OP` = 1 applies `QP_ID`/`QP_CFG`/`QP_PSN` to `rx_reorder` (create with an
+//! expected PSN and a tenant slot, or destroy); `RX_STATUS.QP_BUSY` is set until
+//! `rx_reorder` takes it (at once, or after its reset sweep).
 //!
 //! `FT_CMD.OP` 1..4 commit the staged entry through the flow table's update port in the
 //! cycle after the CSR write (write slot, write stash, invalidate slot, invalidate
@@ -25,8 +36,15 @@ use crate::credit_rx::CreditRx;
 use crate::credit_tx::{CreditTx, QP_BITS};
 use crate::csr::Csr;
 use crate::flow_table::{FlowTable, KEY_BITS, VALUE_BITS};
+use crate::ports::RxPortArb;
+use crate::rx_decap::RxDecap;
+use crate::rx_events::RxEvents;
+use crate::rx_reorder::RxReorder;
 use crate::tx_encap::{TxEncap, TUSER_BITS};
 use rust_hdl::prelude::*;
+
+/// Bits of `m_axis_place_tuser`.
+pub const PLACE_TUSER_BITS: usize = 160;
 
 #[derive(LogicBlock)]
 pub struct PrnicTop<const D: usize, const K: usize> {
@@ -59,12 +77,42 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     pub s_axis_tx_tlast: Signal<In, Bit>,
     pub s_axis_tx_tuser: Signal<In, Bits<TUSER_BITS>>,
     /// Encapsulated frames to the MACs (`tdest` = egress port).
-    pub m_axis_wire_tdata: Signal<Out, Bits<D>>,
-    pub m_axis_wire_tkeep: Signal<Out, Bits<K>>,
-    pub m_axis_wire_tvalid: Signal<Out, Bit>,
-    pub m_axis_wire_tready: Signal<In, Bit>,
-    pub m_axis_wire_tlast: Signal<Out, Bit>,
-    pub m_axis_wire_tdest: Signal<Out, Bit>,
+    pub m_axis_port0_tx_tdata: Signal<Out, Bits<D>>,
+    pub m_axis_port0_tx_tkeep: Signal<Out, Bits<K>>,
+    pub m_axis_port0_tx_tvalid: Signal<Out, Bit>,
+    pub m_axis_port0_tx_tready: Signal<In, Bit>,
+    pub m_axis_port0_tx_tlast: Signal<Out, Bit>,
+    pub m_axis_port1_tx_tdata: Signal<Out, Bits<D>>,
+    pub m_axis_port1_tx_tkeep: Signal<Out, Bits<K>>,
+    pub m_axis_port1_tx_tvalid: Signal<Out, Bit>,
+    pub m_axis_port1_tx_tready: Signal<In, Bit>,
+    pub m_axis_port1_tx_tlast: Signal<Out, Bit>,
+    pub s_axis_port0_rx_tdata: Signal<In, Bits<D>>,
+    pub s_axis_port0_rx_tkeep: Signal<In, Bits<K>>,
+    pub s_axis_port0_rx_tvalid: Signal<In, Bit>,
+    pub s_axis_port0_rx_tready: Signal<Out, Bit>,
+    pub s_axis_port0_rx_tlast: Signal<In, Bit>,
+    pub s_axis_port1_rx_tdata: Signal<In, Bits<D>>,
+    pub s_axis_port1_rx_tkeep: Signal<In, Bits<K>>,
+    pub s_axis_port1_rx_tvalid: Signal<In, Bit>,
+    pub s_axis_port1_rx_tready: Signal<Out, Bit>,
+    pub s_axis_port1_rx_tlast: Signal<In, Bit>,
+    // Host side of RX: placed payload (realigned to byte 0) with its placement command,
+    // completions, and ACKs / retransmission requests for the transport.
+    pub m_axis_place_tdata: Signal<Out, Bits<D>>,
+    pub m_axis_place_tkeep: Signal<Out, Bits<K>>,
+    pub m_axis_place_tvalid: Signal<Out, Bit>,
+    pub m_axis_place_tready: Signal<In, Bit>,
+    pub m_axis_place_tlast: Signal<Out, Bit>,
+    /// `[15:0]` QP, `[95:32]` VA, `[127:96]` rkey, `[159:128]` payload length; constant
+    /// through a packet.
+    pub m_axis_place_tuser: Signal<Out, Bits<PLACE_TUSER_BITS>>,
+    pub m_axis_cqe_tdata: Signal<Out, Bits<128>>,
+    pub m_axis_cqe_tvalid: Signal<Out, Bit>,
+    pub m_axis_cqe_tready: Signal<In, Bit>,
+    pub m_axis_ack_tdata: Signal<Out, Bits<384>>,
+    pub m_axis_ack_tvalid: Signal<Out, Bit>,
+    pub m_axis_ack_tready: Signal<In, Bit>,
     /// Credit engine, sender side: the TX scheduler asks how much a QP may send.
     pub s_credit_send_valid: Signal<In, Bit>,
     pub s_credit_send_ready: Signal<Out, Bit>,
@@ -95,7 +143,13 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     tx: TxEncap<D, K>,
     ctx: CreditTx,
     crx: CreditRx,
+    rxd: RxDecap<D, K>,
+    rxr: RxReorder,
+    rxe: RxEvents,
+    arb: RxPortArb<D, K>,
     rd_done: DFF<Bit>,
+    qp_busy: DFF<Bit>,
+    window: Signal<Local, Bits<16>>,
     cmd_op: Signal<Local, Bits<3>>,
     cmd_op_m1: Signal<Local, Bits<3>>,
     // Configuration for blocks that are not in the top yet (TX encapsulation, RX, credit
@@ -105,7 +159,16 @@ pub struct PrnicTop<const D: usize, const K: usize> {
 }
 
 impl<const D: usize, const K: usize> PrnicTop<D, K> {
-    pub fn new(csr: Csr, flow: FlowTable, tx: TxEncap<D, K>, ctx: CreditTx, crx: CreditRx) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        csr: Csr,
+        flow: FlowTable,
+        tx: TxEncap<D, K>,
+        ctx: CreditTx,
+        crx: CreditRx,
+        rxd: RxDecap<D, K>,
+        rxr: RxReorder,
+    ) -> Self {
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -133,12 +196,38 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             s_axis_tx_tready: Default::default(),
             s_axis_tx_tlast: Default::default(),
             s_axis_tx_tuser: Default::default(),
-            m_axis_wire_tdata: Default::default(),
-            m_axis_wire_tkeep: Default::default(),
-            m_axis_wire_tvalid: Default::default(),
-            m_axis_wire_tready: Default::default(),
-            m_axis_wire_tlast: Default::default(),
-            m_axis_wire_tdest: Default::default(),
+            m_axis_port0_tx_tdata: Default::default(),
+            m_axis_port0_tx_tkeep: Default::default(),
+            m_axis_port0_tx_tvalid: Default::default(),
+            m_axis_port0_tx_tready: Default::default(),
+            m_axis_port0_tx_tlast: Default::default(),
+            m_axis_port1_tx_tdata: Default::default(),
+            m_axis_port1_tx_tkeep: Default::default(),
+            m_axis_port1_tx_tvalid: Default::default(),
+            m_axis_port1_tx_tready: Default::default(),
+            m_axis_port1_tx_tlast: Default::default(),
+            s_axis_port0_rx_tdata: Default::default(),
+            s_axis_port0_rx_tkeep: Default::default(),
+            s_axis_port0_rx_tvalid: Default::default(),
+            s_axis_port0_rx_tready: Default::default(),
+            s_axis_port0_rx_tlast: Default::default(),
+            s_axis_port1_rx_tdata: Default::default(),
+            s_axis_port1_rx_tkeep: Default::default(),
+            s_axis_port1_rx_tvalid: Default::default(),
+            s_axis_port1_rx_tready: Default::default(),
+            s_axis_port1_rx_tlast: Default::default(),
+            m_axis_place_tdata: Default::default(),
+            m_axis_place_tkeep: Default::default(),
+            m_axis_place_tvalid: Default::default(),
+            m_axis_place_tready: Default::default(),
+            m_axis_place_tlast: Default::default(),
+            m_axis_place_tuser: Default::default(),
+            m_axis_cqe_tdata: Default::default(),
+            m_axis_cqe_tvalid: Default::default(),
+            m_axis_cqe_tready: Default::default(),
+            m_axis_ack_tdata: Default::default(),
+            m_axis_ack_tvalid: Default::default(),
+            m_axis_ack_tready: Default::default(),
             s_credit_send_valid: Default::default(),
             s_credit_send_ready: Default::default(),
             s_credit_send_qp: Default::default(),
@@ -167,7 +256,13 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             tx,
             ctx,
             crx,
+            rxd,
+            rxr,
+            rxe: RxEvents::new(),
+            arb: Default::default(),
             rd_done: Default::default(),
+            qp_busy: Default::default(),
+            window: Default::default(),
             cmd_op: Default::default(),
             cmd_op_m1: Default::default(),
             unused_cfg: Default::default(),
@@ -178,7 +273,7 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
 impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_done);
+        dff_setup!(self, clk, rd_done, qp_busy);
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
         self.tx.clk.next = self.clk.val();
@@ -189,6 +284,14 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.tx.rst.next = self.rst.val();
         self.ctx.rst.next = self.rst.val();
         self.crx.rst.next = self.rst.val();
+        self.rxd.clk.next = self.clk.val();
+        self.rxr.clk.next = self.clk.val();
+        self.rxe.clk.next = self.clk.val();
+        self.arb.clk.next = self.clk.val();
+        self.rxd.rst.next = self.rst.val();
+        self.rxr.rst.next = self.rst.val();
+        self.rxe.rst.next = self.rst.val();
+        self.arb.rst.next = self.rst.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -269,12 +372,23 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.s_axis_tx_tready.next = self.tx.s_axis_tready.val();
         self.tx.s_axis_tlast.next = self.s_axis_tx_tlast.val();
         self.tx.s_axis_tuser.next = self.s_axis_tx_tuser.val();
-        self.m_axis_wire_tdata.next = self.tx.m_axis_tdata.val();
-        self.m_axis_wire_tkeep.next = self.tx.m_axis_tkeep.val();
-        self.m_axis_wire_tvalid.next = self.tx.m_axis_tvalid.val();
-        self.tx.m_axis_tready.next = self.m_axis_wire_tready.val();
-        self.m_axis_wire_tlast.next = self.tx.m_axis_tlast.val();
-        self.m_axis_wire_tdest.next = self.tx.m_axis_tdest.val();
+        // MAC ports: tdest (the flow entry's port) is constant through a frame, so the
+        // split is wiring; tready comes from the port the frame goes to.
+        self.m_axis_port0_tx_tdata.next = self.tx.m_axis_tdata.val();
+        self.m_axis_port0_tx_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.m_axis_port0_tx_tlast.next = self.tx.m_axis_tlast.val();
+        self.m_axis_port0_tx_tvalid.next =
+            (self.tx.m_axis_tvalid.val() & !self.tx.m_axis_tdest.val());
+        self.m_axis_port1_tx_tdata.next = self.tx.m_axis_tdata.val();
+        self.m_axis_port1_tx_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.m_axis_port1_tx_tlast.next = self.tx.m_axis_tlast.val();
+        self.m_axis_port1_tx_tvalid.next =
+            (self.tx.m_axis_tvalid.val() & self.tx.m_axis_tdest.val());
+        if self.tx.m_axis_tdest.val() {
+            self.tx.m_axis_tready.next = self.m_axis_port1_tx_tready.val();
+        } else {
+            self.tx.m_axis_tready.next = self.m_axis_port0_tx_tready.val();
+        }
         self.flow.s_lookup_valid.next = self.tx.m_lookup_valid.val();
         self.flow.s_lookup_key.next = self.tx.m_lookup_key.val();
         self.flow.s_lookup_tag.next = 0.into();
@@ -353,25 +467,167 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.csr.hw_cnt_credit_rx_idle_slots.next =
             bit_cast::<64, 32>(self.crx.status_idle_slots.val());
 
-        self.unused_cfg.next = (self.csr.cfg_reorder_thresh_ooo.val().any()
-            | self.csr.cfg_reorder_thresh_missing_pct.val().any()
-            | self.csr.cfg_local_vni0_vni.val().any()
-            | self.csr.cfg_local_vni0_en.val().any()
-            | self.csr.cfg_local_vni1_vni.val().any()
-            | self.csr.cfg_local_vni1_en.val().any()
-            | self.csr.cfg_local_vni2_vni.val().any()
-            | self.csr.cfg_local_vni2_en.val().any()
-            | self.csr.cfg_local_vni3_vni.val().any()
-            | self.csr.cfg_local_vni3_en.val().any()
-            | self.csr.cfg_local_vni4_vni.val().any()
-            | self.csr.cfg_local_vni4_en.val().any()
-            | self.csr.cfg_local_vni5_vni.val().any()
-            | self.csr.cfg_local_vni5_en.val().any()
-            | self.csr.cfg_local_vni6_vni.val().any()
-            | self.csr.cfg_local_vni6_en.val().any()
-            | self.csr.cfg_local_vni7_vni.val().any()
-            | self.csr.cfg_local_vni7_en.val().any()
-            | self.flow.m_result_tag.val().any()
+        // RX path: two ports, one frame at a time, into rx_decap; headers through
+        // rx_reorder and verdicts back; payload out to the host once placed.
+        self.arb.s0_tvalid.next = self.s_axis_port0_rx_tvalid.val();
+        self.s_axis_port0_rx_tready.next = self.arb.s0_tready.val();
+        self.arb.s0_tdata.next = self.s_axis_port0_rx_tdata.val();
+        self.arb.s0_tkeep.next = self.s_axis_port0_rx_tkeep.val();
+        self.arb.s0_tlast.next = self.s_axis_port0_rx_tlast.val();
+        self.arb.s1_tvalid.next = self.s_axis_port1_rx_tvalid.val();
+        self.s_axis_port1_rx_tready.next = self.arb.s1_tready.val();
+        self.arb.s1_tdata.next = self.s_axis_port1_rx_tdata.val();
+        self.arb.s1_tkeep.next = self.s_axis_port1_rx_tkeep.val();
+        self.arb.s1_tlast.next = self.s_axis_port1_rx_tlast.val();
+        self.rxd.s_axis_wire_tvalid.next = self.arb.m_tvalid.val();
+        self.arb.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.rxd.s_axis_wire_tdata.next = self.arb.m_tdata.val();
+        self.rxd.s_axis_wire_tkeep.next = self.arb.m_tkeep.val();
+        self.rxd.s_axis_wire_tlast.next = self.arb.m_tlast.val();
+        self.rxd.cfg_local_vni0.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni0_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni0_en.val()) << 31));
+        self.rxd.cfg_local_vni1.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni1_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni1_en.val()) << 31));
+        self.rxd.cfg_local_vni2.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni2_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni2_en.val()) << 31));
+        self.rxd.cfg_local_vni3.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni3_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni3_en.val()) << 31));
+        self.rxd.cfg_local_vni4.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni4_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni4_en.val()) << 31));
+        self.rxd.cfg_local_vni5.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni5_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni5_en.val()) << 31));
+        self.rxd.cfg_local_vni6.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni6_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni6_en.val()) << 31));
+        self.rxd.cfg_local_vni7.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni7_vni.val())
+            | (bit_cast::<32, 1>(self.csr.cfg_local_vni7_en.val()) << 31));
+        self.rxr.s_hdr_valid.next = self.rxd.m_hdr_valid.val();
+        self.rxd.m_hdr_ready.next = self.rxr.s_hdr_ready.val();
+        self.rxr.s_hdr_qp.next = self.rxd.m_hdr_qp.val();
+        self.rxr.s_hdr_psn.next = self.rxd.m_hdr_psn.val();
+        self.rxr.s_hdr_vni_slot.next = self.rxd.m_hdr_vni_slot.val();
+        self.rxr.s_hdr_ack_req.next = self.rxd.m_hdr_ack_req.val();
+        self.rxr.s_hdr_has_imm.next = self.rxd.m_hdr_has_imm.val();
+        self.rxr.s_hdr_imm.next = self.rxd.m_hdr_imm.val();
+        self.rxd.s_verdict_valid.next = self.rxr.m_verdict_valid.val();
+        self.rxd.s_verdict_code.next = self.rxr.m_verdict_code.val();
+        self.m_axis_place_tvalid.next = self.rxd.m_axis_place_tvalid.val();
+        self.rxd.m_axis_place_tready.next = self.m_axis_place_tready.val();
+        self.m_axis_place_tdata.next = self.rxd.m_axis_place_tdata.val();
+        self.m_axis_place_tkeep.next = self.rxd.m_axis_place_tkeep.val();
+        self.m_axis_place_tlast.next = self.rxd.m_axis_place_tlast.val();
+        self.m_axis_place_tuser.next =
+            (bit_cast::<PLACE_TUSER_BITS, 16>(self.rxd.m_place_qp.val())
+                | (bit_cast::<PLACE_TUSER_BITS, 64>(self.rxd.m_place_va.val()) << 32)
+                | (bit_cast::<PLACE_TUSER_BITS, 32>(self.rxd.m_place_rkey.val()) << 96)
+                | (bit_cast::<PLACE_TUSER_BITS, 32>(self.rxd.m_place_len.val()) << 128));
+
+        // Reorder windows: thresholds from CSR (a window above 256 acts as 256; a share
+        // above 100% never requests), QP commands through QP_CMD.
+        if (self.csr.cfg_reorder_window_psns.val() > 256) {
+            self.window.next = 256.into();
+        } else {
+            self.window.next = self.csr.cfg_reorder_window_psns.val();
+        }
+        self.rxr.cfg_window.next = self.window.val();
+        self.rxr.cfg_ooo_thresh.next = self.csr.cfg_reorder_thresh_ooo.val();
+        if (self.csr.cfg_reorder_thresh_missing_pct.val() > 100) {
+            self.rxr.cfg_miss_pct.next = 127.into();
+        } else {
+            self.rxr.cfg_miss_pct.next = self
+                .csr
+                .cfg_reorder_thresh_missing_pct
+                .val()
+                .get_bits::<7>(0);
+        }
+        if self.csr.cmd_qp_cmd_valid.val() {
+            self.qp_busy.d.next = true;
+        } else if self.rxr.s_qp_ready.val() {
+            self.qp_busy.d.next = false;
+        }
+        if self.rst.val() {
+            self.qp_busy.d.next = false;
+        }
+        self.rxr.s_qp_valid.next = self.qp_busy.q.val();
+        self.rxr.s_qp_qp.next = self.csr.cfg_qp_id_qp.val();
+        self.rxr.s_qp_enable.next = self.csr.cfg_qp_cfg_enable.val().any();
+        self.rxr.s_qp_vni_slot.next = self.csr.cfg_qp_cfg_vni_slot.val();
+        self.rxr.s_qp_psn.next = self.csr.cfg_qp_psn_psn.val();
+
+        // Results to the host; rx_reorder waits while a queue is nearly full.
+        self.rxr.m_hold.next = self.rxe.m_hold.val();
+        self.rxe.s_qp.next = self.rxr.m_cqe_qp.val();
+        self.rxe.s_verdict_valid.next = self.rxr.m_verdict_valid.val();
+        self.rxe.s_verdict_place.next = (self.rxr.m_verdict_code.val() == 0);
+        self.rxe.s_place_done.next = self.rxd.m_place_done.val();
+        self.rxe.s_cqe0_valid.next = self.rxr.m_cqe0_valid.val();
+        self.rxe.s_cqe0_psn.next = self.rxr.m_cqe0_psn.val();
+        self.rxe.s_cqe0_imm.next = self.rxr.m_cqe0_imm.val();
+        self.rxe.s_cqe1_valid.next = self.rxr.m_cqe1_valid.val();
+        self.rxe.s_cqe1_psn.next = self.rxr.m_cqe1_psn.val();
+        self.rxe.s_cqe1_imm.next = self.rxr.m_cqe1_imm.val();
+        self.rxe.s_cqe2_valid.next = self.rxr.m_cqe2_valid.val();
+        self.rxe.s_cqe2_psn.next = self.rxr.m_cqe2_psn.val();
+        self.rxe.s_cqe2_imm.next = self.rxr.m_cqe2_imm.val();
+        self.rxe.s_ack_valid.next = self.rxr.m_ack_valid.val();
+        self.rxe.s_ack_psn.next = self.rxr.m_ack_psn.val();
+        self.rxe.s_nak_valid.next = self.rxr.m_nak_valid.val();
+        self.rxe.s_nak_psn.next = self.rxr.m_nak_psn.val();
+        self.rxe.s_nak_missing.next = self.rxr.m_nak_missing.val();
+        self.m_axis_cqe_tvalid.next = self.rxe.m_axis_cqe_tvalid.val();
+        self.rxe.m_axis_cqe_tready.next = self.m_axis_cqe_tready.val();
+        self.m_axis_cqe_tdata.next = self.rxe.m_axis_cqe_tdata.val();
+        self.m_axis_ack_tvalid.next = self.rxe.m_axis_ack_tvalid.val();
+        self.rxe.m_axis_ack_tready.next = self.m_axis_ack_tready.val();
+        self.m_axis_ack_tdata.next = self.rxe.m_axis_ack_tdata.val();
+
+        self.csr.hw_rx_status_clearing.next = self.rxr.status_clearing.val().into();
+        self.csr.hw_rx_status_qp_busy.next = self.qp_busy.q.val().into();
+        self.csr.hw_rx_status_event_overflow.next = self.rxe.status_overflow.val().into();
+        self.csr.hw_cnt_rx_frames.next = bit_cast::<64, 32>(self.rxd.status_frames.val());
+        self.csr.hw_cnt_rx_placed.next = bit_cast::<64, 32>(self.rxd.status_placed.val());
+        self.csr.hw_cnt_rx_drop_bad_keep.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_keep.val());
+        self.csr.hw_cnt_rx_drop_too_long.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_too_long.val());
+        self.csr.hw_cnt_rx_drop_truncated.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_truncated.val());
+        self.csr.hw_cnt_rx_drop_not_ipv4.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_not_ipv4.val());
+        self.csr.hw_cnt_rx_drop_bad_checksum.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_checksum.val());
+        self.csr.hw_cnt_rx_drop_bad_port.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_port.val());
+        self.csr.hw_cnt_rx_drop_bad_vxlan.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_vxlan.val());
+        self.csr.hw_cnt_rx_drop_unknown_vni.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_unknown_vni.val());
+        self.csr.hw_cnt_rx_drop_bad_inner.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_inner.val());
+        self.csr.hw_cnt_rx_drop_bad_opcode.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_opcode.val());
+        self.csr.hw_cnt_rx_drop_bad_length.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_length.val());
+        self.csr.hw_cnt_rx_drop_refused.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_verdict.val());
+        self.csr.hw_cnt_rx_reorder_duplicate.next =
+            bit_cast::<64, 32>(self.rxr.status_duplicate.val());
+        self.csr.hw_cnt_rx_reorder_beyond_window.next =
+            bit_cast::<64, 32>(self.rxr.status_beyond_window.val());
+        self.csr.hw_cnt_rx_reorder_unknown_qp.next =
+            bit_cast::<64, 32>(self.rxr.status_unknown_qp.val());
+        self.csr.hw_cnt_rx_reorder_bad_qp.next = bit_cast::<64, 32>(self.rxr.status_bad_qp.val());
+        self.csr.hw_cnt_rx_reorder_imm_full.next =
+            bit_cast::<64, 32>(self.rxr.status_imm_full.val());
+        self.csr.hw_cnt_rx_cqes.next = bit_cast::<64, 32>(self.rxr.status_cqes.val());
+        self.csr.hw_cnt_rx_acks.next = bit_cast::<64, 32>(self.rxr.status_acks.val());
+        self.csr.hw_cnt_rx_naks.next = bit_cast::<64, 32>(self.rxr.status_naks.val());
+
+        self.unused_cfg.next = (self.flow.m_result_tag.val().any()
+            | self.rxr.m_verdict_qp.val().any()
+            | self.rxr.m_verdict_psn.val().any()
+            | self.rxr.status_placed.val().any()
+            | self.arb.m_port.val()
+            | self.csr.cmd_qp_cmd_op.val().any()
             | self.ctx.m_send_credit.val().any()
             | self.ctx.m_credit_valid.val()
             | self.ctx.m_credit_qp.val().any()

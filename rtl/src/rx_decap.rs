@@ -83,6 +83,10 @@ pub struct RxDecap<const D: usize, const K: usize> {
     pub cfg_local_vni5: Signal<In, Bits<32>>,
     pub cfg_local_vni6: Signal<In, Bits<32>>,
     pub cfg_local_vni7: Signal<In, Bits<32>>,
+    /// Placed packets whose data has all left this cycle (0..=2): a last beat taken
+    /// downstream, and a zero-length placed packet once every beat before it has left.
+    /// `prnic_top` holds each CQE until its packet is counted here.
+    pub m_place_done: Signal<Out, Bits<2>>,
     pub status_frames: Signal<Out, Bits<32>>,
     pub status_placed: Signal<Out, Bits<32>>,
     pub status_drop_bad_keep: Signal<Out, Bits<32>>,
@@ -151,6 +155,10 @@ pub struct RxDecap<const D: usize, const K: usize> {
     e_len: DFF<Bits<16>>,
     prev: DFF<Bits<D>>,
     o_valid: DFF<Bit>,
+    /// Zero-length placed packets started and not yet reported on `m_place_done`.
+    empties: DFF<Bits<8>>,
+    last_taken: Signal<Local, Bit>,
+    empty_go: Signal<Local, Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_last: DFF<Bit>,
@@ -318,6 +326,10 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             e_len: Default::default(),
             prev: Default::default(),
             o_valid: Default::default(),
+            empties: Default::default(),
+            last_taken: Default::default(),
+            empty_go: Default::default(),
+            m_place_done: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
@@ -405,6 +417,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             e_len,
             prev,
             o_valid,
+            empties,
             o_data,
             o_keep,
             o_last,
@@ -736,6 +749,25 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
                 self.cnt_placed.d.next = (self.cnt_placed.q.val() + 1);
             }
         }
+        // Placement done: a last beat taken, or a zero-length placed packet reported once
+        // the beat ahead of it (at most the previous packet's last) has left.
+        self.last_taken.next =
+            ((self.o_valid.q.val() & self.m_axis_place_tready.val()) & self.o_last.q.val());
+        self.empty_go.next =
+            (self.empties.q.val().any() & (!self.o_valid.q.val() | self.last_taken.val()));
+        if ((self.start.val()
+            & (!self.r_reason.val().any() & !self.verdict_fifo.m_data.val().any()))
+            & (self.n_out.val() == 0))
+        {
+            if !self.empty_go.val() {
+                self.empties.d.next = (self.empties.q.val() + 1);
+            }
+        } else if self.empty_go.val() {
+            self.empties.d.next = (self.empties.q.val() - 1);
+        }
+        self.m_place_done.next = (bit_cast::<2, 1>(self.last_taken.val().into())
+            + bit_cast::<2, 1>(self.empty_go.val().into()));
+
         // Frames between their first beat and placement (descriptors in flight).
         if ((self.in_fire.val() & !self.in_mid.q.val()) & !self.start.val()) {
             self.flight.d.next = (self.flight.q.val() + 1);
@@ -765,6 +797,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.e_active.d.next = false;
             self.e_flush.d.next = false;
             self.o_valid.d.next = false;
+            self.empties.d.next = 0.into();
             self.cnt_frames.d.next = 0.into();
             self.cnt_placed.d.next = 0.into();
             self.cnt_verdict.d.next = 0.into();

@@ -5,7 +5,7 @@
 use crate::bridge::{self, Dut};
 use crate::reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
-use prnic_verif::reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
+use prnic_verif::reorder::{Outcome, ReorderModel, ReorderSettings, Verdict};
 use prnic_verif::rx::{decapsulate, RxDrop};
 
 /// Bytes per beat of the default config.
@@ -46,6 +46,9 @@ pub struct RxRun {
     pub place_done: Vec<u64>,
     /// Placement beats with `tvalid` and no payload bytes, or `tkeep` not low-justified.
     pub protocol_errors: usize,
+    /// Placements `rx_decap` reported finished on `m_place_done` (zero-length ones
+    /// included).
+    pub places_done: u64,
 }
 
 /// Both blocks, out of reset, with the given tenant VNIs and thresholds.
@@ -173,6 +176,7 @@ impl RxPath {
             d.set_s_verdict_valid(r.m_verdict_valid());
             d.set_s_verdict_code(r.m_verdict_code());
             d.eval();
+            out.places_done += d.m_place_done();
             let mut busy = offer || d.m_hdr_valid() != 0 || r.m_verdict_valid() != 0;
             if r.m_verdict_valid() != 0 {
                 out.outcomes.push((r.m_cqe_qp() as u32, rtl_outcome(r)));
@@ -288,13 +292,7 @@ pub fn expected(frames: &[WireInput], local_vni: &[u32; 8], model: &mut ReorderM
         match r {
             Err(reason) => *counts.entry(reason).or_insert(0u64) += 1,
             Ok(p) => {
-                let h = Header {
-                    qp: p.qp,
-                    psn: p.psn,
-                    vni_slot: p.vni_slot,
-                    ack_req: p.ack_req,
-                    imm: p.imm,
-                };
+                let h = p.header();
                 let o = model.packet(&h);
                 if o.verdict == Verdict::Place {
                     e.placed_frames += 1;

@@ -127,21 +127,52 @@ tx_dut!(
     m_axis_tlast,
     m_axis_tdest
 );
-tx_dut!(
-    bridge::PrnicTop,
-    set_s_axis_tx_tvalid,
-    set_s_axis_tx_tdata,
-    set_s_axis_tx_tkeep,
-    set_s_axis_tx_tlast,
-    set_s_axis_tx_tuser,
-    s_axis_tx_tready,
-    set_m_axis_wire_tready,
-    m_axis_wire_tvalid,
-    m_axis_wire_tdata,
-    m_axis_wire_tkeep,
-    m_axis_wire_tlast,
-    m_axis_wire_tdest
-);
+// The top has one AXI4-Stream per MAC port; the harness sees them as one stream whose
+// `dest` is the port that carried the beat (both ports get the same `tready`).
+impl TxDut for bridge::PrnicTop {
+    fn drive_in(&mut self, beat: Option<&Beat>) {
+        match beat {
+            Some(b) => {
+                self.set_s_axis_tx_tvalid(1);
+                self.set_s_axis_tx_tdata(&b.data);
+                self.set_s_axis_tx_tkeep(&b.keep);
+                self.set_s_axis_tx_tlast(b.last as u64);
+                self.set_s_axis_tx_tuser(b.tuser);
+            }
+            None => self.set_s_axis_tx_tvalid(0),
+        }
+    }
+    fn set_out_ready(&mut self, ready: bool) {
+        self.set_m_axis_port0_tx_tready(ready as u64);
+        self.set_m_axis_port1_tx_tready(ready as u64);
+    }
+    fn settle(&mut self) {
+        self.eval();
+    }
+    fn in_ready(&self) -> bool {
+        self.s_axis_tx_tready() != 0
+    }
+    fn out_beat(&self) -> Option<OutBeat> {
+        let p0 = self.m_axis_port0_tx_tvalid() != 0;
+        let p1 = self.m_axis_port1_tx_tvalid() != 0;
+        assert!(!(p0 && p1), "both MAC ports valid in one cycle");
+        if p1 {
+            Some(OutBeat {
+                data: self.m_axis_port1_tx_tdata(),
+                keep: self.m_axis_port1_tx_tkeep(),
+                last: self.m_axis_port1_tx_tlast() != 0,
+                dest: 1,
+            })
+        } else {
+            p0.then(|| OutBeat {
+                data: self.m_axis_port0_tx_tdata(),
+                keep: self.m_axis_port0_tx_tkeep(),
+                last: self.m_axis_port0_tx_tlast() != 0,
+                dest: 0,
+            })
+        }
+    }
+}
 
 /// A model flow table answering lookups a fixed number of cycles later, in order.
 #[derive(Debug, Clone, Default)]

@@ -212,6 +212,13 @@ proptest! {
         d.set_hw_tx_status_fifo_overflow((tx >> 1) & 1);
         hw.insert(("TX_STATUS", "SPRAY_CFG_ERROR"), tx & 1);
         hw.insert(("TX_STATUS", "FIFO_OVERFLOW"), (tx >> 1) & 1);
+        let rxs = next();
+        d.set_hw_rx_status_clearing(rxs & 1);
+        d.set_hw_rx_status_qp_busy((rxs >> 1) & 1);
+        d.set_hw_rx_status_event_overflow((rxs >> 2) & 1);
+        hw.insert(("RX_STATUS", "CLEARING"), rxs & 1);
+        hw.insert(("RX_STATUS", "QP_BUSY"), (rxs >> 1) & 1);
+        hw.insert(("RX_STATUS", "EVENT_OVERFLOW"), (rxs >> 2) & 1);
         let mut counters = HashMap::new();
         for n in [
             "CNT_FT_MULTI_HIT", "CNT_FT_DUP_HIT", "CNT_FT_BAD_UPDATE", "CNT_TX_FRAMES", "CNT_TX_DROP_MISS",
@@ -238,6 +245,36 @@ proptest! {
         d.set_hw_cnt_credit_rx_requests(counters["CNT_CREDIT_RX_REQUESTS"]);
         d.set_hw_cnt_credit_rx_grants(counters["CNT_CREDIT_RX_GRANTS"]);
         d.set_hw_cnt_credit_rx_idle_slots(counters["CNT_CREDIT_RX_IDLE_SLOTS"]);
+        // The RX counters, each driven through its own setter.
+        let rx_setters: [(&str, fn(&mut Csr, u64)); 22] = [
+            ("CNT_RX_FRAMES", |d, v| d.set_hw_cnt_rx_frames(v)),
+            ("CNT_RX_PLACED", |d, v| d.set_hw_cnt_rx_placed(v)),
+            ("CNT_RX_DROP_BAD_KEEP", |d, v| d.set_hw_cnt_rx_drop_bad_keep(v)),
+            ("CNT_RX_DROP_TOO_LONG", |d, v| d.set_hw_cnt_rx_drop_too_long(v)),
+            ("CNT_RX_DROP_TRUNCATED", |d, v| d.set_hw_cnt_rx_drop_truncated(v)),
+            ("CNT_RX_DROP_NOT_IPV4", |d, v| d.set_hw_cnt_rx_drop_not_ipv4(v)),
+            ("CNT_RX_DROP_BAD_CHECKSUM", |d, v| d.set_hw_cnt_rx_drop_bad_checksum(v)),
+            ("CNT_RX_DROP_BAD_PORT", |d, v| d.set_hw_cnt_rx_drop_bad_port(v)),
+            ("CNT_RX_DROP_BAD_VXLAN", |d, v| d.set_hw_cnt_rx_drop_bad_vxlan(v)),
+            ("CNT_RX_DROP_UNKNOWN_VNI", |d, v| d.set_hw_cnt_rx_drop_unknown_vni(v)),
+            ("CNT_RX_DROP_BAD_INNER", |d, v| d.set_hw_cnt_rx_drop_bad_inner(v)),
+            ("CNT_RX_DROP_BAD_OPCODE", |d, v| d.set_hw_cnt_rx_drop_bad_opcode(v)),
+            ("CNT_RX_DROP_BAD_LENGTH", |d, v| d.set_hw_cnt_rx_drop_bad_length(v)),
+            ("CNT_RX_DROP_REFUSED", |d, v| d.set_hw_cnt_rx_drop_refused(v)),
+            ("CNT_RX_REORDER_DUPLICATE", |d, v| d.set_hw_cnt_rx_reorder_duplicate(v)),
+            ("CNT_RX_REORDER_BEYOND_WINDOW", |d, v| d.set_hw_cnt_rx_reorder_beyond_window(v)),
+            ("CNT_RX_REORDER_UNKNOWN_QP", |d, v| d.set_hw_cnt_rx_reorder_unknown_qp(v)),
+            ("CNT_RX_REORDER_BAD_QP", |d, v| d.set_hw_cnt_rx_reorder_bad_qp(v)),
+            ("CNT_RX_REORDER_IMM_FULL", |d, v| d.set_hw_cnt_rx_reorder_imm_full(v)),
+            ("CNT_RX_CQES", |d, v| d.set_hw_cnt_rx_cqes(v)),
+            ("CNT_RX_ACKS", |d, v| d.set_hw_cnt_rx_acks(v)),
+            ("CNT_RX_NAKS", |d, v| d.set_hw_cnt_rx_naks(v)),
+        ];
+        for (n, set) in rx_setters {
+            let v = next();
+            counters.insert(n, v);
+            set(&mut d, v);
+        }
         let mut m = Model::new(hw, counters);
         for (i, (is_write, a, data, strb, delay)) in ops.into_iter().enumerate() {
             if is_write {

@@ -152,6 +152,9 @@ fn every_payload_length_both_header_sizes() {
         600,
         "zero-length payloads place nothing"
     );
+    // Every placed packet is reported done once, the two zero-length ones included
+    // (prnic_top releases CQEs by this count).
+    assert_eq!(run.places_done, 602);
 }
 
 #[test]
@@ -187,6 +190,14 @@ fn reordered_duplicated_multi_tenant_with_backpressure() {
         }
     }
     let run = run_and_check(&mut st, &frames, |c| c % 7 == 3, |c| c % 5 != 0);
+    // Under backpressure each placed packet is reported done once (zero-length ones,
+    // which place no beat, included).
+    let placed = run
+        .outcomes
+        .iter()
+        .filter(|(_, o)| o.verdict == Verdict::Place)
+        .count();
+    assert_eq!(run.places_done, placed as u64);
     let cqes: usize = run.outcomes.iter().map(|(_, o)| o.cqes.len()).sum();
     assert!(cqes > 200, "{cqes} CQEs");
     assert!(run

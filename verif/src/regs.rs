@@ -3,7 +3,7 @@
 //! change regs/src/lib.rs and run scripts/regen.sh.
 
 pub const MAGIC: u32 = 0x50524e43;
-pub const MAP_VERSION: u32 = 0x00010002;
+pub const MAP_VERSION: u32 = 0x00010003;
 
 /// Identification: reads "PRNC".
 pub const ID_MAGIC: u32 = 0x000;
@@ -107,6 +107,18 @@ pub const CREDIT_STATUS_RX_CLEARING_SHIFT: u32 = 1;
 pub const CREDIT_STATUS_RX_CLEARING_MASK: u32 = 0x00000002;
 pub const CREDIT_STATUS_DEBT_ERROR_SHIFT: u32 = 2;
 pub const CREDIT_STATUS_DEBT_ERROR_MASK: u32 = 0x00000004;
+/// Receive window in PSNs: packets further than this beyond a QP's head are dropped (at most 256, the per-QP word's size).
+pub const REORDER_WINDOW: u32 = 0x068;
+pub const REORDER_WINDOW_PSNS_SHIFT: u32 = 0;
+pub const REORDER_WINDOW_PSNS_MASK: u32 = 0x0000ffff;
+/// RX path state.
+pub const RX_STATUS: u32 = 0x06c;
+pub const RX_STATUS_CLEARING_SHIFT: u32 = 0;
+pub const RX_STATUS_CLEARING_MASK: u32 = 0x00000001;
+pub const RX_STATUS_QP_BUSY_SHIFT: u32 = 1;
+pub const RX_STATUS_QP_BUSY_MASK: u32 = 0x00000002;
+pub const RX_STATUS_EVENT_OVERFLOW_SHIFT: u32 = 2;
+pub const RX_STATUS_EVENT_OVERFLOW_MASK: u32 = 0x00000004;
 /// A VNI assigned to one of this RNIC's functions (RX accepts only enabled VNIs).
 pub const LOCAL_VNI0: u32 = 0x070;
 pub const LOCAL_VNI0_VNI_SHIFT: u32 = 0;
@@ -218,6 +230,90 @@ pub const CNT_CREDIT_RX_GRANTS_HI: u32 = 0x28c;
 /// Grant slots that passed unused (nobody to grant, or an OFF QP at the head).
 pub const CNT_CREDIT_RX_IDLE_SLOTS_LO: u32 = 0x290;
 pub const CNT_CREDIT_RX_IDLE_SLOTS_HI: u32 = 0x294;
+/// Staging: the QP a QP_CMD applies to.
+pub const QP_ID: u32 = 0x350;
+pub const QP_ID_QP_SHIFT: u32 = 0;
+pub const QP_ID_QP_MASK: u32 = 0x0000ffff;
+/// Staging: the QP's tenant and state.
+pub const QP_CFG: u32 = 0x354;
+pub const QP_CFG_VNI_SLOT_SHIFT: u32 = 0;
+pub const QP_CFG_VNI_SLOT_MASK: u32 = 0x00000007;
+pub const QP_CFG_ENABLE_SHIFT: u32 = 31;
+pub const QP_CFG_ENABLE_MASK: u32 = 0x80000000;
+/// Staging: the first PSN the QP expects.
+pub const QP_PSN: u32 = 0x358;
+pub const QP_PSN_PSN_SHIFT: u32 = 0;
+pub const QP_PSN_PSN_MASK: u32 = 0x00ffffff;
+/// Command: applies QP_ID/QP_CFG/QP_PSN to rx_reorder (window and completions cleared); RX_STATUS.QP_BUSY until done.
+pub const QP_CMD: u32 = 0x35c;
+pub const QP_CMD_OP_SHIFT: u32 = 0;
+pub const QP_CMD_OP_MASK: u32 = 0x00000001;
+/// Wire frames received (all ports, before any check).
+pub const CNT_RX_FRAMES_LO: u32 = 0x400;
+pub const CNT_RX_FRAMES_HI: u32 = 0x404;
+/// Packets whose payload was placed.
+pub const CNT_RX_PLACED_LO: u32 = 0x408;
+pub const CNT_RX_PLACED_HI: u32 = 0x40c;
+/// RX frames dropped: tkeep not all ones on a non-last beat, or not low-justified on the last.
+pub const CNT_RX_DROP_BAD_KEEP_LO: u32 = 0x410;
+pub const CNT_RX_DROP_BAD_KEEP_HI: u32 = 0x414;
+/// RX frames dropped: longer than the largest frame.
+pub const CNT_RX_DROP_TOO_LONG_LO: u32 = 0x418;
+pub const CNT_RX_DROP_TOO_LONG_HI: u32 = 0x41c;
+/// RX frames dropped: shorter than the headers.
+pub const CNT_RX_DROP_TRUNCATED_LO: u32 = 0x420;
+pub const CNT_RX_DROP_TRUNCATED_HI: u32 = 0x424;
+/// RX frames dropped: outer EtherType, IPv4 version/IHL or protocol wrong.
+pub const CNT_RX_DROP_NOT_IPV4_LO: u32 = 0x428;
+pub const CNT_RX_DROP_NOT_IPV4_HI: u32 = 0x42c;
+/// RX frames dropped: outer IPv4 header checksum wrong.
+pub const CNT_RX_DROP_BAD_CHECKSUM_LO: u32 = 0x430;
+pub const CNT_RX_DROP_BAD_CHECKSUM_HI: u32 = 0x434;
+/// RX frames dropped: outer UDP destination port not 4789.
+pub const CNT_RX_DROP_BAD_PORT_LO: u32 = 0x438;
+pub const CNT_RX_DROP_BAD_PORT_HI: u32 = 0x43c;
+/// RX frames dropped: VXLAN I flag clear.
+pub const CNT_RX_DROP_BAD_VXLAN_LO: u32 = 0x440;
+pub const CNT_RX_DROP_BAD_VXLAN_HI: u32 = 0x444;
+/// RX frames dropped: VNI not in an enabled LOCAL_VNI slot.
+pub const CNT_RX_DROP_UNKNOWN_VNI_LO: u32 = 0x448;
+pub const CNT_RX_DROP_UNKNOWN_VNI_HI: u32 = 0x44c;
+/// RX frames dropped: inner Ethernet/IPv4/UDP not RoCEv2, or QP above 16 bits.
+pub const CNT_RX_DROP_BAD_INNER_LO: u32 = 0x450;
+pub const CNT_RX_DROP_BAD_INNER_HI: u32 = 0x454;
+/// RX frames dropped: BTH opcode not an RDMA WRITE.
+pub const CNT_RX_DROP_BAD_OPCODE_LO: u32 = 0x458;
+pub const CNT_RX_DROP_BAD_OPCODE_HI: u32 = 0x45c;
+/// RX frames dropped: IPv4/UDP/RETH lengths disagree with the frame.
+pub const CNT_RX_DROP_BAD_LENGTH_LO: u32 = 0x460;
+pub const CNT_RX_DROP_BAD_LENGTH_HI: u32 = 0x464;
+/// RX packets well formed but refused by rx_reorder (the RX_REORDER_* counters say why).
+pub const CNT_RX_DROP_REFUSED_LO: u32 = 0x468;
+pub const CNT_RX_DROP_REFUSED_HI: u32 = 0x46c;
+/// Packets already received (re-ACKed, not placed).
+pub const CNT_RX_REORDER_DUPLICATE_LO: u32 = 0x470;
+pub const CNT_RX_REORDER_DUPLICATE_HI: u32 = 0x474;
+/// Packets beyond the QP's window.
+pub const CNT_RX_REORDER_BEYOND_WINDOW_LO: u32 = 0x478;
+pub const CNT_RX_REORDER_BEYOND_WINDOW_HI: u32 = 0x47c;
+/// Packets for a QP number above the configured QPs.
+pub const CNT_RX_REORDER_UNKNOWN_QP_LO: u32 = 0x480;
+pub const CNT_RX_REORDER_UNKNOWN_QP_HI: u32 = 0x484;
+/// Packets for a disabled QP, or one of another tenant (VNI slot).
+pub const CNT_RX_REORDER_BAD_QP_LO: u32 = 0x488;
+pub const CNT_RX_REORDER_BAD_QP_HI: u32 = 0x48c;
+/// Write-with-immediate packets refused: both of the QP's immediate slots busy.
+pub const CNT_RX_REORDER_IMM_FULL_LO: u32 = 0x490;
+pub const CNT_RX_REORDER_IMM_FULL_HI: u32 = 0x494;
+/// Completions raised.
+pub const CNT_RX_CQES_LO: u32 = 0x498;
+pub const CNT_RX_CQES_HI: u32 = 0x49c;
+/// ACKs raised.
+pub const CNT_RX_ACKS_LO: u32 = 0x4a0;
+pub const CNT_RX_ACKS_HI: u32 = 0x4a4;
+/// Selective retransmission requests raised.
+pub const CNT_RX_NAKS_LO: u32 = 0x4a8;
+pub const CNT_RX_NAKS_HI: u32 = 0x4ac;
 /// Staging: key bits 31:0 (overlay destination IPv4).
 pub const FT_KEY_LO: u32 = 0x300;
 pub const FT_KEY_LO_IPV4_SHIFT: u32 = 0;
@@ -286,9 +382,9 @@ pub const FT_RD_VAL3_BITS_SHIFT: u32 = 0;
 pub const FT_RD_VAL3_BITS_MASK: u32 = 0x0000ffff;
 
 /// Every mapped word address.
-pub const MAPPED: &[u32] = &[0x000, 0x004, 0x008, 0x00c, 0x010, 0x020, 0x024, 0x028, 0x030, 0x034, 0x038, 0x040, 0x044, 0x048, 0x04c, 0x050, 0x054, 0x058, 0x05c, 0x060, 0x064, 0x070, 0x074, 0x078, 0x07c, 0x080, 0x084, 0x088, 0x08c, 0x100, 0x200, 0x204, 0x208, 0x20c, 0x210, 0x214, 0x218, 0x21c, 0x220, 0x224, 0x228, 0x22c, 0x230, 0x234, 0x238, 0x23c, 0x240, 0x244, 0x248, 0x24c, 0x250, 0x254, 0x258, 0x25c, 0x260, 0x264, 0x268, 0x26c, 0x270, 0x274, 0x278, 0x27c, 0x280, 0x284, 0x288, 0x28c, 0x290, 0x294, 0x300, 0x304, 0x308, 0x30c, 0x310, 0x314, 0x318, 0x31c, 0x320, 0x330, 0x334, 0x338, 0x33c, 0x340, 0x344];
+pub const MAPPED: &[u32] = &[0x000, 0x004, 0x008, 0x00c, 0x010, 0x020, 0x024, 0x028, 0x030, 0x034, 0x038, 0x040, 0x044, 0x048, 0x04c, 0x050, 0x054, 0x058, 0x05c, 0x060, 0x064, 0x068, 0x06c, 0x070, 0x074, 0x078, 0x07c, 0x080, 0x084, 0x088, 0x08c, 0x100, 0x200, 0x204, 0x208, 0x20c, 0x210, 0x214, 0x218, 0x21c, 0x220, 0x224, 0x228, 0x22c, 0x230, 0x234, 0x238, 0x23c, 0x240, 0x244, 0x248, 0x24c, 0x250, 0x254, 0x258, 0x25c, 0x260, 0x264, 0x268, 0x26c, 0x270, 0x274, 0x278, 0x27c, 0x280, 0x284, 0x288, 0x28c, 0x290, 0x294, 0x350, 0x354, 0x358, 0x35c, 0x400, 0x404, 0x408, 0x40c, 0x410, 0x414, 0x418, 0x41c, 0x420, 0x424, 0x428, 0x42c, 0x430, 0x434, 0x438, 0x43c, 0x440, 0x444, 0x448, 0x44c, 0x450, 0x454, 0x458, 0x45c, 0x460, 0x464, 0x468, 0x46c, 0x470, 0x474, 0x478, 0x47c, 0x480, 0x484, 0x488, 0x48c, 0x490, 0x494, 0x498, 0x49c, 0x4a0, 0x4a4, 0x4a8, 0x4ac, 0x300, 0x304, 0x308, 0x30c, 0x310, 0x314, 0x318, 0x31c, 0x320, 0x330, 0x334, 0x338, 0x33c, 0x340, 0x344];
 /// Word addresses with no writable bit.
-pub const READ_ONLY: &[u32] = &[0x000, 0x004, 0x008, 0x00c, 0x010, 0x04c, 0x064, 0x200, 0x204, 0x208, 0x20c, 0x210, 0x214, 0x218, 0x21c, 0x220, 0x224, 0x228, 0x22c, 0x230, 0x234, 0x238, 0x23c, 0x240, 0x244, 0x248, 0x24c, 0x250, 0x254, 0x258, 0x25c, 0x260, 0x264, 0x268, 0x26c, 0x270, 0x274, 0x278, 0x27c, 0x280, 0x284, 0x288, 0x28c, 0x290, 0x294, 0x320, 0x330, 0x334, 0x338, 0x33c, 0x340, 0x344];
+pub const READ_ONLY: &[u32] = &[0x000, 0x004, 0x008, 0x00c, 0x010, 0x04c, 0x064, 0x06c, 0x200, 0x204, 0x208, 0x20c, 0x210, 0x214, 0x218, 0x21c, 0x220, 0x224, 0x228, 0x22c, 0x230, 0x234, 0x238, 0x23c, 0x240, 0x244, 0x248, 0x24c, 0x250, 0x254, 0x258, 0x25c, 0x260, 0x264, 0x268, 0x26c, 0x270, 0x274, 0x278, 0x27c, 0x280, 0x284, 0x288, 0x28c, 0x290, 0x294, 0x400, 0x404, 0x408, 0x40c, 0x410, 0x414, 0x418, 0x41c, 0x420, 0x424, 0x428, 0x42c, 0x430, 0x434, 0x438, 0x43c, 0x440, 0x444, 0x448, 0x44c, 0x450, 0x454, 0x458, 0x45c, 0x460, 0x464, 0x468, 0x46c, 0x470, 0x474, 0x478, 0x47c, 0x480, 0x484, 0x488, 0x48c, 0x490, 0x494, 0x498, 0x49c, 0x4a0, 0x4a4, 0x4a8, 0x4ac, 0x320, 0x330, 0x334, 0x338, 0x33c, 0x340, 0x344];
 
 /// `FT_CMD.OP` values.
 pub mod ft_op {

@@ -77,6 +77,19 @@ pub struct Parsed {
     pub payload: Vec<u8>,
 }
 
+impl Parsed {
+    /// What `rx_reorder` sees of the packet.
+    pub fn header(&self) -> crate::reorder::Header {
+        crate::reorder::Header {
+            qp: self.qp,
+            psn: self.psn,
+            vni_slot: self.vni_slot,
+            ack_req: self.ack_req,
+            imm: self.imm,
+        }
+    }
+}
+
 /// The wire frame for `p` (outer Ethernet/IPv4/UDP/VXLAN, inner Ethernet/IPv4/UDP,
 /// BTH, RETH, ImmDt, payload, ICRC). Lengths and the IPv4 checksums are correct.
 pub fn wire_frame(p: &RdmaPacket) -> Vec<u8> {

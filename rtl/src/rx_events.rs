@@ -1,0 +1,307 @@
+//! `rx_events`: `rx_reorder`'s per-header results, handed to the host as two AXI4-Streams.
+//!
+//! ```text
+//!  rx_reorder ─ CQE lanes 0..2 (up to 3 per cycle) ─► CQE queue ─► one CQE per beat ─► m_axis_cqe_*
+//!             ─ ACK / request ──────────────────────► ACK queue ─► one record per beat ─► m_axis_ack_*
+//!             ◄─ m_hold: a queue has fewer than `margin` free entries
+//! ```
+//!
+//! `rx_reorder` has no backpressure on its results: it stops taking headers when told to
+//! hold, and the results already in its pipeline still come out. So each queue counts its
+//! entries and raises `m_hold` while fewer than [`HOLD_MARGIN`] are free, more than the
+//! pipeline holds. `status_overflow` would report a result lost anyway (never expected).
+//!
+//! **A CQE never overtakes its data.** `rx_reorder` raises a CQE with the verdict that
+//! completes it, while the payload of that packet (and of the packets before it) is still
+//! leaving `rx_decap`. Each CQE record is tagged with the number of "place" verdicts so
+//! far; it leaves only once `rx_decap` has reported that many placements finished
+//! (`s_place_done`). Placements leave in verdict order, so by then every packet the CQE
+//! covers has been placed.
+//!
+//! `m_axis_cqe_tdata` (128 bits): `[23:0]` PSN, `[47:32]` QP, `[95:64]` immediate, the
+//! rest 0. CQEs of one QP leave in PSN order, as `rx_reorder` raised them.
+//!
+//! `m_axis_ack_tdata` (384 bits): `[15:0]` QP, `[16]` ACK, `[17]` request,
+//! `[55:32]` ACK PSN (the QP's next expected PSN), `[87:64]` request base PSN,
+//! `[383:128]` missing bitmap (bit j: base + j missing). A record can carry both.
+
+use crate::fifo::Fifo;
+use rust_hdl::prelude::*;
+
+/// One CQE record: QP, three lanes of `{valid, PSN, immediate}`, and the place tag.
+pub const CQE_REC_BITS: usize = 16 + 3 * 57 + 16;
+/// One ACK record: QP, `{ack, PSN}`, `{request, PSN}`, missing bitmap.
+pub const ACK_REC_BITS: usize = 16 + 25 + 25 + 256;
+/// Queue depth (entries) of each queue.
+pub const EVENT_DEPTH: usize = 32;
+/// Free entries below which `rx_reorder` is held: its pipeline (3) plus the hold's own
+/// register, with room to spare.
+pub const HOLD_MARGIN: usize = 8;
+
+#[derive(LogicBlock)]
+pub struct RxEvents {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_qp: Signal<In, Bits<16>>,
+    /// `rx_reorder`'s verdict, and whether it places the packet.
+    pub s_verdict_valid: Signal<In, Bit>,
+    pub s_verdict_place: Signal<In, Bit>,
+    /// Placements finished this cycle (`rx_decap`'s `m_place_done`).
+    pub s_place_done: Signal<In, Bits<2>>,
+    pub s_cqe0_valid: Signal<In, Bit>,
+    pub s_cqe0_psn: Signal<In, Bits<24>>,
+    pub s_cqe0_imm: Signal<In, Bits<32>>,
+    pub s_cqe1_valid: Signal<In, Bit>,
+    pub s_cqe1_psn: Signal<In, Bits<24>>,
+    pub s_cqe1_imm: Signal<In, Bits<32>>,
+    pub s_cqe2_valid: Signal<In, Bit>,
+    pub s_cqe2_psn: Signal<In, Bits<24>>,
+    pub s_cqe2_imm: Signal<In, Bits<32>>,
+    pub s_ack_valid: Signal<In, Bit>,
+    pub s_ack_psn: Signal<In, Bits<24>>,
+    pub s_nak_valid: Signal<In, Bit>,
+    pub s_nak_psn: Signal<In, Bits<24>>,
+    pub s_nak_missing: Signal<In, Bits<256>>,
+    pub m_hold: Signal<Out, Bit>,
+    pub m_axis_cqe_tvalid: Signal<Out, Bit>,
+    pub m_axis_cqe_tready: Signal<In, Bit>,
+    pub m_axis_cqe_tdata: Signal<Out, Bits<128>>,
+    pub m_axis_ack_tvalid: Signal<Out, Bit>,
+    pub m_axis_ack_tready: Signal<In, Bit>,
+    pub m_axis_ack_tdata: Signal<Out, Bits<384>>,
+    pub status_overflow: Signal<Out, Bit>,
+    cqe_q: Fifo<CQE_REC_BITS>,
+    ack_q: Fifo<ACK_REC_BITS>,
+    cqe_level: DFF<Bits<8>>,
+    ack_level: DFF<Bits<8>>,
+    hold: DFF<Bit>,
+    /// The lane of the head record to send next.
+    lane: DFF<Bits<2>>,
+    /// Place verdicts so far, and placements finished so far (both mod 2^16).
+    places: DFF<Bits<16>>,
+    done: DFF<Bits<16>>,
+    tag: Signal<Local, Bits<16>>,
+    lag: Signal<Local, Bits<16>>,
+    released: Signal<Local, Bit>,
+    hold_at: Constant<Bits<8>>,
+    cqe_push: Signal<Local, Bit>,
+    ack_push: Signal<Local, Bit>,
+    cqe_pop: Signal<Local, Bit>,
+    ack_pop: Signal<Local, Bit>,
+    rec: Signal<Local, Bits<CQE_REC_BITS>>,
+    ack_rec: Signal<Local, Bits<ACK_REC_BITS>>,
+    take0: Signal<Local, Bit>,
+    take1: Signal<Local, Bit>,
+    take2: Signal<Local, Bit>,
+    cur: Signal<Local, Bits<2>>,
+    more: Signal<Local, Bit>,
+    cqe_go: Signal<Local, Bit>,
+    cqe_level_next: Signal<Local, Bits<8>>,
+    ack_level_next: Signal<Local, Bits<8>>,
+    /// The queues' `full`: the hold keeps them from it (overflow is still reported).
+    unused_full: Signal<Local, Bit>,
+}
+
+impl RxEvents {
+    pub fn new() -> Self {
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_qp: Default::default(),
+            s_verdict_valid: Default::default(),
+            s_verdict_place: Default::default(),
+            s_place_done: Default::default(),
+            s_cqe0_valid: Default::default(),
+            s_cqe0_psn: Default::default(),
+            s_cqe0_imm: Default::default(),
+            s_cqe1_valid: Default::default(),
+            s_cqe1_psn: Default::default(),
+            s_cqe1_imm: Default::default(),
+            s_cqe2_valid: Default::default(),
+            s_cqe2_psn: Default::default(),
+            s_cqe2_imm: Default::default(),
+            s_ack_valid: Default::default(),
+            s_ack_psn: Default::default(),
+            s_nak_valid: Default::default(),
+            s_nak_psn: Default::default(),
+            s_nak_missing: Default::default(),
+            m_hold: Default::default(),
+            m_axis_cqe_tvalid: Default::default(),
+            m_axis_cqe_tready: Default::default(),
+            m_axis_cqe_tdata: Default::default(),
+            m_axis_ack_tvalid: Default::default(),
+            m_axis_ack_tready: Default::default(),
+            m_axis_ack_tdata: Default::default(),
+            status_overflow: Default::default(),
+            cqe_q: Fifo::new(EVENT_DEPTH),
+            ack_q: Fifo::new(EVENT_DEPTH),
+            cqe_level: Default::default(),
+            ack_level: Default::default(),
+            hold: Default::default(),
+            lane: Default::default(),
+            places: Default::default(),
+            done: Default::default(),
+            tag: Default::default(),
+            lag: Default::default(),
+            released: Default::default(),
+            hold_at: Constant::new(((EVENT_DEPTH - HOLD_MARGIN) as LiteralType).into()),
+            cqe_push: Default::default(),
+            ack_push: Default::default(),
+            cqe_pop: Default::default(),
+            ack_pop: Default::default(),
+            rec: Default::default(),
+            ack_rec: Default::default(),
+            take0: Default::default(),
+            take1: Default::default(),
+            take2: Default::default(),
+            cur: Default::default(),
+            more: Default::default(),
+            cqe_go: Default::default(),
+            cqe_level_next: Default::default(),
+            ack_level_next: Default::default(),
+            unused_full: Default::default(),
+        }
+    }
+}
+
+impl Default for RxEvents {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for RxEvents {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, cqe_level, ack_level, hold, lane, places, done);
+        self.cqe_q.clk.next = self.clk.val();
+        self.ack_q.clk.next = self.clk.val();
+        self.cqe_q.rst.next = self.rst.val();
+        self.ack_q.rst.next = self.rst.val();
+
+        // Place tags: a CQE waits for the placement of the packet whose verdict raised it.
+        if (self.s_verdict_valid.val() & self.s_verdict_place.val()) {
+            self.tag.next = (self.places.q.val() + 1);
+        } else {
+            self.tag.next = self.places.q.val();
+        }
+        self.places.d.next = self.tag.val();
+        self.done.d.next = (self.done.q.val() + bit_cast::<16, 2>(self.s_place_done.val()));
+
+        // Enqueue: one record per result that carries anything.
+        self.cqe_push.next =
+            ((self.s_cqe0_valid.val() | self.s_cqe1_valid.val()) | self.s_cqe2_valid.val());
+        self.ack_push.next = (self.s_ack_valid.val() | self.s_nak_valid.val());
+        self.cqe_q.s_valid.next = self.cqe_push.val();
+        self.cqe_q.s_data.next = (bit_cast::<CQE_REC_BITS, 16>(self.s_qp.val())
+            | (bit_cast::<CQE_REC_BITS, 1>(self.s_cqe0_valid.val().into()) << 16)
+            | (bit_cast::<CQE_REC_BITS, 24>(self.s_cqe0_psn.val()) << 17)
+            | (bit_cast::<CQE_REC_BITS, 32>(self.s_cqe0_imm.val()) << 41)
+            | (bit_cast::<CQE_REC_BITS, 1>(self.s_cqe1_valid.val().into()) << 73)
+            | (bit_cast::<CQE_REC_BITS, 24>(self.s_cqe1_psn.val()) << 74)
+            | (bit_cast::<CQE_REC_BITS, 32>(self.s_cqe1_imm.val()) << 98)
+            | (bit_cast::<CQE_REC_BITS, 1>(self.s_cqe2_valid.val().into()) << 130)
+            | (bit_cast::<CQE_REC_BITS, 24>(self.s_cqe2_psn.val()) << 131)
+            | (bit_cast::<CQE_REC_BITS, 32>(self.s_cqe2_imm.val()) << 155)
+            | (bit_cast::<CQE_REC_BITS, 16>(self.tag.val()) << 187));
+        self.ack_q.s_valid.next = self.ack_push.val();
+        self.ack_q.s_data.next = (bit_cast::<ACK_REC_BITS, 16>(self.s_qp.val())
+            | (bit_cast::<ACK_REC_BITS, 1>(self.s_ack_valid.val().into()) << 16)
+            | (bit_cast::<ACK_REC_BITS, 24>(self.s_ack_psn.val()) << 17)
+            | (bit_cast::<ACK_REC_BITS, 1>(self.s_nak_valid.val().into()) << 41)
+            | (bit_cast::<ACK_REC_BITS, 24>(self.s_nak_psn.val()) << 42)
+            | (bit_cast::<ACK_REC_BITS, 256>(self.s_nak_missing.val()) << 66));
+
+        // CQE queue head: send its valid lanes from `lane` on, one per beat.
+        self.rec.next = self.cqe_q.m_data.val();
+        self.take0.next = (self.rec.val().get_bit(16) & (self.lane.q.val() == 0));
+        self.take1.next = (self.rec.val().get_bit(73) & (self.lane.q.val() <= 1));
+        self.take2.next = self.rec.val().get_bit(130);
+        if self.take0.val() {
+            self.cur.next = 0.into();
+        } else if self.take1.val() {
+            self.cur.next = 1.into();
+        } else {
+            self.cur.next = 2.into();
+        }
+        // done >= tag, modulo 2^16 (far fewer than 2^15 placements are ever in flight).
+        self.lag.next = (self.done.q.val() - self.rec.val().get_bits::<16>(187));
+        self.released.next = (self.lag.val() < 32768);
+        self.m_axis_cqe_tvalid.next = ((self.cqe_q.m_valid.val() & self.released.val())
+            & ((self.take0.val() | self.take1.val()) | self.take2.val()));
+        self.cqe_go.next = (self.m_axis_cqe_tvalid.val() & self.m_axis_cqe_tready.val());
+        if self.cur.val() == 0 {
+            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(17))
+                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(41)) << 64));
+        } else if self.cur.val() == 1 {
+            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(74))
+                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(98)) << 64));
+        } else {
+            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(131))
+                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(155)) << 64));
+        }
+        // Another valid lane after the one sent?
+        self.more.next = (((self.cur.val() == 0)
+            & (self.rec.val().get_bit(73) | self.rec.val().get_bit(130)))
+            | ((self.cur.val() == 1) & self.rec.val().get_bit(130)));
+        // A head with no lane left (never pushed that way) is popped rather than stuck.
+        self.cqe_pop.next = ((self.cqe_go.val() & !self.more.val())
+            | (self.cqe_q.m_valid.val()
+                & !((self.take0.val() | self.take1.val()) | self.take2.val())));
+        self.cqe_q.m_pop.next = self.cqe_pop.val();
+        if self.cqe_go.val() {
+            if self.more.val() {
+                self.lane.d.next = (self.cur.val() + 1);
+            } else {
+                self.lane.d.next = 0.into();
+            }
+        }
+
+        // ACK queue head: one record per beat.
+        self.ack_rec.next = self.ack_q.m_data.val();
+        self.m_axis_ack_tvalid.next = self.ack_q.m_valid.val();
+        self.ack_pop.next = (self.ack_q.m_valid.val() & self.m_axis_ack_tready.val());
+        self.ack_q.m_pop.next = self.ack_pop.val();
+        self.m_axis_ack_tdata.next = (bit_cast::<384, 16>(self.ack_rec.val().get_bits::<16>(0))
+            | (bit_cast::<384, 1>(self.ack_rec.val().get_bits::<1>(16)) << 16)
+            | (bit_cast::<384, 1>(self.ack_rec.val().get_bits::<1>(41)) << 17)
+            | (bit_cast::<384, 24>(self.ack_rec.val().get_bits::<24>(17)) << 32)
+            | (bit_cast::<384, 24>(self.ack_rec.val().get_bits::<24>(42)) << 64)
+            | (bit_cast::<384, 256>(self.ack_rec.val().get_bits::<256>(66)) << 128));
+
+        // Occupancy, and the hold.
+        if (self.cqe_push.val() & !self.cqe_pop.val()) {
+            self.cqe_level_next.next = (self.cqe_level.q.val() + 1);
+        } else if (!self.cqe_push.val() & self.cqe_pop.val()) {
+            self.cqe_level_next.next = (self.cqe_level.q.val() - 1);
+        } else {
+            self.cqe_level_next.next = self.cqe_level.q.val();
+        }
+        if (self.ack_push.val() & !self.ack_pop.val()) {
+            self.ack_level_next.next = (self.ack_level.q.val() + 1);
+        } else if (!self.ack_push.val() & self.ack_pop.val()) {
+            self.ack_level_next.next = (self.ack_level.q.val() - 1);
+        } else {
+            self.ack_level_next.next = self.ack_level.q.val();
+        }
+        self.cqe_level.d.next = self.cqe_level_next.val();
+        self.ack_level.d.next = self.ack_level_next.val();
+        self.hold.d.next = ((self.cqe_level_next.val() >= self.hold_at.val())
+            | (self.ack_level_next.val() >= self.hold_at.val()));
+        if self.rst.val() {
+            self.cqe_level.d.next = 0.into();
+            self.ack_level.d.next = 0.into();
+            self.hold.d.next = false;
+            self.lane.d.next = 0.into();
+            self.places.d.next = 0.into();
+            self.done.d.next = 0.into();
+        }
+        self.m_hold.next = self.hold.q.val();
+        self.unused_full.next = (self.cqe_q.full.val() | self.ack_q.full.val());
+        self.status_overflow.next =
+            (self.cqe_q.status_overflow.val() | self.ack_q.status_overflow.val());
+    }
+}
