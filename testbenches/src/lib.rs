@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bridge;
 pub mod credit;
 pub mod dpu_link;
+pub mod e2e;
 pub mod flow_table;
 pub mod hdl_sim;
 pub mod reorder;

@@ -367,3 +367,74 @@ fn retransmit_rejects_bad_delays_with_status_2() {
         assert!(e.contains("--jitter-ns") && !e.contains("panicked"), "{e}");
     }
 }
+
+#[test]
+fn fabric_incast_json_compares_credits_on_the_same_traffic() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args(["fabric", "--json", "--messages", "24", "--config"])
+        .arg(format!("{dir}/scenarios/incast.toml"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "quiet under --json");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in ["last_arrival_us", "throughput_gbps"] {
+        assert!(v[k].as_f64().is_some_and(|x| x > 0.0), "{k}: {v}");
+    }
+    assert_eq!(v["messages_completed"], 24);
+    assert!(v["peak_ooo_packets"].is_u64());
+    assert_eq!(v["credits"], true);
+    let w = &v["without_credits"];
+    assert_eq!(w["credits"], false);
+    assert_eq!(w["messages_completed"], 24);
+    // Credits keep the fabric queue shallower than the uncredited incast.
+    assert!(
+        v["peak_fabric_queue_bytes"].as_u64() < w["peak_fabric_queue_bytes"].as_u64(),
+        "{v}"
+    );
+}
+
+#[test]
+fn fabric_rejects_bad_scenario_files_with_status_2() {
+    let dir = std::env::temp_dir().join(format!("prnic-cli-fabric-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/two_rnics.toml"
+    ))
+    .unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, good.replace("messages = 400", "messages = 0")).unwrap();
+    for args in [
+        vec![
+            "fabric".to_string(),
+            "--config".into(),
+            bad.display().to_string(),
+        ],
+        vec![
+            "fabric".into(),
+            "--config".into(),
+            "/nonexistent/scenario.toml".into(),
+        ],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(e.lines().count(), 1, "one line: {e}");
+        assert!(o.stdout.is_empty());
+    }
+    let e = String::from_utf8_lossy(
+        &Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+            .args(["fabric", "--config"])
+            .arg(&bad)
+            .output()
+            .unwrap()
+            .stderr,
+    )
+    .to_string();
+    assert!(e.contains("messages"), "{e}");
+}
