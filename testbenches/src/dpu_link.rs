@@ -19,8 +19,13 @@ pub struct VerilatorRnic {
 impl VerilatorRnic {
     /// A model out of reset, its flow table swept (powered up before the DPU connects).
     pub fn new() -> Self {
+        Self::with_dut(PrnicTop::new())
+    }
+
+    /// [`VerilatorRnic::new`] around a given model (one that writes a waveform, say).
+    pub fn with_dut(dut: PrnicTop) -> Self {
         let mut r = VerilatorRnic {
-            dut: PrnicTop::new(),
+            dut,
             address: Some(0x1000),
             targeted: 0x1000,
             accesses: 0,

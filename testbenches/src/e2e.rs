@@ -681,8 +681,12 @@ fn beat_bytes(data: &[u32], keep: &[u32], out: &mut Vec<u8>) {
 }
 
 impl RtlRnics {
-    /// Both RNICs out of reset and programmed through CSR for `s`.
-    fn new(s: &Scenario) -> Self {
+    /// Both RNICs out of reset and programmed through CSR for `s`; RNIC B writes a
+    /// waveform to `trace` if given.
+    fn new(
+        s: &Scenario,
+        trace: Option<&std::path::Path>,
+    ) -> Result<Self, crate::bridge::TraceError> {
         let cfg = PrnicConfig::builtin();
         let geom = crate::flow_table::geometry(cfg);
         let hash = u64::from_str_radix(&cfg.hash_hex(), 16).expect("hex");
@@ -717,7 +721,13 @@ impl RtlRnics {
                 .expect("the DPU installs a tenant's flow");
         }
         // B: tenants, thresholds, QPs.
-        let mut b = VerilatorRnic::new();
+        let mut b = match trace {
+            Some(t) => {
+                let period_ps = (1e6 / cfg.clock.mhz).round() as u64;
+                VerilatorRnic::with_dut(PrnicTop::with_trace(t, period_ps)?)
+            }
+            None => VerilatorRnic::new(),
+        };
         {
             let d = &mut b.dut;
             for t in 0..s.tenants {
@@ -742,7 +752,7 @@ impl RtlRnics {
                 }
             }
         }
-        RtlRnics {
+        Ok(RtlRnics {
             a,
             b,
             a_in: VecDeque::new(),
@@ -754,7 +764,7 @@ impl RtlRnics {
             peak_backlog: 0,
             backpressure: s.host_backpressure,
             next: Box::new(rng(s.seed ^ 0xbac)),
-        }
+        })
     }
 }
 
@@ -916,10 +926,24 @@ impl Rnics for RtlRnics {
 
 /// Run a scenario. `progress` is called now and then with (messages completed, total).
 pub fn run(s: &Scenario, mut progress: impl FnMut(u32, u32)) -> FabricReport {
-    run_dyn(s, &mut progress)
+    run_dyn(s, None, &mut progress).expect("no trace file to open")
 }
 
-fn run_dyn(s: &Scenario, progress: &mut dyn FnMut(u32, u32)) -> FabricReport {
+/// [`run`], with RNIC B's waveform (FST or VCD by the extension) written to `trace`
+/// (rtl backend; with credits = "both", of the run with credits).
+pub fn run_traced(
+    s: &Scenario,
+    trace: &std::path::Path,
+    mut progress: impl FnMut(u32, u32),
+) -> Result<FabricReport, crate::bridge::TraceError> {
+    run_dyn(s, Some(trace), &mut progress)
+}
+
+fn run_dyn(
+    s: &Scenario,
+    trace: Option<&std::path::Path>,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<FabricReport, crate::bridge::TraceError> {
     if s.credits == Credits::Both {
         let on = Scenario {
             credits: Credits::On,
@@ -929,14 +953,14 @@ fn run_dyn(s: &Scenario, progress: &mut dyn FnMut(u32, u32)) -> FabricReport {
             credits: Credits::Off,
             ..s.clone()
         };
-        let mut r = run_dyn(&on, progress);
-        r.without_credits = Some(Box::new(run_dyn(&off, progress)));
-        return r;
+        let mut r = run_dyn(&on, trace, progress)?;
+        r.without_credits = Some(Box::new(run_dyn(&off, None, progress)?));
+        return Ok(r);
     }
     match s.backend {
         Backend::Rtl => {
-            let mut r = RtlRnics::new(s);
-            drive(s, &mut r, progress)
+            let mut r = RtlRnics::new(s, trace)?;
+            Ok(drive(s, &mut r, progress))
         }
         Backend::Model => {
             let cfg = PrnicConfig::builtin();
@@ -956,7 +980,7 @@ fn run_dyn(s: &Scenario, progress: &mut dyn FnMut(u32, u32)) -> FabricReport {
                 rx,
                 max_frame: cfg.packet.max_frame_bytes as usize + 50,
             };
-            drive(s, &mut r, progress)
+            Ok(drive(s, &mut r, progress))
         }
     }
 }

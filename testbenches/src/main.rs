@@ -236,6 +236,10 @@ enum Cmd {
         /// Override the file's number of messages.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
         messages: Option<u32>,
+        /// Write RNIC B's waveform (the whole prnic_top) to this file: *.fst for
+        /// GTKWave, or *.vcd (rtl backend; keep --messages small, the top is wide).
+        #[arg(long, value_name = "FILE")]
+        trace: Option<std::path::PathBuf>,
     },
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.
@@ -624,8 +628,9 @@ fn main() -> ExitCode {
             json,
             backend,
             messages,
+            trace,
         } => {
-            use prnic_testbenches::e2e::{run, Backend, Scenario};
+            use prnic_testbenches::e2e::{run, run_traced, Backend, Scenario};
             let text = match std::fs::read_to_string(&config) {
                 Ok(t) => t,
                 Err(e) => {
@@ -655,8 +660,22 @@ fn main() -> ExitCode {
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
             }
+            if trace.is_some() && sc.backend != Backend::Rtl {
+                eprintln!("prnic-sim: error: --trace needs the rtl backend (the file says model)");
+                return ExitCode::from(2);
+            }
             let bar = Progress::new(json, sc.messages as u64, "messages");
-            let r = run(&sc, |d, _| bar.show(d as u64));
+            let r = match &trace {
+                Some(t) => match run_traced(&sc, t, |d, _| bar.show(d as u64)) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        bar.finish();
+                        eprintln!("prnic-sim: error: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => run(&sc, |d, _| bar.show(d as u64)),
+            };
             bar.finish();
             if json {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
