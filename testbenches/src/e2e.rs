@@ -145,6 +145,12 @@ pub struct Scenario {
     /// ACK streams (rtl backend): host memory or PCIe backpressure.
     #[serde(default)]
     pub host_backpressure: f64,
+    /// Share of cycles with one random AXI4-Lite access to RNIC B between beats (rtl
+    /// backend): reads anywhere, writes to unmapped, read-only and staging registers.
+    /// Unmapped and misaligned accesses must answer SLVERR and nothing may disturb the
+    /// traffic.
+    #[serde(default)]
+    pub csr_fuzz: f64,
     /// Sending hosts (model backend only): QP q belongs to sender q mod senders, and
     /// each sender has its own `injection_gbps` uplink. 4 makes an incast.
     #[serde(default = "d_senders")]
@@ -367,6 +373,9 @@ impl Scenario {
                 format!("{} is not in [0, 0.95)", self.host_backpressure),
             );
         }
+        if !(0.0..=0.5).contains(&self.csr_fuzz) {
+            return bad("csr_fuzz", format!("{} is not in [0, 0.5]", self.csr_fuzz));
+        }
         if self.senders == 0 || self.senders > 64 {
             return bad("senders", format!("{} is not in 1..=64", self.senders));
         }
@@ -454,12 +463,18 @@ pub struct FabricReport {
     pub cqe_twice: u64,
     pub cqe_misordered: u64,
     pub cqes_missing: u64,
-    /// RNIC B's RX counters read over CSR at the end (rtl backend).
+    /// RNIC B's RX counters (and `CNT_CSR_BAD_ACCESS`) read over CSR at the end (rtl
+    /// backend).
     pub rx_counters: BTreeMap<String, u64>,
     pub senders: u32,
     pub credits: bool,
     pub credit_requests: u64,
     pub credit_grants: u64,
+    /// `csr_fuzz`: accesses made, SLVERRs expected (unmapped or misaligned), and
+    /// accesses whose answer or effect broke the register map (must be 0).
+    pub csr_accesses: u64,
+    pub csr_slverr: u64,
+    pub csr_violations: u64,
     /// With `credits = "both"`: the same traffic without credits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub without_credits: Option<Box<FabricReport>>,
@@ -476,6 +491,7 @@ impl FabricReport {
             && self.cqe_misordered == 0
             && self.cqes_missing == 0
             && self.messages_completed == self.messages
+            && self.csr_violations == 0
     }
 }
 
@@ -512,7 +528,7 @@ fn build_traffic(s: &Scenario) -> Traffic {
         let qp = (next() % s.qps as u64) as u32;
         let span = (s.message_bytes_max - s.message_bytes_min) as u64 + 1;
         let len = s.message_bytes_min + (next() % span) as usize;
-        let imm = ((next() >> 11) as f64 / (1u64 << 53) as f64) < s.imm_share;
+        let imm = unit(next()) < s.imm_share;
         let imm = imm.then(|| next() as u32);
         let n = len.div_ceil(s.packet_bytes) as u32;
         let tenant = qp % s.tenants;
@@ -583,6 +599,10 @@ trait Rnics {
     }
     fn counters(&mut self) -> BTreeMap<String, u64> {
         BTreeMap::new()
+    }
+    /// (accesses, SLVERRs expected, violations) of the CSR fuzz.
+    fn csr_fuzz(&self) -> (u64, u64, u64) {
+        (0, 0, 0)
     }
 }
 
@@ -661,6 +681,118 @@ struct RtlRnics {
     peak_backlog: u64,
     backpressure: f64,
     next: Box<dyn FnMut() -> u64>,
+    csr_fuzz: f64,
+    fuzz: CsrFuzz,
+}
+
+/// A random draw as a number in [0, 1).
+fn unit(r: u64) -> f64 {
+    (r >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Random CSR accesses with their expected answers.
+#[derive(Default)]
+struct CsrFuzz {
+    /// Mapped word → (register, read-only).
+    mapped: BTreeMap<u32, (&'static str, bool)>,
+    accesses: u64,
+    slverr: u64,
+    violations: u64,
+}
+
+impl CsrFuzz {
+    fn new() -> Self {
+        let mut mapped = BTreeMap::new();
+        for r in prnic_regs::registers() {
+            let ro = match &r.kind {
+                prnic_regs::Kind::Reg(fs) => fs.iter().all(|f| f.access == prnic_regs::Access::Ro),
+                prnic_regs::Kind::Counter64 { .. } => true,
+            };
+            for a in r.offsets() {
+                mapped.insert(a, (r.name, ro));
+            }
+        }
+        CsrFuzz {
+            mapped,
+            ..Default::default()
+        }
+    }
+
+    /// One access chosen by `r`. Writes go only where the map says they change nothing
+    /// the traffic depends on: unmapped words, read-only words, and staging registers
+    /// (flow-table entry, QP_ID/QP_CFG/QP_PSN: nothing happens without a command).
+    fn access(&mut self, d: &mut PrnicTop, r: u64) {
+        const STAGING: [u32; 10] = [
+            regs::FT_KEY_LO,
+            regs::FT_KEY_HI,
+            regs::FT_VAL0,
+            regs::FT_VAL1,
+            regs::FT_VAL2,
+            regs::FT_VAL3,
+            regs::FT_LOC,
+            regs::QP_ID,
+            regs::QP_CFG,
+            regs::QP_PSN,
+        ];
+        self.accesses += 1;
+        let a = match r % 4 {
+            0 => (r >> 8) as u32 & 0xffc,
+            1 => ((r >> 8) as u32 & 0xfff) | 1,
+            2 => STAGING[(r >> 8) as usize % STAGING.len()],
+            _ => *self
+                .mapped
+                .keys()
+                .nth((r >> 8) as usize % self.mapped.len())
+                .unwrap(),
+        };
+        let known = self.mapped.get(&a).copied();
+        if known.is_none() {
+            self.slverr += 1;
+        }
+        let expect = if known.is_some() {
+            crate::axil::OKAY
+        } else {
+            crate::axil::SLVERR
+        };
+        let writable = STAGING.contains(&a) || known.is_some_and(|(_, ro)| ro);
+        if (r >> 40) % 2 == 0 && (writable || known.is_none()) {
+            let resp = write(d, a, (r >> 20) as u32, 0xf, 0).expect("CSR answers");
+            self.violations += (resp != expect) as u64;
+            // A read-only identification word must not change.
+            if a == regs::ID_MAGIC && csr_read(d, a) != prnic_regs::MAGIC {
+                self.violations += 1;
+            }
+        } else {
+            let (_, resp) = read(d, a, 0).expect("CSR answers");
+            self.violations += (resp != expect) as u64;
+        }
+    }
+}
+
+/// RNIC B as the scenario needs it, over CSR: tenants, window and thresholds, and every
+/// QP created at PSN 0 (waiting for each `QP_CMD` as software does).
+fn program_b(d: &mut PrnicTop, s: &Scenario) {
+    for t in 0..s.tenants {
+        csr_write(d, regs::LOCAL_VNI0 + 4 * t, tenant_vni(t) | 1 << 31);
+    }
+    csr_write(d, regs::REORDER_WINDOW, s.window);
+    csr_write(
+        d,
+        regs::REORDER_THRESH,
+        s.ooo_threshold | s.missing_share_pct << 16,
+    );
+    for q in 0..s.qps {
+        csr_write(d, regs::QP_ID, q);
+        csr_write(d, regs::QP_CFG, (q % s.tenants) | 1 << 31);
+        csr_write(d, regs::QP_PSN, 0);
+        csr_write(d, regs::QP_CMD, 1);
+        let mut polls = 0;
+        while csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_QP_BUSY_MASK != 0 {
+            polls += 1;
+            assert!(polls < 10_000, "QP_CMD never completed");
+            d.step_n(64);
+        }
+    }
 }
 
 fn csr_write(d: &mut PrnicTop, addr: u32, v: u32) {
@@ -728,30 +860,7 @@ impl RtlRnics {
             }
             None => VerilatorRnic::new(),
         };
-        {
-            let d = &mut b.dut;
-            for t in 0..s.tenants {
-                csr_write(d, regs::LOCAL_VNI0 + 4 * t, tenant_vni(t) | 1 << 31);
-            }
-            csr_write(d, regs::REORDER_WINDOW, s.window);
-            csr_write(
-                d,
-                regs::REORDER_THRESH,
-                s.ooo_threshold | s.missing_share_pct << 16,
-            );
-            for q in 0..s.qps {
-                csr_write(d, regs::QP_ID, q);
-                csr_write(d, regs::QP_CFG, (q % s.tenants) | 1 << 31);
-                csr_write(d, regs::QP_PSN, 0);
-                csr_write(d, regs::QP_CMD, 1);
-                let mut polls = 0;
-                while csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_QP_BUSY_MASK != 0 {
-                    polls += 1;
-                    assert!(polls < 10_000, "QP_CMD never completed");
-                    d.step_n(64);
-                }
-            }
-        }
+        program_b(&mut b.dut, s);
         Ok(RtlRnics {
             a,
             b,
@@ -764,6 +873,8 @@ impl RtlRnics {
             peak_backlog: 0,
             backpressure: s.host_backpressure,
             next: Box::new(rng(s.seed ^ 0xbac)),
+            csr_fuzz: s.csr_fuzz,
+            fuzz: CsrFuzz::new(),
         })
     }
 }
@@ -826,6 +937,17 @@ impl Rnics for RtlRnics {
         }
         a.step();
 
+        // B: now and then a CSR access between beats (streams idle meanwhile).
+        if self.csr_fuzz > 0.0 && unit((self.next)()) < self.csr_fuzz {
+            let b = &mut self.b.dut;
+            b.set_s_axis_port0_rx_tvalid(0);
+            b.set_s_axis_port1_rx_tvalid(0);
+            b.set_m_axis_place_tready(0);
+            b.set_m_axis_cqe_tready(0);
+            b.set_m_axis_ack_tready(0);
+            let r = (self.next)();
+            self.fuzz.access(b, r);
+        }
         // B: a beat on each port that has a frame, every host stream ready.
         let b = &mut self.b.dut;
         let none = Beat {
@@ -845,7 +967,7 @@ impl Rnics for RtlRnics {
         b.set_s_axis_port1_rx_tdata(&b1.data);
         b.set_s_axis_port1_rx_tkeep(&b1.keep);
         b.set_s_axis_port1_rx_tlast(b1.last as u64);
-        let mut ready = || ((self.next)() >> 11) as f64 / (1u64 << 53) as f64 >= self.backpressure;
+        let mut ready = || unit((self.next)()) >= self.backpressure;
         let (rp, rc, ra) = (ready(), ready(), ready());
         b.set_m_axis_place_tready(rp as u64);
         b.set_m_axis_cqe_tready(rc as u64);
@@ -910,11 +1032,14 @@ impl Rnics for RtlRnics {
     fn peak_port_backlog(&self) -> u64 {
         self.peak_backlog
     }
+    fn csr_fuzz(&self) -> (u64, u64, u64) {
+        (self.fuzz.accesses, self.fuzz.slverr, self.fuzz.violations)
+    }
     fn counters(&mut self) -> BTreeMap<String, u64> {
         let d = &mut self.b.dut;
         let mut m = BTreeMap::new();
         for r in prnic_regs::registers() {
-            if r.name.starts_with("CNT_RX_") {
+            if r.name.starts_with("CNT_RX_") || r.name == "CNT_CSR_BAD_ACCESS" {
                 let lo = csr_read(d, r.offset) as u64;
                 let hi = csr_read(d, r.offset + 4) as u64;
                 m.insert(r.name.to_lowercase(), lo | hi << 32);
@@ -986,6 +1111,16 @@ fn run_dyn(
 }
 
 fn drive(s: &Scenario, r: &mut impl Rnics, progress: &mut dyn FnMut(u32, u32)) -> FabricReport {
+    drive_until(s, r, progress, None)
+}
+
+/// [`drive`], stopped after `stop_at` cycles if given (traffic still in flight).
+fn drive_until(
+    s: &Scenario,
+    r: &mut impl Rnics,
+    progress: &mut dyn FnMut(u32, u32),
+    stop_at: Option<u64>,
+) -> FabricReport {
     let cfg = PrnicConfig::builtin();
     let period_ns = 1000.0 / cfg.clock.mhz;
     let tr = build_traffic(s);
@@ -1073,7 +1208,7 @@ fn drive(s: &Scenario, r: &mut impl Rnics, progress: &mut dyn FnMut(u32, u32)) -
     let mut last_ns = 0.0f64;
     let mut cycle: u64 = 0;
     let mut quiet: u64 = 0;
-    let limit = 2_000_000 + total_pkts * 20_000;
+    let limit = stop_at.unwrap_or(2_000_000 + total_pkts * 20_000);
     let expected_cqes: u64 = tr.msgs.iter().filter(|m| m.2.is_some()).count() as u64;
     while cycle < limit {
         let now = cycle as f64 * period_ns;
@@ -1251,6 +1386,11 @@ fn drive(s: &Scenario, r: &mut impl Rnics, progress: &mut dyn FnMut(u32, u32)) -
             replies.push_back((now + s.reverse_delay_ns, qp, None, missing));
         }
         cycle += 1;
+        // A run that stops making progress ends (and fails its checks) instead of
+        // hanging: nothing placed or completed for 20 timeouts.
+        if now - last_ns > 20.0 * s.rto_ns + 1e6 {
+            break;
+        }
         if cycle.is_multiple_of(65_536) {
             progress(rep.messages_completed, s.messages);
         }
@@ -1288,7 +1428,90 @@ fn drive(s: &Scenario, r: &mut impl Rnics, progress: &mut dyn FnMut(u32, u32)) -
     rep.peak_fabric_queue_bytes = peak_queue_bytes;
     rep.peak_port_backlog_frames = r.peak_port_backlog();
     rep.rx_counters = r.counters();
+    (rep.csr_accesses, rep.csr_slverr, rep.csr_violations) = r.csr_fuzz();
     rep.senders = s.senders;
     rep.credits = credits;
+    rep
+}
+
+/// `reset_mid_traffic`'s findings.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ResetReport {
+    /// The traffic cut by the reset (incomplete by design).
+    pub before: FabricReport,
+    /// Frames still arriving at B's ports, and leaving A, after the reset.
+    pub frames_after_reset: u64,
+    /// Bytes of a placement the reset cut short (no `tlast`; the host discards them).
+    pub cut_placement_bytes: u64,
+    /// What B put out between its reset and its reprogramming: must all be 0 (every QP
+    /// and every tenant VNI is disabled by the reset).
+    pub placed_after_reset: u64,
+    pub cqes_after_reset: u64,
+    pub acks_after_reset: u64,
+    /// B's registers and counters read over CSR after the reset, before reprogramming.
+    pub local_vni_after_reset: Vec<u32>,
+    pub counters_after_reset: BTreeMap<String, u64>,
+    /// New traffic on the reprogrammed RNIC.
+    pub after: FabricReport,
+}
+
+/// Reset RNIC B (the whole `prnic_top`) after `at_cycle` cycles of `s`, with frames in
+/// its ports, payload in `rx_decap` and CQEs queued; keep the rest of the frames coming;
+/// then reprogram it over CSR as software would and run new traffic (seed + 1).
+pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
+    assert_eq!(s.backend, Backend::Rtl);
+    let mut r = RtlRnics::new(s, None).expect("no trace");
+    let mut rep = ResetReport {
+        before: drive_until(s, &mut r, &mut |_, _| {}, Some(at_cycle)),
+        ..Default::default()
+    };
+    let d = &mut r.b.dut;
+    d.set_rst(1);
+    d.step();
+    d.set_rst(0);
+    // A placement cut by the reset never gets its last beat: the host discards it.
+    rep.cut_placement_bytes = r.place.len() as u64;
+    r.place.clear();
+    // The frames already on their way keep arriving while B sweeps and sits idle.
+    let period_ns = 1000.0 / PrnicConfig::builtin().clock.mhz;
+    let mut sink = Fabric::new(
+        vec![PathSpec {
+            rate_gbps: 1e5,
+            delay_ns: 0.0,
+            jitter_ns: 0.0,
+            loss: 0.0,
+            dup: 0.0,
+            queue_bytes: u64::MAX / 2,
+        }],
+        Selection::RoundRobin,
+        1,
+    );
+    rep.frames_after_reset =
+        r.b_frames.iter().sum::<u64>() + r.a_in.iter().filter(|b| b.last).count() as u64;
+    let mut c = 0u64;
+    while c < 20_000 && !(r.idle() && c > 4_000) {
+        let now = c as f64 * period_ns;
+        let o = r.step(now, &mut sink, vec![]);
+        rep.placed_after_reset += o.placed.len() as u64;
+        rep.cqes_after_reset += o.cqes.len() as u64;
+        rep.acks_after_reset += (o.acks.len() + o.naks.len()) as u64;
+        c += 1;
+    }
+    let d = &mut r.b.dut;
+    assert_eq!(
+        csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_CLEARING_MASK,
+        0,
+        "rx_reorder's sweep (one cycle per QP) is over by now"
+    );
+    rep.local_vni_after_reset = (0..8)
+        .map(|t| csr_read(d, regs::LOCAL_VNI0 + 4 * t))
+        .collect();
+    rep.counters_after_reset = r.counters();
+    program_b(&mut r.b.dut, s);
+    let s2 = Scenario {
+        seed: s.seed + 1,
+        ..s.clone()
+    };
+    rep.after = drive(&s2, &mut r, &mut |_, _| {});
     rep
 }
