@@ -145,6 +145,10 @@ pub struct Scenario {
     /// ACK streams (rtl backend): host memory or PCIe backpressure.
     #[serde(default)]
     pub host_backpressure: f64,
+    /// Share of cycles each of RNIC B's MAC RX ports holds `tvalid` low, inside frames
+    /// too (rtl backend): the port arbiter must keep a frame's beats together.
+    #[serde(default)]
+    pub rx_gaps: f64,
     /// Share of cycles with one random AXI4-Lite access to RNIC B between beats (rtl
     /// backend): reads anywhere, writes to unmapped, read-only and staging registers.
     /// Unmapped and misaligned accesses must answer SLVERR and nothing may disturb the
@@ -372,6 +376,9 @@ impl Scenario {
                 "host_backpressure",
                 format!("{} is not in [0, 0.95)", self.host_backpressure),
             );
+        }
+        if !(0.0..0.95).contains(&self.rx_gaps) {
+            return bad("rx_gaps", format!("{} is not in [0, 0.95)", self.rx_gaps));
         }
         if !(0.0..=0.5).contains(&self.csr_fuzz) {
             return bad("csr_fuzz", format!("{} is not in [0, 0.5]", self.csr_fuzz));
@@ -683,6 +690,7 @@ struct RtlRnics {
     next: Box<dyn FnMut() -> u64>,
     csr_fuzz: f64,
     fuzz: CsrFuzz,
+    rx_gaps: f64,
 }
 
 /// A random draw as a number in [0, 1).
@@ -875,6 +883,7 @@ impl RtlRnics {
             next: Box::new(rng(s.seed ^ 0xbac)),
             csr_fuzz: s.csr_fuzz,
             fuzz: CsrFuzz::new(),
+            rx_gaps: s.rx_gaps,
         })
     }
 }
@@ -956,7 +965,12 @@ impl Rnics for RtlRnics {
             last: false,
             tuser: 0,
         };
-        let (v0, v1) = (!self.b_in[0].is_empty(), !self.b_in[1].is_empty());
+        let gap0 = self.rx_gaps > 0.0 && unit((self.next)()) < self.rx_gaps;
+        let gap1 = self.rx_gaps > 0.0 && unit((self.next)()) < self.rx_gaps;
+        let (v0, v1) = (
+            !self.b_in[0].is_empty() && !gap0,
+            !self.b_in[1].is_empty() && !gap1,
+        );
         let b0 = self.b_in[0].front().unwrap_or(&none);
         b.set_s_axis_port0_rx_tvalid(v0 as u64);
         b.set_s_axis_port0_rx_tdata(&b0.data);
@@ -978,7 +992,7 @@ impl Rnics for RtlRnics {
             b.s_axis_port1_rx_tready() != 0,
         ];
         for p in 0..2 {
-            if taken[p] {
+            if taken[p] && [v0, v1][p] {
                 if let Some(beat) = self.b_in[p].pop_front() {
                     self.b_frames[p] -= beat.last as u64;
                 }
