@@ -166,3 +166,15 @@ fn whole_rnic_reset_mid_traffic_recovers_with_nothing_stale() {
     assert!(r.after.clean(), "{:?}", r.after);
     assert_eq!(r.after.rx_counters["cnt_rx_placed"], r.after.packets);
 }
+
+/// The short CI version of the whole-RNIC soak (`rnic_soak.toml`, every fault at once;
+/// `prnic-sim fabric --config testbenches/scenarios/rnic_soak.toml --messages N` runs
+/// it long): nothing lost, duplicated or misordered.
+#[test]
+fn rnic_soak_short_every_fault_at_once() {
+    let mut s = load("rnic_soak.toml");
+    s.messages = 300;
+    let r = run(&s, |_, _| {});
+    assert!(r.clean(), "{r:?}");
+    assert!(r.csr_accesses > 0 && r.fabric_duplicated > 0, "{r:?}");
+}
