@@ -1122,7 +1122,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         else begin
             rxr$cfg_miss_pct = csr$cfg_reorder_thresh_missing_pct[(32'h0)+:(7)];
         end
-        if (csr$cmd_qp_cmd_valid) begin
+        if ((csr$cmd_qp_cmd_valid & |csr$cmd_qp_cmd_op)) begin
             qp_busy$d = 1'b1;
         end
         else if (rxr$s_qp_ready) begin
@@ -1186,7 +1186,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         csr$hw_cnt_rx_cqes = ((rxr$status_cqes) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_acks = ((rxr$status_acks) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_naks = ((rxr$status_naks) & 64'hffffffffffffffff);
-        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |csr$cmd_qp_cmd_op | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots | cmd_op_m1[32'h2]);
+        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots | cmd_op_m1[32'h2]);
     end
     
 endmodule // prnic_top

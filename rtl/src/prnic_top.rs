@@ -539,7 +539,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
                 .val()
                 .get_bits::<7>(0);
         }
-        if self.csr.cmd_qp_cmd_valid.val() {
+        // Only OP = 1 is a command; any other value is ignored (as FT_CMD's unknown ops).
+        if (self.csr.cmd_qp_cmd_valid.val() & self.csr.cmd_qp_cmd_op.val().any()) {
             self.qp_busy.d.next = true;
         } else if self.rxr.s_qp_ready.val() {
             self.qp_busy.d.next = false;
@@ -627,7 +628,6 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
             | self.rxr.m_verdict_psn.val().any()
             | self.rxr.status_placed.val().any()
             | self.arb.m_port.val()
-            | self.csr.cmd_qp_cmd_op.val().any()
             | self.ctx.m_send_credit.val().any()
             | self.ctx.m_credit_valid.val()
             | self.ctx.m_credit_qp.val().any()

@@ -1464,6 +1464,10 @@ pub struct ResetReport {
     pub acks_after_reset: u64,
     /// B's registers and counters read over CSR after the reset, before reprogramming.
     pub local_vni_after_reset: Vec<u32>,
+    /// `RX_STATUS.QP_BUSY` right after a `QP_CMD` write with OP = 0 (must be 0).
+    pub qp_cmd_op0_busy: u32,
+    /// The same after OP = 1 (must be set).
+    pub qp_cmd_op1_busy: u32,
     pub counters_after_reset: BTreeMap<String, u64>,
     /// New traffic on the reprogrammed RNIC.
     pub after: FabricReport,
@@ -1483,6 +1487,12 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
     d.set_rst(1);
     d.step();
     d.set_rst(0);
+    // During rx_reorder's sweep a QP command waits (RX_STATUS.QP_BUSY): OP = 0 must not
+    // be one, OP = 1 is (the staging registers are at reset: it disables QP 0).
+    csr_write(d, regs::QP_CMD, 0);
+    rep.qp_cmd_op0_busy = csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_QP_BUSY_MASK;
+    csr_write(d, regs::QP_CMD, 1);
+    rep.qp_cmd_op1_busy = csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_QP_BUSY_MASK;
     // A placement cut by the reset never gets its last beat: the host discards it.
     rep.cut_placement_bytes = r.place.len() as u64;
     r.place.clear();

@@ -134,6 +134,11 @@ fn whole_rnic_reset_mid_traffic_recovers_with_nothing_stale() {
     let mut s = load("two_rnics.toml");
     s.messages = 80;
     let r = reset_mid_traffic(&s, 6_000);
+    assert_eq!(r.qp_cmd_op0_busy, 0, "QP_CMD with OP = 0 must do nothing");
+    assert_ne!(
+        r.qp_cmd_op1_busy, 0,
+        "QP_CMD with OP = 1 waits for the sweep"
+    );
     println!("{}", serde_json::to_string_pretty(&r).unwrap());
     assert!(r.before.packets > r.before.rx_counters.len() as u64);
     assert!(
