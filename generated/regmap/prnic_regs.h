@@ -150,9 +150,9 @@
 #define PRNIC_CNT_CSR_RO_WRITE_HI 0x20cu
 #define PRNIC_CNT_FT_MULTI_HIT_LO 0x210u /* Flow lookups whose hits disagreed. */
 #define PRNIC_CNT_FT_MULTI_HIT_HI 0x214u
-#define PRNIC_CNT_FT_DUP_HIT_LO 0x218u /* Flow lookups that found one entry twice (a relocation in progress). */
+#define PRNIC_CNT_FT_DUP_HIT_LO 0x218u /* Flow lookups that found one key twice with equal values (updates cannot cause it: a RAM fault). */
 #define PRNIC_CNT_FT_DUP_HIT_HI 0x21cu
-#define PRNIC_CNT_FT_BAD_UPDATE_LO 0x220u /* Flow-table updates ignored (index out of range, or during the reset sweep). */
+#define PRNIC_CNT_FT_BAD_UPDATE_LO 0x220u /* Flow-table commands refused: index out of range, a way write away from the key's own slot, a command in the cycle after another, or during the reset sweep. */
 #define PRNIC_CNT_FT_BAD_UPDATE_HI 0x224u
 #define PRNIC_CNT_TX_FRAMES_LO 0x228u /* Frames encapsulated and sent. */
 #define PRNIC_CNT_TX_FRAMES_HI 0x22cu
@@ -263,7 +263,7 @@
 #define PRNIC_FT_LOC_INDEX_MASK 0x0000ffffu
 #define PRNIC_FT_LOC_WAY_SHIFT 16u
 #define PRNIC_FT_LOC_WAY_MASK 0x00030000u
-#define PRNIC_FT_CMD 0x31cu /* Command: commits the staged entry in one cycle, or reads a slot back. */
+#define PRNIC_FT_CMD 0x31cu /* Command: commits the staged entry, or reads a slot back. A committed entry is seen by every lookup after the write response. A write makes its place the only one holding the key: any other copy (another way, or the stash) is invalidated in the same update, so a relocation is one write. A way write must target the key's own slot in that way (refused otherwise). */
 #define PRNIC_FT_CMD_OP_SHIFT 0u
 #define PRNIC_FT_CMD_OP_MASK 0x00000007u
 #define PRNIC_FT_STATUS 0x320u /* Flow-table state. */

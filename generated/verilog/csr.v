@@ -140,7 +140,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     
     // Constant declarations
     localparam  id_magic_magic_const = 32'h50524e43;
-    localparam  id_version_minor_const = 16'h3;
+    localparam  id_version_minor_const = 16'h4;
     localparam  id_version_major_const = 16'h1;
     localparam  id_config_hash_lo_hash_const = 32'hea22cdc0;
     localparam  id_config_hash_hi_hash_const = 32'hf4b7e189;

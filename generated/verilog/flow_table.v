@@ -577,6 +577,38 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [31:0] bad_update_count$d;
     wire  [31:0] bad_update_count$q;
     reg  bad_update_count$clock;
+    reg  [55:0] uhash$0$key;
+    wire  [15:0] uhash$0$hash;
+    reg  [55:0] uhash$1$key;
+    wire  [15:0] uhash$1$hash;
+    reg  [55:0] uhash$2$key;
+    wire  [15:0] uhash$2$hash;
+    reg  [55:0] uhash$3$key;
+    wire  [15:0] uhash$3$hash;
+    reg  pre_valid$d;
+    wire  pre_valid$q;
+    reg  pre_valid$clock;
+    reg  [55:0] pre_key$d;
+    wire  [55:0] pre_key$q;
+    reg  pre_key$clock;
+    reg  u2_is_stash$d;
+    wire  u2_is_stash$q;
+    reg  u2_is_stash$clock;
+    reg  u2_is_write$d;
+    wire  u2_is_write$q;
+    reg  u2_is_write$clock;
+    reg  u2_purge$d;
+    wire  u2_purge$q;
+    reg  u2_purge$clock;
+    reg  [15:0] u2_index$d;
+    wire  [15:0] u2_index$q;
+    reg  u2_index$clock;
+    reg  [55:0] u2_key$d;
+    wire  [55:0] u2_key$q;
+    reg  u2_key$clock;
+    reg  [111:0] u2_value$d;
+    wire  [111:0] u2_value$q;
+    reg  u2_value$clock;
     
     // Local signals
     reg  [55:0] rdk_or$0;
@@ -785,7 +817,24 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  upd_is_stash;
     reg  upd_is_write;
     reg  upd_bad;
+    reg  [15:0] uhome$0;
+    reg  [15:0] uhome$1;
+    reg  [15:0] uhome$2;
+    reg  [15:0] uhome$3;
+    reg  upd_home_ok;
+    reg  upd_fresh;
+    reg  upd_take;
     reg  [168:0] upd_entry;
+    reg  upd_present$0;
+    reg  upd_present$1;
+    reg  upd_present$2;
+    reg  upd_present$3;
+    reg  upd_target$0;
+    reg  upd_target$1;
+    reg  upd_target$2;
+    reg  upd_target$3;
+    reg  rd_take;
+    reg  rd_refused;
     reg  [111:0] stash_v$0;
     reg  [111:0] stash_v$1;
     reg  [111:0] stash_v$2;
@@ -1992,6 +2041,62 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(bad_update_count$q),
         .clock(bad_update_count$clock)
     );
+    flow_table$uhash$0 uhash$0(
+        .key(uhash$0$key),
+        .hash(uhash$0$hash)
+    );
+    flow_table$uhash$1 uhash$1(
+        .key(uhash$1$key),
+        .hash(uhash$1$hash)
+    );
+    flow_table$uhash$2 uhash$2(
+        .key(uhash$2$key),
+        .hash(uhash$2$hash)
+    );
+    flow_table$uhash$3 uhash$3(
+        .key(uhash$3$key),
+        .hash(uhash$3$hash)
+    );
+    flow_table$pre_valid pre_valid(
+        .d(pre_valid$d),
+        .q(pre_valid$q),
+        .clock(pre_valid$clock)
+    );
+    flow_table$pre_key pre_key(
+        .d(pre_key$d),
+        .q(pre_key$q),
+        .clock(pre_key$clock)
+    );
+    flow_table$u2_is_stash u2_is_stash(
+        .d(u2_is_stash$d),
+        .q(u2_is_stash$q),
+        .clock(u2_is_stash$clock)
+    );
+    flow_table$u2_is_write u2_is_write(
+        .d(u2_is_write$d),
+        .q(u2_is_write$q),
+        .clock(u2_is_write$clock)
+    );
+    flow_table$u2_purge u2_purge(
+        .d(u2_purge$d),
+        .q(u2_purge$q),
+        .clock(u2_purge$clock)
+    );
+    flow_table$u2_index u2_index(
+        .d(u2_index$d),
+        .q(u2_index$q),
+        .clock(u2_index$clock)
+    );
+    flow_table$u2_key u2_key(
+        .d(u2_key$d),
+        .q(u2_key$q),
+        .clock(u2_key$clock)
+    );
+    flow_table$u2_value u2_value(
+        .d(u2_value$d),
+        .q(u2_value$q),
+        .clock(u2_value$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -2023,6 +2128,14 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         multi_hit_count$clock = clk;
         dup_hit_count$clock = clk;
         bad_update_count$clock = clk;
+        pre_valid$clock = clk;
+        pre_key$clock = clk;
+        u2_is_stash$clock = clk;
+        u2_is_write$clock = clk;
+        u2_purge$clock = clk;
+        u2_index$clock = clk;
+        u2_key$clock = clk;
+        u2_value$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
         s1_valid$d = s1_valid$q;
@@ -2051,6 +2164,14 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         multi_hit_count$d = multi_hit_count$q;
         dup_hit_count$d = dup_hit_count$q;
         bad_update_count$d = bad_update_count$q;
+        pre_valid$d = pre_valid$q;
+        pre_key$d = pre_key$q;
+        u2_is_stash$d = u2_is_stash$q;
+        u2_is_write$d = u2_is_write$q;
+        u2_purge$d = u2_purge$q;
+        u2_index$d = u2_index$q;
+        u2_key$d = u2_key$q;
+        u2_value$d = u2_value$q;
         stash_valid$0$clock = clk;
         stash_key$0$clock = clk;
         stash_value$0$clock = clk;
@@ -3168,33 +3289,107 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         upd_slot_ok = (s_update_index <= depth_m1);
         upd_stash_ok = 1'b0;
         upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
-        upd_bad = (s_update_valid & (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok)));
+        upd_home_ok = 1'b1;
+        uhash$0$key = s_update_key;
+        uhome$0 = (uhash$0$hash & depth_m1);
+        if (((s_update_op == op_write_slot) & (s_update_way == 0))) begin
+            upd_home_ok = (s_update_index == uhome$0);
+        end
+        uhash$1$key = s_update_key;
+        uhome$1 = (uhash$1$hash & depth_m1);
+        if (((s_update_op == op_write_slot) & (s_update_way == 1))) begin
+            upd_home_ok = (s_update_index == uhome$1);
+        end
+        uhash$2$key = s_update_key;
+        uhome$2 = (uhash$2$hash & depth_m1);
+        if (((s_update_op == op_write_slot) & (s_update_way == 2))) begin
+            upd_home_ok = (s_update_index == uhome$2);
+        end
+        uhash$3$key = s_update_key;
+        uhome$3 = (uhash$3$hash & depth_m1);
+        if (((s_update_op == op_write_slot) & (s_update_way == 3))) begin
+            upd_home_ok = (s_update_index == uhome$3);
+        end
+        upd_fresh = (pre_valid$q & (pre_key$q == s_update_key));
+        upd_bad = (s_update_valid & (clearing$q | (upd_is_write & ~upd_fresh) | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok) | ~upd_home_ok));
+        upd_take = (s_update_valid & ~upd_bad);
         if (upd_is_write) begin
             upd_entry = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((s_update_key) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((s_update_value) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
         end
         else begin
             upd_entry = 32'h0;
         end
-        if (upd_bad) begin
-            bad_update_count$d = (bad_update_count$q + 32'h1);
+        upd_present$0 = (upd_is_write & way$0$aux_read_data[32'ha8] & (way$0$aux_read_data[(32'h70)+:(56)] == s_update_key));
+        upd_target$0 = (upd_is_slot & (s_update_way == 0));
+        way$0$write_address = uhome$0;
+        way$0$write_data = 32'h0;
+        way$0$write_enable = 1'b0;
+        if (upd_take) begin
+            if (upd_target$0) begin
+                way$0$write_address = s_update_index;
+                way$0$write_data = upd_entry;
+                way$0$write_enable = 1'b1;
+            end
+            else begin
+                way$0$write_enable = upd_present$0;
+            end
         end
-        way$0$write_address = s_update_index;
-        way$0$write_data = upd_entry;
-        way$0$write_enable = ((s_update_valid & ~upd_bad) & (upd_is_slot & (s_update_way == 0)));
-        way$1$write_address = s_update_index;
-        way$1$write_data = upd_entry;
-        way$1$write_enable = ((s_update_valid & ~upd_bad) & (upd_is_slot & (s_update_way == 1)));
-        way$2$write_address = s_update_index;
-        way$2$write_data = upd_entry;
-        way$2$write_enable = ((s_update_valid & ~upd_bad) & (upd_is_slot & (s_update_way == 2)));
-        way$3$write_address = s_update_index;
-        way$3$write_data = upd_entry;
-        way$3$write_enable = ((s_update_valid & ~upd_bad) & (upd_is_slot & (s_update_way == 3)));
+        upd_present$1 = (upd_is_write & way$1$aux_read_data[32'ha8] & (way$1$aux_read_data[(32'h70)+:(56)] == s_update_key));
+        upd_target$1 = (upd_is_slot & (s_update_way == 1));
+        way$1$write_address = uhome$1;
+        way$1$write_data = 32'h0;
+        way$1$write_enable = 1'b0;
+        if (upd_take) begin
+            if (upd_target$1) begin
+                way$1$write_address = s_update_index;
+                way$1$write_data = upd_entry;
+                way$1$write_enable = 1'b1;
+            end
+            else begin
+                way$1$write_enable = upd_present$1;
+            end
+        end
+        upd_present$2 = (upd_is_write & way$2$aux_read_data[32'ha8] & (way$2$aux_read_data[(32'h70)+:(56)] == s_update_key));
+        upd_target$2 = (upd_is_slot & (s_update_way == 2));
+        way$2$write_address = uhome$2;
+        way$2$write_data = 32'h0;
+        way$2$write_enable = 1'b0;
+        if (upd_take) begin
+            if (upd_target$2) begin
+                way$2$write_address = s_update_index;
+                way$2$write_data = upd_entry;
+                way$2$write_enable = 1'b1;
+            end
+            else begin
+                way$2$write_enable = upd_present$2;
+            end
+        end
+        upd_present$3 = (upd_is_write & way$3$aux_read_data[32'ha8] & (way$3$aux_read_data[(32'h70)+:(56)] == s_update_key));
+        upd_target$3 = (upd_is_slot & (s_update_way == 3));
+        way$3$write_address = uhome$3;
+        way$3$write_data = 32'h0;
+        way$3$write_enable = 1'b0;
+        if (upd_take) begin
+            if (upd_target$3) begin
+                way$3$write_address = s_update_index;
+                way$3$write_data = upd_entry;
+                way$3$write_enable = 1'b1;
+            end
+            else begin
+                way$3$write_enable = upd_present$3;
+            end
+        end
+        u2_is_stash$d = (upd_take & upd_is_stash);
+        u2_purge$d = (upd_take & upd_is_write);
+        u2_is_write$d = upd_is_write;
+        u2_index$d = s_update_index;
+        u2_key$d = s_update_key;
+        u2_value$d = s_update_value;
         shadow_valid$d = 1'b0;
-        shadow_index$d = s_update_index;
+        shadow_index$d = u2_index$q;
         sh_or$0 = 32'h0;
         shadow_value$d = sh_or$0;
-        if ((s_update_index == 0)) begin
+        if ((u2_index$q == 0)) begin
             sh_term$0 = stash_value$0$q;
         end
         else begin
@@ -3202,13 +3397,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$1 = (sh_or$0 | sh_term$0);
         shadow_value$d = sh_or$1;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 0)))) begin
-            stash_valid$0$d = upd_is_write;
-            stash_key$0$d = s_update_key;
-            stash_value$0$d = s_update_value;
+        if ((u2_purge$q & (stash_key$0$q == u2_key$q))) begin
+            stash_valid$0$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 0))) begin
+            stash_valid$0$d = u2_is_write$q;
+            stash_key$0$d = u2_key$q;
+            stash_value$0$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 1)) begin
+        if ((u2_index$q == 1)) begin
             sh_term$1 = stash_value$1$q;
         end
         else begin
@@ -3216,13 +3414,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$2 = (sh_or$1 | sh_term$1);
         shadow_value$d = sh_or$2;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 1)))) begin
-            stash_valid$1$d = upd_is_write;
-            stash_key$1$d = s_update_key;
-            stash_value$1$d = s_update_value;
+        if ((u2_purge$q & (stash_key$1$q == u2_key$q))) begin
+            stash_valid$1$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 1))) begin
+            stash_valid$1$d = u2_is_write$q;
+            stash_key$1$d = u2_key$q;
+            stash_value$1$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 2)) begin
+        if ((u2_index$q == 2)) begin
             sh_term$2 = stash_value$2$q;
         end
         else begin
@@ -3230,13 +3431,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$3 = (sh_or$2 | sh_term$2);
         shadow_value$d = sh_or$3;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 2)))) begin
-            stash_valid$2$d = upd_is_write;
-            stash_key$2$d = s_update_key;
-            stash_value$2$d = s_update_value;
+        if ((u2_purge$q & (stash_key$2$q == u2_key$q))) begin
+            stash_valid$2$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 2))) begin
+            stash_valid$2$d = u2_is_write$q;
+            stash_key$2$d = u2_key$q;
+            stash_value$2$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 3)) begin
+        if ((u2_index$q == 3)) begin
             sh_term$3 = stash_value$3$q;
         end
         else begin
@@ -3244,13 +3448,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$4 = (sh_or$3 | sh_term$3);
         shadow_value$d = sh_or$4;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 3)))) begin
-            stash_valid$3$d = upd_is_write;
-            stash_key$3$d = s_update_key;
-            stash_value$3$d = s_update_value;
+        if ((u2_purge$q & (stash_key$3$q == u2_key$q))) begin
+            stash_valid$3$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 3))) begin
+            stash_valid$3$d = u2_is_write$q;
+            stash_key$3$d = u2_key$q;
+            stash_value$3$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 4)) begin
+        if ((u2_index$q == 4)) begin
             sh_term$4 = stash_value$4$q;
         end
         else begin
@@ -3258,13 +3465,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$5 = (sh_or$4 | sh_term$4);
         shadow_value$d = sh_or$5;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 4)))) begin
-            stash_valid$4$d = upd_is_write;
-            stash_key$4$d = s_update_key;
-            stash_value$4$d = s_update_value;
+        if ((u2_purge$q & (stash_key$4$q == u2_key$q))) begin
+            stash_valid$4$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 4))) begin
+            stash_valid$4$d = u2_is_write$q;
+            stash_key$4$d = u2_key$q;
+            stash_value$4$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 5)) begin
+        if ((u2_index$q == 5)) begin
             sh_term$5 = stash_value$5$q;
         end
         else begin
@@ -3272,13 +3482,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$6 = (sh_or$5 | sh_term$5);
         shadow_value$d = sh_or$6;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 5)))) begin
-            stash_valid$5$d = upd_is_write;
-            stash_key$5$d = s_update_key;
-            stash_value$5$d = s_update_value;
+        if ((u2_purge$q & (stash_key$5$q == u2_key$q))) begin
+            stash_valid$5$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 5))) begin
+            stash_valid$5$d = u2_is_write$q;
+            stash_key$5$d = u2_key$q;
+            stash_value$5$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 6)) begin
+        if ((u2_index$q == 6)) begin
             sh_term$6 = stash_value$6$q;
         end
         else begin
@@ -3286,13 +3499,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$7 = (sh_or$6 | sh_term$6);
         shadow_value$d = sh_or$7;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 6)))) begin
-            stash_valid$6$d = upd_is_write;
-            stash_key$6$d = s_update_key;
-            stash_value$6$d = s_update_value;
+        if ((u2_purge$q & (stash_key$6$q == u2_key$q))) begin
+            stash_valid$6$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 6))) begin
+            stash_valid$6$d = u2_is_write$q;
+            stash_key$6$d = u2_key$q;
+            stash_value$6$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 7)) begin
+        if ((u2_index$q == 7)) begin
             sh_term$7 = stash_value$7$q;
         end
         else begin
@@ -3300,13 +3516,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$8 = (sh_or$7 | sh_term$7);
         shadow_value$d = sh_or$8;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 7)))) begin
-            stash_valid$7$d = upd_is_write;
-            stash_key$7$d = s_update_key;
-            stash_value$7$d = s_update_value;
+        if ((u2_purge$q & (stash_key$7$q == u2_key$q))) begin
+            stash_valid$7$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 7))) begin
+            stash_valid$7$d = u2_is_write$q;
+            stash_key$7$d = u2_key$q;
+            stash_value$7$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 8)) begin
+        if ((u2_index$q == 8)) begin
             sh_term$8 = stash_value$8$q;
         end
         else begin
@@ -3314,13 +3533,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$9 = (sh_or$8 | sh_term$8);
         shadow_value$d = sh_or$9;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 8)))) begin
-            stash_valid$8$d = upd_is_write;
-            stash_key$8$d = s_update_key;
-            stash_value$8$d = s_update_value;
+        if ((u2_purge$q & (stash_key$8$q == u2_key$q))) begin
+            stash_valid$8$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 8))) begin
+            stash_valid$8$d = u2_is_write$q;
+            stash_key$8$d = u2_key$q;
+            stash_value$8$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 9)) begin
+        if ((u2_index$q == 9)) begin
             sh_term$9 = stash_value$9$q;
         end
         else begin
@@ -3328,13 +3550,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$10 = (sh_or$9 | sh_term$9);
         shadow_value$d = sh_or$10;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 9)))) begin
-            stash_valid$9$d = upd_is_write;
-            stash_key$9$d = s_update_key;
-            stash_value$9$d = s_update_value;
+        if ((u2_purge$q & (stash_key$9$q == u2_key$q))) begin
+            stash_valid$9$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 9))) begin
+            stash_valid$9$d = u2_is_write$q;
+            stash_key$9$d = u2_key$q;
+            stash_value$9$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 10)) begin
+        if ((u2_index$q == 10)) begin
             sh_term$10 = stash_value$10$q;
         end
         else begin
@@ -3342,13 +3567,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$11 = (sh_or$10 | sh_term$10);
         shadow_value$d = sh_or$11;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 10)))) begin
-            stash_valid$10$d = upd_is_write;
-            stash_key$10$d = s_update_key;
-            stash_value$10$d = s_update_value;
+        if ((u2_purge$q & (stash_key$10$q == u2_key$q))) begin
+            stash_valid$10$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 10))) begin
+            stash_valid$10$d = u2_is_write$q;
+            stash_key$10$d = u2_key$q;
+            stash_value$10$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 11)) begin
+        if ((u2_index$q == 11)) begin
             sh_term$11 = stash_value$11$q;
         end
         else begin
@@ -3356,13 +3584,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$12 = (sh_or$11 | sh_term$11);
         shadow_value$d = sh_or$12;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 11)))) begin
-            stash_valid$11$d = upd_is_write;
-            stash_key$11$d = s_update_key;
-            stash_value$11$d = s_update_value;
+        if ((u2_purge$q & (stash_key$11$q == u2_key$q))) begin
+            stash_valid$11$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 11))) begin
+            stash_valid$11$d = u2_is_write$q;
+            stash_key$11$d = u2_key$q;
+            stash_value$11$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 12)) begin
+        if ((u2_index$q == 12)) begin
             sh_term$12 = stash_value$12$q;
         end
         else begin
@@ -3370,13 +3601,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$13 = (sh_or$12 | sh_term$12);
         shadow_value$d = sh_or$13;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 12)))) begin
-            stash_valid$12$d = upd_is_write;
-            stash_key$12$d = s_update_key;
-            stash_value$12$d = s_update_value;
+        if ((u2_purge$q & (stash_key$12$q == u2_key$q))) begin
+            stash_valid$12$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 12))) begin
+            stash_valid$12$d = u2_is_write$q;
+            stash_key$12$d = u2_key$q;
+            stash_value$12$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 13)) begin
+        if ((u2_index$q == 13)) begin
             sh_term$13 = stash_value$13$q;
         end
         else begin
@@ -3384,13 +3618,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$14 = (sh_or$13 | sh_term$13);
         shadow_value$d = sh_or$14;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 13)))) begin
-            stash_valid$13$d = upd_is_write;
-            stash_key$13$d = s_update_key;
-            stash_value$13$d = s_update_value;
+        if ((u2_purge$q & (stash_key$13$q == u2_key$q))) begin
+            stash_valid$13$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 13))) begin
+            stash_valid$13$d = u2_is_write$q;
+            stash_key$13$d = u2_key$q;
+            stash_value$13$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 14)) begin
+        if ((u2_index$q == 14)) begin
             sh_term$14 = stash_value$14$q;
         end
         else begin
@@ -3398,13 +3635,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$15 = (sh_or$14 | sh_term$14);
         shadow_value$d = sh_or$15;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 14)))) begin
-            stash_valid$14$d = upd_is_write;
-            stash_key$14$d = s_update_key;
-            stash_value$14$d = s_update_value;
+        if ((u2_purge$q & (stash_key$14$q == u2_key$q))) begin
+            stash_valid$14$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 14))) begin
+            stash_valid$14$d = u2_is_write$q;
+            stash_key$14$d = u2_key$q;
+            stash_value$14$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 15)) begin
+        if ((u2_index$q == 15)) begin
             sh_term$15 = stash_value$15$q;
         end
         else begin
@@ -3412,13 +3652,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$16 = (sh_or$15 | sh_term$15);
         shadow_value$d = sh_or$16;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 15)))) begin
-            stash_valid$15$d = upd_is_write;
-            stash_key$15$d = s_update_key;
-            stash_value$15$d = s_update_value;
+        if ((u2_purge$q & (stash_key$15$q == u2_key$q))) begin
+            stash_valid$15$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 15))) begin
+            stash_valid$15$d = u2_is_write$q;
+            stash_key$15$d = u2_key$q;
+            stash_value$15$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 16)) begin
+        if ((u2_index$q == 16)) begin
             sh_term$16 = stash_value$16$q;
         end
         else begin
@@ -3426,13 +3669,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$17 = (sh_or$16 | sh_term$16);
         shadow_value$d = sh_or$17;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 16)))) begin
-            stash_valid$16$d = upd_is_write;
-            stash_key$16$d = s_update_key;
-            stash_value$16$d = s_update_value;
+        if ((u2_purge$q & (stash_key$16$q == u2_key$q))) begin
+            stash_valid$16$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 16))) begin
+            stash_valid$16$d = u2_is_write$q;
+            stash_key$16$d = u2_key$q;
+            stash_value$16$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 17)) begin
+        if ((u2_index$q == 17)) begin
             sh_term$17 = stash_value$17$q;
         end
         else begin
@@ -3440,13 +3686,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$18 = (sh_or$17 | sh_term$17);
         shadow_value$d = sh_or$18;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 17)))) begin
-            stash_valid$17$d = upd_is_write;
-            stash_key$17$d = s_update_key;
-            stash_value$17$d = s_update_value;
+        if ((u2_purge$q & (stash_key$17$q == u2_key$q))) begin
+            stash_valid$17$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 17))) begin
+            stash_valid$17$d = u2_is_write$q;
+            stash_key$17$d = u2_key$q;
+            stash_value$17$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 18)) begin
+        if ((u2_index$q == 18)) begin
             sh_term$18 = stash_value$18$q;
         end
         else begin
@@ -3454,13 +3703,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$19 = (sh_or$18 | sh_term$18);
         shadow_value$d = sh_or$19;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 18)))) begin
-            stash_valid$18$d = upd_is_write;
-            stash_key$18$d = s_update_key;
-            stash_value$18$d = s_update_value;
+        if ((u2_purge$q & (stash_key$18$q == u2_key$q))) begin
+            stash_valid$18$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 18))) begin
+            stash_valid$18$d = u2_is_write$q;
+            stash_key$18$d = u2_key$q;
+            stash_value$18$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 19)) begin
+        if ((u2_index$q == 19)) begin
             sh_term$19 = stash_value$19$q;
         end
         else begin
@@ -3468,13 +3720,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$20 = (sh_or$19 | sh_term$19);
         shadow_value$d = sh_or$20;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 19)))) begin
-            stash_valid$19$d = upd_is_write;
-            stash_key$19$d = s_update_key;
-            stash_value$19$d = s_update_value;
+        if ((u2_purge$q & (stash_key$19$q == u2_key$q))) begin
+            stash_valid$19$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 19))) begin
+            stash_valid$19$d = u2_is_write$q;
+            stash_key$19$d = u2_key$q;
+            stash_value$19$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 20)) begin
+        if ((u2_index$q == 20)) begin
             sh_term$20 = stash_value$20$q;
         end
         else begin
@@ -3482,13 +3737,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$21 = (sh_or$20 | sh_term$20);
         shadow_value$d = sh_or$21;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 20)))) begin
-            stash_valid$20$d = upd_is_write;
-            stash_key$20$d = s_update_key;
-            stash_value$20$d = s_update_value;
+        if ((u2_purge$q & (stash_key$20$q == u2_key$q))) begin
+            stash_valid$20$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 20))) begin
+            stash_valid$20$d = u2_is_write$q;
+            stash_key$20$d = u2_key$q;
+            stash_value$20$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 21)) begin
+        if ((u2_index$q == 21)) begin
             sh_term$21 = stash_value$21$q;
         end
         else begin
@@ -3496,13 +3754,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$22 = (sh_or$21 | sh_term$21);
         shadow_value$d = sh_or$22;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 21)))) begin
-            stash_valid$21$d = upd_is_write;
-            stash_key$21$d = s_update_key;
-            stash_value$21$d = s_update_value;
+        if ((u2_purge$q & (stash_key$21$q == u2_key$q))) begin
+            stash_valid$21$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 21))) begin
+            stash_valid$21$d = u2_is_write$q;
+            stash_key$21$d = u2_key$q;
+            stash_value$21$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 22)) begin
+        if ((u2_index$q == 22)) begin
             sh_term$22 = stash_value$22$q;
         end
         else begin
@@ -3510,13 +3771,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$23 = (sh_or$22 | sh_term$22);
         shadow_value$d = sh_or$23;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 22)))) begin
-            stash_valid$22$d = upd_is_write;
-            stash_key$22$d = s_update_key;
-            stash_value$22$d = s_update_value;
+        if ((u2_purge$q & (stash_key$22$q == u2_key$q))) begin
+            stash_valid$22$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 22))) begin
+            stash_valid$22$d = u2_is_write$q;
+            stash_key$22$d = u2_key$q;
+            stash_value$22$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 23)) begin
+        if ((u2_index$q == 23)) begin
             sh_term$23 = stash_value$23$q;
         end
         else begin
@@ -3524,13 +3788,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$24 = (sh_or$23 | sh_term$23);
         shadow_value$d = sh_or$24;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 23)))) begin
-            stash_valid$23$d = upd_is_write;
-            stash_key$23$d = s_update_key;
-            stash_value$23$d = s_update_value;
+        if ((u2_purge$q & (stash_key$23$q == u2_key$q))) begin
+            stash_valid$23$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 23))) begin
+            stash_valid$23$d = u2_is_write$q;
+            stash_key$23$d = u2_key$q;
+            stash_value$23$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 24)) begin
+        if ((u2_index$q == 24)) begin
             sh_term$24 = stash_value$24$q;
         end
         else begin
@@ -3538,13 +3805,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$25 = (sh_or$24 | sh_term$24);
         shadow_value$d = sh_or$25;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 24)))) begin
-            stash_valid$24$d = upd_is_write;
-            stash_key$24$d = s_update_key;
-            stash_value$24$d = s_update_value;
+        if ((u2_purge$q & (stash_key$24$q == u2_key$q))) begin
+            stash_valid$24$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 24))) begin
+            stash_valid$24$d = u2_is_write$q;
+            stash_key$24$d = u2_key$q;
+            stash_value$24$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 25)) begin
+        if ((u2_index$q == 25)) begin
             sh_term$25 = stash_value$25$q;
         end
         else begin
@@ -3552,13 +3822,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$26 = (sh_or$25 | sh_term$25);
         shadow_value$d = sh_or$26;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 25)))) begin
-            stash_valid$25$d = upd_is_write;
-            stash_key$25$d = s_update_key;
-            stash_value$25$d = s_update_value;
+        if ((u2_purge$q & (stash_key$25$q == u2_key$q))) begin
+            stash_valid$25$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 25))) begin
+            stash_valid$25$d = u2_is_write$q;
+            stash_key$25$d = u2_key$q;
+            stash_value$25$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 26)) begin
+        if ((u2_index$q == 26)) begin
             sh_term$26 = stash_value$26$q;
         end
         else begin
@@ -3566,13 +3839,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$27 = (sh_or$26 | sh_term$26);
         shadow_value$d = sh_or$27;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 26)))) begin
-            stash_valid$26$d = upd_is_write;
-            stash_key$26$d = s_update_key;
-            stash_value$26$d = s_update_value;
+        if ((u2_purge$q & (stash_key$26$q == u2_key$q))) begin
+            stash_valid$26$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 26))) begin
+            stash_valid$26$d = u2_is_write$q;
+            stash_key$26$d = u2_key$q;
+            stash_value$26$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 27)) begin
+        if ((u2_index$q == 27)) begin
             sh_term$27 = stash_value$27$q;
         end
         else begin
@@ -3580,13 +3856,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$28 = (sh_or$27 | sh_term$27);
         shadow_value$d = sh_or$28;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 27)))) begin
-            stash_valid$27$d = upd_is_write;
-            stash_key$27$d = s_update_key;
-            stash_value$27$d = s_update_value;
+        if ((u2_purge$q & (stash_key$27$q == u2_key$q))) begin
+            stash_valid$27$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 27))) begin
+            stash_valid$27$d = u2_is_write$q;
+            stash_key$27$d = u2_key$q;
+            stash_value$27$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 28)) begin
+        if ((u2_index$q == 28)) begin
             sh_term$28 = stash_value$28$q;
         end
         else begin
@@ -3594,13 +3873,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$29 = (sh_or$28 | sh_term$28);
         shadow_value$d = sh_or$29;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 28)))) begin
-            stash_valid$28$d = upd_is_write;
-            stash_key$28$d = s_update_key;
-            stash_value$28$d = s_update_value;
+        if ((u2_purge$q & (stash_key$28$q == u2_key$q))) begin
+            stash_valid$28$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 28))) begin
+            stash_valid$28$d = u2_is_write$q;
+            stash_key$28$d = u2_key$q;
+            stash_value$28$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 29)) begin
+        if ((u2_index$q == 29)) begin
             sh_term$29 = stash_value$29$q;
         end
         else begin
@@ -3608,13 +3890,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$30 = (sh_or$29 | sh_term$29);
         shadow_value$d = sh_or$30;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 29)))) begin
-            stash_valid$29$d = upd_is_write;
-            stash_key$29$d = s_update_key;
-            stash_value$29$d = s_update_value;
+        if ((u2_purge$q & (stash_key$29$q == u2_key$q))) begin
+            stash_valid$29$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 29))) begin
+            stash_valid$29$d = u2_is_write$q;
+            stash_key$29$d = u2_key$q;
+            stash_value$29$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 30)) begin
+        if ((u2_index$q == 30)) begin
             sh_term$30 = stash_value$30$q;
         end
         else begin
@@ -3622,13 +3907,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$31 = (sh_or$30 | sh_term$30);
         shadow_value$d = sh_or$31;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 30)))) begin
-            stash_valid$30$d = upd_is_write;
-            stash_key$30$d = s_update_key;
-            stash_value$30$d = s_update_value;
+        if ((u2_purge$q & (stash_key$30$q == u2_key$q))) begin
+            stash_valid$30$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 30))) begin
+            stash_valid$30$d = u2_is_write$q;
+            stash_key$30$d = u2_key$q;
+            stash_value$30$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_update_index == 31)) begin
+        if ((u2_index$q == 31)) begin
             sh_term$31 = stash_value$31$q;
         end
         else begin
@@ -3636,19 +3924,30 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         sh_or$32 = (sh_or$31 | sh_term$31);
         shadow_value$d = sh_or$32;
-        if (((s_update_valid & ~upd_bad) & (upd_is_stash & (s_update_index == 31)))) begin
-            stash_valid$31$d = upd_is_write;
-            stash_key$31$d = s_update_key;
-            stash_value$31$d = s_update_value;
+        if ((u2_purge$q & (stash_key$31$q == u2_key$q))) begin
+            stash_valid$31$d = 1'b0;
+        end
+        if ((u2_is_stash$q & (u2_index$q == 31))) begin
+            stash_valid$31$d = u2_is_write$q;
+            stash_key$31$d = u2_key$q;
+            stash_value$31$d = u2_value$q;
             shadow_valid$d = 1'b1;
         end
-        if ((s_read_valid & ~s_update_valid)) begin
+        rd_take = (s_read_valid & ~s_update_valid);
+        rd_refused = (s_read_valid & ~rd_take);
+        if ((upd_bad | rd_refused)) begin
+            bad_update_count$d = (bad_update_count$q + 32'h1);
+        end
+        if ((upd_bad & rd_refused)) begin
+            bad_update_count$d = (bad_update_count$q + 32'h2);
+        end
+        if (rd_take) begin
             way$0$write_address = s_read_index;
             way$1$write_address = s_read_index;
             way$2$write_address = s_read_index;
             way$3$write_address = s_read_index;
         end
-        rd_pending$d = (s_read_valid & ~s_update_valid);
+        rd_pending$d = rd_take;
         rd_stash$d = s_read_stash;
         rd_way$d = s_read_way;
         rd_index$d = s_read_index;
@@ -4210,6 +4509,8 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
                 clearing$d = 1'b0;
             end
         end
+        pre_valid$d = ~(upd_take | rd_take | clearing$q);
+        pre_key$d = s_update_key;
         if (rst) begin
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
@@ -4252,6 +4553,9 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             chk_several$d = 1'b0;
             rd_pending$d = 1'b0;
             rd_valid_q$d = 1'b0;
+            pre_valid$d = 1'b0;
+            u2_is_stash$d = 1'b0;
+            u2_purge$d = 1'b0;
             multi_hit$d = 1'b0;
             multi_hit_count$d = 32'h0;
             dup_hit_count$d = 32'h0;
@@ -6600,6 +6904,44 @@ module flow_table$out_value(d,q,clock);
     end
           
 endmodule // flow_table$out_value
+
+
+module flow_table$pre_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_key
+
+
+module flow_table$pre_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_valid
 
 
 module flow_table$rd_entry_q(d,q,clock);
@@ -9469,6 +9811,2204 @@ module flow_table$stash_value$9(d,q,clock);
     end
           
 endmodule // flow_table$stash_value$9
+
+
+module flow_table$u2_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_index
+
+
+module flow_table$u2_is_stash(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_is_stash
+
+
+module flow_table$u2_is_write(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_is_write
+
+
+module flow_table$u2_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_key
+
+
+module flow_table$u2_purge(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_purge
+
+
+module flow_table$u2_value(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u2_value
+
+
+module flow_table$uhash$0(key,hash);
+    
+    // Module arguments
+    input wire  [55:0] key;
+    output reg  [15:0] hash;
+    
+    // Constant declarations
+    localparam  rows$0 = 16'h65f2;
+    localparam  rows$1 = 16'he976;
+    localparam  rows$2 = 16'h9f39;
+    localparam  rows$3 = 16'hfa8c;
+    localparam  rows$4 = 16'h62a1;
+    localparam  rows$5 = 16'hfd10;
+    localparam  rows$6 = 16'h670;
+    localparam  rows$7 = 16'h5f7b;
+    localparam  rows$8 = 16'he513;
+    localparam  rows$9 = 16'hc3ae;
+    localparam  rows$10 = 16'h335c;
+    localparam  rows$11 = 16'h91d6;
+    localparam  rows$12 = 16'h9046;
+    localparam  rows$13 = 16'h44ca;
+    localparam  rows$14 = 16'h4bab;
+    localparam  rows$15 = 16'h91ca;
+    localparam  rows$16 = 16'hefc6;
+    localparam  rows$17 = 16'ha612;
+    localparam  rows$18 = 16'h93bd;
+    localparam  rows$19 = 16'h1b58;
+    localparam  rows$20 = 16'h5790;
+    localparam  rows$21 = 16'hb487;
+    localparam  rows$22 = 16'h4681;
+    localparam  rows$23 = 16'h25e1;
+    localparam  rows$24 = 16'h441e;
+    localparam  rows$25 = 16'h5191;
+    localparam  rows$26 = 16'h842;
+    localparam  rows$27 = 16'h3322;
+    localparam  rows$28 = 16'h458b;
+    localparam  rows$29 = 16'h93df;
+    localparam  rows$30 = 16'h26f3;
+    localparam  rows$31 = 16'h38c0;
+    localparam  rows$32 = 16'haca5;
+    localparam  rows$33 = 16'h3012;
+    localparam  rows$34 = 16'ha331;
+    localparam  rows$35 = 16'h4bd0;
+    localparam  rows$36 = 16'hd904;
+    localparam  rows$37 = 16'h3d6f;
+    localparam  rows$38 = 16'hb997;
+    localparam  rows$39 = 16'h7688;
+    localparam  rows$40 = 16'ha607;
+    localparam  rows$41 = 16'h6caa;
+    localparam  rows$42 = 16'h60e8;
+    localparam  rows$43 = 16'h5841;
+    localparam  rows$44 = 16'h790c;
+    localparam  rows$45 = 16'hfe34;
+    localparam  rows$46 = 16'hbecd;
+    localparam  rows$47 = 16'heb8f;
+    localparam  rows$48 = 16'hfc7e;
+    localparam  rows$49 = 16'h265b;
+    localparam  rows$50 = 16'ha57c;
+    localparam  rows$51 = 16'hb966;
+    localparam  rows$52 = 16'hfa95;
+    localparam  rows$53 = 16'h2301;
+    localparam  rows$54 = 16'ha622;
+    localparam  rows$55 = 16'h1bae;
+    
+    // Local signals
+    reg  [15:0] acc$0;
+    reg  [15:0] acc$1;
+    reg  [15:0] acc$2;
+    reg  [15:0] acc$3;
+    reg  [15:0] acc$4;
+    reg  [15:0] acc$5;
+    reg  [15:0] acc$6;
+    reg  [15:0] acc$7;
+    reg  [15:0] acc$8;
+    reg  [15:0] acc$9;
+    reg  [15:0] acc$10;
+    reg  [15:0] acc$11;
+    reg  [15:0] acc$12;
+    reg  [15:0] acc$13;
+    reg  [15:0] acc$14;
+    reg  [15:0] acc$15;
+    reg  [15:0] acc$16;
+    reg  [15:0] acc$17;
+    reg  [15:0] acc$18;
+    reg  [15:0] acc$19;
+    reg  [15:0] acc$20;
+    reg  [15:0] acc$21;
+    reg  [15:0] acc$22;
+    reg  [15:0] acc$23;
+    reg  [15:0] acc$24;
+    reg  [15:0] acc$25;
+    reg  [15:0] acc$26;
+    reg  [15:0] acc$27;
+    reg  [15:0] acc$28;
+    reg  [15:0] acc$29;
+    reg  [15:0] acc$30;
+    reg  [15:0] acc$31;
+    reg  [15:0] acc$32;
+    reg  [15:0] acc$33;
+    reg  [15:0] acc$34;
+    reg  [15:0] acc$35;
+    reg  [15:0] acc$36;
+    reg  [15:0] acc$37;
+    reg  [15:0] acc$38;
+    reg  [15:0] acc$39;
+    reg  [15:0] acc$40;
+    reg  [15:0] acc$41;
+    reg  [15:0] acc$42;
+    reg  [15:0] acc$43;
+    reg  [15:0] acc$44;
+    reg  [15:0] acc$45;
+    reg  [15:0] acc$46;
+    reg  [15:0] acc$47;
+    reg  [15:0] acc$48;
+    reg  [15:0] acc$49;
+    reg  [15:0] acc$50;
+    reg  [15:0] acc$51;
+    reg  [15:0] acc$52;
+    reg  [15:0] acc$53;
+    reg  [15:0] acc$54;
+    reg  [15:0] acc$55;
+    
+    // Update code
+    always @(*) begin
+        if (key[32'h0]) begin
+            acc$0 = rows$0;
+        end
+        else begin
+            acc$0 = 32'h0;
+        end
+        hash = acc$0;
+        if (key[1]) begin
+            acc$1 = (acc$0 ^ rows$1);
+        end
+        else begin
+            acc$1 = acc$0;
+        end
+        hash = acc$1;
+        if (key[2]) begin
+            acc$2 = (acc$1 ^ rows$2);
+        end
+        else begin
+            acc$2 = acc$1;
+        end
+        hash = acc$2;
+        if (key[3]) begin
+            acc$3 = (acc$2 ^ rows$3);
+        end
+        else begin
+            acc$3 = acc$2;
+        end
+        hash = acc$3;
+        if (key[4]) begin
+            acc$4 = (acc$3 ^ rows$4);
+        end
+        else begin
+            acc$4 = acc$3;
+        end
+        hash = acc$4;
+        if (key[5]) begin
+            acc$5 = (acc$4 ^ rows$5);
+        end
+        else begin
+            acc$5 = acc$4;
+        end
+        hash = acc$5;
+        if (key[6]) begin
+            acc$6 = (acc$5 ^ rows$6);
+        end
+        else begin
+            acc$6 = acc$5;
+        end
+        hash = acc$6;
+        if (key[7]) begin
+            acc$7 = (acc$6 ^ rows$7);
+        end
+        else begin
+            acc$7 = acc$6;
+        end
+        hash = acc$7;
+        if (key[8]) begin
+            acc$8 = (acc$7 ^ rows$8);
+        end
+        else begin
+            acc$8 = acc$7;
+        end
+        hash = acc$8;
+        if (key[9]) begin
+            acc$9 = (acc$8 ^ rows$9);
+        end
+        else begin
+            acc$9 = acc$8;
+        end
+        hash = acc$9;
+        if (key[10]) begin
+            acc$10 = (acc$9 ^ rows$10);
+        end
+        else begin
+            acc$10 = acc$9;
+        end
+        hash = acc$10;
+        if (key[11]) begin
+            acc$11 = (acc$10 ^ rows$11);
+        end
+        else begin
+            acc$11 = acc$10;
+        end
+        hash = acc$11;
+        if (key[12]) begin
+            acc$12 = (acc$11 ^ rows$12);
+        end
+        else begin
+            acc$12 = acc$11;
+        end
+        hash = acc$12;
+        if (key[13]) begin
+            acc$13 = (acc$12 ^ rows$13);
+        end
+        else begin
+            acc$13 = acc$12;
+        end
+        hash = acc$13;
+        if (key[14]) begin
+            acc$14 = (acc$13 ^ rows$14);
+        end
+        else begin
+            acc$14 = acc$13;
+        end
+        hash = acc$14;
+        if (key[15]) begin
+            acc$15 = (acc$14 ^ rows$15);
+        end
+        else begin
+            acc$15 = acc$14;
+        end
+        hash = acc$15;
+        if (key[16]) begin
+            acc$16 = (acc$15 ^ rows$16);
+        end
+        else begin
+            acc$16 = acc$15;
+        end
+        hash = acc$16;
+        if (key[17]) begin
+            acc$17 = (acc$16 ^ rows$17);
+        end
+        else begin
+            acc$17 = acc$16;
+        end
+        hash = acc$17;
+        if (key[18]) begin
+            acc$18 = (acc$17 ^ rows$18);
+        end
+        else begin
+            acc$18 = acc$17;
+        end
+        hash = acc$18;
+        if (key[19]) begin
+            acc$19 = (acc$18 ^ rows$19);
+        end
+        else begin
+            acc$19 = acc$18;
+        end
+        hash = acc$19;
+        if (key[20]) begin
+            acc$20 = (acc$19 ^ rows$20);
+        end
+        else begin
+            acc$20 = acc$19;
+        end
+        hash = acc$20;
+        if (key[21]) begin
+            acc$21 = (acc$20 ^ rows$21);
+        end
+        else begin
+            acc$21 = acc$20;
+        end
+        hash = acc$21;
+        if (key[22]) begin
+            acc$22 = (acc$21 ^ rows$22);
+        end
+        else begin
+            acc$22 = acc$21;
+        end
+        hash = acc$22;
+        if (key[23]) begin
+            acc$23 = (acc$22 ^ rows$23);
+        end
+        else begin
+            acc$23 = acc$22;
+        end
+        hash = acc$23;
+        if (key[24]) begin
+            acc$24 = (acc$23 ^ rows$24);
+        end
+        else begin
+            acc$24 = acc$23;
+        end
+        hash = acc$24;
+        if (key[25]) begin
+            acc$25 = (acc$24 ^ rows$25);
+        end
+        else begin
+            acc$25 = acc$24;
+        end
+        hash = acc$25;
+        if (key[26]) begin
+            acc$26 = (acc$25 ^ rows$26);
+        end
+        else begin
+            acc$26 = acc$25;
+        end
+        hash = acc$26;
+        if (key[27]) begin
+            acc$27 = (acc$26 ^ rows$27);
+        end
+        else begin
+            acc$27 = acc$26;
+        end
+        hash = acc$27;
+        if (key[28]) begin
+            acc$28 = (acc$27 ^ rows$28);
+        end
+        else begin
+            acc$28 = acc$27;
+        end
+        hash = acc$28;
+        if (key[29]) begin
+            acc$29 = (acc$28 ^ rows$29);
+        end
+        else begin
+            acc$29 = acc$28;
+        end
+        hash = acc$29;
+        if (key[30]) begin
+            acc$30 = (acc$29 ^ rows$30);
+        end
+        else begin
+            acc$30 = acc$29;
+        end
+        hash = acc$30;
+        if (key[31]) begin
+            acc$31 = (acc$30 ^ rows$31);
+        end
+        else begin
+            acc$31 = acc$30;
+        end
+        hash = acc$31;
+        if (key[32]) begin
+            acc$32 = (acc$31 ^ rows$32);
+        end
+        else begin
+            acc$32 = acc$31;
+        end
+        hash = acc$32;
+        if (key[33]) begin
+            acc$33 = (acc$32 ^ rows$33);
+        end
+        else begin
+            acc$33 = acc$32;
+        end
+        hash = acc$33;
+        if (key[34]) begin
+            acc$34 = (acc$33 ^ rows$34);
+        end
+        else begin
+            acc$34 = acc$33;
+        end
+        hash = acc$34;
+        if (key[35]) begin
+            acc$35 = (acc$34 ^ rows$35);
+        end
+        else begin
+            acc$35 = acc$34;
+        end
+        hash = acc$35;
+        if (key[36]) begin
+            acc$36 = (acc$35 ^ rows$36);
+        end
+        else begin
+            acc$36 = acc$35;
+        end
+        hash = acc$36;
+        if (key[37]) begin
+            acc$37 = (acc$36 ^ rows$37);
+        end
+        else begin
+            acc$37 = acc$36;
+        end
+        hash = acc$37;
+        if (key[38]) begin
+            acc$38 = (acc$37 ^ rows$38);
+        end
+        else begin
+            acc$38 = acc$37;
+        end
+        hash = acc$38;
+        if (key[39]) begin
+            acc$39 = (acc$38 ^ rows$39);
+        end
+        else begin
+            acc$39 = acc$38;
+        end
+        hash = acc$39;
+        if (key[40]) begin
+            acc$40 = (acc$39 ^ rows$40);
+        end
+        else begin
+            acc$40 = acc$39;
+        end
+        hash = acc$40;
+        if (key[41]) begin
+            acc$41 = (acc$40 ^ rows$41);
+        end
+        else begin
+            acc$41 = acc$40;
+        end
+        hash = acc$41;
+        if (key[42]) begin
+            acc$42 = (acc$41 ^ rows$42);
+        end
+        else begin
+            acc$42 = acc$41;
+        end
+        hash = acc$42;
+        if (key[43]) begin
+            acc$43 = (acc$42 ^ rows$43);
+        end
+        else begin
+            acc$43 = acc$42;
+        end
+        hash = acc$43;
+        if (key[44]) begin
+            acc$44 = (acc$43 ^ rows$44);
+        end
+        else begin
+            acc$44 = acc$43;
+        end
+        hash = acc$44;
+        if (key[45]) begin
+            acc$45 = (acc$44 ^ rows$45);
+        end
+        else begin
+            acc$45 = acc$44;
+        end
+        hash = acc$45;
+        if (key[46]) begin
+            acc$46 = (acc$45 ^ rows$46);
+        end
+        else begin
+            acc$46 = acc$45;
+        end
+        hash = acc$46;
+        if (key[47]) begin
+            acc$47 = (acc$46 ^ rows$47);
+        end
+        else begin
+            acc$47 = acc$46;
+        end
+        hash = acc$47;
+        if (key[48]) begin
+            acc$48 = (acc$47 ^ rows$48);
+        end
+        else begin
+            acc$48 = acc$47;
+        end
+        hash = acc$48;
+        if (key[49]) begin
+            acc$49 = (acc$48 ^ rows$49);
+        end
+        else begin
+            acc$49 = acc$48;
+        end
+        hash = acc$49;
+        if (key[50]) begin
+            acc$50 = (acc$49 ^ rows$50);
+        end
+        else begin
+            acc$50 = acc$49;
+        end
+        hash = acc$50;
+        if (key[51]) begin
+            acc$51 = (acc$50 ^ rows$51);
+        end
+        else begin
+            acc$51 = acc$50;
+        end
+        hash = acc$51;
+        if (key[52]) begin
+            acc$52 = (acc$51 ^ rows$52);
+        end
+        else begin
+            acc$52 = acc$51;
+        end
+        hash = acc$52;
+        if (key[53]) begin
+            acc$53 = (acc$52 ^ rows$53);
+        end
+        else begin
+            acc$53 = acc$52;
+        end
+        hash = acc$53;
+        if (key[54]) begin
+            acc$54 = (acc$53 ^ rows$54);
+        end
+        else begin
+            acc$54 = acc$53;
+        end
+        hash = acc$54;
+        if (key[55]) begin
+            acc$55 = (acc$54 ^ rows$55);
+        end
+        else begin
+            acc$55 = acc$54;
+        end
+        hash = acc$55;
+    end
+    
+endmodule // flow_table$uhash$0
+
+
+module flow_table$uhash$1(key,hash);
+    
+    // Module arguments
+    input wire  [55:0] key;
+    output reg  [15:0] hash;
+    
+    // Constant declarations
+    localparam  rows$0 = 16'h182e;
+    localparam  rows$1 = 16'ha13a;
+    localparam  rows$2 = 16'he7;
+    localparam  rows$3 = 16'hf1b3;
+    localparam  rows$4 = 16'h1287;
+    localparam  rows$5 = 16'h4dbc;
+    localparam  rows$6 = 16'h7d37;
+    localparam  rows$7 = 16'h2c74;
+    localparam  rows$8 = 16'h3d0d;
+    localparam  rows$9 = 16'h2e6c;
+    localparam  rows$10 = 16'hecef;
+    localparam  rows$11 = 16'h6ea6;
+    localparam  rows$12 = 16'h34b3;
+    localparam  rows$13 = 16'h8564;
+    localparam  rows$14 = 16'hedcf;
+    localparam  rows$15 = 16'hce11;
+    localparam  rows$16 = 16'h8ddc;
+    localparam  rows$17 = 16'ha7fc;
+    localparam  rows$18 = 16'h4f68;
+    localparam  rows$19 = 16'h327d;
+    localparam  rows$20 = 16'he2d5;
+    localparam  rows$21 = 16'h947f;
+    localparam  rows$22 = 16'h8fd7;
+    localparam  rows$23 = 16'h2392;
+    localparam  rows$24 = 16'h1d0d;
+    localparam  rows$25 = 16'h4ca6;
+    localparam  rows$26 = 16'hc7d6;
+    localparam  rows$27 = 16'ha437;
+    localparam  rows$28 = 16'h8c3e;
+    localparam  rows$29 = 16'hcd58;
+    localparam  rows$30 = 16'h58cb;
+    localparam  rows$31 = 16'h68ca;
+    localparam  rows$32 = 16'h6377;
+    localparam  rows$33 = 16'hc2fa;
+    localparam  rows$34 = 16'h871a;
+    localparam  rows$35 = 16'h37c8;
+    localparam  rows$36 = 16'h1560;
+    localparam  rows$37 = 16'h8309;
+    localparam  rows$38 = 16'hbe5b;
+    localparam  rows$39 = 16'hf743;
+    localparam  rows$40 = 16'h258e;
+    localparam  rows$41 = 16'h3e83;
+    localparam  rows$42 = 16'h4fc2;
+    localparam  rows$43 = 16'h3b06;
+    localparam  rows$44 = 16'hccc2;
+    localparam  rows$45 = 16'h635e;
+    localparam  rows$46 = 16'hb604;
+    localparam  rows$47 = 16'ha38b;
+    localparam  rows$48 = 16'hab10;
+    localparam  rows$49 = 16'h5eb3;
+    localparam  rows$50 = 16'hca84;
+    localparam  rows$51 = 16'h4f71;
+    localparam  rows$52 = 16'hf9c3;
+    localparam  rows$53 = 16'h9efb;
+    localparam  rows$54 = 16'hd217;
+    localparam  rows$55 = 16'haa99;
+    
+    // Local signals
+    reg  [15:0] acc$0;
+    reg  [15:0] acc$1;
+    reg  [15:0] acc$2;
+    reg  [15:0] acc$3;
+    reg  [15:0] acc$4;
+    reg  [15:0] acc$5;
+    reg  [15:0] acc$6;
+    reg  [15:0] acc$7;
+    reg  [15:0] acc$8;
+    reg  [15:0] acc$9;
+    reg  [15:0] acc$10;
+    reg  [15:0] acc$11;
+    reg  [15:0] acc$12;
+    reg  [15:0] acc$13;
+    reg  [15:0] acc$14;
+    reg  [15:0] acc$15;
+    reg  [15:0] acc$16;
+    reg  [15:0] acc$17;
+    reg  [15:0] acc$18;
+    reg  [15:0] acc$19;
+    reg  [15:0] acc$20;
+    reg  [15:0] acc$21;
+    reg  [15:0] acc$22;
+    reg  [15:0] acc$23;
+    reg  [15:0] acc$24;
+    reg  [15:0] acc$25;
+    reg  [15:0] acc$26;
+    reg  [15:0] acc$27;
+    reg  [15:0] acc$28;
+    reg  [15:0] acc$29;
+    reg  [15:0] acc$30;
+    reg  [15:0] acc$31;
+    reg  [15:0] acc$32;
+    reg  [15:0] acc$33;
+    reg  [15:0] acc$34;
+    reg  [15:0] acc$35;
+    reg  [15:0] acc$36;
+    reg  [15:0] acc$37;
+    reg  [15:0] acc$38;
+    reg  [15:0] acc$39;
+    reg  [15:0] acc$40;
+    reg  [15:0] acc$41;
+    reg  [15:0] acc$42;
+    reg  [15:0] acc$43;
+    reg  [15:0] acc$44;
+    reg  [15:0] acc$45;
+    reg  [15:0] acc$46;
+    reg  [15:0] acc$47;
+    reg  [15:0] acc$48;
+    reg  [15:0] acc$49;
+    reg  [15:0] acc$50;
+    reg  [15:0] acc$51;
+    reg  [15:0] acc$52;
+    reg  [15:0] acc$53;
+    reg  [15:0] acc$54;
+    reg  [15:0] acc$55;
+    
+    // Update code
+    always @(*) begin
+        if (key[32'h0]) begin
+            acc$0 = rows$0;
+        end
+        else begin
+            acc$0 = 32'h0;
+        end
+        hash = acc$0;
+        if (key[1]) begin
+            acc$1 = (acc$0 ^ rows$1);
+        end
+        else begin
+            acc$1 = acc$0;
+        end
+        hash = acc$1;
+        if (key[2]) begin
+            acc$2 = (acc$1 ^ rows$2);
+        end
+        else begin
+            acc$2 = acc$1;
+        end
+        hash = acc$2;
+        if (key[3]) begin
+            acc$3 = (acc$2 ^ rows$3);
+        end
+        else begin
+            acc$3 = acc$2;
+        end
+        hash = acc$3;
+        if (key[4]) begin
+            acc$4 = (acc$3 ^ rows$4);
+        end
+        else begin
+            acc$4 = acc$3;
+        end
+        hash = acc$4;
+        if (key[5]) begin
+            acc$5 = (acc$4 ^ rows$5);
+        end
+        else begin
+            acc$5 = acc$4;
+        end
+        hash = acc$5;
+        if (key[6]) begin
+            acc$6 = (acc$5 ^ rows$6);
+        end
+        else begin
+            acc$6 = acc$5;
+        end
+        hash = acc$6;
+        if (key[7]) begin
+            acc$7 = (acc$6 ^ rows$7);
+        end
+        else begin
+            acc$7 = acc$6;
+        end
+        hash = acc$7;
+        if (key[8]) begin
+            acc$8 = (acc$7 ^ rows$8);
+        end
+        else begin
+            acc$8 = acc$7;
+        end
+        hash = acc$8;
+        if (key[9]) begin
+            acc$9 = (acc$8 ^ rows$9);
+        end
+        else begin
+            acc$9 = acc$8;
+        end
+        hash = acc$9;
+        if (key[10]) begin
+            acc$10 = (acc$9 ^ rows$10);
+        end
+        else begin
+            acc$10 = acc$9;
+        end
+        hash = acc$10;
+        if (key[11]) begin
+            acc$11 = (acc$10 ^ rows$11);
+        end
+        else begin
+            acc$11 = acc$10;
+        end
+        hash = acc$11;
+        if (key[12]) begin
+            acc$12 = (acc$11 ^ rows$12);
+        end
+        else begin
+            acc$12 = acc$11;
+        end
+        hash = acc$12;
+        if (key[13]) begin
+            acc$13 = (acc$12 ^ rows$13);
+        end
+        else begin
+            acc$13 = acc$12;
+        end
+        hash = acc$13;
+        if (key[14]) begin
+            acc$14 = (acc$13 ^ rows$14);
+        end
+        else begin
+            acc$14 = acc$13;
+        end
+        hash = acc$14;
+        if (key[15]) begin
+            acc$15 = (acc$14 ^ rows$15);
+        end
+        else begin
+            acc$15 = acc$14;
+        end
+        hash = acc$15;
+        if (key[16]) begin
+            acc$16 = (acc$15 ^ rows$16);
+        end
+        else begin
+            acc$16 = acc$15;
+        end
+        hash = acc$16;
+        if (key[17]) begin
+            acc$17 = (acc$16 ^ rows$17);
+        end
+        else begin
+            acc$17 = acc$16;
+        end
+        hash = acc$17;
+        if (key[18]) begin
+            acc$18 = (acc$17 ^ rows$18);
+        end
+        else begin
+            acc$18 = acc$17;
+        end
+        hash = acc$18;
+        if (key[19]) begin
+            acc$19 = (acc$18 ^ rows$19);
+        end
+        else begin
+            acc$19 = acc$18;
+        end
+        hash = acc$19;
+        if (key[20]) begin
+            acc$20 = (acc$19 ^ rows$20);
+        end
+        else begin
+            acc$20 = acc$19;
+        end
+        hash = acc$20;
+        if (key[21]) begin
+            acc$21 = (acc$20 ^ rows$21);
+        end
+        else begin
+            acc$21 = acc$20;
+        end
+        hash = acc$21;
+        if (key[22]) begin
+            acc$22 = (acc$21 ^ rows$22);
+        end
+        else begin
+            acc$22 = acc$21;
+        end
+        hash = acc$22;
+        if (key[23]) begin
+            acc$23 = (acc$22 ^ rows$23);
+        end
+        else begin
+            acc$23 = acc$22;
+        end
+        hash = acc$23;
+        if (key[24]) begin
+            acc$24 = (acc$23 ^ rows$24);
+        end
+        else begin
+            acc$24 = acc$23;
+        end
+        hash = acc$24;
+        if (key[25]) begin
+            acc$25 = (acc$24 ^ rows$25);
+        end
+        else begin
+            acc$25 = acc$24;
+        end
+        hash = acc$25;
+        if (key[26]) begin
+            acc$26 = (acc$25 ^ rows$26);
+        end
+        else begin
+            acc$26 = acc$25;
+        end
+        hash = acc$26;
+        if (key[27]) begin
+            acc$27 = (acc$26 ^ rows$27);
+        end
+        else begin
+            acc$27 = acc$26;
+        end
+        hash = acc$27;
+        if (key[28]) begin
+            acc$28 = (acc$27 ^ rows$28);
+        end
+        else begin
+            acc$28 = acc$27;
+        end
+        hash = acc$28;
+        if (key[29]) begin
+            acc$29 = (acc$28 ^ rows$29);
+        end
+        else begin
+            acc$29 = acc$28;
+        end
+        hash = acc$29;
+        if (key[30]) begin
+            acc$30 = (acc$29 ^ rows$30);
+        end
+        else begin
+            acc$30 = acc$29;
+        end
+        hash = acc$30;
+        if (key[31]) begin
+            acc$31 = (acc$30 ^ rows$31);
+        end
+        else begin
+            acc$31 = acc$30;
+        end
+        hash = acc$31;
+        if (key[32]) begin
+            acc$32 = (acc$31 ^ rows$32);
+        end
+        else begin
+            acc$32 = acc$31;
+        end
+        hash = acc$32;
+        if (key[33]) begin
+            acc$33 = (acc$32 ^ rows$33);
+        end
+        else begin
+            acc$33 = acc$32;
+        end
+        hash = acc$33;
+        if (key[34]) begin
+            acc$34 = (acc$33 ^ rows$34);
+        end
+        else begin
+            acc$34 = acc$33;
+        end
+        hash = acc$34;
+        if (key[35]) begin
+            acc$35 = (acc$34 ^ rows$35);
+        end
+        else begin
+            acc$35 = acc$34;
+        end
+        hash = acc$35;
+        if (key[36]) begin
+            acc$36 = (acc$35 ^ rows$36);
+        end
+        else begin
+            acc$36 = acc$35;
+        end
+        hash = acc$36;
+        if (key[37]) begin
+            acc$37 = (acc$36 ^ rows$37);
+        end
+        else begin
+            acc$37 = acc$36;
+        end
+        hash = acc$37;
+        if (key[38]) begin
+            acc$38 = (acc$37 ^ rows$38);
+        end
+        else begin
+            acc$38 = acc$37;
+        end
+        hash = acc$38;
+        if (key[39]) begin
+            acc$39 = (acc$38 ^ rows$39);
+        end
+        else begin
+            acc$39 = acc$38;
+        end
+        hash = acc$39;
+        if (key[40]) begin
+            acc$40 = (acc$39 ^ rows$40);
+        end
+        else begin
+            acc$40 = acc$39;
+        end
+        hash = acc$40;
+        if (key[41]) begin
+            acc$41 = (acc$40 ^ rows$41);
+        end
+        else begin
+            acc$41 = acc$40;
+        end
+        hash = acc$41;
+        if (key[42]) begin
+            acc$42 = (acc$41 ^ rows$42);
+        end
+        else begin
+            acc$42 = acc$41;
+        end
+        hash = acc$42;
+        if (key[43]) begin
+            acc$43 = (acc$42 ^ rows$43);
+        end
+        else begin
+            acc$43 = acc$42;
+        end
+        hash = acc$43;
+        if (key[44]) begin
+            acc$44 = (acc$43 ^ rows$44);
+        end
+        else begin
+            acc$44 = acc$43;
+        end
+        hash = acc$44;
+        if (key[45]) begin
+            acc$45 = (acc$44 ^ rows$45);
+        end
+        else begin
+            acc$45 = acc$44;
+        end
+        hash = acc$45;
+        if (key[46]) begin
+            acc$46 = (acc$45 ^ rows$46);
+        end
+        else begin
+            acc$46 = acc$45;
+        end
+        hash = acc$46;
+        if (key[47]) begin
+            acc$47 = (acc$46 ^ rows$47);
+        end
+        else begin
+            acc$47 = acc$46;
+        end
+        hash = acc$47;
+        if (key[48]) begin
+            acc$48 = (acc$47 ^ rows$48);
+        end
+        else begin
+            acc$48 = acc$47;
+        end
+        hash = acc$48;
+        if (key[49]) begin
+            acc$49 = (acc$48 ^ rows$49);
+        end
+        else begin
+            acc$49 = acc$48;
+        end
+        hash = acc$49;
+        if (key[50]) begin
+            acc$50 = (acc$49 ^ rows$50);
+        end
+        else begin
+            acc$50 = acc$49;
+        end
+        hash = acc$50;
+        if (key[51]) begin
+            acc$51 = (acc$50 ^ rows$51);
+        end
+        else begin
+            acc$51 = acc$50;
+        end
+        hash = acc$51;
+        if (key[52]) begin
+            acc$52 = (acc$51 ^ rows$52);
+        end
+        else begin
+            acc$52 = acc$51;
+        end
+        hash = acc$52;
+        if (key[53]) begin
+            acc$53 = (acc$52 ^ rows$53);
+        end
+        else begin
+            acc$53 = acc$52;
+        end
+        hash = acc$53;
+        if (key[54]) begin
+            acc$54 = (acc$53 ^ rows$54);
+        end
+        else begin
+            acc$54 = acc$53;
+        end
+        hash = acc$54;
+        if (key[55]) begin
+            acc$55 = (acc$54 ^ rows$55);
+        end
+        else begin
+            acc$55 = acc$54;
+        end
+        hash = acc$55;
+    end
+    
+endmodule // flow_table$uhash$1
+
+
+module flow_table$uhash$2(key,hash);
+    
+    // Module arguments
+    input wire  [55:0] key;
+    output reg  [15:0] hash;
+    
+    // Constant declarations
+    localparam  rows$0 = 16'hb668;
+    localparam  rows$1 = 16'h57dc;
+    localparam  rows$2 = 16'h1a3e;
+    localparam  rows$3 = 16'h74ca;
+    localparam  rows$4 = 16'hc8b2;
+    localparam  rows$5 = 16'h98d1;
+    localparam  rows$6 = 16'h1f77;
+    localparam  rows$7 = 16'h66cc;
+    localparam  rows$8 = 16'h258b;
+    localparam  rows$9 = 16'h86a8;
+    localparam  rows$10 = 16'h46d5;
+    localparam  rows$11 = 16'h87c0;
+    localparam  rows$12 = 16'ha100;
+    localparam  rows$13 = 16'h2c1f;
+    localparam  rows$14 = 16'h7b93;
+    localparam  rows$15 = 16'h6e06;
+    localparam  rows$16 = 16'h1e6c;
+    localparam  rows$17 = 16'hfb9f;
+    localparam  rows$18 = 16'h6a06;
+    localparam  rows$19 = 16'hc0b7;
+    localparam  rows$20 = 16'h16ba;
+    localparam  rows$21 = 16'hdcd4;
+    localparam  rows$22 = 16'h91ae;
+    localparam  rows$23 = 16'h9ebd;
+    localparam  rows$24 = 16'h7e20;
+    localparam  rows$25 = 16'h8310;
+    localparam  rows$26 = 16'h19b7;
+    localparam  rows$27 = 16'hfd3e;
+    localparam  rows$28 = 16'h74c3;
+    localparam  rows$29 = 16'h6cd1;
+    localparam  rows$30 = 16'h8abc;
+    localparam  rows$31 = 16'h1d65;
+    localparam  rows$32 = 16'hff44;
+    localparam  rows$33 = 16'h390;
+    localparam  rows$34 = 16'h6324;
+    localparam  rows$35 = 16'hd6e4;
+    localparam  rows$36 = 16'h6a2b;
+    localparam  rows$37 = 16'h10f1;
+    localparam  rows$38 = 16'h543a;
+    localparam  rows$39 = 16'hc8c9;
+    localparam  rows$40 = 16'hf9a;
+    localparam  rows$41 = 16'hd586;
+    localparam  rows$42 = 16'hd210;
+    localparam  rows$43 = 16'h16b8;
+    localparam  rows$44 = 16'h5d13;
+    localparam  rows$45 = 16'hd8b4;
+    localparam  rows$46 = 16'hc4b9;
+    localparam  rows$47 = 16'h3226;
+    localparam  rows$48 = 16'h49a7;
+    localparam  rows$49 = 16'h57ff;
+    localparam  rows$50 = 16'h39b2;
+    localparam  rows$51 = 16'h13fe;
+    localparam  rows$52 = 16'hba7;
+    localparam  rows$53 = 16'h1b83;
+    localparam  rows$54 = 16'h2290;
+    localparam  rows$55 = 16'h3ca9;
+    
+    // Local signals
+    reg  [15:0] acc$0;
+    reg  [15:0] acc$1;
+    reg  [15:0] acc$2;
+    reg  [15:0] acc$3;
+    reg  [15:0] acc$4;
+    reg  [15:0] acc$5;
+    reg  [15:0] acc$6;
+    reg  [15:0] acc$7;
+    reg  [15:0] acc$8;
+    reg  [15:0] acc$9;
+    reg  [15:0] acc$10;
+    reg  [15:0] acc$11;
+    reg  [15:0] acc$12;
+    reg  [15:0] acc$13;
+    reg  [15:0] acc$14;
+    reg  [15:0] acc$15;
+    reg  [15:0] acc$16;
+    reg  [15:0] acc$17;
+    reg  [15:0] acc$18;
+    reg  [15:0] acc$19;
+    reg  [15:0] acc$20;
+    reg  [15:0] acc$21;
+    reg  [15:0] acc$22;
+    reg  [15:0] acc$23;
+    reg  [15:0] acc$24;
+    reg  [15:0] acc$25;
+    reg  [15:0] acc$26;
+    reg  [15:0] acc$27;
+    reg  [15:0] acc$28;
+    reg  [15:0] acc$29;
+    reg  [15:0] acc$30;
+    reg  [15:0] acc$31;
+    reg  [15:0] acc$32;
+    reg  [15:0] acc$33;
+    reg  [15:0] acc$34;
+    reg  [15:0] acc$35;
+    reg  [15:0] acc$36;
+    reg  [15:0] acc$37;
+    reg  [15:0] acc$38;
+    reg  [15:0] acc$39;
+    reg  [15:0] acc$40;
+    reg  [15:0] acc$41;
+    reg  [15:0] acc$42;
+    reg  [15:0] acc$43;
+    reg  [15:0] acc$44;
+    reg  [15:0] acc$45;
+    reg  [15:0] acc$46;
+    reg  [15:0] acc$47;
+    reg  [15:0] acc$48;
+    reg  [15:0] acc$49;
+    reg  [15:0] acc$50;
+    reg  [15:0] acc$51;
+    reg  [15:0] acc$52;
+    reg  [15:0] acc$53;
+    reg  [15:0] acc$54;
+    reg  [15:0] acc$55;
+    
+    // Update code
+    always @(*) begin
+        if (key[32'h0]) begin
+            acc$0 = rows$0;
+        end
+        else begin
+            acc$0 = 32'h0;
+        end
+        hash = acc$0;
+        if (key[1]) begin
+            acc$1 = (acc$0 ^ rows$1);
+        end
+        else begin
+            acc$1 = acc$0;
+        end
+        hash = acc$1;
+        if (key[2]) begin
+            acc$2 = (acc$1 ^ rows$2);
+        end
+        else begin
+            acc$2 = acc$1;
+        end
+        hash = acc$2;
+        if (key[3]) begin
+            acc$3 = (acc$2 ^ rows$3);
+        end
+        else begin
+            acc$3 = acc$2;
+        end
+        hash = acc$3;
+        if (key[4]) begin
+            acc$4 = (acc$3 ^ rows$4);
+        end
+        else begin
+            acc$4 = acc$3;
+        end
+        hash = acc$4;
+        if (key[5]) begin
+            acc$5 = (acc$4 ^ rows$5);
+        end
+        else begin
+            acc$5 = acc$4;
+        end
+        hash = acc$5;
+        if (key[6]) begin
+            acc$6 = (acc$5 ^ rows$6);
+        end
+        else begin
+            acc$6 = acc$5;
+        end
+        hash = acc$6;
+        if (key[7]) begin
+            acc$7 = (acc$6 ^ rows$7);
+        end
+        else begin
+            acc$7 = acc$6;
+        end
+        hash = acc$7;
+        if (key[8]) begin
+            acc$8 = (acc$7 ^ rows$8);
+        end
+        else begin
+            acc$8 = acc$7;
+        end
+        hash = acc$8;
+        if (key[9]) begin
+            acc$9 = (acc$8 ^ rows$9);
+        end
+        else begin
+            acc$9 = acc$8;
+        end
+        hash = acc$9;
+        if (key[10]) begin
+            acc$10 = (acc$9 ^ rows$10);
+        end
+        else begin
+            acc$10 = acc$9;
+        end
+        hash = acc$10;
+        if (key[11]) begin
+            acc$11 = (acc$10 ^ rows$11);
+        end
+        else begin
+            acc$11 = acc$10;
+        end
+        hash = acc$11;
+        if (key[12]) begin
+            acc$12 = (acc$11 ^ rows$12);
+        end
+        else begin
+            acc$12 = acc$11;
+        end
+        hash = acc$12;
+        if (key[13]) begin
+            acc$13 = (acc$12 ^ rows$13);
+        end
+        else begin
+            acc$13 = acc$12;
+        end
+        hash = acc$13;
+        if (key[14]) begin
+            acc$14 = (acc$13 ^ rows$14);
+        end
+        else begin
+            acc$14 = acc$13;
+        end
+        hash = acc$14;
+        if (key[15]) begin
+            acc$15 = (acc$14 ^ rows$15);
+        end
+        else begin
+            acc$15 = acc$14;
+        end
+        hash = acc$15;
+        if (key[16]) begin
+            acc$16 = (acc$15 ^ rows$16);
+        end
+        else begin
+            acc$16 = acc$15;
+        end
+        hash = acc$16;
+        if (key[17]) begin
+            acc$17 = (acc$16 ^ rows$17);
+        end
+        else begin
+            acc$17 = acc$16;
+        end
+        hash = acc$17;
+        if (key[18]) begin
+            acc$18 = (acc$17 ^ rows$18);
+        end
+        else begin
+            acc$18 = acc$17;
+        end
+        hash = acc$18;
+        if (key[19]) begin
+            acc$19 = (acc$18 ^ rows$19);
+        end
+        else begin
+            acc$19 = acc$18;
+        end
+        hash = acc$19;
+        if (key[20]) begin
+            acc$20 = (acc$19 ^ rows$20);
+        end
+        else begin
+            acc$20 = acc$19;
+        end
+        hash = acc$20;
+        if (key[21]) begin
+            acc$21 = (acc$20 ^ rows$21);
+        end
+        else begin
+            acc$21 = acc$20;
+        end
+        hash = acc$21;
+        if (key[22]) begin
+            acc$22 = (acc$21 ^ rows$22);
+        end
+        else begin
+            acc$22 = acc$21;
+        end
+        hash = acc$22;
+        if (key[23]) begin
+            acc$23 = (acc$22 ^ rows$23);
+        end
+        else begin
+            acc$23 = acc$22;
+        end
+        hash = acc$23;
+        if (key[24]) begin
+            acc$24 = (acc$23 ^ rows$24);
+        end
+        else begin
+            acc$24 = acc$23;
+        end
+        hash = acc$24;
+        if (key[25]) begin
+            acc$25 = (acc$24 ^ rows$25);
+        end
+        else begin
+            acc$25 = acc$24;
+        end
+        hash = acc$25;
+        if (key[26]) begin
+            acc$26 = (acc$25 ^ rows$26);
+        end
+        else begin
+            acc$26 = acc$25;
+        end
+        hash = acc$26;
+        if (key[27]) begin
+            acc$27 = (acc$26 ^ rows$27);
+        end
+        else begin
+            acc$27 = acc$26;
+        end
+        hash = acc$27;
+        if (key[28]) begin
+            acc$28 = (acc$27 ^ rows$28);
+        end
+        else begin
+            acc$28 = acc$27;
+        end
+        hash = acc$28;
+        if (key[29]) begin
+            acc$29 = (acc$28 ^ rows$29);
+        end
+        else begin
+            acc$29 = acc$28;
+        end
+        hash = acc$29;
+        if (key[30]) begin
+            acc$30 = (acc$29 ^ rows$30);
+        end
+        else begin
+            acc$30 = acc$29;
+        end
+        hash = acc$30;
+        if (key[31]) begin
+            acc$31 = (acc$30 ^ rows$31);
+        end
+        else begin
+            acc$31 = acc$30;
+        end
+        hash = acc$31;
+        if (key[32]) begin
+            acc$32 = (acc$31 ^ rows$32);
+        end
+        else begin
+            acc$32 = acc$31;
+        end
+        hash = acc$32;
+        if (key[33]) begin
+            acc$33 = (acc$32 ^ rows$33);
+        end
+        else begin
+            acc$33 = acc$32;
+        end
+        hash = acc$33;
+        if (key[34]) begin
+            acc$34 = (acc$33 ^ rows$34);
+        end
+        else begin
+            acc$34 = acc$33;
+        end
+        hash = acc$34;
+        if (key[35]) begin
+            acc$35 = (acc$34 ^ rows$35);
+        end
+        else begin
+            acc$35 = acc$34;
+        end
+        hash = acc$35;
+        if (key[36]) begin
+            acc$36 = (acc$35 ^ rows$36);
+        end
+        else begin
+            acc$36 = acc$35;
+        end
+        hash = acc$36;
+        if (key[37]) begin
+            acc$37 = (acc$36 ^ rows$37);
+        end
+        else begin
+            acc$37 = acc$36;
+        end
+        hash = acc$37;
+        if (key[38]) begin
+            acc$38 = (acc$37 ^ rows$38);
+        end
+        else begin
+            acc$38 = acc$37;
+        end
+        hash = acc$38;
+        if (key[39]) begin
+            acc$39 = (acc$38 ^ rows$39);
+        end
+        else begin
+            acc$39 = acc$38;
+        end
+        hash = acc$39;
+        if (key[40]) begin
+            acc$40 = (acc$39 ^ rows$40);
+        end
+        else begin
+            acc$40 = acc$39;
+        end
+        hash = acc$40;
+        if (key[41]) begin
+            acc$41 = (acc$40 ^ rows$41);
+        end
+        else begin
+            acc$41 = acc$40;
+        end
+        hash = acc$41;
+        if (key[42]) begin
+            acc$42 = (acc$41 ^ rows$42);
+        end
+        else begin
+            acc$42 = acc$41;
+        end
+        hash = acc$42;
+        if (key[43]) begin
+            acc$43 = (acc$42 ^ rows$43);
+        end
+        else begin
+            acc$43 = acc$42;
+        end
+        hash = acc$43;
+        if (key[44]) begin
+            acc$44 = (acc$43 ^ rows$44);
+        end
+        else begin
+            acc$44 = acc$43;
+        end
+        hash = acc$44;
+        if (key[45]) begin
+            acc$45 = (acc$44 ^ rows$45);
+        end
+        else begin
+            acc$45 = acc$44;
+        end
+        hash = acc$45;
+        if (key[46]) begin
+            acc$46 = (acc$45 ^ rows$46);
+        end
+        else begin
+            acc$46 = acc$45;
+        end
+        hash = acc$46;
+        if (key[47]) begin
+            acc$47 = (acc$46 ^ rows$47);
+        end
+        else begin
+            acc$47 = acc$46;
+        end
+        hash = acc$47;
+        if (key[48]) begin
+            acc$48 = (acc$47 ^ rows$48);
+        end
+        else begin
+            acc$48 = acc$47;
+        end
+        hash = acc$48;
+        if (key[49]) begin
+            acc$49 = (acc$48 ^ rows$49);
+        end
+        else begin
+            acc$49 = acc$48;
+        end
+        hash = acc$49;
+        if (key[50]) begin
+            acc$50 = (acc$49 ^ rows$50);
+        end
+        else begin
+            acc$50 = acc$49;
+        end
+        hash = acc$50;
+        if (key[51]) begin
+            acc$51 = (acc$50 ^ rows$51);
+        end
+        else begin
+            acc$51 = acc$50;
+        end
+        hash = acc$51;
+        if (key[52]) begin
+            acc$52 = (acc$51 ^ rows$52);
+        end
+        else begin
+            acc$52 = acc$51;
+        end
+        hash = acc$52;
+        if (key[53]) begin
+            acc$53 = (acc$52 ^ rows$53);
+        end
+        else begin
+            acc$53 = acc$52;
+        end
+        hash = acc$53;
+        if (key[54]) begin
+            acc$54 = (acc$53 ^ rows$54);
+        end
+        else begin
+            acc$54 = acc$53;
+        end
+        hash = acc$54;
+        if (key[55]) begin
+            acc$55 = (acc$54 ^ rows$55);
+        end
+        else begin
+            acc$55 = acc$54;
+        end
+        hash = acc$55;
+    end
+    
+endmodule // flow_table$uhash$2
+
+
+module flow_table$uhash$3(key,hash);
+    
+    // Module arguments
+    input wire  [55:0] key;
+    output reg  [15:0] hash;
+    
+    // Constant declarations
+    localparam  rows$0 = 16'h7dbf;
+    localparam  rows$1 = 16'ha2ec;
+    localparam  rows$2 = 16'h2151;
+    localparam  rows$3 = 16'hd073;
+    localparam  rows$4 = 16'h7704;
+    localparam  rows$5 = 16'h9d32;
+    localparam  rows$6 = 16'h196e;
+    localparam  rows$7 = 16'h3cf6;
+    localparam  rows$8 = 16'haaff;
+    localparam  rows$9 = 16'heea3;
+    localparam  rows$10 = 16'hf49;
+    localparam  rows$11 = 16'hd620;
+    localparam  rows$12 = 16'hbc8b;
+    localparam  rows$13 = 16'h1a40;
+    localparam  rows$14 = 16'h29dc;
+    localparam  rows$15 = 16'h78af;
+    localparam  rows$16 = 16'haa4f;
+    localparam  rows$17 = 16'h8c8f;
+    localparam  rows$18 = 16'hce06;
+    localparam  rows$19 = 16'h5d2e;
+    localparam  rows$20 = 16'h87c;
+    localparam  rows$21 = 16'h37ed;
+    localparam  rows$22 = 16'h735;
+    localparam  rows$23 = 16'hb5d3;
+    localparam  rows$24 = 16'hac6b;
+    localparam  rows$25 = 16'h10db;
+    localparam  rows$26 = 16'h248;
+    localparam  rows$27 = 16'h9fd5;
+    localparam  rows$28 = 16'h971;
+    localparam  rows$29 = 16'hbbda;
+    localparam  rows$30 = 16'h9c7c;
+    localparam  rows$31 = 16'h3bac;
+    localparam  rows$32 = 16'ha52c;
+    localparam  rows$33 = 16'ha515;
+    localparam  rows$34 = 16'h9f0;
+    localparam  rows$35 = 16'hf4a9;
+    localparam  rows$36 = 16'hcc0d;
+    localparam  rows$37 = 16'h2e92;
+    localparam  rows$38 = 16'h9c46;
+    localparam  rows$39 = 16'he3cc;
+    localparam  rows$40 = 16'hd526;
+    localparam  rows$41 = 16'h5594;
+    localparam  rows$42 = 16'hc4c6;
+    localparam  rows$43 = 16'hac34;
+    localparam  rows$44 = 16'hb9e2;
+    localparam  rows$45 = 16'hcdfa;
+    localparam  rows$46 = 16'h92da;
+    localparam  rows$47 = 16'hcfea;
+    localparam  rows$48 = 16'h4536;
+    localparam  rows$49 = 16'h2381;
+    localparam  rows$50 = 16'h4769;
+    localparam  rows$51 = 16'h5793;
+    localparam  rows$52 = 16'h7993;
+    localparam  rows$53 = 16'hecf6;
+    localparam  rows$54 = 16'hc407;
+    localparam  rows$55 = 16'hb628;
+    
+    // Local signals
+    reg  [15:0] acc$0;
+    reg  [15:0] acc$1;
+    reg  [15:0] acc$2;
+    reg  [15:0] acc$3;
+    reg  [15:0] acc$4;
+    reg  [15:0] acc$5;
+    reg  [15:0] acc$6;
+    reg  [15:0] acc$7;
+    reg  [15:0] acc$8;
+    reg  [15:0] acc$9;
+    reg  [15:0] acc$10;
+    reg  [15:0] acc$11;
+    reg  [15:0] acc$12;
+    reg  [15:0] acc$13;
+    reg  [15:0] acc$14;
+    reg  [15:0] acc$15;
+    reg  [15:0] acc$16;
+    reg  [15:0] acc$17;
+    reg  [15:0] acc$18;
+    reg  [15:0] acc$19;
+    reg  [15:0] acc$20;
+    reg  [15:0] acc$21;
+    reg  [15:0] acc$22;
+    reg  [15:0] acc$23;
+    reg  [15:0] acc$24;
+    reg  [15:0] acc$25;
+    reg  [15:0] acc$26;
+    reg  [15:0] acc$27;
+    reg  [15:0] acc$28;
+    reg  [15:0] acc$29;
+    reg  [15:0] acc$30;
+    reg  [15:0] acc$31;
+    reg  [15:0] acc$32;
+    reg  [15:0] acc$33;
+    reg  [15:0] acc$34;
+    reg  [15:0] acc$35;
+    reg  [15:0] acc$36;
+    reg  [15:0] acc$37;
+    reg  [15:0] acc$38;
+    reg  [15:0] acc$39;
+    reg  [15:0] acc$40;
+    reg  [15:0] acc$41;
+    reg  [15:0] acc$42;
+    reg  [15:0] acc$43;
+    reg  [15:0] acc$44;
+    reg  [15:0] acc$45;
+    reg  [15:0] acc$46;
+    reg  [15:0] acc$47;
+    reg  [15:0] acc$48;
+    reg  [15:0] acc$49;
+    reg  [15:0] acc$50;
+    reg  [15:0] acc$51;
+    reg  [15:0] acc$52;
+    reg  [15:0] acc$53;
+    reg  [15:0] acc$54;
+    reg  [15:0] acc$55;
+    
+    // Update code
+    always @(*) begin
+        if (key[32'h0]) begin
+            acc$0 = rows$0;
+        end
+        else begin
+            acc$0 = 32'h0;
+        end
+        hash = acc$0;
+        if (key[1]) begin
+            acc$1 = (acc$0 ^ rows$1);
+        end
+        else begin
+            acc$1 = acc$0;
+        end
+        hash = acc$1;
+        if (key[2]) begin
+            acc$2 = (acc$1 ^ rows$2);
+        end
+        else begin
+            acc$2 = acc$1;
+        end
+        hash = acc$2;
+        if (key[3]) begin
+            acc$3 = (acc$2 ^ rows$3);
+        end
+        else begin
+            acc$3 = acc$2;
+        end
+        hash = acc$3;
+        if (key[4]) begin
+            acc$4 = (acc$3 ^ rows$4);
+        end
+        else begin
+            acc$4 = acc$3;
+        end
+        hash = acc$4;
+        if (key[5]) begin
+            acc$5 = (acc$4 ^ rows$5);
+        end
+        else begin
+            acc$5 = acc$4;
+        end
+        hash = acc$5;
+        if (key[6]) begin
+            acc$6 = (acc$5 ^ rows$6);
+        end
+        else begin
+            acc$6 = acc$5;
+        end
+        hash = acc$6;
+        if (key[7]) begin
+            acc$7 = (acc$6 ^ rows$7);
+        end
+        else begin
+            acc$7 = acc$6;
+        end
+        hash = acc$7;
+        if (key[8]) begin
+            acc$8 = (acc$7 ^ rows$8);
+        end
+        else begin
+            acc$8 = acc$7;
+        end
+        hash = acc$8;
+        if (key[9]) begin
+            acc$9 = (acc$8 ^ rows$9);
+        end
+        else begin
+            acc$9 = acc$8;
+        end
+        hash = acc$9;
+        if (key[10]) begin
+            acc$10 = (acc$9 ^ rows$10);
+        end
+        else begin
+            acc$10 = acc$9;
+        end
+        hash = acc$10;
+        if (key[11]) begin
+            acc$11 = (acc$10 ^ rows$11);
+        end
+        else begin
+            acc$11 = acc$10;
+        end
+        hash = acc$11;
+        if (key[12]) begin
+            acc$12 = (acc$11 ^ rows$12);
+        end
+        else begin
+            acc$12 = acc$11;
+        end
+        hash = acc$12;
+        if (key[13]) begin
+            acc$13 = (acc$12 ^ rows$13);
+        end
+        else begin
+            acc$13 = acc$12;
+        end
+        hash = acc$13;
+        if (key[14]) begin
+            acc$14 = (acc$13 ^ rows$14);
+        end
+        else begin
+            acc$14 = acc$13;
+        end
+        hash = acc$14;
+        if (key[15]) begin
+            acc$15 = (acc$14 ^ rows$15);
+        end
+        else begin
+            acc$15 = acc$14;
+        end
+        hash = acc$15;
+        if (key[16]) begin
+            acc$16 = (acc$15 ^ rows$16);
+        end
+        else begin
+            acc$16 = acc$15;
+        end
+        hash = acc$16;
+        if (key[17]) begin
+            acc$17 = (acc$16 ^ rows$17);
+        end
+        else begin
+            acc$17 = acc$16;
+        end
+        hash = acc$17;
+        if (key[18]) begin
+            acc$18 = (acc$17 ^ rows$18);
+        end
+        else begin
+            acc$18 = acc$17;
+        end
+        hash = acc$18;
+        if (key[19]) begin
+            acc$19 = (acc$18 ^ rows$19);
+        end
+        else begin
+            acc$19 = acc$18;
+        end
+        hash = acc$19;
+        if (key[20]) begin
+            acc$20 = (acc$19 ^ rows$20);
+        end
+        else begin
+            acc$20 = acc$19;
+        end
+        hash = acc$20;
+        if (key[21]) begin
+            acc$21 = (acc$20 ^ rows$21);
+        end
+        else begin
+            acc$21 = acc$20;
+        end
+        hash = acc$21;
+        if (key[22]) begin
+            acc$22 = (acc$21 ^ rows$22);
+        end
+        else begin
+            acc$22 = acc$21;
+        end
+        hash = acc$22;
+        if (key[23]) begin
+            acc$23 = (acc$22 ^ rows$23);
+        end
+        else begin
+            acc$23 = acc$22;
+        end
+        hash = acc$23;
+        if (key[24]) begin
+            acc$24 = (acc$23 ^ rows$24);
+        end
+        else begin
+            acc$24 = acc$23;
+        end
+        hash = acc$24;
+        if (key[25]) begin
+            acc$25 = (acc$24 ^ rows$25);
+        end
+        else begin
+            acc$25 = acc$24;
+        end
+        hash = acc$25;
+        if (key[26]) begin
+            acc$26 = (acc$25 ^ rows$26);
+        end
+        else begin
+            acc$26 = acc$25;
+        end
+        hash = acc$26;
+        if (key[27]) begin
+            acc$27 = (acc$26 ^ rows$27);
+        end
+        else begin
+            acc$27 = acc$26;
+        end
+        hash = acc$27;
+        if (key[28]) begin
+            acc$28 = (acc$27 ^ rows$28);
+        end
+        else begin
+            acc$28 = acc$27;
+        end
+        hash = acc$28;
+        if (key[29]) begin
+            acc$29 = (acc$28 ^ rows$29);
+        end
+        else begin
+            acc$29 = acc$28;
+        end
+        hash = acc$29;
+        if (key[30]) begin
+            acc$30 = (acc$29 ^ rows$30);
+        end
+        else begin
+            acc$30 = acc$29;
+        end
+        hash = acc$30;
+        if (key[31]) begin
+            acc$31 = (acc$30 ^ rows$31);
+        end
+        else begin
+            acc$31 = acc$30;
+        end
+        hash = acc$31;
+        if (key[32]) begin
+            acc$32 = (acc$31 ^ rows$32);
+        end
+        else begin
+            acc$32 = acc$31;
+        end
+        hash = acc$32;
+        if (key[33]) begin
+            acc$33 = (acc$32 ^ rows$33);
+        end
+        else begin
+            acc$33 = acc$32;
+        end
+        hash = acc$33;
+        if (key[34]) begin
+            acc$34 = (acc$33 ^ rows$34);
+        end
+        else begin
+            acc$34 = acc$33;
+        end
+        hash = acc$34;
+        if (key[35]) begin
+            acc$35 = (acc$34 ^ rows$35);
+        end
+        else begin
+            acc$35 = acc$34;
+        end
+        hash = acc$35;
+        if (key[36]) begin
+            acc$36 = (acc$35 ^ rows$36);
+        end
+        else begin
+            acc$36 = acc$35;
+        end
+        hash = acc$36;
+        if (key[37]) begin
+            acc$37 = (acc$36 ^ rows$37);
+        end
+        else begin
+            acc$37 = acc$36;
+        end
+        hash = acc$37;
+        if (key[38]) begin
+            acc$38 = (acc$37 ^ rows$38);
+        end
+        else begin
+            acc$38 = acc$37;
+        end
+        hash = acc$38;
+        if (key[39]) begin
+            acc$39 = (acc$38 ^ rows$39);
+        end
+        else begin
+            acc$39 = acc$38;
+        end
+        hash = acc$39;
+        if (key[40]) begin
+            acc$40 = (acc$39 ^ rows$40);
+        end
+        else begin
+            acc$40 = acc$39;
+        end
+        hash = acc$40;
+        if (key[41]) begin
+            acc$41 = (acc$40 ^ rows$41);
+        end
+        else begin
+            acc$41 = acc$40;
+        end
+        hash = acc$41;
+        if (key[42]) begin
+            acc$42 = (acc$41 ^ rows$42);
+        end
+        else begin
+            acc$42 = acc$41;
+        end
+        hash = acc$42;
+        if (key[43]) begin
+            acc$43 = (acc$42 ^ rows$43);
+        end
+        else begin
+            acc$43 = acc$42;
+        end
+        hash = acc$43;
+        if (key[44]) begin
+            acc$44 = (acc$43 ^ rows$44);
+        end
+        else begin
+            acc$44 = acc$43;
+        end
+        hash = acc$44;
+        if (key[45]) begin
+            acc$45 = (acc$44 ^ rows$45);
+        end
+        else begin
+            acc$45 = acc$44;
+        end
+        hash = acc$45;
+        if (key[46]) begin
+            acc$46 = (acc$45 ^ rows$46);
+        end
+        else begin
+            acc$46 = acc$45;
+        end
+        hash = acc$46;
+        if (key[47]) begin
+            acc$47 = (acc$46 ^ rows$47);
+        end
+        else begin
+            acc$47 = acc$46;
+        end
+        hash = acc$47;
+        if (key[48]) begin
+            acc$48 = (acc$47 ^ rows$48);
+        end
+        else begin
+            acc$48 = acc$47;
+        end
+        hash = acc$48;
+        if (key[49]) begin
+            acc$49 = (acc$48 ^ rows$49);
+        end
+        else begin
+            acc$49 = acc$48;
+        end
+        hash = acc$49;
+        if (key[50]) begin
+            acc$50 = (acc$49 ^ rows$50);
+        end
+        else begin
+            acc$50 = acc$49;
+        end
+        hash = acc$50;
+        if (key[51]) begin
+            acc$51 = (acc$50 ^ rows$51);
+        end
+        else begin
+            acc$51 = acc$50;
+        end
+        hash = acc$51;
+        if (key[52]) begin
+            acc$52 = (acc$51 ^ rows$52);
+        end
+        else begin
+            acc$52 = acc$51;
+        end
+        hash = acc$52;
+        if (key[53]) begin
+            acc$53 = (acc$52 ^ rows$53);
+        end
+        else begin
+            acc$53 = acc$52;
+        end
+        hash = acc$53;
+        if (key[54]) begin
+            acc$54 = (acc$53 ^ rows$54);
+        end
+        else begin
+            acc$54 = acc$53;
+        end
+        hash = acc$54;
+        if (key[55]) begin
+            acc$55 = (acc$54 ^ rows$55);
+        end
+        else begin
+            acc$55 = acc$54;
+        end
+        hash = acc$55;
+    end
+    
+endmodule // flow_table$uhash$3
 
 
 module flow_table$way$0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);

@@ -16,7 +16,7 @@ pub const ADDR_BITS: u32 = 12;
 /// Value of `ID_MAGIC`: ASCII "PRNC".
 pub const MAGIC: u32 = 0x5052_4e43;
 /// Register map version `{major[31:16], minor[15:0]}`.
-pub const MAP_VERSION: u32 = 0x0001_0003;
+pub const MAP_VERSION: u32 = 0x0001_0004;
 
 /// How software may access a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -442,14 +442,14 @@ pub fn registers() -> Vec<Register> {
     }
     r.extend([
         reg("ERR_FLAGS", 0x100, "status", "Sticky error flags; write 1 to clear.", vec![
-            f("FT_MULTI_HIT", 0, 1, W1c, Hw, "a flow lookup found hits that disagree (software bug)"),
+            f("FT_MULTI_HIT", 0, 1, W1c, Hw, "a flow lookup found hits that disagree (updates cannot cause it: a RAM fault)"),
             f("CSR_BAD_ACCESS", 1, 1, W1c, Internal, "an unmapped or misaligned CSR access was answered SLVERR"),
         ]),
         counter("CNT_CSR_BAD_ACCESS", 0x200, "status", "CSR accesses answered SLVERR (unmapped or misaligned).", true),
         counter("CNT_CSR_RO_WRITE", 0x208, "status", "Writes to read-only registers (ignored).", true),
         counter("CNT_FT_MULTI_HIT", 0x210, "status", "Flow lookups whose hits disagreed.", false),
-        counter("CNT_FT_DUP_HIT", 0x218, "status", "Flow lookups that found one entry twice (a relocation in progress).", false),
-        counter("CNT_FT_BAD_UPDATE", 0x220, "status", "Flow-table updates ignored (index out of range, or during the reset sweep).", false),
+        counter("CNT_FT_DUP_HIT", 0x218, "status", "Flow lookups that found one key twice with equal values (updates cannot cause it: a RAM fault).", false),
+        counter("CNT_FT_BAD_UPDATE", 0x220, "status", "Flow-table commands refused: index out of range, a way write away from the key's own slot, a command in the cycle after another, or during the reset sweep.", false),
         counter("CNT_TX_FRAMES", 0x228, "tx", "Frames encapsulated and sent.", false),
         counter("CNT_TX_DROP_MISS", 0x230, "tx", "TX frames dropped: no flow-table entry for {VNI, inner destination IPv4}.", false),
         counter("CNT_TX_DROP_SHORT", 0x238, "tx", "TX frames dropped: shorter than the inner headers (54 bytes).", false),
@@ -503,7 +503,7 @@ pub fn registers() -> Vec<Register> {
             f("INDEX", 0, 16, Rw, Value(0), "slot index in the way, or stash entry"),
             f("WAY", 16, 2, Rw, Value(0), "way 0..3"),
         ]),
-        reg("FT_CMD", 0x31c, "flow_table", "Command: commits the staged entry in one cycle, or reads a slot back.", vec![f("OP", 0, 3, Wo, Value(0), "1 write slot, 2 write stash, 3 invalidate slot, 4 invalidate stash, 5 read slot, 6 read stash")]),
+        reg("FT_CMD", 0x31c, "flow_table", "Command: commits the staged entry, or reads a slot back. A committed entry is seen by every lookup after the write response. A write makes its place the only one holding the key: any other copy (another way, or the stash) is invalidated in the same update, so a relocation is one write. A way write must target the key's own slot in that way (refused otherwise).", vec![f("OP", 0, 3, Wo, Value(0), "1 write slot, 2 write stash, 3 invalidate slot, 4 invalidate stash, 5 read slot, 6 read stash")]),
         reg("FT_STATUS", 0x320, "flow_table", "Flow-table state.", vec![
             f("CLEARING", 0, 1, Ro, Hw, "reset sweep in progress: commands are ignored"),
             f("RD_DONE", 1, 1, Ro, Hw, "the last read command's result is in FT_RD_*"),

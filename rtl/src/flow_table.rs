@@ -23,30 +23,51 @@
 //! * `s_lookup_valid`, `s_lookup_key` (`{VNI[55:32], IPv4[31:0]}`), `s_lookup_tag`.
 //! * `s_update_valid`, `s_update_op` (0 write way slot, 1 write stash slot, 2 invalidate
 //!   way slot, 3 invalidate stash slot), `s_update_way`, `s_update_index`, `s_update_key`,
-//!   `s_update_value`: one whole entry per cycle. An index beyond the table (or the
-//!   stash) is ignored and counted in `status_bad_update_count`.
+//!   `s_update_value`: one whole entry. For a write, `s_update_key` must be set up one
+//!   cycle ahead (the CSR staging registers are) and the cycle before must carry no
+//!   other command (update or read-back); see *Updates* below. Refused and counted in
+//!   `status_bad_update_count`: an index beyond the table (or the stash), a way write to
+//!   any slot but the key's own slot in that way, a write whose key was not set up in the
+//!   cycle before or that follows another command, any update during the sweep.
 //! * `cfg_clear_errors`: clears the sticky `status_multi_hit` flag (write-1-to-clear).
 //! * `s_read_valid`, `s_read_stash`, `s_read_way`, `s_read_index`: read one slot (or stash
 //!   entry) back for software; `m_read_valid` / `m_read_entry` (`{valid, key, value}`) two
-//!   cycles later. Reads use the RAMs' write ports and never disturb lookups; issue them
-//!   in cycles without an update.
+//!   cycles later. Reads use the RAMs' write ports and never disturb lookups.
 //!
 //! ### Outputs
 //! * `m_result_valid`, `m_result_hit`, `m_result_value`, `m_result_tag`. Value layout:
 //!   `{underlay IPv4[111:80], next-hop MAC[79:32], egress VNI[31:8], flags[7:0]}`; zero
 //!   on a miss.
 //! * `status_multi_hit` (sticky), `status_multi_hit_count`: lookups whose hits disagree
-//!   in value (updated one cycle after the lookup's result). `status_dup_hit_count`: lookups that hit the same entry (equal values) in
-//!   more than one place — the transient state of a copy-before-delete relocation, which
-//!   is expected and harmless, so it is counted but is not an error.
+//!   in value (updated one cycle after the lookup's result). `status_dup_hit_count`:
+//!   lookups that hit in more than one place with equal values. Updates cannot cause
+//!   either (see *Updates*); both stay as monitors of the RAM contents.
 //!
-//! ### Read during write (whole entries, never a mix)
-//! A lookup sees each slot either entirely before or entirely after an update:
-//! * way slots are one RAM word; a read and a write of that word on the same edge
-//!   return the old word;
-//! * a stash slot is compared in cycle 1 and its value selected in cycle 2. If an update
-//!   rewrites that slot on the edge between them, a one-entry shadow register holds the
-//!   old value for cycle 2, so the lookup still returns the entry it compared.
+//! ### Updates: a key is in one place, and a lookup sees an update whole
+//! A lookup of key K reads K's own slot in each way and every stash entry. A write of K
+//! to one of those places removes K from all the others **in the same update**, so no
+//! lookup ever finds K in two places (proven with Yosys for every reachable state, see
+//! `testbenches/tests/formal.rs`). Relocating a key is therefore one write to its new
+//! place: it never misses and is never found twice while it moves.
+//!
+//! ```text
+//!  cycle A-1 (every cycle) each way's write port reads the staged key's own slot
+//!  cycle A   the command: write the target way slot; invalidate the key's slot in any
+//!            other way that holds the key (all on the edge after A)
+//!  cycle A+1 write the target stash entry; invalidate any other stash entry holding it
+//! ```
+//!
+//! A lookup reads the ways one edge before it compares the stash. The stash half of an
+//! update lands one edge after its way half, so a lookup accepted in cycle c sees every
+//! update taken in cycle c - 1 or earlier, whole, and none taken later (as if the table
+//! were written in one cycle).
+//!
+//! The stash value is selected in cycle 2, one edge after the compare. If an update
+//! rewrites that entry on the edge between them, a one-entry shadow register holds the
+//! old value for cycle 2, so the lookup returns the entry it compared.
+//!
+//! Read-back uses the ways' write ports: a read in the same cycle as an update is
+//! refused and counted in `status_bad_update_count`.
 
 use crate::hash::H3Hash;
 use crate::ram::BankRam;
@@ -169,7 +190,26 @@ pub struct FlowTable {
     upd_is_stash: Signal<Local, Bit>,
     upd_is_write: Signal<Local, Bit>,
     upd_bad: Signal<Local, Bit>,
+    // Updates (see "Updates" in the module docs): every cycle the ways' write ports
+    // read the staged key's own slots (pre); cycle A writes the ways, A + 1 the stash.
+    uhash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
+    uhome: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
+    upd_home_ok: Signal<Local, Bit>,
+    upd_fresh: Signal<Local, Bit>,
+    upd_take: Signal<Local, Bit>,
     upd_entry: Signal<Local, Bits<ENTRY_BITS>>,
+    upd_present: [Signal<Local, Bit>; WAYS],
+    upd_target: [Signal<Local, Bit>; WAYS],
+    pre_valid: DFF<Bit>,
+    pre_key: DFF<Bits<KEY_BITS>>,
+    u2_is_stash: DFF<Bit>,
+    u2_is_write: DFF<Bit>,
+    u2_purge: DFF<Bit>,
+    u2_index: DFF<Bits<INDEX_BITS>>,
+    u2_key: DFF<Bits<KEY_BITS>>,
+    u2_value: DFF<Bits<VALUE_BITS>>,
+    rd_take: Signal<Local, Bit>,
+    rd_refused: Signal<Local, Bit>,
     // Stage 2 select chains: element i+1 folds in stash entry i (element 0 is the start).
     // Vecs sized by the config, so no unused (unconnected) elements exist.
     stash_v: Vec<Signal<Local, Bits<VALUE_BITS>>>,
@@ -295,7 +335,24 @@ impl FlowTable {
             upd_is_stash: Default::default(),
             upd_is_write: Default::default(),
             upd_bad: Default::default(),
+            uhash: array_init(|w| H3Hash::new(seeds[w])),
+            uhome: array_init(|_| Default::default()),
+            upd_home_ok: Default::default(),
+            upd_fresh: Default::default(),
+            upd_take: Default::default(),
             upd_entry: Default::default(),
+            upd_present: array_init(|_| Default::default()),
+            upd_target: array_init(|_| Default::default()),
+            pre_valid: Default::default(),
+            pre_key: Default::default(),
+            u2_is_stash: Default::default(),
+            u2_is_write: Default::default(),
+            u2_purge: Default::default(),
+            u2_index: Default::default(),
+            u2_key: Default::default(),
+            u2_value: Default::default(),
+            rd_take: Default::default(),
+            rd_refused: Default::default(),
             stash_v: (0..stash).map(|_| Default::default()).collect(),
             st_or: (0..=stash).map(|_| Default::default()).collect(),
             st_and: (0..=stash).map(|_| Default::default()).collect(),
@@ -356,7 +413,15 @@ impl Logic for FlowTable {
             multi_hit,
             multi_hit_count,
             dup_hit_count,
-            bad_update_count
+            bad_update_count,
+            pre_valid,
+            pre_key,
+            u2_is_stash,
+            u2_is_write,
+            u2_purge,
+            u2_index,
+            u2_key,
+            u2_value
         );
         for i in 0..self.stash_len.val().index() {
             self.stash_valid[i].clock.next = self.clk.val();
@@ -491,7 +556,11 @@ impl Logic for FlowTable {
             self.dup_hit_count.d.next = (self.dup_hit_count.q.val() + 1);
         }
 
-        // ---- Updates: one whole entry per cycle. --------------------------------------
+        // ---- Updates: the ways on the edge after cycle A, the stash one edge later. ----
+        // A key is found in at most one place (its own slot in a way, or a stash entry):
+        // a write of key K to one place removes K from every other place where a lookup
+        // of K would find it, in the same update. A way write must go to K's own slot in
+        // that way (the index a lookup of K reads); any other index is refused.
         self.upd_is_slot.next = ((self.s_update_op.val() == self.op_write_slot.val())
             | (self.s_update_op.val() == self.op_invalidate_slot.val()));
         self.upd_is_stash.next = !self.upd_is_slot.val();
@@ -509,10 +578,31 @@ impl Logic for FlowTable {
             self.upd_stash_ok.next =
                 (self.s_update_index.val() < bit_cast::<INDEX_BITS, 8>(self.stash_len.val()));
         }
+        self.upd_home_ok.next = true;
+        for w in 0..WAYS {
+            self.uhash[w].key.next = self.s_update_key.val();
+            self.uhome[w].next = (self.uhash[w].hash.val() & self.depth_m1.val());
+            if ((self.s_update_op.val() == self.op_write_slot.val())
+                & (self.s_update_way.val().index() == w))
+            {
+                self.upd_home_ok.next = (self.s_update_index.val() == self.uhome[w].val());
+            }
+        }
+        // The pre-read: in the cycle before, the write ports read this key's own slots
+        // and nothing was written (no update, read-back or sweep), so `aux_read_data`
+        // holds them as they are now.
+        self.upd_fresh.next =
+            (self.pre_valid.q.val() & (self.pre_key.q.val() == self.s_update_key.val()));
+        // Refused (and counted): during the sweep; a write without a fresh pre-read (an
+        // update or read-back in the cycle before, or a key that changed with the
+        // command); an index out of range; a way write away from the key's own slot.
         self.upd_bad.next = (self.s_update_valid.val()
             & (self.clearing.q.val()
+                | (self.upd_is_write.val() & !self.upd_fresh.val())
                 | (self.upd_is_slot.val() & !self.upd_slot_ok.val())
-                | (self.upd_is_stash.val() & !self.upd_stash_ok.val())));
+                | (self.upd_is_stash.val() & !self.upd_stash_ok.val())
+                | !self.upd_home_ok.val()));
+        self.upd_take.next = (self.s_update_valid.val() & !self.upd_bad.val());
         if self.upd_is_write.val() {
             self.upd_entry.next = ((bit_cast::<ENTRY_BITS, 1>(true.into()) << 168)
                 | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.s_update_key.val()) << 112)
@@ -520,36 +610,60 @@ impl Logic for FlowTable {
         } else {
             self.upd_entry.next = 0.into();
         }
-        if self.upd_bad.val() {
-            self.bad_update_count.d.next = (self.bad_update_count.q.val() + 1);
-        }
+        // Cycle A: the target way slot is written; any other way holding the key at the
+        // key's own slot is invalidated on the same edge.
         for w in 0..WAYS {
-            self.way[w].write_address.next = self.s_update_index.val();
-            self.way[w].write_data.next = self.upd_entry.val();
-            self.way[w].write_enable.next = ((self.s_update_valid.val() & !self.upd_bad.val())
-                & (self.upd_is_slot.val() & (self.s_update_way.val().index() == w)));
+            self.upd_present[w].next = (self.upd_is_write.val()
+                & self.way[w].aux_read_data.val().get_bit(168)
+                & (self.way[w].aux_read_data.val().get_bits::<KEY_BITS>(112)
+                    == self.s_update_key.val()));
+            self.upd_target[w].next =
+                (self.upd_is_slot.val() & (self.s_update_way.val().index() == w));
+            self.way[w].write_address.next = self.uhome[w].val();
+            self.way[w].write_data.next = 0.into();
+            self.way[w].write_enable.next = false;
+            if self.upd_take.val() {
+                if self.upd_target[w].val() {
+                    self.way[w].write_address.next = self.s_update_index.val();
+                    self.way[w].write_data.next = self.upd_entry.val();
+                    self.way[w].write_enable.next = true;
+                } else {
+                    self.way[w].write_enable.next = self.upd_present[w].val();
+                }
+            }
         }
-        // The shadow takes the addressed stash value every cycle (one-hot AND-OR, so it
+        // The stash half goes to u2, one edge after the ways: a lookup compares the ways
+        // as they were one edge before its stash compare, so with the stash written one
+        // edge later every lookup sees an update whole or not at all.
+        self.u2_is_stash.d.next = (self.upd_take.val() & self.upd_is_stash.val());
+        self.u2_purge.d.next = (self.upd_take.val() & self.upd_is_write.val());
+        self.u2_is_write.d.next = self.upd_is_write.val();
+        self.u2_index.d.next = self.s_update_index.val();
+        self.u2_key.d.next = self.s_update_key.val();
+        self.u2_value.d.next = self.s_update_value.val();
+        // The shadow takes the stash value u2 addresses every cycle (one-hot AND-OR, so it
         // maps to a balanced OR tree rather than a priority chain); it is marked valid
         // only when that stash slot is actually rewritten.
         self.shadow_valid.d.next = false;
-        self.shadow_index.d.next = self.s_update_index.val();
+        self.shadow_index.d.next = self.u2_index.q.val();
         self.sh_or[0].next = 0.into();
         self.shadow_value.d.next = self.sh_or[0].val();
         for i in 0..self.stash_len.val().index() {
-            if (self.s_update_index.val().index() == i) {
+            if (self.u2_index.q.val().index() == i) {
                 self.sh_term[i].next = self.stash_value[i].q.val();
             } else {
                 self.sh_term[i].next = 0.into();
             }
             self.sh_or[i + 1].next = (self.sh_or[i].val() | self.sh_term[i].val());
             self.shadow_value.d.next = self.sh_or[i + 1].val();
-            if ((self.s_update_valid.val() & !self.upd_bad.val())
-                & (self.upd_is_stash.val() & (self.s_update_index.val().index() == i)))
-            {
-                self.stash_valid[i].d.next = self.upd_is_write.val();
-                self.stash_key[i].d.next = self.s_update_key.val();
-                self.stash_value[i].d.next = self.s_update_value.val();
+            // Another stash entry holding the written key is invalidated.
+            if (self.u2_purge.q.val() & (self.stash_key[i].q.val() == self.u2_key.q.val())) {
+                self.stash_valid[i].d.next = false;
+            }
+            if (self.u2_is_stash.q.val() & (self.u2_index.q.val().index() == i)) {
+                self.stash_valid[i].d.next = self.u2_is_write.q.val();
+                self.stash_key[i].d.next = self.u2_key.q.val();
+                self.stash_value[i].d.next = self.u2_value.q.val();
                 self.shadow_valid.d.next = true;
             }
         }
@@ -557,12 +671,22 @@ impl Logic for FlowTable {
         // ---- Read-back: a slot through the RAM's write port, or a stash entry. --------
         // The request takes the write port's address when no update uses it this cycle
         // (software issues one command at a time); the word arrives a cycle later.
-        if (self.s_read_valid.val() & !self.s_update_valid.val()) {
+        // A read in the same cycle as an update is refused and counted with the refused
+        // updates (both need the write ports).
+        self.rd_take.next = (self.s_read_valid.val() & !self.s_update_valid.val());
+        self.rd_refused.next = (self.s_read_valid.val() & !self.rd_take.val());
+        if (self.upd_bad.val() | self.rd_refused.val()) {
+            self.bad_update_count.d.next = (self.bad_update_count.q.val() + 1);
+        }
+        if (self.upd_bad.val() & self.rd_refused.val()) {
+            self.bad_update_count.d.next = (self.bad_update_count.q.val() + 2);
+        }
+        if self.rd_take.val() {
             for w in 0..WAYS {
                 self.way[w].write_address.next = self.s_read_index.val();
             }
         }
-        self.rd_pending.d.next = (self.s_read_valid.val() & !self.s_update_valid.val());
+        self.rd_pending.d.next = self.rd_take.val();
         self.rd_stash.d.next = self.s_read_stash.val();
         self.rd_way.d.next = self.s_read_way.val();
         self.rd_index.d.next = self.s_read_index.val();
@@ -624,6 +748,10 @@ impl Logic for FlowTable {
                 self.clearing.d.next = false;
             }
         }
+        // The next cycle's pre-read is good if this cycle wrote nothing and read nothing
+        // else on the write ports.
+        self.pre_valid.d.next = !(self.upd_take.val() | self.rd_take.val() | self.clearing.q.val());
+        self.pre_key.d.next = self.s_update_key.val();
         if self.rst.val() {
             self.clearing.d.next = true;
             self.clear_index.d.next = 0.into();
@@ -637,6 +765,9 @@ impl Logic for FlowTable {
             self.chk_several.d.next = false;
             self.rd_pending.d.next = false;
             self.rd_valid_q.d.next = false;
+            self.pre_valid.d.next = false;
+            self.u2_is_stash.d.next = false;
+            self.u2_purge.d.next = false;
             self.multi_hit.d.next = false;
             self.multi_hit_count.d.next = 0.into();
             self.dup_hit_count.d.next = 0.into();

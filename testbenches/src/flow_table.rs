@@ -12,6 +12,9 @@ pub struct Inputs {
     /// `(key, tag)`.
     pub lookup: Option<(u64, u16)>,
     pub update: Option<Update>,
+    /// The key on `s_update_key` in a cycle without an update: the set-up an update needs
+    /// in the cycle before it (as the CSR staging registers hold it).
+    pub stage_key: Option<u64>,
     pub clear_errors: bool,
     /// Read back `(stash, way, index)`.
     pub read: Option<(bool, u8, u16)>,
@@ -106,7 +109,7 @@ impl FlowTableSim for bridge::FlowTable {
         self.set_s_update_op(u.op as u64);
         self.set_s_update_way(u.way as u64);
         self.set_s_update_index(u.index as u64);
-        self.set_s_update_key(u.key);
+        self.set_s_update_key(i.update.map_or(i.stage_key.unwrap_or(0), |u| u.key));
         self.set_s_update_value(&words(u.value));
         self.set_cfg_clear_errors(i.clear_errors as u64);
         let (rv, rs, rw, ri) = i
@@ -182,7 +185,8 @@ impl FlowTableSim for HdlFlowTable {
         u.s_update_op.next = (up.op as LiteralType).into();
         u.s_update_way.next = (up.way as LiteralType).into();
         u.s_update_index.next = (up.index as LiteralType).into();
-        u.s_update_key.next = (up.key as LiteralType).into();
+        u.s_update_key.next =
+            (i.update.map_or(i.stage_key.unwrap_or(0), |u| u.key) as LiteralType).into();
         u.s_update_value.next = b112(up.value);
         u.cfg_clear_errors.next = i.clear_errors;
         let (rv, rs, rw, ri) = i
@@ -292,8 +296,14 @@ pub fn table_fill(cfg: &prnic_gen::PrnicConfig, seeds: &[u64]) -> FillReport {
                     entry: Some(e),
                 },
             };
+            // The key is set up one cycle before its update.
+            let u = Update::from(&w);
             dut.clock(&Inputs {
-                update: Some(Update::from(&w)),
+                stage_key: Some(u.key),
+                ..Default::default()
+            });
+            dut.clock(&Inputs {
+                update: Some(u),
                 ..Default::default()
             });
         }

@@ -1,9 +1,9 @@
 //! `flow_table` on the Verilator model, checked against the software model in prnic-verif.
 //!
-//! The scoreboard predicts every lookup from the model image and the documented
-//! read-during-write rule: a lookup accepted in cycle c sees each way slot as it was
-//! before cycle c's update and each stash slot as it is after it. Every test checks the
-//! exact latency, the tags in order, and that nothing is left in flight at the end.
+//! The scoreboard predicts every lookup from the model image and the documented update
+//! rule: a lookup accepted in cycle c sees every update taken in cycle c - 1 or earlier,
+//! whole, and none taken later. Each update's key is set up in the cycle before it. Every test checks the exact latency, the tags in order,
+//! and that nothing is left in flight at the end.
 
 use prnic_gen::PrnicConfig;
 use prnic_rtl::flow_table::FLOW_TABLE_LATENCY;
@@ -29,6 +29,10 @@ struct Tb {
     dut: FlowTable,
     image: HwImage,
     inflight: VecDeque<(u64, u16, Option<Value>)>,
+    /// Updates taken but not yet visible to lookups: (first cycle that sees it, update).
+    landing: VecDeque<(u64, SlotWrite)>,
+    /// The key set up on the update port.
+    staged: Option<u64>,
     tag: u16,
     results: u64,
     last: Outputs,
@@ -40,6 +44,8 @@ impl Tb {
             dut: FlowTable::new(),
             image: HwImage::new(&geometry()),
             inflight: VecDeque::new(),
+            landing: VecDeque::new(),
+            staged: None,
             tag: 0,
             results: 0,
             last: Outputs::default(),
@@ -62,34 +68,51 @@ impl Tb {
         }
         self.image = HwImage::new(&geometry());
         self.inflight.clear();
+        self.landing.clear();
         self.dut.cycle() - start
     }
 
-    /// One cycle with an optional lookup and an optional update; checks any result.
+    /// One cycle with an optional lookup and an optional update; checks any result. An
+    /// write's key is set up in the cycle before: if the last cycle did not, an idle
+    /// cycle with the key set up comes first.
     fn cycle(&mut self, lookup: Option<u64>, update: Option<&SlotWrite>) -> Outputs {
-        // Read-during-write rule: stash updates are visible to this cycle's lookup,
-        // way updates are not.
-        let stash_update = matches!(update, Some(SlotWrite::Stash { .. }));
-        if stash_update {
-            self.image.apply(update.unwrap());
+        let u = update.map(Update::from);
+        let key = u.filter(|u| u.op <= 1).map(|u| u.key);
+        if key.is_some() && self.staged != key {
+            self.staged = key;
+            self.cycle(None, None);
+        }
+        // The cycle these inputs are applied in.
+        let c = self.dut.cycle();
+        while self.landing.front().is_some_and(|(due, _)| *due <= c) {
+            let (_, w) = self.landing.pop_front().unwrap();
+            assert!(
+                self.image.apply(&w),
+                "the test wrote a key away from its slot"
+            );
+        }
+        if let Some(w) = update {
+            self.landing.push_back((c + 1, *w));
         }
         let mut inputs = Inputs {
             update: update.map(Update::from),
+            stage_key: self.staged,
             ..Default::default()
         };
+        // A command consumes the set-up: the next update needs its own.
+        if update.is_some() {
+            self.staged = None;
+        }
         if let Some(k) = lookup {
             self.tag = self.tag.wrapping_add(1);
             let a = self.image.lookup(k);
-            assert!(!a.disagree, "the test itself made a conflicting table");
+            assert!(a.hits <= 1, "the model found a key in two places");
             self.inflight.push_back((
                 self.dut.cycle() + FLOW_TABLE_LATENCY as u64,
                 self.tag,
                 a.value,
             ));
             inputs.lookup = Some((k, self.tag));
-        }
-        if let (Some(w), false) = (update, stash_update) {
-            self.image.apply(w);
         }
         let o = self.dut.clock(&inputs);
         let now = self.dut.cycle();
@@ -267,31 +290,25 @@ fn lookups_never_miss_while_keys_are_inserted_relocated_and_deleted() {
 fn stash_entry_rewritten_between_compare_and_select_returns_the_old_entry_whole() {
     let mut tb = Tb::new();
     let (k, old, new) = (0x42_0a00_0001u64, value_for(1), value_for(2));
-    tb.cycle(
-        None,
-        Some(&SlotWrite::Stash {
-            index: 3,
-            entry: Some((k, old)),
-        }),
-    );
-    // Lookup in cycle c; the slot is rewritten in cycle c + 1, between the lookup's
-    // compare (cycle c + 1) and its value select (cycle c + 2).
     let o = |tb: &mut Tb, l, u: Option<SlotWrite>| {
         tb.dut.clock(&Inputs {
             lookup: l,
             update: u.as_ref().map(Update::from),
+            stage_key: Some(k),
             ..Default::default()
         })
     };
-    o(&mut tb, Some((k, 1)), None);
-    o(
-        &mut tb,
-        None,
-        Some(SlotWrite::Stash {
-            index: 3,
-            entry: Some((k, new)),
-        }),
-    );
+    let stash3 = |entry| Some(SlotWrite::Stash { index: 3, entry });
+    o(&mut tb, None, None);
+    o(&mut tb, None, stash3(Some((k, old))));
+    for _ in 0..3 {
+        o(&mut tb, None, None);
+    }
+    // An update taken in cycle c writes the stash on the edge after cycle c + 1: between
+    // the compare (cycle c + 1) and the value select (cycle c + 2) of a lookup taken in
+    // cycle c, which must not see the update at all.
+    o(&mut tb, Some((k, 1)), stash3(Some((k, new))));
+    o(&mut tb, None, None);
     let r = o(&mut tb, None, None);
     assert_eq!(r.result.map(|x| x.2), Some(1));
     assert_eq!(
@@ -299,20 +316,13 @@ fn stash_entry_rewritten_between_compare_and_select_returns_the_old_entry_whole(
         Some(old),
         "the shadow must supply the entry that was compared"
     );
-    // The next lookup sees the new entry.
+    // A lookup taken in the cycle after the update sees the new entry.
     o(&mut tb, Some((k, 2)), None);
     o(&mut tb, None, None);
     assert_eq!(o(&mut tb, None, None).value(), Some(new));
     // Invalidated between compare and select: still the old entry, whole.
-    o(&mut tb, Some((k, 3)), None);
-    o(
-        &mut tb,
-        None,
-        Some(SlotWrite::Stash {
-            index: 3,
-            entry: None,
-        }),
-    );
+    o(&mut tb, Some((k, 3)), stash3(None));
+    o(&mut tb, None, None);
     assert_eq!(o(&mut tb, None, None).value(), Some(new));
     // And then gone.
     o(&mut tb, Some((k, 4)), None);
@@ -321,70 +331,94 @@ fn stash_entry_rewritten_between_compare_and_select_returns_the_old_entry_whole(
     assert_eq!(r.result.map(|x| (x.0, x.2)), Some((false, 4)));
 }
 
+/// A write of a key that is already somewhere else moves it: the old place is emptied in
+/// the same update, whatever the values, so no lookup ever finds the key twice.
 #[test]
-fn conflicting_hits_raise_the_sticky_multi_hit_error_duplicates_do_not() {
+fn writing_a_key_to_a_second_place_moves_it_and_no_lookup_finds_two() {
     let mut tb = Tb::new();
     let g = geometry();
     let h = prnic_verif::flow_table::Hashes::new(&g);
     let k = 0x77_c0a8_0101u64;
-    let (a, b) = (value_for(10), value_for(11));
-    let w0 = SlotWrite::Slot {
-        way: 0,
-        index: h.index(0, k),
-        entry: Some((k, a)),
-    };
-    let w2 = SlotWrite::Slot {
-        way: 2,
-        index: h.index(2, k),
-        entry: Some((k, a)),
-    };
-    let o = |tb: &mut Tb, l: Option<(u64, u16)>, u: Option<SlotWrite>, clr: bool| {
-        tb.dut.clock(&Inputs {
-            lookup: l,
-            update: u.as_ref().map(Update::from),
-            clear_errors: clr,
-            ..Default::default()
-        })
-    };
-    o(&mut tb, None, Some(w0), false);
-    o(&mut tb, None, Some(w2), false);
-    // Same key, same value in two ways: a duplicate (as during a relocation), not an error.
-    o(&mut tb, Some((k, 1)), None, false);
-    for _ in 0..3 {
-        o(&mut tb, None, None, false);
+    let other = 0x77_c0a8_0102u64;
+    let places = [
+        SlotWrite::Slot {
+            way: 0,
+            index: h.index(0, k),
+            entry: Some((k, value_for(10))),
+        },
+        SlotWrite::Slot {
+            way: 2,
+            index: h.index(2, k),
+            entry: Some((k, value_for(11))),
+        },
+        SlotWrite::Stash {
+            index: 0,
+            entry: Some((k, value_for(12))),
+        },
+        SlotWrite::Stash {
+            index: 5,
+            entry: Some((k, value_for(13))),
+        },
+        SlotWrite::Slot {
+            way: 3,
+            index: h.index(3, k),
+            entry: Some((k, value_for(14))),
+        },
+    ];
+    tb.cycle(
+        None,
+        Some(&SlotWrite::Stash {
+            index: 1,
+            entry: Some((other, value_for(20))),
+        }),
+    );
+    for w in &places {
+        // A lookup in every cycle around each move: the scoreboard requires the old
+        // value before the update is visible and the new one after, never a miss.
+        tb.cycle(Some(k), None);
+        tb.cycle(Some(k), Some(w));
+        for _ in 0..3 {
+            tb.cycle(Some(k), None);
+        }
     }
+    tb.drain();
     assert_eq!(
         (
             tb.dut.status_dup_hit_count(),
             tb.dut.status_multi_hit_count(),
             tb.dut.status_multi_hit()
         ),
-        (1, 0, 0)
+        (0, 0, 0),
+        "a lookup found the key in two places"
     );
-    // Same key, different values: the error.
-    o(
-        &mut tb,
-        None,
-        Some(SlotWrite::Stash {
-            index: 0,
-            entry: Some((k, b)),
-        }),
-        false,
-    );
-    o(&mut tb, Some((k, 2)), None, false);
-    for _ in 0..3 {
-        o(&mut tb, None, None, false);
+    // Every earlier place reads back empty; the other key is untouched.
+    for _ in 0..2 {
+        tb.dut.clock(&Inputs::default());
     }
-    assert_eq!(
-        (tb.dut.status_multi_hit_count(), tb.dut.status_multi_hit()),
-        (1, 1)
-    );
-    // Sticky until cleared; the counter keeps counting.
-    o(&mut tb, None, None, true);
-    assert_eq!(
-        (tb.dut.status_multi_hit_count(), tb.dut.status_multi_hit()),
-        (1, 0)
-    );
+    let mut got = vec![];
+    let reads = [
+        (false, 0u8, h.index(0, k)),
+        (false, 2, h.index(2, k)),
+        (true, 0, 0),
+        (true, 5, 5),
+        (false, 3, h.index(3, k)),
+        (true, 1, 1),
+    ];
+    for &(stash, way, index) in &reads {
+        let o = tb.dut.clock(&Inputs {
+            read: Some((stash, if stash { 0 } else { way }, index as u16)),
+            ..Default::default()
+        });
+        got.extend(o.read);
+    }
+    for _ in 0..3 {
+        got.extend(tb.dut.clock(&Inputs::default()).read);
+    }
+    let valid: Vec<bool> = got.iter().map(|r| r.0).collect();
+    assert_eq!(valid, [false, false, false, false, true, true]);
+    assert_eq!(got[4].1, k);
+    assert_eq!(got[5].1, other);
+    assert_eq!(tb.dut.status_bad_update_count(), 0);
 }
 
 #[test]
@@ -435,6 +469,10 @@ fn read_back_returns_every_slot_and_stash_entry_as_written() {
     }
     // An empty slot reads back invalid.
     locs.push((false, 3, g.slots_per_way - 1));
+    // The last update's write ports are busy for two cycles.
+    for _ in 0..2 {
+        tb.dut.clock(&Inputs::default());
+    }
     let mut want = VecDeque::new();
     let mut got = vec![];
     for &(stash, way, index) in &locs {
@@ -467,11 +505,16 @@ fn read_back_returns_every_slot_and_stash_entry_as_written() {
     }
 }
 
+/// Refused and counted: out of range, a way write away from the key's own slot, a key
+/// not set up in the cycle before, an update in the cycle after an accepted one, a
+/// read-back in the same cycle as an update.
 #[test]
-fn out_of_range_updates_are_ignored_and_counted() {
+fn refused_updates_change_nothing_and_are_counted() {
     let mut tb = Tb::new();
     let g = geometry();
+    let h = prnic_verif::flow_table::Hashes::new(&g);
     let v = Value::from_bits(0xabc);
+    let home = |w: usize, k: u64| h.index(w, k) as u16;
     let bad = [
         Update {
             op: 0,
@@ -494,16 +537,81 @@ fn out_of_range_updates_are_ignored_and_counted() {
             key: 0,
             value: 0,
         },
+        // Key 5 in way 2, one slot away from its own.
+        Update {
+            op: 0,
+            way: 2,
+            index: (home(2, 5) + 1) % g.slots_per_way as u16,
+            key: 5,
+            value: v.to_bits(),
+        },
     ];
+    // Each with its key set up, so it is refused for its own reason.
     for u in bad {
+        tb.dut.clock(&Inputs {
+            stage_key: Some(u.key),
+            ..Default::default()
+        });
         tb.dut.clock(&Inputs {
             update: Some(u),
             ..Default::default()
         });
     }
     tb.dut.clock(&Inputs::default());
-    assert_eq!(tb.dut.status_bad_update_count(), 3);
+    assert_eq!(tb.dut.status_bad_update_count(), 4);
+    // A good update whose key was not set up in the cycle before (another key was).
+    tb.dut.clock(&Inputs {
+        stage_key: Some(6),
+        ..Default::default()
+    });
+    tb.dut.clock(&Inputs {
+        update: Some(Update {
+            op: 0,
+            way: 1,
+            index: home(1, 5),
+            key: 5,
+            value: v.to_bits(),
+        }),
+        ..Default::default()
+    });
+    assert_eq!(tb.dut.status_bad_update_count(), 5);
     tb.cycle(Some(5), None);
+    tb.drain();
+    // Two updates back to back: the first is taken, the second refused (and so is a
+    // read-back in the same cycle as an update).
+    let at_home = |k: u64| Update {
+        op: 0,
+        way: 1,
+        index: home(1, k),
+        key: k,
+        value: v.to_bits(),
+    };
+    tb.dut.clock(&Inputs {
+        stage_key: Some(5),
+        ..Default::default()
+    });
+    tb.dut.clock(&Inputs {
+        update: Some(at_home(5)),
+        ..Default::default()
+    });
+    tb.dut.clock(&Inputs {
+        update: Some(at_home(6)),
+        read: Some((false, 1, home(1, 5))),
+        ..Default::default()
+    });
+    let mut reads = vec![];
+    for _ in 0..4 {
+        reads.extend(tb.dut.clock(&Inputs::default()).read);
+    }
+    assert_eq!(tb.dut.status_bad_update_count(), 7);
+    assert!(reads.is_empty(), "a refused read answered");
+    tb.image.apply(&SlotWrite::Slot {
+        way: 1,
+        index: h.index(1, 5),
+        entry: Some((5, v)),
+    });
+    tb.cycle(Some(5), None);
+    tb.cycle(Some(6), None);
     tb.drain();
 }
 
@@ -520,6 +628,7 @@ fn two_simulators_agree_cycle_by_cycle() {
     let mut keys = vec![];
     let mut pending: VecDeque<SlotWrite> = VecDeque::new();
     let mut hits = 0;
+    let mut next_update: Option<Update> = None;
     for c in 0..600 {
         let r = next();
         if pending.is_empty() && c < 500 {
@@ -532,15 +641,23 @@ fn two_simulators_agree_cycle_by_cycle() {
                 keys.push(k);
             }
         }
-        // Force some stash traffic: the small table is not full, so write the stash directly.
-        let update = if c % 17 == 0 {
-            Some(Update::from(&SlotWrite::Stash {
-                index: (c / 17) % g.stash,
-                entry: Some((r >> 8, value_for(r))),
-            }))
-        } else {
-            pending.pop_front().map(|w| Update::from(&w))
-        };
+        // Updates in even cycles, each key set up in the odd cycle before (and, one in
+        // seven, not: refused). Force some stash traffic: the small table is not full, so
+        // write the stash directly.
+        if c % 2 == 1 {
+            next_update = if c % 17 == 0 {
+                Some(Update::from(&SlotWrite::Stash {
+                    index: (c / 17) % g.stash,
+                    entry: Some((r >> 8, value_for(r))),
+                }))
+            } else {
+                pending.pop_front().map(|w| Update::from(&w))
+            };
+        }
+        let update = next_update.filter(|_| c % 2 == 0);
+        let stage_key = next_update
+            .filter(|_| c % 2 == 1 && c % 7 != 0)
+            .map(|u| u.key);
         let lookup = if keys.is_empty() || r % 4 == 0 {
             Some((random_key(r >> 3), c as u16))
         } else {
@@ -553,6 +670,7 @@ fn two_simulators_agree_cycle_by_cycle() {
             rst: c == 550,
             lookup,
             update,
+            stage_key,
             clear_errors: c % 97 == 0,
             read,
         };

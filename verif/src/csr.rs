@@ -268,8 +268,14 @@ impl CsrTransport for RnicModel {
             ft_op::INVALIDATE_STASH if stash_ok => Some(SlotWrite::Stash { index, entry: None }),
             _ => None,
         };
-        if let Some(w) = w {
-            self.image.apply(&w);
+        // An update out of range, or a way write away from the key's own slot, is
+        // refused and counted.
+        let refused = match w {
+            Some(w) => !self.image.apply(&w),
+            None => (ft_op::WRITE_SLOT..=ft_op::INVALIDATE_STASH).contains(&data),
+        };
+        if refused {
+            self.bad_update += 1;
         }
         self.rd_valid = false;
         let loc = match data {

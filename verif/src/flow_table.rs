@@ -7,8 +7,10 @@
 //! * [`SoftTable`] inserts and deletes keys with cuckoo placement (breadth-first search
 //!   for the shortest chain of moves, bounded) and overflow into the stash, and returns
 //!   for each change the minimal ordered list of [`SlotWrite`]s. A relocation chain is
-//!   written from its free end backwards, each key copied into its new slot before its
-//!   old slot is overwritten, so a key that is present never misses while it moves.
+//!   written from its free end backwards: each key is written to its new slot (which
+//!   removes it from the old one in the same hardware update) before its old slot is
+//!   reused, so a key that is present never misses, and is never found twice, while it
+//!   moves.
 //!
 //! Written from the specification (docs/blocks/flow_table.md), independently of the RTL.
 
@@ -128,11 +130,55 @@ impl HwImage {
         }
     }
 
-    pub fn apply(&mut self, w: &SlotWrite) {
+    /// Apply one update as the hardware does. A write of key K makes its place the only
+    /// one where a lookup of K finds it: K is removed from K's own slot in every other
+    /// way and from every other stash entry. A way write away from K's own slot in that
+    /// way is refused (`false`, nothing changes).
+    pub fn apply(&mut self, w: &SlotWrite) -> bool {
+        let (key, target) = match *w {
+            SlotWrite::Slot {
+                way,
+                index,
+                entry: Some((k, _)),
+            } => {
+                if index != self.hashes.index(way, k) {
+                    return false;
+                }
+                (k, Loc::Slot(way, index))
+            }
+            SlotWrite::Stash {
+                index,
+                entry: Some((k, _)),
+            } => (k, Loc::Stash(index)),
+            SlotWrite::Slot {
+                way,
+                index,
+                entry: None,
+            } => {
+                self.ways[way][index] = None;
+                return true;
+            }
+            SlotWrite::Stash { index, entry: None } => {
+                self.stash[index] = None;
+                return true;
+            }
+        };
+        for w in 0..WAYS {
+            let i = self.hashes.index(w, key);
+            if target != Loc::Slot(w, i) && self.ways[w][i].is_some_and(|(k, _)| k == key) {
+                self.ways[w][i] = None;
+            }
+        }
+        for (i, e) in self.stash.iter_mut().enumerate() {
+            if target != Loc::Stash(i) && e.is_some_and(|(k, _)| k == key) {
+                *e = None;
+            }
+        }
         match *w {
             SlotWrite::Slot { way, index, entry } => self.ways[way][index] = entry,
             SlotWrite::Stash { index, entry } => self.stash[index] = entry,
         }
+        true
     }
 
     pub fn at(&self, loc: Loc) -> Option<(u64, Value)> {

@@ -3,7 +3,7 @@
 //! change regs/src/lib.rs and run scripts/regen.sh.
 
 pub const MAGIC: u32 = 0x50524e43;
-pub const MAP_VERSION: u32 = 0x00010003;
+pub const MAP_VERSION: u32 = 0x00010004;
 
 /// Identification: reads "PRNC".
 pub const ID_MAGIC: u32 = 0x000;
@@ -182,10 +182,10 @@ pub const CNT_CSR_RO_WRITE_HI: u32 = 0x20c;
 /// Flow lookups whose hits disagreed.
 pub const CNT_FT_MULTI_HIT_LO: u32 = 0x210;
 pub const CNT_FT_MULTI_HIT_HI: u32 = 0x214;
-/// Flow lookups that found one entry twice (a relocation in progress).
+/// Flow lookups that found one key twice with equal values (updates cannot cause it: a RAM fault).
 pub const CNT_FT_DUP_HIT_LO: u32 = 0x218;
 pub const CNT_FT_DUP_HIT_HI: u32 = 0x21c;
-/// Flow-table updates ignored (index out of range, or during the reset sweep).
+/// Flow-table commands refused: index out of range, a way write away from the key's own slot, a command in the cycle after another, or during the reset sweep.
 pub const CNT_FT_BAD_UPDATE_LO: u32 = 0x220;
 pub const CNT_FT_BAD_UPDATE_HI: u32 = 0x224;
 /// Frames encapsulated and sent.
@@ -344,7 +344,7 @@ pub const FT_LOC_INDEX_SHIFT: u32 = 0;
 pub const FT_LOC_INDEX_MASK: u32 = 0x0000ffff;
 pub const FT_LOC_WAY_SHIFT: u32 = 16;
 pub const FT_LOC_WAY_MASK: u32 = 0x00030000;
-/// Command: commits the staged entry in one cycle, or reads a slot back.
+/// Command: commits the staged entry, or reads a slot back. A committed entry is seen by every lookup after the write response. A write makes its place the only one holding the key: any other copy (another way, or the stash) is invalidated in the same update, so a relocation is one write. A way write must target the key's own slot in that way (refused otherwise).
 pub const FT_CMD: u32 = 0x31c;
 pub const FT_CMD_OP_SHIFT: u32 = 0;
 pub const FT_CMD_OP_MASK: u32 = 0x00000007;
