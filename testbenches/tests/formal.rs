@@ -12,6 +12,23 @@
 use prnic_gen::PrnicConfig;
 use std::process::Command;
 
+/// Run a Yosys script whose proof output is teed to `log`; returns the log and removes
+/// the scratch folder.
+fn yosys(script: &str, log: &std::path::Path, dir: &std::path::Path) -> String {
+    let out = Command::new("yosys")
+        .args(["-q", "-p", script])
+        .output()
+        .expect("yosys (scripts/setup.sh)");
+    assert!(
+        out.status.success(),
+        "yosys: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = std::fs::read_to_string(log).unwrap();
+    std::fs::remove_dir_all(dir).ok();
+    s
+}
+
 fn prove(verilog: &str, tag: &str) -> String {
     let dir = std::env::temp_dir().join(format!("prnic-formal-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -27,18 +44,7 @@ fn prove(verilog: &str, tag: &str) -> String {
         v.display(),
         log.display()
     );
-    let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
-        .output()
-        .expect("yosys (scripts/setup.sh)");
-    assert!(
-        out.status.success(),
-        "yosys: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = std::fs::read_to_string(&log).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    s
+    yosys(&script, &log, &dir)
 }
 
 #[test]
@@ -278,18 +284,7 @@ fn prove_flow_table(verilog: &str, tag: &str) -> String {
         log = log.display(),
         exp = exposed.join(" ")
     );
-    let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
-        .output()
-        .expect("yosys (scripts/setup.sh)");
-    assert!(
-        out.status.success(),
-        "yosys: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = std::fs::read_to_string(&log).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    s
+    yosys(&script, &log, &dir)
 }
 
 fn small_flow_table() -> String {
