@@ -53,9 +53,22 @@ pub fn compare_tx(
     batch: u32,
     bdp: u32,
     n: usize,
-    mut next_event: impl FnMut(&SenderModel) -> Option<TxEvent>,
+    next_event: impl FnMut(&SenderModel) -> Option<TxEvent>,
 ) -> TxCompare {
     let mut d = credit_tx(rule, batch, bdp);
+    compare_tx_on(&mut d, rule, batch, bdp, n, next_event)
+}
+
+/// [`compare_tx`] on a `credit_tx` that is already running (reset and swept), against a
+/// fresh model: every QP must be in its initial state and every counter zero.
+pub fn compare_tx_on(
+    d: &mut bridge::CreditTx,
+    rule: Rule,
+    batch: u32,
+    bdp: u32,
+    n: usize,
+    mut next_event: impl FnMut(&SenderModel) -> Option<TxEvent>,
+) -> TxCompare {
     let mut m = SenderModel::new(rule, batch as u64, bdp as u64);
     let mut out = TxCompare {
         min_credit: i64::MAX,
