@@ -689,135 +689,206 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b111111111111;
-    localparam  depth = 17'b100000000000;
+    localparam  addr_mask = 17'b11111111111;
+    localparam  depth_m1 = 17'b11111111111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [15:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     credit_rx$ring$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     credit_rx$ring$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    credit_rx$ring$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    credit_rx$ring$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    credit_rx$ring$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    credit_rx$ring$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    credit_rx$ring$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    credit_rx$ring$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    credit_rx$ring$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    credit_rx$ring$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    credit_rx$ring$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     credit_rx$ring$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    credit_rx$ring$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // credit_rx$ring
 
 
-module credit_rx$ring$full_q(d,q,clock);
+module credit_rx$ring$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -833,10 +904,48 @@ module credit_rx$ring$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_rx$ring$full_q
+endmodule // credit_rx$ring$a_valid
 
 
-module credit_rx$ring$head(d,q,clock);
+module credit_rx$ring$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$at_full
+
+
+module credit_rx$ring$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$b_valid
+
+
+module credit_rx$ring$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -852,26 +961,26 @@ module credit_rx$ring$head(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_rx$ring$head
+endmodule // credit_rx$ring$count
 
 
-module credit_rx$ring$out_valid(d,q,clock);
+module credit_rx$ring$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // credit_rx$ring$out_valid
+endmodule // credit_rx$ring$in_ram
 
 
 module credit_rx$ring$overflow(d,q,clock);
@@ -893,36 +1002,76 @@ module credit_rx$ring$overflow(d,q,clock);
 endmodule // credit_rx$ring$overflow
 
 
-module credit_rx$ring$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module credit_rx$ring$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
-    output reg  [15:0] aux_read_data;
     
     // Update code (custom)
     reg [15:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // credit_rx$ring$ram
+
+
+module credit_rx$ring$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$ram_nonempty
+
+
+module credit_rx$ring$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$rd_ptr
 
 
 module credit_rx$ring$wr_ptr(d,q,clock);

@@ -2040,135 +2040,206 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b111111111111;
-    localparam  depth = 17'b100000000000;
+    localparam  addr_mask = 17'b11111111111;
+    localparam  depth_m1 = 17'b11111111111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [15:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$crx$ring$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$crx$ring$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$crx$ring$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$crx$ring$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$crx$ring$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$crx$ring$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$crx$ring$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$crx$ring$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$crx$ring$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$crx$ring$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$crx$ring$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$crx$ring$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$crx$ring$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$crx$ring
 
 
-module prnic_top$crx$ring$full_q(d,q,clock);
+module prnic_top$crx$ring$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2184,10 +2255,48 @@ module prnic_top$crx$ring$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$crx$ring$full_q
+endmodule // prnic_top$crx$ring$a_valid
 
 
-module prnic_top$crx$ring$head(d,q,clock);
+module prnic_top$crx$ring$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$at_full
+
+
+module prnic_top$crx$ring$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$b_valid
+
+
+module prnic_top$crx$ring$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -2203,26 +2312,26 @@ module prnic_top$crx$ring$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$crx$ring$head
+endmodule // prnic_top$crx$ring$count
 
 
-module prnic_top$crx$ring$out_valid(d,q,clock);
+module prnic_top$crx$ring$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$crx$ring$out_valid
+endmodule // prnic_top$crx$ring$in_ram
 
 
 module prnic_top$crx$ring$overflow(d,q,clock);
@@ -2244,36 +2353,76 @@ module prnic_top$crx$ring$overflow(d,q,clock);
 endmodule // prnic_top$crx$ring$overflow
 
 
-module prnic_top$crx$ring$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$crx$ring$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
-    output reg  [15:0] aux_read_data;
     
     // Update code (custom)
     reg [15:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$crx$ring$ram
+
+
+module prnic_top$crx$ring$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$ram_nonempty
+
+
+module prnic_top$crx$ring$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$rd_ptr
 
 
 module prnic_top$crx$ring$wr_ptr(d,q,clock);
@@ -22895,135 +23044,206 @@ module prnic_top$rxd$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111111;
-    localparam  depth = 17'b10000000;
+    localparam  addr_mask = 17'b1111111;
+    localparam  depth_m1 = 17'b1111111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [1023:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [1023:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxd$data_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxd$data_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxd$data_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxd$data_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxd$data_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxd$data_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxd$data_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxd$data_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxd$data_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxd$data_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxd$data_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxd$data_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxd$data_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxd$data_fifo
 
 
-module prnic_top$rxd$data_fifo$full_q(d,q,clock);
+module prnic_top$rxd$data_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -23039,10 +23259,48 @@ module prnic_top$rxd$data_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$data_fifo$full_q
+endmodule // prnic_top$rxd$data_fifo$a_valid
 
 
-module prnic_top$rxd$data_fifo$head(d,q,clock);
+module prnic_top$rxd$data_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$data_fifo$at_full
+
+
+module prnic_top$rxd$data_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$data_fifo$b_valid
+
+
+module prnic_top$rxd$data_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -23058,26 +23316,26 @@ module prnic_top$rxd$data_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$data_fifo$head
+endmodule // prnic_top$rxd$data_fifo$count
 
 
-module prnic_top$rxd$data_fifo$out_valid(d,q,clock);
+module prnic_top$rxd$data_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxd$data_fifo$out_valid
+endmodule // prnic_top$rxd$data_fifo$in_ram
 
 
 module prnic_top$rxd$data_fifo$overflow(d,q,clock);
@@ -23099,36 +23357,76 @@ module prnic_top$rxd$data_fifo$overflow(d,q,clock);
 endmodule // prnic_top$rxd$data_fifo$overflow
 
 
-module prnic_top$rxd$data_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxd$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [1023:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [1023:0] write_data;
     input wire  write_enable;
-    output reg  [1023:0] aux_read_data;
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxd$data_fifo$ram
+
+
+module prnic_top$rxd$data_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$data_fifo$ram_nonempty
+
+
+module prnic_top$rxd$data_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$data_fifo$rd_ptr
 
 
 module prnic_top$rxd$data_fifo$wr_ptr(d,q,clock);
@@ -23164,135 +23462,206 @@ module prnic_top$rxd$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [255:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [255:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxd$desc_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxd$desc_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxd$desc_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxd$desc_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxd$desc_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxd$desc_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxd$desc_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxd$desc_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxd$desc_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxd$desc_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxd$desc_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxd$desc_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxd$desc_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxd$desc_fifo
 
 
-module prnic_top$rxd$desc_fifo$full_q(d,q,clock);
+module prnic_top$rxd$desc_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -23308,10 +23677,48 @@ module prnic_top$rxd$desc_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$desc_fifo$full_q
+endmodule // prnic_top$rxd$desc_fifo$a_valid
 
 
-module prnic_top$rxd$desc_fifo$head(d,q,clock);
+module prnic_top$rxd$desc_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$desc_fifo$at_full
+
+
+module prnic_top$rxd$desc_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$desc_fifo$b_valid
+
+
+module prnic_top$rxd$desc_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -23327,26 +23734,26 @@ module prnic_top$rxd$desc_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$desc_fifo$head
+endmodule // prnic_top$rxd$desc_fifo$count
 
 
-module prnic_top$rxd$desc_fifo$out_valid(d,q,clock);
+module prnic_top$rxd$desc_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxd$desc_fifo$out_valid
+endmodule // prnic_top$rxd$desc_fifo$in_ram
 
 
 module prnic_top$rxd$desc_fifo$overflow(d,q,clock);
@@ -23368,36 +23775,76 @@ module prnic_top$rxd$desc_fifo$overflow(d,q,clock);
 endmodule // prnic_top$rxd$desc_fifo$overflow
 
 
-module prnic_top$rxd$desc_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxd$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [255:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [255:0] write_data;
     input wire  write_enable;
-    output reg  [255:0] aux_read_data;
     
     // Update code (custom)
     reg [255:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [255:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxd$desc_fifo$ram
+
+
+module prnic_top$rxd$desc_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$desc_fifo$ram_nonempty
+
+
+module prnic_top$rxd$desc_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$desc_fifo$rd_ptr
 
 
 module prnic_top$rxd$desc_fifo$wr_ptr(d,q,clock);
@@ -23997,135 +24444,206 @@ module prnic_top$rxd$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [255:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [255:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxd$ready_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxd$ready_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxd$ready_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxd$ready_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxd$ready_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxd$ready_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxd$ready_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxd$ready_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxd$ready_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxd$ready_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxd$ready_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxd$ready_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxd$ready_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxd$ready_fifo
 
 
-module prnic_top$rxd$ready_fifo$full_q(d,q,clock);
+module prnic_top$rxd$ready_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -24141,10 +24659,48 @@ module prnic_top$rxd$ready_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$ready_fifo$full_q
+endmodule // prnic_top$rxd$ready_fifo$a_valid
 
 
-module prnic_top$rxd$ready_fifo$head(d,q,clock);
+module prnic_top$rxd$ready_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$ready_fifo$at_full
+
+
+module prnic_top$rxd$ready_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$ready_fifo$b_valid
+
+
+module prnic_top$rxd$ready_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -24160,26 +24716,26 @@ module prnic_top$rxd$ready_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$ready_fifo$head
+endmodule // prnic_top$rxd$ready_fifo$count
 
 
-module prnic_top$rxd$ready_fifo$out_valid(d,q,clock);
+module prnic_top$rxd$ready_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxd$ready_fifo$out_valid
+endmodule // prnic_top$rxd$ready_fifo$in_ram
 
 
 module prnic_top$rxd$ready_fifo$overflow(d,q,clock);
@@ -24201,36 +24757,76 @@ module prnic_top$rxd$ready_fifo$overflow(d,q,clock);
 endmodule // prnic_top$rxd$ready_fifo$overflow
 
 
-module prnic_top$rxd$ready_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxd$ready_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [255:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [255:0] write_data;
     input wire  write_enable;
-    output reg  [255:0] aux_read_data;
     
     // Update code (custom)
     reg [255:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [255:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxd$ready_fifo$ram
+
+
+module prnic_top$rxd$ready_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$ready_fifo$ram_nonempty
+
+
+module prnic_top$rxd$ready_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$ready_fifo$rd_ptr
 
 
 module prnic_top$rxd$ready_fifo$wr_ptr(d,q,clock);
@@ -24285,135 +24881,206 @@ module prnic_top$rxd$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,fu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [2:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [2:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [2:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxd$verdict_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxd$verdict_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxd$verdict_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxd$verdict_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxd$verdict_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxd$verdict_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxd$verdict_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxd$verdict_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxd$verdict_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxd$verdict_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxd$verdict_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxd$verdict_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxd$verdict_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxd$verdict_fifo
 
 
-module prnic_top$rxd$verdict_fifo$full_q(d,q,clock);
+module prnic_top$rxd$verdict_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -24429,10 +25096,48 @@ module prnic_top$rxd$verdict_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$verdict_fifo$full_q
+endmodule // prnic_top$rxd$verdict_fifo$a_valid
 
 
-module prnic_top$rxd$verdict_fifo$head(d,q,clock);
+module prnic_top$rxd$verdict_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$verdict_fifo$at_full
+
+
+module prnic_top$rxd$verdict_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$verdict_fifo$b_valid
+
+
+module prnic_top$rxd$verdict_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -24448,26 +25153,26 @@ module prnic_top$rxd$verdict_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxd$verdict_fifo$head
+endmodule // prnic_top$rxd$verdict_fifo$count
 
 
-module prnic_top$rxd$verdict_fifo$out_valid(d,q,clock);
+module prnic_top$rxd$verdict_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxd$verdict_fifo$out_valid
+endmodule // prnic_top$rxd$verdict_fifo$in_ram
 
 
 module prnic_top$rxd$verdict_fifo$overflow(d,q,clock);
@@ -24489,36 +25194,76 @@ module prnic_top$rxd$verdict_fifo$overflow(d,q,clock);
 endmodule // prnic_top$rxd$verdict_fifo$overflow
 
 
-module prnic_top$rxd$verdict_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxd$verdict_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [2:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [2:0] write_data;
     input wire  write_enable;
-    output reg  [2:0] aux_read_data;
     
     // Update code (custom)
     reg [2:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [2:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxd$verdict_fifo$ram
+
+
+module prnic_top$rxd$verdict_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$verdict_fifo$ram_nonempty
+
+
+module prnic_top$rxd$verdict_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$verdict_fifo$rd_ptr
 
 
 module prnic_top$rxd$verdict_fifo$wr_ptr(d,q,clock);
@@ -24831,135 +25576,206 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b111111;
-    localparam  depth = 17'b100000;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [321:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [321:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [321:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxe$ack_q$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxe$ack_q$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxe$ack_q$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxe$ack_q$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxe$ack_q$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxe$ack_q$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxe$ack_q$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxe$ack_q$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxe$ack_q$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxe$ack_q$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxe$ack_q$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxe$ack_q$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxe$ack_q$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxe$ack_q
 
 
-module prnic_top$rxe$ack_q$full_q(d,q,clock);
+module prnic_top$rxe$ack_q$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -24975,10 +25791,48 @@ module prnic_top$rxe$ack_q$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxe$ack_q$full_q
+endmodule // prnic_top$rxe$ack_q$a_valid
 
 
-module prnic_top$rxe$ack_q$head(d,q,clock);
+module prnic_top$rxe$ack_q$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$at_full
+
+
+module prnic_top$rxe$ack_q$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$b_valid
+
+
+module prnic_top$rxe$ack_q$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -24994,26 +25848,26 @@ module prnic_top$rxe$ack_q$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxe$ack_q$head
+endmodule // prnic_top$rxe$ack_q$count
 
 
-module prnic_top$rxe$ack_q$out_valid(d,q,clock);
+module prnic_top$rxe$ack_q$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxe$ack_q$out_valid
+endmodule // prnic_top$rxe$ack_q$in_ram
 
 
 module prnic_top$rxe$ack_q$overflow(d,q,clock);
@@ -25035,36 +25889,76 @@ module prnic_top$rxe$ack_q$overflow(d,q,clock);
 endmodule // prnic_top$rxe$ack_q$overflow
 
 
-module prnic_top$rxe$ack_q$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxe$ack_q$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [321:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [321:0] write_data;
     input wire  write_enable;
-    output reg  [321:0] aux_read_data;
     
     // Update code (custom)
     reg [321:0] mem [0:31];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [321:0] latch;
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
     wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxe$ack_q$ram
+
+
+module prnic_top$rxe$ack_q$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$ram_nonempty
+
+
+module prnic_top$rxe$ack_q$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$rd_ptr
 
 
 module prnic_top$rxe$ack_q$wr_ptr(d,q,clock);
@@ -25119,135 +26013,206 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b111111;
-    localparam  depth = 17'b100000;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [202:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [202:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [202:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$rxe$cqe_q$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxe$cqe_q$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$rxe$cqe_q$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$rxe$cqe_q$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$rxe$cqe_q$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$rxe$cqe_q$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$rxe$cqe_q$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$rxe$cqe_q$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$rxe$cqe_q$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$rxe$cqe_q$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$rxe$cqe_q$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$rxe$cqe_q$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$rxe$cqe_q$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$rxe$cqe_q
 
 
-module prnic_top$rxe$cqe_q$full_q(d,q,clock);
+module prnic_top$rxe$cqe_q$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -25263,10 +26228,48 @@ module prnic_top$rxe$cqe_q$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxe$cqe_q$full_q
+endmodule // prnic_top$rxe$cqe_q$a_valid
 
 
-module prnic_top$rxe$cqe_q$head(d,q,clock);
+module prnic_top$rxe$cqe_q$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$at_full
+
+
+module prnic_top$rxe$cqe_q$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$b_valid
+
+
+module prnic_top$rxe$cqe_q$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -25282,26 +26285,26 @@ module prnic_top$rxe$cqe_q$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxe$cqe_q$head
+endmodule // prnic_top$rxe$cqe_q$count
 
 
-module prnic_top$rxe$cqe_q$out_valid(d,q,clock);
+module prnic_top$rxe$cqe_q$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxe$cqe_q$out_valid
+endmodule // prnic_top$rxe$cqe_q$in_ram
 
 
 module prnic_top$rxe$cqe_q$overflow(d,q,clock);
@@ -25323,36 +26326,76 @@ module prnic_top$rxe$cqe_q$overflow(d,q,clock);
 endmodule // prnic_top$rxe$cqe_q$overflow
 
 
-module prnic_top$rxe$cqe_q$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$rxe$cqe_q$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [202:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [202:0] write_data;
     input wire  write_enable;
-    output reg  [202:0] aux_read_data;
     
     // Update code (custom)
     reg [202:0] mem [0:31];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [202:0] latch;
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
     wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$rxe$cqe_q$ram
+
+
+module prnic_top$rxe$cqe_q$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$ram_nonempty
+
+
+module prnic_top$rxe$cqe_q$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$rd_ptr
 
 
 module prnic_top$rxe$cqe_q$wr_ptr(d,q,clock);
@@ -29356,135 +30399,206 @@ module prnic_top$tx$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111111;
-    localparam  depth = 17'b10000000;
+    localparam  addr_mask = 17'b1111111;
+    localparam  depth_m1 = 17'b1111111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [1023:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [1023:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$tx$data_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$tx$data_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$tx$data_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$tx$data_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$tx$data_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$tx$data_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$tx$data_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$tx$data_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$tx$data_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$tx$data_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$tx$data_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$tx$data_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$tx$data_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$tx$data_fifo
 
 
-module prnic_top$tx$data_fifo$full_q(d,q,clock);
+module prnic_top$tx$data_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -29500,10 +30614,48 @@ module prnic_top$tx$data_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$full_q
+endmodule // prnic_top$tx$data_fifo$a_valid
 
 
-module prnic_top$tx$data_fifo$head(d,q,clock);
+module prnic_top$tx$data_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$at_full
+
+
+module prnic_top$tx$data_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$b_valid
+
+
+module prnic_top$tx$data_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -29519,26 +30671,26 @@ module prnic_top$tx$data_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$head
+endmodule // prnic_top$tx$data_fifo$count
 
 
-module prnic_top$tx$data_fifo$out_valid(d,q,clock);
+module prnic_top$tx$data_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$out_valid
+endmodule // prnic_top$tx$data_fifo$in_ram
 
 
 module prnic_top$tx$data_fifo$overflow(d,q,clock);
@@ -29560,36 +30712,76 @@ module prnic_top$tx$data_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$data_fifo$overflow
 
 
-module prnic_top$tx$data_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$tx$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [1023:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [1023:0] write_data;
     input wire  write_enable;
-    output reg  [1023:0] aux_read_data;
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$tx$data_fifo$ram
+
+
+module prnic_top$tx$data_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$ram_nonempty
+
+
+module prnic_top$tx$data_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$rd_ptr
 
 
 module prnic_top$tx$data_fifo$wr_ptr(d,q,clock);
@@ -29625,135 +30817,206 @@ module prnic_top$tx$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [63:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [63:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [63:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$tx$desc_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$tx$desc_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$tx$desc_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$tx$desc_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$tx$desc_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$tx$desc_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$tx$desc_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$tx$desc_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$tx$desc_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$tx$desc_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$tx$desc_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$tx$desc_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$tx$desc_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$tx$desc_fifo
 
 
-module prnic_top$tx$desc_fifo$full_q(d,q,clock);
+module prnic_top$tx$desc_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -29769,10 +31032,48 @@ module prnic_top$tx$desc_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$full_q
+endmodule // prnic_top$tx$desc_fifo$a_valid
 
 
-module prnic_top$tx$desc_fifo$head(d,q,clock);
+module prnic_top$tx$desc_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$at_full
+
+
+module prnic_top$tx$desc_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$b_valid
+
+
+module prnic_top$tx$desc_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -29788,26 +31089,26 @@ module prnic_top$tx$desc_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$head
+endmodule // prnic_top$tx$desc_fifo$count
 
 
-module prnic_top$tx$desc_fifo$out_valid(d,q,clock);
+module prnic_top$tx$desc_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$out_valid
+endmodule // prnic_top$tx$desc_fifo$in_ram
 
 
 module prnic_top$tx$desc_fifo$overflow(d,q,clock);
@@ -29829,36 +31130,76 @@ module prnic_top$tx$desc_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$desc_fifo$overflow
 
 
-module prnic_top$tx$desc_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$tx$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [63:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [63:0] write_data;
     input wire  write_enable;
-    output reg  [63:0] aux_read_data;
     
     // Update code (custom)
     reg [63:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [63:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$tx$desc_fifo$ram
+
+
+module prnic_top$tx$desc_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$ram_nonempty
+
+
+module prnic_top$tx$desc_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$rd_ptr
 
 
 module prnic_top$tx$desc_fifo$wr_ptr(d,q,clock);
@@ -30490,135 +31831,206 @@ module prnic_top$tx$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [15:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$tx$port_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$tx$port_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$tx$port_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$tx$port_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$tx$port_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$tx$port_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$tx$port_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$tx$port_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$tx$port_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$tx$port_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$tx$port_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$tx$port_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$tx$port_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$tx$port_fifo
 
 
-module prnic_top$tx$port_fifo$full_q(d,q,clock);
+module prnic_top$tx$port_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -30634,10 +32046,48 @@ module prnic_top$tx$port_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$full_q
+endmodule // prnic_top$tx$port_fifo$a_valid
 
 
-module prnic_top$tx$port_fifo$head(d,q,clock);
+module prnic_top$tx$port_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$at_full
+
+
+module prnic_top$tx$port_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$b_valid
+
+
+module prnic_top$tx$port_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -30653,26 +32103,26 @@ module prnic_top$tx$port_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$head
+endmodule // prnic_top$tx$port_fifo$count
 
 
-module prnic_top$tx$port_fifo$out_valid(d,q,clock);
+module prnic_top$tx$port_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$out_valid
+endmodule // prnic_top$tx$port_fifo$in_ram
 
 
 module prnic_top$tx$port_fifo$overflow(d,q,clock);
@@ -30694,36 +32144,76 @@ module prnic_top$tx$port_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$port_fifo$overflow
 
 
-module prnic_top$tx$port_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$tx$port_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
-    output reg  [15:0] aux_read_data;
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$tx$port_fifo$ram
+
+
+module prnic_top$tx$port_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$ram_nonempty
+
+
+module prnic_top$tx$port_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$rd_ptr
 
 
 module prnic_top$tx$port_fifo$wr_ptr(d,q,clock);
@@ -30873,135 +32363,206 @@ module prnic_top$tx$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [112:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [112:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [112:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     prnic_top$tx$res_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$tx$res_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    prnic_top$tx$res_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    prnic_top$tx$res_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    prnic_top$tx$res_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    prnic_top$tx$res_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    prnic_top$tx$res_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$tx$res_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    prnic_top$tx$res_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$tx$res_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    prnic_top$tx$res_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     prnic_top$tx$res_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    prnic_top$tx$res_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // prnic_top$tx$res_fifo
 
 
-module prnic_top$tx$res_fifo$full_q(d,q,clock);
+module prnic_top$tx$res_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -31017,10 +32578,48 @@ module prnic_top$tx$res_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$full_q
+endmodule // prnic_top$tx$res_fifo$a_valid
 
 
-module prnic_top$tx$res_fifo$head(d,q,clock);
+module prnic_top$tx$res_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$at_full
+
+
+module prnic_top$tx$res_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$b_valid
+
+
+module prnic_top$tx$res_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -31036,26 +32635,26 @@ module prnic_top$tx$res_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$head
+endmodule // prnic_top$tx$res_fifo$count
 
 
-module prnic_top$tx$res_fifo$out_valid(d,q,clock);
+module prnic_top$tx$res_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$out_valid
+endmodule // prnic_top$tx$res_fifo$in_ram
 
 
 module prnic_top$tx$res_fifo$overflow(d,q,clock);
@@ -31077,36 +32676,76 @@ module prnic_top$tx$res_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$res_fifo$overflow
 
 
-module prnic_top$tx$res_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$tx$res_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [112:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [112:0] write_data;
     input wire  write_enable;
-    output reg  [112:0] aux_read_data;
     
     // Update code (custom)
     reg [112:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [112:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // prnic_top$tx$res_fifo$ram
+
+
+module prnic_top$tx$res_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$ram_nonempty
+
+
+module prnic_top$tx$res_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$rd_ptr
 
 
 module prnic_top$tx$res_fifo$wr_ptr(d,q,clock);

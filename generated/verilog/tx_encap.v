@@ -1484,135 +1484,206 @@ module tx_encap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111111;
-    localparam  depth = 17'b10000000;
+    localparam  addr_mask = 17'b1111111;
+    localparam  depth_m1 = 17'b1111111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [1023:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [1023:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     tx_encap$data_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     tx_encap$data_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    tx_encap$data_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    tx_encap$data_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    tx_encap$data_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    tx_encap$data_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    tx_encap$data_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    tx_encap$data_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    tx_encap$data_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    tx_encap$data_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    tx_encap$data_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     tx_encap$data_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    tx_encap$data_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // tx_encap$data_fifo
 
 
-module tx_encap$data_fifo$full_q(d,q,clock);
+module tx_encap$data_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1628,10 +1699,48 @@ module tx_encap$data_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$full_q
+endmodule // tx_encap$data_fifo$a_valid
 
 
-module tx_encap$data_fifo$head(d,q,clock);
+module tx_encap$data_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$at_full
+
+
+module tx_encap$data_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$b_valid
+
+
+module tx_encap$data_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -1647,26 +1756,26 @@ module tx_encap$data_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$head
+endmodule // tx_encap$data_fifo$count
 
 
-module tx_encap$data_fifo$out_valid(d,q,clock);
+module tx_encap$data_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$out_valid
+endmodule // tx_encap$data_fifo$in_ram
 
 
 module tx_encap$data_fifo$overflow(d,q,clock);
@@ -1688,36 +1797,76 @@ module tx_encap$data_fifo$overflow(d,q,clock);
 endmodule // tx_encap$data_fifo$overflow
 
 
-module tx_encap$data_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module tx_encap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [1023:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [1023:0] write_data;
     input wire  write_enable;
-    output reg  [1023:0] aux_read_data;
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // tx_encap$data_fifo$ram
+
+
+module tx_encap$data_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$ram_nonempty
+
+
+module tx_encap$data_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$rd_ptr
 
 
 module tx_encap$data_fifo$wr_ptr(d,q,clock);
@@ -1753,135 +1902,206 @@ module tx_encap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [63:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [63:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [63:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     tx_encap$desc_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     tx_encap$desc_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    tx_encap$desc_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    tx_encap$desc_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    tx_encap$desc_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    tx_encap$desc_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    tx_encap$desc_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    tx_encap$desc_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    tx_encap$desc_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    tx_encap$desc_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    tx_encap$desc_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     tx_encap$desc_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    tx_encap$desc_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // tx_encap$desc_fifo
 
 
-module tx_encap$desc_fifo$full_q(d,q,clock);
+module tx_encap$desc_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1897,10 +2117,48 @@ module tx_encap$desc_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$full_q
+endmodule // tx_encap$desc_fifo$a_valid
 
 
-module tx_encap$desc_fifo$head(d,q,clock);
+module tx_encap$desc_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$at_full
+
+
+module tx_encap$desc_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$b_valid
+
+
+module tx_encap$desc_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -1916,26 +2174,26 @@ module tx_encap$desc_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$head
+endmodule // tx_encap$desc_fifo$count
 
 
-module tx_encap$desc_fifo$out_valid(d,q,clock);
+module tx_encap$desc_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$out_valid
+endmodule // tx_encap$desc_fifo$in_ram
 
 
 module tx_encap$desc_fifo$overflow(d,q,clock);
@@ -1957,36 +2215,76 @@ module tx_encap$desc_fifo$overflow(d,q,clock);
 endmodule // tx_encap$desc_fifo$overflow
 
 
-module tx_encap$desc_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module tx_encap$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [63:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [63:0] write_data;
     input wire  write_enable;
-    output reg  [63:0] aux_read_data;
     
     // Update code (custom)
     reg [63:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [63:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // tx_encap$desc_fifo$ram
+
+
+module tx_encap$desc_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$ram_nonempty
+
+
+module tx_encap$desc_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$rd_ptr
 
 
 module tx_encap$desc_fifo$wr_ptr(d,q,clock);
@@ -2618,135 +2916,206 @@ module tx_encap$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [15:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     tx_encap$port_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     tx_encap$port_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    tx_encap$port_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    tx_encap$port_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    tx_encap$port_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    tx_encap$port_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    tx_encap$port_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    tx_encap$port_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    tx_encap$port_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    tx_encap$port_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    tx_encap$port_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     tx_encap$port_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    tx_encap$port_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // tx_encap$port_fifo
 
 
-module tx_encap$port_fifo$full_q(d,q,clock);
+module tx_encap$port_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2762,10 +3131,48 @@ module tx_encap$port_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$full_q
+endmodule // tx_encap$port_fifo$a_valid
 
 
-module tx_encap$port_fifo$head(d,q,clock);
+module tx_encap$port_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$at_full
+
+
+module tx_encap$port_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$b_valid
+
+
+module tx_encap$port_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -2781,26 +3188,26 @@ module tx_encap$port_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$head
+endmodule // tx_encap$port_fifo$count
 
 
-module tx_encap$port_fifo$out_valid(d,q,clock);
+module tx_encap$port_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$out_valid
+endmodule // tx_encap$port_fifo$in_ram
 
 
 module tx_encap$port_fifo$overflow(d,q,clock);
@@ -2822,36 +3229,76 @@ module tx_encap$port_fifo$overflow(d,q,clock);
 endmodule // tx_encap$port_fifo$overflow
 
 
-module tx_encap$port_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module tx_encap$port_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [15:0] write_data;
     input wire  write_enable;
-    output reg  [15:0] aux_read_data;
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // tx_encap$port_fifo$ram
+
+
+module tx_encap$port_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$ram_nonempty
+
+
+module tx_encap$port_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$rd_ptr
 
 
 module tx_encap$port_fifo$wr_ptr(d,q,clock);
@@ -3001,135 +3448,206 @@ module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  ptr_mask = 17'b11111;
-    localparam  depth = 17'b10000;
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [112:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [112:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [112:0] ram$aux_read_data;
     reg  [16:0] wr_ptr$d;
     wire  [16:0] wr_ptr$q;
     reg  wr_ptr$clock;
-    reg  [16:0] head$d;
-    wire  [16:0] head$q;
-    reg  head$clock;
-    reg  out_valid$d;
-    wire  out_valid$q;
-    reg  out_valid$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
-    reg  full_q$d;
-    wire  full_q$q;
-    reg  full_q$clock;
     
     // Local signals
-    reg  [16:0] wr_next;
     reg  pop;
     reg  push;
-    reg  [16:0] head_next;
-    reg  unused_aux;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  [16:0] in_ram_inc;
+    reg  [16:0] in_ram_dec;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  [16:0] count_inc;
+    reg  [16:0] count_dec;
+    reg  count_eq_m1;
     
     // Sub module instances
     tx_encap$res_fifo$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     tx_encap$res_fifo$wr_ptr wr_ptr(
         .d(wr_ptr$d),
         .q(wr_ptr$q),
         .clock(wr_ptr$clock)
     );
-    tx_encap$res_fifo$head head(
-        .d(head$d),
-        .q(head$q),
-        .clock(head$clock)
+    tx_encap$res_fifo$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
     );
-    tx_encap$res_fifo$out_valid out_valid(
-        .d(out_valid$d),
-        .q(out_valid$q),
-        .clock(out_valid$clock)
+    tx_encap$res_fifo$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    tx_encap$res_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    tx_encap$res_fifo$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    tx_encap$res_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    tx_encap$res_fifo$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    tx_encap$res_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
     );
     tx_encap$res_fifo$overflow overflow(
         .d(overflow$d),
         .q(overflow$q),
         .clock(overflow$clock)
     );
-    tx_encap$res_fifo$full_q full_q(
-        .d(full_q$d),
-        .q(full_q$q),
-        .clock(full_q$clock)
-    );
     
     // Update code
     always @(*) begin
         wr_ptr$clock = clk;
-        head$clock = clk;
-        out_valid$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
         overflow$clock = clk;
-        full_q$clock = clk;
         wr_ptr$d = wr_ptr$q;
-        head$d = head$q;
-        out_valid$d = out_valid$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
         overflow$d = overflow$q;
-        full_q$d = full_q$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        pop = (m_pop & out_valid$q);
-        push = (s_valid & ~full_q$q);
-        if (pop) begin
-            head_next = ((head$q + 32'h1) & ptr_mask);
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
         end
-        else begin
-            head_next = head$q;
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
         end
-        head$d = head_next;
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
         if (push) begin
-            wr_next = ((wr_ptr$q + 32'h1) & ptr_mask);
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        else begin
-            wr_next = wr_ptr$q;
+        in_ram_inc = (in_ram$q + 32'h1);
+        in_ram_dec = (in_ram$q - 32'h1);
+        if ((push & ~take)) begin
+            in_ram$d = in_ram_inc;
         end
-        wr_ptr$d = wr_next;
-        full_q$d = (((wr_next - head_next) & ptr_mask) == depth);
+        else if ((~push & take)) begin
+            in_ram$d = in_ram_dec;
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_inc = (count$q + 32'h1);
+        count_dec = (count$q - 32'h1);
+        if ((push & ~pop)) begin
+            count$d = count_inc;
+        end
+        else if ((~push & pop)) begin
+            count$d = count_dec;
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$read_address = head_next[(32'h0)+:(16)];
-        out_valid$d = (head_next != wr_ptr$q);
         ram$write_address = wr_ptr$q[(32'h0)+:(16)];
         ram$write_data = s_data;
         ram$write_enable = push;
-        unused_aux = |ram$aux_read_data;
         if (rst) begin
             wr_ptr$d = 32'h0;
-            head$d = 32'h0;
-            out_valid$d = 1'b0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
             overflow$d = 1'b0;
-            full_q$d = 1'b0;
         end
-        m_valid = out_valid$q;
+        m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = full_q$q;
+        full = at_full$q;
         status_overflow = overflow$q;
     end
     
 endmodule // tx_encap$res_fifo
 
 
-module tx_encap$res_fifo$full_q(d,q,clock);
+module tx_encap$res_fifo$a_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3145,10 +3663,48 @@ module tx_encap$res_fifo$full_q(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$full_q
+endmodule // tx_encap$res_fifo$a_valid
 
 
-module tx_encap$res_fifo$head(d,q,clock);
+module tx_encap$res_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$at_full
+
+
+module tx_encap$res_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$b_valid
+
+
+module tx_encap$res_fifo$count(d,q,clock);
     
     // Module arguments
     input wire  [16:0] d;
@@ -3164,26 +3720,26 @@ module tx_encap$res_fifo$head(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$head
+endmodule // tx_encap$res_fifo$count
 
 
-module tx_encap$res_fifo$out_valid(d,q,clock);
+module tx_encap$res_fifo$in_ram(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [16:0] d;
+    output reg  [16:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 17'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$out_valid
+endmodule // tx_encap$res_fifo$in_ram
 
 
 module tx_encap$res_fifo$overflow(d,q,clock);
@@ -3205,36 +3761,76 @@ module tx_encap$res_fifo$overflow(d,q,clock);
 endmodule // tx_encap$res_fifo$overflow
 
 
-module tx_encap$res_fifo$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module tx_encap$res_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [112:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [112:0] write_data;
     input wire  write_enable;
-    output reg  [112:0] aux_read_data;
     
     // Update code (custom)
     reg [112:0] mem [0:15];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [112:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
     end
 endmodule // tx_encap$res_fifo$ram
+
+
+module tx_encap$res_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$ram_nonempty
+
+
+module tx_encap$res_fifo$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$rd_ptr
 
 
 module tx_encap$res_fifo$wr_ptr(d,q,clock);

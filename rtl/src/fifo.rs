@@ -1,21 +1,30 @@
-//! `Fifo`: a first-word-fall-through FIFO on one [`BankRam`], depth set from the config.
+//! `Fifo`: a first-word-fall-through FIFO on one [`PipeRam`], depth set from the config.
 //!
-//! The RAM's registered read port *is* the output register: the read address is the
-//! head pointer (plus one when the head is popped), so `m_data` is the head entry in the
-//! cycle `m_valid` is high, with no extra register stage and one entry per cycle in and
-//! out. An entry written on one edge is visible at `m_data` after the next edge.
+//! ```text
+//!  s_valid/s_data ─► RAM ─► read latch ─► output register ─► m_valid/m_data
+//!                    (wr_ptr)  (stage A)     (stage B, DO_REG)   m_pop
+//! ```
+//!
+//! The head entry sits in the RAM's output register, so `m_data` comes straight from a
+//! register and no logic ever follows the RAM's own read. The two read stages form a
+//! two-entry elastic pipeline: stage B loads when it is empty or popped, stage A when
+//! stage B takes its word or it is empty, so one entry per cycle goes in and out.
+//! `m_pop` reaches only the two stage enables (one LUT) and the occupancy count.
 //!
 //! ### Ports
-//! * `s_valid`, `s_data`: write one entry (the writer checks `full` or `count` first;
-//!   a write when full is dropped and sets `status_overflow`).
+//! * `s_valid`, `s_data`: write one entry (the writer checks `full` first; a write when
+//!   full is dropped and sets `status_overflow`).
 //! * `m_valid`, `m_data`, `m_pop`: the head entry; `m_pop` while `m_valid` removes it
 //!   (`m_pop` without `m_valid` is ignored).
-//! * `full`: registered; high when every entry is held (written and not popped,
-//!   including one not yet visible). It does not depend on this cycle's `s_valid` or
-//!   `m_pop`, so a writer may gate `s_valid` with it without a combinational loop.
+//! * `full`: registered; high when every entry is held (in the RAM or in the read
+//!   stages). It does not depend on this cycle's `s_valid` or `m_pop`, so a writer may
+//!   gate `s_valid` with it without a combinational loop.
 //! * `rst`: synchronous; empties the FIFO (the RAM contents are not cleared).
+//!
+//! Latency: an entry written on one edge is at `m_data` three edges later when the FIFO
+//! was empty (RAM write, read latch, output register).
 
-use crate::ram::BankRam;
+use crate::ram::PipeRam;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -29,26 +38,43 @@ pub struct Fifo<const N: usize> {
     pub m_pop: Signal<In, Bit>,
     pub full: Signal<Out, Bit>,
     pub status_overflow: Signal<Out, Bit>,
-    ram: BankRam<Bits<N>>,
-    /// Pointers count modulo 2 x depth, so full and empty differ.
-    ptr_mask: Constant<Bits<17>>,
-    depth: Constant<Bits<17>>,
+    ram: PipeRam<Bits<N>>,
+    /// RAM pointers, modulo the depth (the occupancy count tells full from empty).
+    addr_mask: Constant<Bits<17>>,
+    depth_m1: Constant<Bits<17>>,
     wr_ptr: DFF<Bits<17>>,
-    head: DFF<Bits<17>>,
-    out_valid: DFF<Bit>,
+    rd_ptr: DFF<Bits<17>>,
+    /// Entries written to the RAM and not yet read into stage A.
+    in_ram: DFF<Bits<17>>,
+    /// `in_ram` is not zero (registered copy, so stage A's enable is one LUT).
+    ram_nonempty: DFF<Bit>,
+    /// Entries held anywhere (RAM and both stages); `at_full`: `count` = depth.
+    count: DFF<Bits<17>>,
+    at_full: DFF<Bit>,
+    a_valid: DFF<Bit>,
+    b_valid: DFF<Bit>,
     overflow: DFF<Bit>,
-    full_q: DFF<Bit>,
-    wr_next: Signal<Local, Bits<17>>,
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
-    head_next: Signal<Local, Bits<17>>,
-    /// The RAM's second read port is not needed; named for Verilator's unused idiom.
-    unused_aux: Signal<Local, Bit>,
+    load_b: Signal<Local, Bit>,
+    load_a: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    in_ram_inc: Signal<Local, Bits<17>>,
+    in_ram_dec: Signal<Local, Bits<17>>,
+    in_ram_ge2: Signal<Local, Bit>,
+    in_ram_eq1: Signal<Local, Bit>,
+    count_inc: Signal<Local, Bits<17>>,
+    count_dec: Signal<Local, Bits<17>>,
+    count_eq_m1: Signal<Local, Bit>,
 }
 
 impl<const N: usize> Fifo<N> {
-    /// `depth`: a power of two, 2..=65536.
+    /// `depth`: a power of two, 4..=65536.
     pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (4..=65536).contains(&depth),
+            "Fifo depth {depth}"
+        );
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -59,19 +85,30 @@ impl<const N: usize> Fifo<N> {
             m_pop: Default::default(),
             full: Default::default(),
             status_overflow: Default::default(),
-            ram: BankRam::new(depth),
-            ptr_mask: Constant::new(((2 * depth - 1) as LiteralType).into()),
-            depth: Constant::new((depth as LiteralType).into()),
+            ram: PipeRam::new(depth),
+            addr_mask: Constant::new(((depth - 1) as LiteralType).into()),
+            depth_m1: Constant::new(((depth - 1) as LiteralType).into()),
             wr_ptr: Default::default(),
-            head: Default::default(),
-            out_valid: Default::default(),
+            rd_ptr: Default::default(),
+            in_ram: Default::default(),
+            ram_nonempty: Default::default(),
+            count: Default::default(),
+            at_full: Default::default(),
+            a_valid: Default::default(),
+            b_valid: Default::default(),
             overflow: Default::default(),
-            full_q: Default::default(),
-            wr_next: Default::default(),
             pop: Default::default(),
             push: Default::default(),
-            head_next: Default::default(),
-            unused_aux: Default::default(),
+            load_b: Default::default(),
+            load_a: Default::default(),
+            take: Default::default(),
+            in_ram_inc: Default::default(),
+            in_ram_dec: Default::default(),
+            in_ram_ge2: Default::default(),
+            in_ram_eq1: Default::default(),
+            count_inc: Default::default(),
+            count_dec: Default::default(),
+            count_eq_m1: Default::default(),
         }
     }
 }
@@ -79,48 +116,90 @@ impl<const N: usize> Fifo<N> {
 impl<const N: usize> Logic for Fifo<N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, wr_ptr, head, out_valid, overflow, full_q);
-        self.ram.read_clock.next = self.clk.val();
-        self.ram.write_clock.next = self.clk.val();
+        dff_setup!(
+            self,
+            clk,
+            wr_ptr,
+            rd_ptr,
+            in_ram,
+            ram_nonempty,
+            count,
+            at_full,
+            a_valid,
+            b_valid,
+            overflow
+        );
+        self.ram.clk.next = self.clk.val();
 
-        self.pop.next = (self.m_pop.val() & self.out_valid.q.val());
-        self.push.next = (self.s_valid.val() & !self.full_q.q.val());
-        if self.pop.val() {
-            self.head_next.next = ((self.head.q.val() + 1) & self.ptr_mask.val());
-        } else {
-            self.head_next.next = self.head.q.val();
+        self.pop.next = (self.m_pop.val() & self.b_valid.q.val());
+        self.push.next = (self.s_valid.val() & !self.at_full.q.val());
+        // Stage B (the output register) loads when empty or popped; stage A (the read
+        // latch) when stage B takes its word or it holds none. A takes a RAM word only if
+        // one is there.
+        self.load_b.next = (self.pop.val() | !self.b_valid.q.val());
+        self.load_a.next = (self.load_b.val() | !self.a_valid.q.val());
+        self.take.next = (self.load_a.val() & self.ram_nonempty.q.val());
+        self.ram.read_address.next = self.rd_ptr.q.val().get_bits::<16>(0);
+        self.ram.read_enable.next = self.load_a.val();
+        self.ram.out_enable.next = self.load_b.val();
+        if self.load_b.val() {
+            self.b_valid.d.next = self.a_valid.q.val();
         }
-        self.head.d.next = self.head_next.val();
+        if self.load_a.val() {
+            self.a_valid.d.next = self.ram_nonempty.q.val();
+        }
+        if self.take.val() {
+            self.rd_ptr.d.next = ((self.rd_ptr.q.val() + 1) & self.addr_mask.val());
+        }
         if self.push.val() {
-            self.wr_next.next = ((self.wr_ptr.q.val() + 1) & self.ptr_mask.val());
-        } else {
-            self.wr_next.next = self.wr_ptr.q.val();
+            self.wr_ptr.d.next = ((self.wr_ptr.q.val() + 1) & self.addr_mask.val());
         }
-        self.wr_ptr.d.next = self.wr_next.val();
-        self.full_q.d.next = (((self.wr_next.val() - self.head_next.val()) & self.ptr_mask.val())
-            == self.depth.val());
+        // Occupancy: entries in the RAM not yet read, and entries held anywhere. Both
+        // next values are chosen from increments computed off the registers, and the
+        // flags that gate reads and writes come from compares of the registers, so the
+        // handshakes reach the flops through one LUT.
+        self.in_ram_inc.next = (self.in_ram.q.val() + 1);
+        self.in_ram_dec.next = (self.in_ram.q.val() - 1);
+        if (self.push.val() & !self.take.val()) {
+            self.in_ram.d.next = self.in_ram_inc.val();
+        } else if (!self.push.val() & self.take.val()) {
+            self.in_ram.d.next = self.in_ram_dec.val();
+        }
+        self.in_ram_ge2.next = self.in_ram.q.val().get_bits::<16>(1).any();
+        self.in_ram_eq1.next = (self.in_ram.q.val() == 1);
+        self.ram_nonempty.d.next = ((self.push.val() | self.in_ram_ge2.val())
+            | (self.in_ram_eq1.val() & !self.take.val()));
+        self.count_inc.next = (self.count.q.val() + 1);
+        self.count_dec.next = (self.count.q.val() - 1);
+        if (self.push.val() & !self.pop.val()) {
+            self.count.d.next = self.count_inc.val();
+        } else if (!self.push.val() & self.pop.val()) {
+            self.count.d.next = self.count_dec.val();
+        }
+        self.count_eq_m1.next = (self.count.q.val() == self.depth_m1.val());
+        self.at_full.d.next = (((self.push.val() & !self.pop.val()) & self.count_eq_m1.val())
+            | (self.at_full.q.val() & !self.pop.val()));
         if (self.s_valid.val() & !self.push.val()) {
             self.overflow.d.next = true;
         }
-        // The RAM returns the word at the next head; it is valid if it was written on an
-        // edge before this one (entries [head_next, wr_ptr) ).
-        self.ram.read_address.next = self.head_next.val().get_bits::<16>(0);
-        self.out_valid.d.next = (self.head_next.val() != self.wr_ptr.q.val());
         self.ram.write_address.next = self.wr_ptr.q.val().get_bits::<16>(0);
         self.ram.write_data.next = self.s_data.val();
         self.ram.write_enable.next = self.push.val();
-        self.unused_aux.next = self.ram.aux_read_data.val().any();
 
         if self.rst.val() {
             self.wr_ptr.d.next = 0.into();
-            self.head.d.next = 0.into();
-            self.out_valid.d.next = false;
+            self.rd_ptr.d.next = 0.into();
+            self.in_ram.d.next = 0.into();
+            self.ram_nonempty.d.next = false;
+            self.count.d.next = 0.into();
+            self.at_full.d.next = false;
+            self.a_valid.d.next = false;
+            self.b_valid.d.next = false;
             self.overflow.d.next = false;
-            self.full_q.d.next = false;
         }
-        self.m_valid.next = self.out_valid.q.val();
+        self.m_valid.next = self.b_valid.q.val();
         self.m_data.next = self.ram.read_data.val();
-        self.full.next = self.full_q.q.val();
+        self.full.next = self.at_full.q.val();
         self.status_overflow.next = self.overflow.q.val();
     }
 }

@@ -15,6 +15,16 @@
 
 use rust_hdl::prelude::*;
 
+/// The address ports are 16 bits for every depth; the bits above `log2(depth)` are
+/// unused, named in Verilator's idiom for deliberately unused signals.
+fn unused_address_bits(a: usize) -> String {
+    if a < 16 {
+        format!("wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n")
+    } else {
+        String::new()
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct BankRam<D: Synth> {
     pub read_address: Signal<In, Bits<16>>,
@@ -99,14 +109,7 @@ end
             last = self._sim.len() - 1,
             amsb = self.addr_bits() - 1,
             // Verilator's idiom for deliberately unused bits: a wire named *unused*.
-            unused = if self.addr_bits() < 16 {
-                format!(
-                    "wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n",
-                    a = self.addr_bits()
-                )
-            } else {
-                String::new()
-            },
+            unused = unused_address_bits(self.addr_bits()),
         ))
     }
 
@@ -198,13 +201,7 @@ end
 ",
             last = self._sim.len() - 1,
             amsb = a - 1,
-            unused = if a < 16 {
-                format!(
-                    "wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n"
-                )
-            } else {
-                String::new()
-            },
+            unused = unused_address_bits(a),
         ))
     }
 
@@ -218,6 +215,123 @@ end
                 "write_enable".into(),
             ],
             outputs: vec![],
+        }]
+    }
+}
+
+/// `PipeRam`: a simple dual-port block RAM whose read data is registered twice, so no
+/// logic ever follows the RAM's own output: the first register is the RAM's read latch,
+/// the second is the block RAM output register (Xilinx `DO_REG`), which a place-and-route
+/// tool packs into the RAM. A read's data is on `read_data` two edges after its address.
+///
+/// ### Ports
+/// * `read_address` (16 bits, low `log2(depth)` bits used), `read_enable`: on an edge with
+///   `read_enable` high the word at `read_address` enters the read latch (a word written on
+///   the same edge is returned as it was before: read-first).
+/// * `out_enable`: on an edge with `out_enable` high the latch moves to `read_data`.
+///   Blocks that read every cycle tie both enables high; a FIFO stalls them.
+/// * `write_address`, `write_data`, `write_enable`: one whole word per edge.
+#[derive(LogicBlock)]
+pub struct PipeRam<D: Synth> {
+    pub clk: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<16>>,
+    pub read_enable: Signal<In, Bit>,
+    pub out_enable: Signal<In, Bit>,
+    pub read_data: Signal<Out, D>,
+    pub write_address: Signal<In, Bits<16>>,
+    pub write_data: Signal<In, D>,
+    pub write_enable: Signal<In, Bit>,
+    // Simulation state; the leading underscores keep it out of the derived Block walk.
+    _sim: Box<Vec<D>>,
+    _latch: D,
+}
+
+impl<D: Synth> PipeRam<D> {
+    /// `depth` must be a power of two between 2 and 65536.
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (2..=65536).contains(&depth),
+            "PipeRam depth {depth}"
+        );
+        Self {
+            clk: Default::default(),
+            read_address: Default::default(),
+            read_enable: Default::default(),
+            out_enable: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![D::default(); depth]),
+            _latch: D::default(),
+        }
+    }
+}
+
+impl<D: Synth> Logic for PipeRam<D> {
+    fn update(&mut self) {
+        if self.clk.pos_edge() {
+            let mask = self._sim.len() - 1;
+            // Both registers sample before the write: read-first, and the output register
+            // takes the latch as it was before this edge.
+            if self.out_enable.val() {
+                self.read_data.next = self._latch;
+            }
+            if self.read_enable.val() {
+                self._latch = self._sim[self.read_address.val().index() & mask];
+            }
+            if self.write_enable.val() {
+                self._sim[self.write_address.val().index() & mask] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let a = self._sim.len().trailing_zeros() as usize;
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] mem [0:{last}];
+// The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+reg [{msb}:0] latch;
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+{unused}
+always @(posedge clk) begin
+   if (read_enable) begin
+      latch <= mem[read_index];
+   end
+   if (out_enable) begin
+      read_data <= latch;
+   end
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            msb = D::BITS - 1,
+            last = self._sim.len() - 1,
+            amsb = a - 1,
+            unused = unused_address_bits(a),
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "pipe_ram".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "read_address".into(),
+                "read_enable".into(),
+                "out_enable".into(),
+                "write_address".into(),
+                "write_data".into(),
+                "write_enable".into(),
+            ],
+            outputs: vec!["read_data".into()],
         }]
     }
 }
