@@ -208,11 +208,14 @@ fn mask(bits: usize) -> String {
     }
 }
 
-fn binding_rs(m: &Module) -> String {
+/// The Rust binding of a module. A module left out by `PRNIC_MODELS` (`built` false) gets
+/// the same API whose constructors panic with the reason, so every test still compiles
+/// and only the tests that need the missing model fail.
+fn binding_rs(m: &Module, built: bool) -> String {
     let ty = camel(m.name);
     let mut s = String::new();
     // extern blocks, one per variant
-    for (suffix, _, _) in VARIANTS {
+    for (suffix, _, _) in VARIANTS.iter().filter(|_| built) {
         let prefix = format!("V{}_{suffix}", m.name);
         let _ = writeln!(s, "extern \"C\" {{");
         let _ = writeln!(s, "    fn {prefix}_shim_new() -> *mut c_void;");
@@ -243,10 +246,27 @@ fn binding_rs(m: &Module) -> String {
         let _ = writeln!(s, "}}");
     }
     let dispatch = |call: &str| -> String {
-        format!(
-            "match self.format {{ TraceFormat::Fst => unsafe {{ V{n}_fst_shim_{call} }}, TraceFormat::Vcd => unsafe {{ V{n}_vcd_shim_{call} }} }}",
-            n = m.name
-        )
+        if built {
+            format!(
+                "match self.format {{ TraceFormat::Fst => unsafe {{ V{n}_fst_shim_{call} }}, TraceFormat::Vcd => unsafe {{ V{n}_vcd_shim_{call} }} }}",
+                n = m.name
+            )
+        } else {
+            // Never reached: the constructors of a stub panic. Keep `self` and the
+            // arguments used so the stub compiles without warnings.
+            let args = call.split_once('(').map(|(_, a)| a.strip_suffix(')').unwrap_or(a)).unwrap_or("");
+            format!("{{ let _ = (&self.format, {args}); unreachable!() }}")
+        }
+    };
+    let new_body = if built {
+        format!("let p = unsafe {{ V{}_fst_shim_new() }};\n        assert!(!p.is_null());\n        Self {{ p, format: TraceFormat::Fst, cycle: 0 }}", m.name)
+    } else {
+        format!("panic!(\"the Verilator model of `{}` was not built: PRNIC_MODELS leaves it out\")", m.name)
+    };
+    let trace_new = if built {
+        format!("match format {{\n            TraceFormat::Fst => unsafe {{ V{n}_fst_shim_new() }},\n            TraceFormat::Vcd => unsafe {{ V{n}_vcd_shim_new() }},\n        }}", n = m.name)
+    } else {
+        format!("{{ let _ = format; panic!(\"the Verilator model of `{}` was not built: PRNIC_MODELS leaves it out\") }}", m.name)
     };
     let _ = writeln!(
         s,
@@ -262,15 +282,13 @@ pub struct {ty} {{
     cycle: u64,
 }}
 
-impl {ty} {{
+{allow}impl {ty} {{
     /// Verilog module name.
     pub const MODULE: &'static str = \"{name}\";
 
     /// A model without a trace.
     pub fn new() -> Self {{
-        let p = unsafe {{ V{name}_fst_shim_new() }};
-        assert!(!p.is_null());
-        Self {{ p, format: TraceFormat::Fst, cycle: 0 }}
+        {new_body}
     }}
 
     /// A model that writes every cycle to `path`: FST for `*.fst`, VCD for `*.vcd`.
@@ -279,13 +297,10 @@ impl {ty} {{
         let format = TraceFormat::from_path(path)?;
         let cpath = CString::new(path.as_os_str().as_encoded_bytes())
             .map_err(|_| TraceError::BadPath(path.to_path_buf()))?;
-        let p = match format {{
-            TraceFormat::Fst => unsafe {{ V{name}_fst_shim_new() }},
-            TraceFormat::Vcd => unsafe {{ V{name}_vcd_shim_new() }},
-        }};
+        let p: *mut c_void = {trace_new};
         assert!(!p.is_null());
         let me = Self {{ p, format, cycle: 0 }};
-        let rc = {open};
+        let rc: c_int = {open};
         if rc != 0 {{
             return Err(TraceError::CannotOpen(path.to_path_buf()));
         }}
@@ -315,6 +330,9 @@ impl {ty} {{
         step_n = dispatch("step(self.p, n)"),
         eval = dispatch("eval(self.p)"),
         flush = dispatch("trace_flush(self.p)"),
+        new_body = new_body,
+        trace_new = trace_new,
+        allow = if built { "" } else { "#[allow(unreachable_code, unused_variables)]\n" },
     );
     for p in m.ports.iter().filter(|p| p.name != "clk") {
         let n = &p.name;
@@ -383,7 +401,7 @@ impl Drop for {ty} {{
     }}
 }}
 ",
-        free = dispatch("free(self.p)")
+        free = if built { dispatch("free(self.p)") } else { "let _ = self.p".to_string() }
     );
     s
 }
@@ -472,11 +490,32 @@ fn main() {
     let cfg = PrnicConfig::builtin();
     let modules =
         prnic_gen::blocks::modules(cfg).unwrap_or_else(|e| panic!("emission failed: {e}"));
+    // PRNIC_MODELS=a,b builds only those models (a quicker edit-test loop on one block);
+    // the others get bindings that panic when constructed. Unset: every model.
+    println!("cargo:rerun-if-env-changed=PRNIC_MODELS");
+    let only: Option<Vec<String>> = std::env::var("PRNIC_MODELS")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| v.split(',').map(|x| x.trim().to_string()).collect());
+    if let Some(o) = &only {
+        for name in o {
+            assert!(
+                modules.iter().any(|m| m.name == name.as_str()),
+                "PRNIC_MODELS names `{name}`, which is not a generated module"
+            );
+        }
+    }
 
     let mut bindings = String::from(
         "// Generated by prnic-testbenches/build.rs. One struct per generated module.\n",
     );
     for m in &modules {
+        let built = only.as_ref().map_or(true, |o| o.iter().any(|n| n == m.name));
+        if !built {
+            bindings.push_str(&binding_rs(m, false));
+            bindings.push_str(&ports_rs(m));
+            continue;
+        }
         let vdir = out.join("verilog");
         std::fs::create_dir_all(&vdir).unwrap();
         let vfile = vdir.join(format!("{}.v", m.name));
@@ -536,7 +575,7 @@ fn main() {
                 b
             });
         }
-        bindings.push_str(&binding_rs(m));
+        bindings.push_str(&binding_rs(m, true));
         bindings.push_str(&ports_rs(m));
     }
 
