@@ -8,5 +8,6 @@ pub mod config;
 pub mod csr;
 pub mod output;
 pub mod synth;
+pub mod timing;
 
 pub use config::{ConfigError, PrnicConfig};

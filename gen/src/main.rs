@@ -46,8 +46,9 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = RegmapFormat::Md)]
         format: RegmapFormat,
     },
-    /// Synthesise the generated modules with Yosys (synth_xilinx) and report LUTs, FFs,
-    /// BRAM, DSP and the longest path between registers; writes a Markdown report.
+    /// Synthesise the generated modules with Yosys (synth_xilinx -family xcup) and report
+    /// LUTs, FFs, BRAM and the worst register-to-register paths in logic levels and
+    /// estimated delay; writes a Markdown report (docs/timing.md explains the count).
     ///
     /// Needs yosys (scripts/setup.sh). All modules take a few minutes.
     Synth {
@@ -63,6 +64,40 @@ enum Cmd {
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Timing from open tools: the worst register-to-register paths of each module, in
+    /// logic levels and estimated delay at the configured clock, against the per-path
+    /// budget of docs/timing.md.
+    ///
+    /// Each path names its start and end register as the rust-hdl block and signal they
+    /// come from. With --check it is the timing gate: exit status 1 when any path is
+    /// over budget. Needs yosys (scripts/setup.sh).
+    Timing {
+        /// Config file (TOML).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Only these modules (repeatable); default all.
+        #[arg(long = "module", value_name = "NAME")]
+        modules: Vec<String>,
+        /// Paths to print per module, worst first.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        paths: usize,
+        /// Print each printed path element by element.
+        #[arg(long)]
+        detail: bool,
+        /// Exit with status 1 if any register-to-register path is over budget.
+        #[arg(long)]
+        check: bool,
+        /// Print the analysis as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Analyse this Yosys JSON netlist (`write_json` after `synth_xilinx`) instead of
+        /// synthesising; needs --top.
+        #[arg(long, value_name = "FILE", requires = "top")]
+        netlist: Option<PathBuf>,
+        /// The netlist's top module (with --netlist).
+        #[arg(long, value_name = "NAME")]
+        top: Option<String>,
     },
     /// Show or check the effective configuration.
     Config {
@@ -100,7 +135,27 @@ fn load(path: Option<&Path>) -> Result<PrnicConfig, String> {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// Why a command failed: bad input (exit 2) or a gate that did not pass (exit 1).
+enum Fail {
+    Input(String),
+    Gate(String),
+}
+
+impl From<String> for Fail {
+    fn from(s: String) -> Self {
+        Fail::Input(s)
+    }
+}
+
+struct GateFailed(String);
+
+impl From<GateFailed> for Fail {
+    fn from(g: GateFailed) -> Self {
+        Fail::Gate(g.0)
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Fail> {
     match cli.cmd {
         Cmd::Generate { config, out } => {
             let cfg = load(config.as_deref())?;
@@ -145,14 +200,81 @@ fn run(cli: Cli) -> Result<(), String> {
                 .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
             use std::io::Write as _;
             let text = if json {
-                serde_json::to_string_pretty(&rows).expect("serialise") + "\n"
+                serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())? + "\n"
             } else {
                 rows.iter()
-                    .map(|r| format!("{:<11} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>3} DSP  longest path {} cells\n", r.module, r.luts, r.ffs, r.ramb36, r.dsps, r.longest_path_cells))
+                    .map(|r| {
+                        let worst = r.worst().map(prnic_gen::timing::path_line).unwrap_or_default();
+                        format!(
+                            "{:<12} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>4} RAMB18  worst {}\n",
+                            r.module, r.luts, r.ffs, r.ramb36, r.ramb18, worst
+                        )
+                    })
                     .collect()
             };
             let _ = std::io::stdout().write_all(text.as_bytes());
             eprintln!("prnic: wrote {}", out.display());
+            Ok(())
+        }
+        Cmd::Timing {
+            config,
+            modules,
+            paths,
+            detail,
+            check,
+            json,
+            netlist,
+            top,
+        } => {
+            let cfg = load(config.as_deref())?;
+            let rows = match (netlist, top) {
+                (Some(n), Some(t)) => {
+                    let text = std::fs::read_to_string(&n)
+                        .map_err(|e| format!("cannot read {}: {e}", n.display()))?;
+                    vec![prnic_gen::timing::analyse(
+                        &text,
+                        &t,
+                        cfg.clock_period_ns(),
+                        &prnic_gen::timing::DelayModel::ULTRASCALE_PLUS_2,
+                    )
+                    .map_err(|e| e.to_string())?]
+                }
+                _ => prnic_gen::synth::synth(&cfg, &modules).map_err(|e| e.to_string())?,
+            };
+            use std::io::Write as _;
+            let mut text = String::new();
+            if json {
+                text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())? + "\n";
+            } else {
+                for r in &rows {
+                    let bad = r.violations().count();
+                    text += &format!(
+                        "{}: {} path groups, {} over budget (levels/budget, est. ns/budget)\n",
+                        r.module,
+                        r.reg_paths.len(),
+                        bad
+                    );
+                    for p in r.reg_paths.iter().take(paths) {
+                        text += &format!("  {}\n", prnic_gen::timing::path_line(p));
+                        if detail {
+                            for st in &p.steps {
+                                text += &format!(
+                                    "      {:>5.1} {:>6.2} ns  {:<8} {} (fan-out {})\n",
+                                    st.levels, st.arrival_ns, st.cell_type, st.net, st.fanout
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            let over: usize = rows.iter().map(|r| r.violations().count()).sum();
+            if check && over > 0 {
+                return Err(GateFailed(format!(
+                    "timing: {over} register-to-register path groups over budget"
+                ))
+                .into());
+            }
             Ok(())
         }
         Cmd::Config { config, dump } => {
@@ -176,9 +298,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
+        Err(Fail::Input(msg)) => {
             eprintln!("prnic: error: {msg}");
             ExitCode::from(2)
+        }
+        Err(Fail::Gate(msg)) => {
+            eprintln!("prnic: {msg}");
+            ExitCode::from(1)
         }
     }
 }

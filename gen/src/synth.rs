@@ -1,33 +1,13 @@
-//! `prnic synth`: Yosys `synth_xilinx` per generated module, with LUT/FF/BRAM/DSP counts and
-//! the longest path between registers, written as `docs/hardware-report.md`.
-//!
-//! The longest path is counted in cells (LUTs, CARRY4, MUXF7/F8) by Yosys `ltp` after the
-//! flip-flops, block RAMs and I/O buffers are deleted from the mapped netlist, so paths
-//! start and end at registers or ports. It is a depth, not a delay: there is no vendor
-//! timing analysis here.
+//! `prnic synth` and `prnic timing`: Yosys maps each generated module to UltraScale+ cells,
+//! and [`crate::timing`] walks the netlist for resources, logic levels and an estimated
+//! delay per register-to-register path. `prnic synth` writes `docs/hardware-report.md`;
+//! `prnic timing` prints the worst paths and, with `--check`, is the timing gate.
 
 use crate::blocks::{self, Module};
 use crate::config::PrnicConfig;
-use serde::Serialize;
+use crate::timing::{self, DelayModel, ModuleTiming};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SynthRow {
-    pub module: String,
-    pub luts: u64,
-    pub ffs: u64,
-    pub ramb36: u64,
-    pub ramb18: u64,
-    pub dsps: u64,
-    pub carry4: u64,
-    pub muxf7: u64,
-    pub muxf8: u64,
-    /// Cells on the longest register-to-register (or port) path.
-    pub longest_path_cells: u64,
-    pub seconds: f64,
-}
 
 /// Yosys is missing or failed on a module.
 #[derive(Debug)]
@@ -39,70 +19,25 @@ impl std::fmt::Display for SynthError {
     }
 }
 
-fn count(stat: &str, prefix: &str) -> u64 {
-    stat.lines()
-        .filter_map(|l| {
-            let mut it = l.split_whitespace();
-            let name = it.next()?;
-            let n = it.next()?.parse::<u64>().ok()?;
-            name.starts_with(prefix).then_some(n)
-        })
-        .sum()
-}
-
-/// Synthesise one module in `dir`.
-pub fn synth_module(m: &Module, dir: &Path) -> Result<SynthRow, SynthError> {
+/// Map one module in `dir` and analyse it at `period_ns`.
+pub fn synth_module(m: &Module, dir: &Path, period_ns: f64) -> Result<ModuleTiming, SynthError> {
     let v = dir.join(format!("{}.v", m.name));
     std::fs::write(&v, &m.verilog)
         .map_err(|e| SynthError(format!("cannot write {}: {e}", v.display())))?;
-    let stat = dir.join(format!("{}.stat", m.name));
-    let ltp = dir.join(format!("{}.ltp", m.name));
-    let script = format!(
-        "read_verilog {v}; synth_xilinx -flatten -top {top}; tee -q -o {stat} stat; \
-         delete t:FDRE t:FDSE t:FDCE t:FDPE t:RAMB36E1 t:RAMB18E1 t:IBUF t:OBUF t:BUFG; tee -q -o {ltp} ltp",
-        v = v.display(),
-        top = m.name,
-        stat = stat.display(),
-        ltp = ltp.display()
-    );
+    let json = dir.join(format!("{}.json", m.name));
     let t = std::time::Instant::now();
-    let out = Command::new("yosys")
-        .args(["-q", "-p", &script])
-        .output()
-        .map_err(|e| SynthError(format!("cannot run yosys ({e}); run scripts/setup.sh")))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(SynthError(format!(
-            "yosys failed on {}: {}",
-            m.name,
-            err.lines().last().unwrap_or("")
-        )));
-    }
-    let s = std::fs::read_to_string(&stat).unwrap_or_default();
-    let l = std::fs::read_to_string(&ltp).unwrap_or_default();
-    let longest = l
-        .split("length=")
-        .nth(1)
-        .and_then(|x| x.split(')').next())
-        .and_then(|x| x.trim().parse().ok())
-        .unwrap_or(0);
-    Ok(SynthRow {
-        module: m.name.to_string(),
-        luts: count(&s, "LUT"),
-        ffs: count(&s, "FD"),
-        ramb36: count(&s, "RAMB36"),
-        ramb18: count(&s, "RAMB18"),
-        dsps: count(&s, "DSP48"),
-        carry4: count(&s, "CARRY4"),
-        muxf7: count(&s, "MUXF7"),
-        muxf8: count(&s, "MUXF8"),
-        longest_path_cells: longest,
-        seconds: t.elapsed().as_secs_f64(),
-    })
+    timing::map_with_yosys(&v, m.name, &json).map_err(|e| SynthError(e.0))?;
+    let text = std::fs::read_to_string(&json)
+        .map_err(|e| SynthError(format!("cannot read {}: {e}", json.display())))?;
+    let _ = std::fs::remove_file(&json);
+    let mut r = timing::analyse(&text, m.name, period_ns, &DelayModel::ULTRASCALE_PLUS_2)
+        .map_err(|e| SynthError(e.0))?;
+    r.seconds = t.elapsed().as_secs_f64();
+    Ok(r)
 }
 
-/// Synthesise the chosen modules (all if `only` is empty), two at a time.
-pub fn synth(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<SynthRow>, SynthError> {
+/// The modules named in `only` (all if empty), in registry order.
+pub fn select(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<Module>, SynthError> {
     let modules: Vec<Module> = blocks::modules(cfg)
         .map_err(|e| SynthError(e.to_string()))?
         .into_iter()
@@ -114,17 +49,25 @@ pub fn synth(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<SynthRow>, SynthE
     {
         return Err(SynthError(format!("no module named {o}")));
     }
+    Ok(modules)
+}
+
+/// Map and analyse the chosen modules (all if `only` is empty), two at a time.
+pub fn synth(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<ModuleTiming>, SynthError> {
+    let modules = select(cfg, only)?;
     let dir = std::env::temp_dir().join(format!("prnic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| SynthError(format!("cannot create {}: {e}", dir.display())))?;
+    let period = cfg.clock_period_ns();
     let mut rows = vec![];
+    // The largest module first, so the pair that runs longest starts first.
     for pair in modules.chunks(2) {
         let handles: Vec<_> = pair
             .iter()
             .cloned()
             .map(|m| {
                 let dir = dir.clone();
-                std::thread::spawn(move || synth_module(&m, &dir))
+                std::thread::spawn(move || synth_module(&m, &dir, period))
             })
             .collect();
         for h in handles {
@@ -138,43 +81,93 @@ pub fn synth(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<SynthRow>, SynthE
     Ok(rows)
 }
 
+fn kind_note(p: &timing::Path_) -> &'static str {
+    match p.start.kind {
+        timing::PointKind::BramOut => " (block RAM read, no output register)",
+        timing::PointKind::Lutram => " (distributed RAM)",
+        _ => "",
+    }
+}
+
 /// `docs/hardware-report.md`.
-pub fn report(cfg: &PrnicConfig, rows: &[SynthRow]) -> String {
+pub fn report(cfg: &PrnicConfig, rows: &[ModuleTiming]) -> String {
+    let m = DelayModel::ULTRASCALE_PLUS_2;
+    let period = cfg.clock_period_ns();
     let mut s = String::new();
     let _ = writeln!(s, "# prnic hardware report\n");
     let _ = writeln!(
         s,
-        "Written by `prnic synth` (Yosys `synth_xilinx -flatten`, 7-series cells) for config `{}` at {} MHz ({:.3} ns). \
+        "Written by `prnic synth` for config `{}` at {} MHz ({:.3} ns): Yosys \
+`synth_xilinx -family xcup -flatten` per module, then prnic's level and delay count over \
+the mapped netlist (docs/timing.md explains the count, the delay figures and the budget). \
 Re-run it after changing the RTL or the config; the figures are measured, not derived.\n",
         cfg.hash_hex(),
         cfg.clock.mhz,
-        cfg.clock_period_ns()
+        period
     );
-    let _ = writeln!(s, "| module | LUTs | FFs | RAMB36 | RAMB18 | DSP | CARRY4 | MUXF7 | MUXF8 | longest path (cells) |");
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        s,
+        "Budget at this clock: {} levels between flip-flops, {} after a block-RAM read \
+without its output register ({:.2} ns per level, {:.2} ns margin).\n",
+        m.budget_levels(period, m.ff_clk_to_q, m.ff_setup),
+        m.budget_levels(period, m.bram_clk_to_out, m.ff_setup),
+        m.level(),
+        m.margin
+    );
+    let _ = writeln!(
+        s,
+        "| module | LUTs | FFs | RAMB36 | RAMB18 | LUTRAM/SRL | worst levels (budget) | est. delay (ns) | worst path | within budget |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
     for r in rows {
+        let (lv, dl, path, ok) = match r.worst() {
+            Some(p) => (
+                format!("{} ({})", p.levels, p.budget_levels),
+                format!("{:.2}", p.delay_ns),
+                format!("`{}` → `{}`{}", p.start.name, p.end.name, kind_note(p)),
+                if r.violations().next().is_none() { "yes" } else { "**no**" },
+            ),
+            None => ("-".into(), "-".into(), "-".into(), "yes"),
+        };
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.module,
-            r.luts,
-            r.ffs,
-            r.ramb36,
-            r.ramb18,
-            r.dsps,
-            r.carry4,
-            r.muxf7,
-            r.muxf8,
-            r.longest_path_cells
+            r.module, r.luts, r.ffs, r.ramb36, r.ramb18, r.lutram_cells, lv, dl, path, ok
         );
     }
-    let _ = writeln!(
-        s,
-        "\nThe longest path counts cells (LUT, CARRY4, MUXF7, MUXF8) between registers, block RAMs \
-and ports: Yosys `ltp` after deleting the FF, BRAM and I/O cells from the mapped netlist. \
-A LUT followed by MUXF7 and MUXF8 in one slice is about one logic level. It is a depth, not \
-a delay: timing closure at the configured clock needs a vendor tool.\n\n\
-`prnic_top` contains csr, flow_table, tx_encap (with its sprayer), credit_tx, credit_rx, rx_decap and rx_reorder, plus the RX port arbiter and the CQE and ACK queues (`rx_events`), so its row is the whole RNIC; `credit_scope` is a monitor wrapper for waveforms and debug probes."
-    );
+    for r in rows {
+        let _ = writeln!(s, "\n## `{}`\n", r.module);
+        let n_bad = r.violations().count();
+        let _ = writeln!(
+            s,
+            "{} register-to-register path groups, {} over budget. Worst five:\n",
+            r.reg_paths.len(),
+            n_bad
+        );
+        let _ = writeln!(s, "| levels (budget) | est. delay (ns) | from | to |");
+        let _ = writeln!(s, "|---:|---:|---|---|");
+        for p in r.reg_paths.iter().take(5) {
+            let _ = writeln!(
+                s,
+                "| {} ({}) | {:.2} | `{}`{} | `{}` |",
+                p.levels,
+                p.budget_levels,
+                p.delay_ns,
+                p.start.name,
+                kind_note(p),
+                p.end.name
+            );
+        }
+        if !r.bram_unregistered.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nBlock RAM reads that feed logic before a register: {}.",
+                r.bram_unregistered.len()
+            );
+        }
+        if let Some((n, f)) = r.fanout.first() {
+            let _ = writeln!(s, "\nLargest fan-out: `{n}`, {f} loads.");
+        }
+    }
     s
 }
