@@ -24,4 +24,5 @@ pub mod rx_events;
 pub mod rx_reorder;
 pub mod sprayer;
 pub mod tx_encap;
+pub mod vecops;
 pub mod wiring;

@@ -1,0 +1,590 @@
+//! Combinational leaves over 256-bit vectors, the per-position work of `rx_reorder`'s
+//! circular windows: decode, thermometer, first/last set bit in two halves (so a pipeline
+//! register can sit between them), population count in three stages, and rotation in
+//! two.
+//!
+//! Each leaf is a few lines of custom Verilog (rust-hdl's `#[hdl_gen]` has no loop
+//! index constants and no concatenation) and a Rust `update` for rust-hdl's own
+//! simulator; the two-simulator agreement test of `rx_reorder` exercises both.
+//!
+//! Widths are fixed at 256 positions in 16 groups of 16: the window size of the P-RNIC's
+//! per-QP bitmaps. The group split is what keeps each half within a few logic levels:
+//! a 16-input function is two LUT6 levels, a 16-way select one LUT6 with MUXF7/F8.
+
+use rust_hdl::prelude::*;
+
+/// Positions of a window.
+pub const N: usize = 256;
+/// Positions per group.
+const G: usize = 16;
+/// Groups.
+const NG: usize = N / G;
+
+/// `oh[i] = (idx == i)`.
+#[derive(LogicBlock, Default)]
+pub struct Decode256 {
+    pub idx: Signal<In, Bits<8>>,
+    pub oh: Signal<Out, Bits<N>>,
+}
+
+impl Logic for Decode256 {
+    fn update(&mut self) {
+        let mut y: Bits<N> = Default::default();
+        y = y.replace_bit(self.idx.val().index(), true);
+        self.oh.next = y;
+    }
+    fn connect(&mut self) {
+        self.oh.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+integer i;
+always @(*) begin
+   for (i = 0; i < 256; i = i + 1) begin
+      oh[i] = (idx == i[7:0]);
+   end
+end
+"
+            .into(),
+        )
+    }
+}
+
+/// `lt[i] = (i < idx)`: a thermometer, all positions before `idx`.
+#[derive(LogicBlock, Default)]
+pub struct Thermo256 {
+    pub idx: Signal<In, Bits<8>>,
+    pub lt: Signal<Out, Bits<N>>,
+}
+
+impl Logic for Thermo256 {
+    fn update(&mut self) {
+        let x = self.idx.val().index();
+        let mut y: Bits<N> = Default::default();
+        for i in 0..x {
+            y = y.replace_bit(i, true);
+        }
+        self.lt.next = y;
+    }
+    fn connect(&mut self) {
+        self.lt.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+integer i;
+always @(*) begin
+   for (i = 0; i < 256; i = i + 1) begin
+      lt[i] = (i[7:0] < idx);
+   end
+end
+"
+            .into(),
+        )
+    }
+}
+
+/// First half of a priority search: per group of 16 positions, whether any bit is set
+/// (`any[g]`) and the index within the group of the first one (`idx[4g+3:4g]`), the
+/// lowest (`from_top` false) or the highest (`from_top` true).
+#[derive(LogicBlock, Default)]
+pub struct SetGroups {
+    pub v: Signal<In, Bits<N>>,
+    pub any: Signal<Out, Bits<NG>>,
+    pub idx: Signal<Out, Bits<64>>,
+    _from_top: bool,
+}
+
+impl SetGroups {
+    pub fn new(from_top: bool) -> Self {
+        Self {
+            _from_top: from_top,
+            ..Default::default()
+        }
+    }
+}
+
+impl Logic for SetGroups {
+    fn update(&mut self) {
+        let v = self.v.val();
+        let mut any: Bits<NG> = Default::default();
+        let mut idx: Bits<64> = Default::default();
+        for g in 0..NG {
+            let bits: Vec<usize> = (0..G).filter(|&k| v.get_bit(g * G + k)).collect();
+            let pick = if self._from_top { bits.last() } else { bits.first() };
+            if let Some(&k) = pick {
+                any = any.replace_bit(g, true);
+                idx.set_bits::<4>(4 * g, (k as u64).into());
+            }
+        }
+        self.any.next = any;
+        self.idx.next = idx;
+    }
+    fn connect(&mut self) {
+        self.any.connect();
+        self.idx.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // The loop visits positions so that the last match wins: ascending for the
+        // highest, descending for the lowest.
+        let (from, cond, step) = if self._from_top {
+            ("0", "k < 16", "k = k + 1")
+        } else {
+            ("15", "k >= 0", "k = k - 1")
+        };
+        Verilog::Custom(format!(
+            "\
+integer g;
+integer k;
+always @(*) begin
+   idx = 64'd0;
+   for (g = 0; g < 16; g = g + 1) begin
+      any[g] = |v[16*g +: 16];
+      for (k = {from}; {cond}; {step}) begin
+         if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+      end
+   end
+end
+"
+        ))
+    }
+}
+
+/// Second half of a priority search: the first group with a set bit (lowest or highest,
+/// as in [`SetGroups`]), and the position `16 × group + index`; `found` low when no
+/// bit is set (`pos` is then 0).
+#[derive(LogicBlock, Default)]
+pub struct SetFinish {
+    pub any: Signal<In, Bits<NG>>,
+    pub idx: Signal<In, Bits<64>>,
+    pub found: Signal<Out, Bit>,
+    pub pos: Signal<Out, Bits<8>>,
+    _from_top: bool,
+}
+
+impl SetFinish {
+    pub fn new(from_top: bool) -> Self {
+        Self {
+            _from_top: from_top,
+            ..Default::default()
+        }
+    }
+}
+
+impl Logic for SetFinish {
+    fn update(&mut self) {
+        let any = self.any.val();
+        let groups: Vec<usize> = (0..NG).filter(|&g| any.get_bit(g)).collect();
+        let pick = if self._from_top {
+            groups.last()
+        } else {
+            groups.first()
+        };
+        match pick {
+            Some(&g) => {
+                self.found.next = true;
+                let k = self.idx.val().get_bits::<4>(4 * g).index();
+                self.pos.next = ((16 * g + k) as u64).into();
+            }
+            None => {
+                self.found.next = false;
+                self.pos.next = 0.into();
+            }
+        }
+    }
+    fn connect(&mut self) {
+        self.found.connect();
+        self.pos.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (from, cond, step) = if self._from_top {
+            ("0", "g < 16", "g = g + 1")
+        } else {
+            ("15", "g >= 0", "g = g - 1")
+        };
+        Verilog::Custom(format!(
+            "\
+integer g;
+reg [3:0] grp;
+always @(*) begin
+   grp = 4'd0;
+   for (g = {from}; {cond}; {step}) begin
+      if (any[g]) grp = g[3:0];
+   end
+   found = |any;
+   pos = found ? {{grp, idx[4*grp +: 4]}} : 8'd0;
+end
+"
+        ))
+    }
+}
+
+/// Second half of a priority search over two [`SetGroups`] results searched in turn:
+/// set `a` first, then set `b` (a circular search: `a` is the part of the window after
+/// a start position, `b` the whole window for the wrap-around). `found` is low when
+/// neither has a set bit; `from_b` says the position came from `b`.
+///
+/// The first group is found as a one-hot (each group's "any" masked by the groups
+/// before it in search order), then position bits are OR-reductions of that one-hot:
+/// two LUT levels each, no binary group index in between.
+#[derive(LogicBlock, Default)]
+pub struct SetFinish2 {
+    pub any_a: Signal<In, Bits<NG>>,
+    pub idx_a: Signal<In, Bits<64>>,
+    pub any_b: Signal<In, Bits<NG>>,
+    pub idx_b: Signal<In, Bits<64>>,
+    pub found: Signal<Out, Bit>,
+    pub from_b: Signal<Out, Bit>,
+    pub pos: Signal<Out, Bits<8>>,
+    _from_top: bool,
+}
+
+impl SetFinish2 {
+    pub fn new(from_top: bool) -> Self {
+        Self {
+            _from_top: from_top,
+            ..Default::default()
+        }
+    }
+
+    /// Search order of the 32 groups (`a` = 0..16, `b` = 16..32): rank 0 first.
+    fn rank(&self, g: usize) -> usize {
+        let (set, k) = (g / NG, g % NG);
+        let within = if self._from_top { NG - 1 - k } else { k };
+        set * NG + within
+    }
+}
+
+impl Logic for SetFinish2 {
+    fn update(&mut self) {
+        let (aa, ab) = (self.any_a.val(), self.any_b.val());
+        let any = |g: usize| if g < NG { aa.get_bit(g) } else { ab.get_bit(g - NG) };
+        let mut best: Option<usize> = None;
+        for g in 0..2 * NG {
+            if any(g) && best.map_or(true, |b| self.rank(g) < self.rank(b)) {
+                best = Some(g);
+            }
+        }
+        match best {
+            Some(g) => {
+                let idx = if g < NG { self.idx_a.val() } else { self.idx_b.val() };
+                let k = idx.get_bits::<4>(4 * (g % NG)).index();
+                self.found.next = true;
+                self.from_b.next = g >= NG;
+                self.pos.next = ((16 * (g % NG) + k) as u64).into();
+            }
+            None => {
+                self.found.next = false;
+                self.from_b.next = false;
+                self.pos.next = 0.into();
+            }
+        }
+    }
+    fn connect(&mut self) {
+        self.found.connect();
+        self.from_b.connect();
+        self.pos.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut s = String::from(
+            "wire [31:0] c = {any_b, any_a};\nwire [127:0] ix = {idx_b, idx_a};\nreg [31:0] first;\nalways @(*) begin\n",
+        );
+        for g in 0..2 * NG {
+            let mask: String = (0..2 * NG)
+                .rev()
+                .map(|k| if self.rank(k) < self.rank(g) { '1' } else { '0' })
+                .collect();
+            s += &format!("   first[{g}] = c[{g}] & ~|(c & 32'b{mask});\n");
+        }
+        for b in 0..4 {
+            let bits: Vec<String> = (0..2 * NG).rev().map(|g| format!("ix[{}]", 4 * g + b)).collect();
+            s += &format!("   pos[{b}] = |(first & {{{}}});\n", bits.join(", "));
+        }
+        for b in 0..4 {
+            let mask: String = (0..2 * NG)
+                .rev()
+                .map(|g| if ((g % NG) >> b) & 1 == 1 { '1' } else { '0' })
+                .collect();
+            s += &format!("   pos[{}] = |(first & 32'b{mask});\n", b + 4);
+        }
+        s += "   found = |c;\n   from_b = |first[31:16];\nend\n";
+        Verilog::Custom(s)
+    }
+}
+
+/// `out[i] = v[i / 16]`: one bit per group of 16 positions, spread over the group.
+#[derive(LogicBlock, Default)]
+pub struct Spread16 {
+    pub v: Signal<In, Bits<NG>>,
+    pub out: Signal<Out, Bits<N>>,
+}
+
+impl Logic for Spread16 {
+    fn update(&mut self) {
+        let v = self.v.val();
+        let mut y: Bits<N> = Default::default();
+        for i in 0..N {
+            y = y.replace_bit(i, v.get_bit(i / G));
+        }
+        self.out.next = y;
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+integer i;
+always @(*) begin
+   for (i = 0; i < 256; i = i + 1) begin
+      out[i] = v[i / 16];
+   end
+end
+"
+            .into(),
+        )
+    }
+}
+
+/// First half of a population count: the number of set bits in each group of 16
+/// (`counts[5g+4:5g]`, 0..=16).
+#[derive(LogicBlock, Default)]
+pub struct PopGroups {
+    pub v: Signal<In, Bits<N>>,
+    pub counts: Signal<Out, Bits<80>>,
+}
+
+impl Logic for PopGroups {
+    fn update(&mut self) {
+        let v = self.v.val();
+        let mut c: Bits<80> = Default::default();
+        for g in 0..NG {
+            let n = (0..G).filter(|&k| v.get_bit(g * G + k)).count();
+            c.set_bits::<5>(5 * g, (n as u64).into());
+        }
+        self.counts.next = c;
+    }
+    fn connect(&mut self) {
+        self.counts.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+integer g;
+reg [2:0] q0, q1, q2, q3;
+reg [3:0] h0, h1;
+always @(*) begin
+   counts = 80'd0;
+   for (g = 0; g < 16; g = g + 1) begin
+      // A tree, so that no carry chain runs through all 16 bits: four 4-bit counts
+      // (one LUT each), two sums of two (one LUT6 per bit), one 4-bit add.
+      q0 = {2'd0, v[16*g]} + {2'd0, v[16*g + 1]} + {2'd0, v[16*g + 2]} + {2'd0, v[16*g + 3]};
+      q1 = {2'd0, v[16*g + 4]} + {2'd0, v[16*g + 5]} + {2'd0, v[16*g + 6]} + {2'd0, v[16*g + 7]};
+      q2 = {2'd0, v[16*g + 8]} + {2'd0, v[16*g + 9]} + {2'd0, v[16*g + 10]} + {2'd0, v[16*g + 11]};
+      q3 = {2'd0, v[16*g + 12]} + {2'd0, v[16*g + 13]} + {2'd0, v[16*g + 14]} + {2'd0, v[16*g + 15]};
+      h0 = {1'b0, q0} + {1'b0, q1};
+      h1 = {1'b0, q2} + {1'b0, q3};
+      counts[5*g +: 5] = {1'b0, h0} + {1'b0, h1};
+   end
+end
+"
+            .into(),
+        )
+    }
+}
+
+/// The sum of four 7-bit values (0..=508), as two additions in parallel and one after:
+/// a population count's second and third halves (16 group counts → 4 → 1).
+#[derive(LogicBlock, Default)]
+pub struct Sum4 {
+    pub a: Signal<In, Bits<28>>,
+    pub total: Signal<Out, Bits<9>>,
+}
+
+impl Logic for Sum4 {
+    fn update(&mut self) {
+        let a = self.a.val();
+        let t: u64 = (0..4).map(|i| a.get_bits::<7>(7 * i).to_u64()).sum();
+        self.total.next = t.into();
+    }
+    fn connect(&mut self) {
+        self.total.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+always @(*) begin
+   total = {1'b0, lo} + {1'b0, hi};
+end
+"
+            .into(),
+        )
+    }
+}
+
+/// `out[j] = v[(j + step × amt) mod 256]`: rotate right by `amt` steps of `step`
+/// positions (1 or 16). Two of them in series (16, then 1) rotate by any of 256
+/// positions in two pipeline stages: each is a 16-way select per bit.
+#[derive(LogicBlock, Default)]
+pub struct RotR16 {
+    pub v: Signal<In, Bits<N>>,
+    pub amt: Signal<In, Bits<4>>,
+    pub out: Signal<Out, Bits<N>>,
+    _step: usize,
+}
+
+impl RotR16 {
+    pub fn new(step: usize) -> Self {
+        assert!(step == 1 || step == 16, "RotR16 step {step}");
+        Self {
+            _step: step,
+            ..Default::default()
+        }
+    }
+}
+
+impl Logic for RotR16 {
+    fn update(&mut self) {
+        let v = self.v.val();
+        let a = self.amt.val().index() * self._step;
+        let mut y: Bits<N> = Default::default();
+        for j in 0..N {
+            y = y.replace_bit(j, v.get_bit((j + a) % N));
+        }
+        self.out.next = y;
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+wire [511:0] twice = {{v, v}};
+wire [8:0] shift = {{5'd0, amt}} * 9'd{step};
+always @(*) begin
+   out = twice[shift +: 256];
+end
+",
+            step = self._step
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settle<B: Block>(b: &mut B) {
+        assert!(simulate(b, 100));
+    }
+
+    fn bits(set: &[usize]) -> Bits<N> {
+        let mut v: Bits<N> = Default::default();
+        for &i in set {
+            v = v.replace_bit(i, true);
+        }
+        v
+    }
+
+    #[test]
+    fn priority_search_in_two_halves() {
+        for from_top in [false, true] {
+            let mut a = SetGroups::new(from_top);
+            let mut b = SetFinish::new(from_top);
+            a.connect_all();
+            b.connect_all();
+            for set in [vec![], vec![0], vec![255], vec![17, 18, 200], vec![5, 250, 16 * 7 + 3]] {
+                a.v.next = bits(&set);
+                settle(&mut a);
+                b.any.next = a.any.val();
+                b.idx.next = a.idx.val();
+                settle(&mut b);
+                let want = if from_top { set.iter().max() } else { set.iter().min() };
+                assert_eq!(b.found.val(), want.is_some(), "{set:?}");
+                assert_eq!(b.pos.val().index(), *want.unwrap_or(&0), "{set:?} top {from_top}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_set_search_takes_a_first() {
+        for from_top in [false, true] {
+            let mut ga = SetGroups::new(from_top);
+            let mut gb = SetGroups::new(from_top);
+            let mut f = SetFinish2::new(from_top);
+            ga.connect_all();
+            gb.connect_all();
+            f.connect_all();
+            for (a, b) in [
+                (vec![], vec![]),
+                (vec![], vec![3, 90]),
+                (vec![200, 7], vec![1]),
+                (vec![255], vec![0, 255]),
+            ] {
+                ga.v.next = bits(&a);
+                gb.v.next = bits(&b);
+                settle(&mut ga);
+                settle(&mut gb);
+                f.any_a.next = ga.any.val();
+                f.idx_a.next = ga.idx.val();
+                f.any_b.next = gb.any.val();
+                f.idx_b.next = gb.idx.val();
+                settle(&mut f);
+                let pick = |v: &Vec<usize>| if from_top { v.iter().max() } else { v.iter().min() }.copied();
+                let want = pick(&a).map(|p| (p, false)).or(pick(&b).map(|p| (p, true)));
+                assert_eq!(f.found.val(), want.is_some());
+                if let Some((p, from_b)) = want {
+                    assert_eq!((f.pos.val().index(), f.from_b.val()), (p, from_b), "{a:?} {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn popcount_rotate_decode_thermo() {
+        let mut p = PopGroups::default();
+        p.connect_all();
+        let set: Vec<usize> = (0..256).filter(|i| i % 3 == 0 || i % 7 == 1).collect();
+        p.v.next = bits(&set);
+        settle(&mut p);
+        let c = p.counts.val();
+        let mut partial: Bits<28> = Default::default();
+        let mut s = Sum4::default();
+        s.connect_all();
+        for q in 0..4 {
+            let mut four: Bits<28> = Default::default();
+            for i in 0..4 {
+                four.set_bits::<7>(7 * i, bit_cast::<7, 5>(c.get_bits::<5>(5 * (4 * q + i))));
+            }
+            s.a.next = four;
+            settle(&mut s);
+            partial.set_bits::<7>(7 * q, s.total.val().get_bits::<7>(0));
+        }
+        s.a.next = partial;
+        settle(&mut s);
+        assert_eq!(s.total.val().index(), set.len());
+        let (mut hi, mut lo) = (RotR16::new(16), RotR16::new(1));
+        hi.connect_all();
+        lo.connect_all();
+        hi.v.next = bits(&[3, 200]);
+        hi.amt.next = 12u64.into();
+        settle(&mut hi);
+        lo.v.next = hi.out.val();
+        lo.amt.next = 8u64.into();
+        settle(&mut lo);
+        assert_eq!(lo.out.val(), bits(&[0, 59]));
+        let mut d = Decode256::default();
+        let mut t = Thermo256::default();
+        d.connect_all();
+        t.connect_all();
+        d.idx.next = 77u64.into();
+        t.idx.next = 3u64.into();
+        settle(&mut d);
+        settle(&mut t);
+        assert_eq!(d.oh.val(), bits(&[77]));
+        assert_eq!(t.lt.val(), bits(&[0, 1, 2]));
+    }
+}
