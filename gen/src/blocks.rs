@@ -240,7 +240,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
         },
         Module {
             name: "rx_reorder",
-            summary: "per-QP receive windows: PSN and isCQE bitmaps, in-order CQEs with held immediates, duplicate and window drops, ACKs, dual-threshold retransmission requests",
+            summary: "per-QP receive windows: a circular PSN bitmap, in-order CQEs from two held immediates per QP (the isCQE positions), duplicate and window drops, ACKs, dual-threshold retransmission requests",
             verilog: emit("rx_reorder", &rxr)?,
             ports: ports_of(&rxr),
             latency_cycles: Some(RX_REORDER_LATENCY),

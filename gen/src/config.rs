@@ -390,9 +390,9 @@ impl PrnicConfig {
     pub fn batch_cycles(&self) -> f64 {
         self.batch_time_ns() / self.clock_period_ns()
     }
-    /// Per-QP reorder state in bytes: the `rx_reorder` word (PSN and isCQE bitmaps of up to
-    /// 256 bits, head PSN, highest offset, count, two held immediates, owner tenant and
-    /// flags; docs/blocks/rx_reorder.md). The word is sized for the largest window, so a
+    /// Per-QP reorder state in bytes: the `rx_reorder` word (a circular 256-bit PSN
+    /// bitmap, head PSN, two held immediates, owner tenant and enable) and the request
+    /// flag; docs/blocks/rx_reorder.md. The word is sized for the largest window, so a
     /// smaller `window_bits` narrows the accepted window but not the RAM.
     pub fn reorder_state_bytes_per_qp(&self) -> u32 {
         (prnic_rtl::rx_reorder::STATE_BITS_PER_QP as u32).div_ceil(8)

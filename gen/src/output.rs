@@ -189,7 +189,7 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
         cfg.cycles_within_ns(20.0),
         cfg.clock.mhz
     );
-    let _ = writeln!(r, "| reorder state per QP (`rx_reorder`) | {} bytes: 256-bit PSN + isCQE bitmaps (window {} PSNs), head, highest, count, 2 held immediates, owner; limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
+    let _ = writeln!(r, "| reorder state per QP (`rx_reorder`) | {} bytes: circular 256-bit PSN bitmap (window {} PSNs), head, 2 held immediates (the isCQE positions), owner, request flag; limit 80 |", cfg.reorder_state_bytes_per_qp(), cfg.reorder.window_bits);
     let _ = writeln!(
         r,
         "| reorder state total | {} QPs x {} bytes = {} bytes |",

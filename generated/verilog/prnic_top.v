@@ -21592,8 +21592,8 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     localparam  c_shl124 = 16'h20;
     localparam  c_hdr_beat1 = 16'h400;
     localparam  c_ones = 128'hffffffffffffffffffffffffffffffff;
-    localparam  c_flight_max = 8'he;
-    localparam  c_pending_max = 8'hf;
+    localparam  c_flight_max = 8'h1e;
+    localparam  c_pending_max = 8'h1f;
     localparam  c_kshift = 16'h7;
     localparam  c_slot$0 = 3'b0;
     localparam  c_slot$1 = 3'b1;
@@ -23462,8 +23462,8 @@ module prnic_top$rxd$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -23788,12 +23788,12 @@ module prnic_top$rxd$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_
     input wire  write_enable;
     
     // Update code (custom)
-    reg [255:0] mem [0:15];
+    reg [255:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [255:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -24444,8 +24444,8 @@ module prnic_top$rxd$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -24770,12 +24770,12 @@ module prnic_top$rxd$ready_fifo$ram(clk,read_address,read_enable,out_enable,read
     input wire  write_enable;
     
     // Update code (custom)
-    reg [255:0] mem [0:15];
+    reg [255:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [255:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -24881,8 +24881,8 @@ module prnic_top$rxd$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,fu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -25207,12 +25207,12 @@ module prnic_top$rxd$verdict_fifo$ram(clk,read_address,read_enable,out_enable,re
     input wire  write_enable;
     
     // Update code (custom)
-    reg [2:0] mem [0:15];
+    reg [2:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [2:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -25318,7 +25318,7 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  hold_at = 8'h18;
+    localparam  hold_at = 8'h30;
     
     // Stub signals
     reg  cqe_q$clk;
@@ -25576,8 +25576,8 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b11111;
-    localparam  depth_m1 = 17'b11111;
+    localparam  addr_mask = 17'b111111;
+    localparam  depth_m1 = 17'b111111;
     
     // Stub signals
     reg  ram$clk;
@@ -25902,12 +25902,12 @@ module prnic_top$rxe$ack_q$ram(clk,read_address,read_enable,out_enable,read_data
     input wire  write_enable;
     
     // Update code (custom)
-    reg [321:0] mem [0:31];
+    reg [321:0] mem [0:63];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [321:0] latch;
-    wire [4:0] read_index = read_address[4:0];
-    wire [4:0] write_index = write_address[4:0];
-    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    wire [5:0] read_index = read_address[5:0];
+    wire [5:0] write_index = write_address[5:0];
+    wire _unused_ok = &{1'b0, read_address[15:6], write_address[15:6]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -26013,8 +26013,8 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b11111;
-    localparam  depth_m1 = 17'b11111;
+    localparam  addr_mask = 17'b111111;
+    localparam  depth_m1 = 17'b111111;
     
     // Stub signals
     reg  ram$clk;
@@ -26339,12 +26339,12 @@ module prnic_top$rxe$cqe_q$ram(clk,read_address,read_enable,out_enable,read_data
     input wire  write_enable;
     
     // Update code (custom)
-    reg [202:0] mem [0:31];
+    reg [202:0] mem [0:63];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [202:0] latch;
-    wire [4:0] read_index = read_address[4:0];
-    wire [4:0] write_index = write_address[4:0];
-    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    wire [5:0] read_index = read_address[5:0];
+    wire [5:0] write_index = write_address[5:0];
+    wire _unused_ok = &{1'b0, read_address[15:6], write_address[15:6]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -26548,72 +26548,1018 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     
     // Constant declarations
     localparam  depth_m1 = 16'h7ff;
-    localparam  one = 256'h1;
-    localparam  ones = 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
-    localparam  c255 = 9'b11111111;
+    localparam  one16 = 16'h1;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
-    wire  [637:0] ram$read_data;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
+    wire  [397:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
-    reg  [637:0] ram$write_data;
+    reg  [397:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [637:0] ram$aux_read_data;
     reg  nak_mem$clk;
     reg  [15:0] nak_mem$read_address;
     wire  nak_mem$read_data;
     reg  [15:0] nak_mem$write_address;
     reg  nak_mem$write_data;
     reg  nak_mem$write_enable;
-    reg  [255:0] tones$bits;
-    wire  [15:0] tones$count;
+    reg  [7:0] dec$idx;
+    wire  [255:0] dec$oh;
+    reg  [7:0] thm$idx;
+    wire  [255:0] thm$lt;
+    reg  [255:0] sg_f$0$v;
+    wire  [15:0] sg_f$0$any;
+    wire  [63:0] sg_f$0$idx;
+    reg  [255:0] sg_f$1$v;
+    wire  [15:0] sg_f$1$any;
+    wire  [63:0] sg_f$1$idx;
+    reg  [255:0] sg_f$2$v;
+    wire  [15:0] sg_f$2$any;
+    wire  [63:0] sg_f$2$idx;
+    reg  [255:0] sg_f$3$v;
+    wire  [15:0] sg_f$3$any;
+    wire  [63:0] sg_f$3$idx;
+    reg  [255:0] sg_u$0$v;
+    wire  [15:0] sg_u$0$any;
+    wire  [63:0] sg_u$0$idx;
+    reg  [255:0] sg_u$1$v;
+    wire  [15:0] sg_u$1$any;
+    wire  [63:0] sg_u$1$idx;
+    reg  [255:0] sg_u$2$v;
+    wire  [15:0] sg_u$2$any;
+    wire  [63:0] sg_u$2$idx;
+    reg  [255:0] sg_u$3$v;
+    wire  [15:0] sg_u$3$any;
+    wire  [63:0] sg_u$3$idx;
+    reg  [15:0] sf$0$any_a;
+    reg  [63:0] sf$0$idx_a;
+    reg  [15:0] sf$0$any_b;
+    reg  [63:0] sf$0$idx_b;
+    wire  sf$0$found;
+    wire  sf$0$from_b;
+    wire  [7:0] sf$0$pos;
+    reg  [15:0] sf$1$any_a;
+    reg  [63:0] sf$1$idx_a;
+    reg  [15:0] sf$1$any_b;
+    reg  [63:0] sf$1$idx_b;
+    wire  sf$1$found;
+    wire  sf$1$from_b;
+    wire  [7:0] sf$1$pos;
+    reg  [15:0] sf$2$any_a;
+    reg  [63:0] sf$2$idx_a;
+    reg  [15:0] sf$2$any_b;
+    reg  [63:0] sf$2$idx_b;
+    wire  sf$2$found;
+    wire  sf$2$from_b;
+    wire  [7:0] sf$2$pos;
+    reg  [15:0] sf$3$any_a;
+    reg  [63:0] sf$3$idx_a;
+    reg  [15:0] sf$3$any_b;
+    reg  [63:0] sf$3$idx_b;
+    wire  sf$3$found;
+    wire  sf$3$from_b;
+    wire  [7:0] sf$3$pos;
+    reg  [7:0] thm_h$idx;
+    wire  [255:0] thm_h$lt;
+    reg  [255:0] pg$v;
+    wire  [79:0] pg$counts;
+    reg  [255:0] sgh_w$v;
+    wire  [15:0] sgh_w$any;
+    wire  [63:0] sgh_w$idx;
+    reg  [255:0] sgh_u$v;
+    wire  [15:0] sgh_u$any;
+    wire  [63:0] sgh_u$idx;
+    reg  [255:0] rot_hi$v;
+    reg  [3:0] rot_hi$amt;
+    wire  [255:0] rot_hi$out;
+    reg  [27:0] sum_a$0$a;
+    wire  [8:0] sum_a$0$total;
+    reg  [27:0] sum_a$1$a;
+    wire  [8:0] sum_a$1$total;
+    reg  [27:0] sum_a$2$a;
+    wire  [8:0] sum_a$2$total;
+    reg  [27:0] sum_a$3$a;
+    wire  [8:0] sum_a$3$total;
+    reg  [15:0] sfh$any_a;
+    reg  [63:0] sfh$idx_a;
+    reg  [15:0] sfh$any_b;
+    reg  [63:0] sfh$idx_b;
+    wire  sfh$found;
+    wire  sfh$from_b;
+    wire  [7:0] sfh$pos;
+    reg  [255:0] rot_lo$v;
+    reg  [3:0] rot_lo$amt;
+    wire  [255:0] rot_lo$out;
+    reg  [27:0] sum_b$a;
+    wire  [8:0] sum_b$total;
+    reg  [7:0] ntop_dec$idx;
+    wire  [255:0] ntop_dec$oh;
+    reg  [7:0] ntop_thm$idx;
+    wire  [255:0] ntop_thm$lt;
+    reg  [15:0] spread$v;
+    wire  [255:0] spread$out;
     reg  clearing$d;
     wire  clearing$q;
     reg  clearing$clock;
     reg  [15:0] clear_index$d;
     wire  [15:0] clear_index$q;
     reg  clear_index$clock;
-    reg  s1_valid$d;
-    wire  s1_valid$q;
-    reg  s1_valid$clock;
-    reg  s1_cfg$d;
-    wire  s1_cfg$q;
-    reg  s1_cfg$clock;
-    reg  [15:0] s1_qp$d;
-    wire  [15:0] s1_qp$q;
-    reg  s1_qp$clock;
-    reg  s1_known$d;
-    wire  s1_known$q;
-    reg  s1_known$clock;
-    reg  [23:0] s1_psn$d;
-    wire  [23:0] s1_psn$q;
-    reg  s1_psn$clock;
-    reg  [2:0] s1_vni_slot$d;
-    wire  [2:0] s1_vni_slot$q;
-    reg  s1_vni_slot$clock;
-    reg  s1_ack_req$d;
-    wire  s1_ack_req$q;
-    reg  s1_ack_req$clock;
-    reg  s1_has_imm$d;
-    wire  s1_has_imm$q;
-    reg  s1_has_imm$clock;
-    reg  [31:0] s1_imm$d;
-    wire  [31:0] s1_imm$q;
-    reg  s1_imm$clock;
-    reg  s1_enable$d;
-    wire  s1_enable$q;
-    reg  s1_enable$clock;
+    reg  [2:0] cfg_block$d;
+    wire  [2:0] cfg_block$q;
+    reg  cfg_block$clock;
+    reg  [23:0] cfg_wm1$d;
+    wire  [23:0] cfg_wm1$q;
+    reg  cfg_wm1$clock;
+    reg  [7:0] cfg_q$d;
+    wire  [7:0] cfg_q$q;
+    reg  cfg_q$clock;
+    reg  cfg_never$d;
+    wire  cfg_never$q;
+    reg  cfg_never$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  a_cfg$d;
+    wire  a_cfg$q;
+    reg  a_cfg$clock;
+    reg  [15:0] a_qp$d;
+    wire  [15:0] a_qp$q;
+    reg  a_qp$clock;
+    reg  [23:0] a_p$d;
+    wire  [23:0] a_p$q;
+    reg  a_p$clock;
+    reg  [2:0] a_vs$d;
+    wire  [2:0] a_vs$q;
+    reg  a_vs$clock;
+    reg  a_ackreq$d;
+    wire  a_ackreq$q;
+    reg  a_ackreq$clock;
+    reg  a_hasimm$d;
+    wire  a_hasimm$q;
+    reg  a_hasimm$clock;
+    reg  [31:0] a_imm$d;
+    wire  [31:0] a_imm$q;
+    reg  a_imm$clock;
+    reg  a_en$d;
+    wire  a_en$q;
+    reg  a_en$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
+    reg  b_cfg$d;
+    wire  b_cfg$q;
+    reg  b_cfg$clock;
+    reg  [15:0] b_qp$d;
+    wire  [15:0] b_qp$q;
+    reg  b_qp$clock;
+    reg  [23:0] b_p$d;
+    wire  [23:0] b_p$q;
+    reg  b_p$clock;
+    reg  [2:0] b_vs$d;
+    wire  [2:0] b_vs$q;
+    reg  b_vs$clock;
+    reg  b_ackreq$d;
+    wire  b_ackreq$q;
+    reg  b_ackreq$clock;
+    reg  b_hasimm$d;
+    wire  b_hasimm$q;
+    reg  b_hasimm$clock;
+    reg  [31:0] b_imm$d;
+    wire  [31:0] b_imm$q;
+    reg  b_imm$clock;
+    reg  b_en$d;
+    wire  b_en$q;
+    reg  b_en$clock;
+    reg  b_known$d;
+    wire  b_known$q;
+    reg  b_known$clock;
+    reg  b_writes$d;
+    wire  b_writes$q;
+    reg  b_writes$clock;
+    reg  c_valid$d;
+    wire  c_valid$q;
+    reg  c_valid$clock;
+    reg  c_cfg$d;
+    wire  c_cfg$q;
+    reg  c_cfg$clock;
+    reg  [15:0] c_qp$d;
+    wire  [15:0] c_qp$q;
+    reg  c_qp$clock;
+    reg  [23:0] c_p$d;
+    wire  [23:0] c_p$q;
+    reg  c_p$clock;
+    reg  [2:0] c_vs$d;
+    wire  [2:0] c_vs$q;
+    reg  c_vs$clock;
+    reg  c_ackreq$d;
+    wire  c_ackreq$q;
+    reg  c_ackreq$clock;
+    reg  c_hasimm$d;
+    wire  c_hasimm$q;
+    reg  c_hasimm$clock;
+    reg  [31:0] c_imm$d;
+    wire  [31:0] c_imm$q;
+    reg  c_imm$clock;
+    reg  c_en$d;
+    wire  c_en$q;
+    reg  c_en$clock;
+    reg  c_known$d;
+    wire  c_known$q;
+    reg  c_known$clock;
+    reg  c_writes$d;
+    wire  c_writes$q;
+    reg  c_writes$clock;
+    reg  d_valid$d;
+    wire  d_valid$q;
+    reg  d_valid$clock;
+    reg  d_cfg$d;
+    wire  d_cfg$q;
+    reg  d_cfg$clock;
+    reg  [15:0] d_qp$d;
+    wire  [15:0] d_qp$q;
+    reg  d_qp$clock;
+    reg  [23:0] d_p$d;
+    wire  [23:0] d_p$q;
+    reg  d_p$clock;
+    reg  [2:0] d_vs$d;
+    wire  [2:0] d_vs$q;
+    reg  d_vs$clock;
+    reg  d_ackreq$d;
+    wire  d_ackreq$q;
+    reg  d_ackreq$clock;
+    reg  d_hasimm$d;
+    wire  d_hasimm$q;
+    reg  d_hasimm$clock;
+    reg  [31:0] d_imm$d;
+    wire  [31:0] d_imm$q;
+    reg  d_imm$clock;
+    reg  d_en$d;
+    wire  d_en$q;
+    reg  d_en$clock;
+    reg  d_known$d;
+    wire  d_known$q;
+    reg  d_known$clock;
+    reg  d_writes$d;
+    wire  d_writes$q;
+    reg  d_writes$clock;
+    reg  e_valid$d;
+    wire  e_valid$q;
+    reg  e_valid$clock;
+    reg  e_cfg$d;
+    wire  e_cfg$q;
+    reg  e_cfg$clock;
+    reg  [15:0] e_qp$d;
+    wire  [15:0] e_qp$q;
+    reg  e_qp$clock;
+    reg  [23:0] e_p$d;
+    wire  [23:0] e_p$q;
+    reg  e_p$clock;
+    reg  [2:0] e_vs$d;
+    wire  [2:0] e_vs$q;
+    reg  e_vs$clock;
+    reg  e_ackreq$d;
+    wire  e_ackreq$q;
+    reg  e_ackreq$clock;
+    reg  e_hasimm$d;
+    wire  e_hasimm$q;
+    reg  e_hasimm$clock;
+    reg  [31:0] e_imm$d;
+    wire  [31:0] e_imm$q;
+    reg  e_imm$clock;
+    reg  e_en$d;
+    wire  e_en$q;
+    reg  e_en$clock;
+    reg  e_known$d;
+    wire  e_known$q;
+    reg  e_known$clock;
+    reg  e_writes$d;
+    wire  e_writes$q;
+    reg  e_writes$clock;
+    reg  b_s1$d;
+    wire  b_s1$q;
+    reg  b_s1$clock;
+    reg  b_s2$d;
+    wire  b_s2$q;
+    reg  b_s2$clock;
+    reg  b_s3$d;
+    wire  b_s3$q;
+    reg  b_s3$clock;
+    reg  b_s4$d;
+    wire  b_s4$q;
+    reg  b_s4$clock;
+    reg  b_s5$d;
+    wire  b_s5$q;
+    reg  b_s5$clock;
+    reg  [255:0] b_oh$d;
+    wire  [255:0] b_oh$q;
+    reg  b_oh$clock;
+    reg  [255:0] b_t$d;
+    wire  [255:0] b_t$q;
+    reg  b_t$clock;
+    reg  [23:0] b_p1$d;
+    wire  [23:0] b_p1$q;
+    reg  b_p1$clock;
+    reg  [23:0] b_pw$d;
+    wire  [23:0] b_pw$q;
+    reg  b_pw$clock;
+    reg  [15:0] b_phi1$d;
+    wire  [15:0] b_phi1$q;
+    reg  b_phi1$clock;
+    reg  c_s1$d;
+    wire  c_s1$q;
+    reg  c_s1$clock;
+    reg  c_s2$d;
+    wire  c_s2$q;
+    reg  c_s2$clock;
+    reg  c_s3$d;
+    wire  c_s3$q;
+    reg  c_s3$clock;
+    reg  [255:0] c_oh$d;
+    wire  [255:0] c_oh$q;
+    reg  c_oh$clock;
+    reg  [255:0] c_e$d;
+    wire  [255:0] c_e$q;
+    reg  c_e$clock;
+    reg  [255:0] c_m$d;
+    wire  [255:0] c_m$q;
+    reg  c_m$clock;
+    reg  [255:0] c_v10$d;
+    wire  [255:0] c_v10$q;
+    reg  c_v10$clock;
+    reg  [255:0] c_v01$d;
+    wire  [255:0] c_v01$q;
+    reg  c_v01$clock;
+    reg  [255:0] c_f11$d;
+    wire  [255:0] c_f11$q;
+    reg  c_f11$clock;
+    reg  [255:0] c_v11$d;
+    wire  [255:0] c_v11$q;
+    reg  c_v11$clock;
+    reg  c_s4$d;
+    wire  c_s4$q;
+    reg  c_s4$clock;
+    reg  c_s5$d;
+    wire  c_s5$q;
+    reg  c_s5$clock;
+    reg  [23:0] c_p1$d;
+    wire  [23:0] c_p1$q;
+    reg  c_p1$clock;
+    reg  [23:0] c_pw$d;
+    wire  [23:0] c_pw$q;
+    reg  c_pw$clock;
+    reg  [15:0] c_phi1$d;
+    wire  [15:0] c_phi1$q;
+    reg  c_phi1$clock;
+    reg  d_s1$d;
+    wire  d_s1$q;
+    reg  d_s1$clock;
+    reg  d_s2$d;
+    wire  d_s2$q;
+    reg  d_s2$clock;
+    reg  [255:0] d_oh$d;
+    wire  [255:0] d_oh$q;
+    reg  d_oh$clock;
+    reg  [255:0] d_e$d;
+    wire  [255:0] d_e$q;
+    reg  d_e$clock;
+    reg  [397:0] d_state$d;
+    wire  [397:0] d_state$q;
+    reg  d_state$clock;
+    reg  [23:0] d_p1$d;
+    wire  [23:0] d_p1$q;
+    reg  d_p1$clock;
+    reg  [23:0] d_pw$d;
+    wire  [23:0] d_pw$q;
+    reg  d_pw$clock;
+    reg  [15:0] d_phi1$d;
+    wire  [15:0] d_phi1$q;
+    reg  d_phi1$clock;
+    reg  e_s1$d;
+    wire  e_s1$q;
+    reg  e_s1$clock;
+    reg  e_s1r$d;
+    wire  e_s1r$q;
+    reg  e_s1r$clock;
+    reg  d_s2r$d;
+    wire  d_s2r$q;
+    reg  d_s2r$clock;
+    reg  e_s2$d;
+    wire  e_s2$q;
+    reg  e_s2$clock;
+    reg  [255:0] e_oh$d;
+    wire  [255:0] e_oh$q;
+    reg  e_oh$clock;
+    reg  [255:0] e_e$d;
+    wire  [255:0] e_e$q;
+    reg  e_e$clock;
+    reg  [397:0] e_state$d;
+    wire  [397:0] e_state$q;
+    reg  e_state$clock;
+    reg  e_below_d$d;
+    wire  e_below_d$q;
+    reg  e_below_d$clock;
+    reg  e_nw_d$d;
+    wire  e_nw_d$q;
+    reg  e_nw_d$clock;
+    reg  e_ath_d$d;
+    wire  e_ath_d$q;
+    reg  e_ath_d$clock;
+    reg  e_seen_d$d;
+    wire  e_seen_d$q;
+    reg  e_seen_d$clock;
+    reg  e_ge0_d$d;
+    wire  e_ge0_d$q;
+    reg  e_ge0_d$clock;
+    reg  e_ge1_d$d;
+    wire  e_ge1_d$q;
+    reg  e_ge1_d$clock;
+    reg  e_below_s$d;
+    wire  e_below_s$q;
+    reg  e_below_s$clock;
+    reg  e_nw_s$d;
+    wire  e_nw_s$q;
+    reg  e_nw_s$clock;
+    reg  e_ath_s$d;
+    wire  e_ath_s$q;
+    reg  e_ath_s$clock;
+    reg  e_ge0_s$d;
+    wire  e_ge0_s$q;
+    reg  e_ge0_s$clock;
+    reg  e_ge1_s$d;
+    wire  e_ge1_s$q;
+    reg  e_ge1_s$clock;
+    reg  e_eqx$d;
+    wire  e_eqx$q;
+    reg  e_eqx$clock;
+    reg  e_parm$d;
+    wire  e_parm$q;
+    reg  e_parm$clock;
+    reg  [23:0] e_p1$d;
+    wire  [23:0] e_p1$q;
+    reg  e_p1$clock;
     reg  w_valid$d;
     wire  w_valid$q;
     reg  w_valid$clock;
+    reg  w_cfg$d;
+    wire  w_cfg$q;
+    reg  w_cfg$clock;
+    reg  w_writes$d;
+    wire  w_writes$q;
+    reg  w_writes$clock;
     reg  [15:0] w_qp$d;
     wire  [15:0] w_qp$q;
     reg  w_qp$clock;
-    reg  [637:0] w_state$d;
-    wire  [637:0] w_state$q;
-    reg  w_state$clock;
+    reg  [255:0] w_r$d;
+    wire  [255:0] w_r$q;
+    reg  w_r$clock;
+    reg  w_pacc$d;
+    wire  w_pacc$q;
+    reg  w_pacc$clock;
+    reg  [15:0] w_pacc_g$d;
+    wire  [15:0] w_pacc_g$q;
+    reg  w_pacc_g$clock;
+    reg  [15:0] e_grp$d;
+    wire  [15:0] e_grp$q;
+    reg  e_grp$clock;
+    reg  w_pacc_d$d;
+    wire  w_pacc_d$q;
+    reg  w_pacc_d$clock;
+    reg  [255:0] w_poh$d;
+    wire  [255:0] w_poh$q;
+    reg  w_poh$clock;
+    reg  w_ppar$d;
+    wire  w_ppar$q;
+    reg  w_ppar$clock;
+    reg  [23:0] w_h$d;
+    wire  [23:0] w_h$q;
+    reg  w_h$clock;
+    reg  w_v0$d;
+    wire  w_v0$q;
+    reg  w_v0$clock;
+    reg  w_v1$d;
+    wire  w_v1$q;
+    reg  w_v1$clock;
+    reg  [23:0] w_psn0$d;
+    wire  [23:0] w_psn0$q;
+    reg  w_psn0$clock;
+    reg  [23:0] w_psn1$d;
+    wire  [23:0] w_psn1$q;
+    reg  w_psn1$clock;
+    reg  [31:0] w_imm0$d;
+    wire  [31:0] w_imm0$q;
+    reg  w_imm0$clock;
+    reg  [31:0] w_imm1$d;
+    wire  [31:0] w_imm1$q;
+    reg  w_imm1$clock;
+    reg  w_en$d;
+    wire  w_en$q;
+    reg  w_en$clock;
+    reg  [2:0] w_vni$d;
+    wire  [2:0] w_vni$q;
+    reg  w_vni$clock;
+    reg  w_adv$d;
+    wire  w_adv$q;
+    reg  w_adv$clock;
+    reg  w_ins0$d;
+    wire  w_ins0$q;
+    reg  w_ins0$clock;
+    reg  w_ins1$d;
+    wire  w_ins1$q;
+    reg  w_ins1$clock;
+    reg  w_known$d;
+    wire  w_known$q;
+    reg  w_known$clock;
+    reg  w_enok$d;
+    wire  w_enok$q;
+    reg  w_enok$clock;
+    reg  w_below$d;
+    wire  w_below$q;
+    reg  w_below$clock;
+    reg  w_nw$d;
+    wire  w_nw$q;
+    reg  w_nw$clock;
+    reg  w_seen$d;
+    wire  w_seen$q;
+    reg  w_seen$clock;
+    reg  w_full$d;
+    wire  w_full$q;
+    reg  w_full$clock;
+    reg  w_hasimm$d;
+    wire  w_hasimm$q;
+    reg  w_hasimm$clock;
+    reg  w_ath$d;
+    wire  w_ath$q;
+    reg  w_ath$clock;
+    reg  [23:0] w_p$d;
+    wire  [23:0] w_p$q;
+    reg  w_p$clock;
+    reg  [23:0] w_p1$d;
+    wire  [23:0] w_p1$q;
+    reg  w_p1$clock;
+    reg  [31:0] w_imm_in$d;
+    wire  [31:0] w_imm_in$q;
+    reg  w_imm_in$clock;
+    reg  w_ackreq$d;
+    wire  w_ackreq$q;
+    reg  w_ackreq$clock;
+    reg  [23:0] w_s$d;
+    wire  [23:0] w_s$q;
+    reg  w_s$clock;
+    reg  [23:0] w_rel0_psn$d;
+    wire  [23:0] w_rel0_psn$q;
+    reg  w_rel0_psn$clock;
+    reg  [23:0] w_rel1_psn$d;
+    wire  [23:0] w_rel1_psn$q;
+    reg  w_rel1_psn$clock;
+    reg  [31:0] w_rel0_imm$d;
+    wire  [31:0] w_rel0_imm$q;
+    reg  w_rel0_imm$clock;
+    reg  [31:0] w_rel1_imm$d;
+    wire  [31:0] w_rel1_imm$q;
+    reg  w_rel1_imm$clock;
+    reg  w_eff0$d;
+    wire  w_eff0$q;
+    reg  w_eff0$clock;
+    reg  w_eff1$d;
+    wire  w_eff1$q;
+    reg  w_eff1$clock;
+    reg  [397:0] w2_word$d;
+    wire  [397:0] w2_word$q;
+    reg  w2_word$clock;
+    reg  [397:0] w3_word$d;
+    wire  [397:0] w3_word$q;
+    reg  w3_word$clock;
+    reg  g_valid$d;
+    wire  g_valid$q;
+    reg  g_valid$clock;
+    reg  g_wr$d;
+    wire  g_wr$q;
+    reg  g_wr$clock;
+    reg  g_cfg$d;
+    wire  g_cfg$q;
+    reg  g_cfg$clock;
+    reg  [15:0] g_qp$d;
+    wire  [15:0] g_qp$q;
+    reg  g_qp$clock;
+    reg  [23:0] g_p$d;
+    wire  [23:0] g_p$q;
+    reg  g_p$clock;
+    reg  [31:0] g_imm$d;
+    wire  [31:0] g_imm$q;
+    reg  g_imm$clock;
+    reg  [2:0] g_code$d;
+    wire  [2:0] g_code$q;
+    reg  g_code$clock;
+    reg  g_acc$d;
+    wire  g_acc$q;
+    reg  g_acc$clock;
+    reg  g_adv$d;
+    wire  g_adv$q;
+    reg  g_adv$clock;
+    reg  g_cqe0$d;
+    wire  g_cqe0$q;
+    reg  g_cqe0$clock;
+    reg  g_cqe1$d;
+    wire  g_cqe1$q;
+    reg  g_cqe1$clock;
+    reg  g_cqe2$d;
+    wire  g_cqe2$q;
+    reg  g_cqe2$clock;
+    reg  [23:0] g_cqe1_psn$d;
+    wire  [23:0] g_cqe1_psn$q;
+    reg  g_cqe1_psn$clock;
+    reg  [23:0] g_cqe2_psn$d;
+    wire  [23:0] g_cqe2_psn$q;
+    reg  g_cqe2_psn$clock;
+    reg  [31:0] g_cqe1_imm$d;
+    wire  [31:0] g_cqe1_imm$q;
+    reg  g_cqe1_imm$clock;
+    reg  [31:0] g_cqe2_imm$d;
+    wire  [31:0] g_cqe2_imm$q;
+    reg  g_cqe2_imm$clock;
+    reg  g_ack$d;
+    wire  g_ack$q;
+    reg  g_ack$clock;
+    reg  [23:0] g_h$d;
+    wire  [23:0] g_h$q;
+    reg  g_h$clock;
+    reg  h_valid$d;
+    wire  h_valid$q;
+    reg  h_valid$clock;
+    reg  h_wr$d;
+    wire  h_wr$q;
+    reg  h_wr$clock;
+    reg  h_cfg$d;
+    wire  h_cfg$q;
+    reg  h_cfg$clock;
+    reg  [15:0] h_qp$d;
+    wire  [15:0] h_qp$q;
+    reg  h_qp$clock;
+    reg  [23:0] h_p$d;
+    wire  [23:0] h_p$q;
+    reg  h_p$clock;
+    reg  [31:0] h_imm$d;
+    wire  [31:0] h_imm$q;
+    reg  h_imm$clock;
+    reg  [2:0] h_code$d;
+    wire  [2:0] h_code$q;
+    reg  h_code$clock;
+    reg  h_acc$d;
+    wire  h_acc$q;
+    reg  h_acc$clock;
+    reg  h_adv$d;
+    wire  h_adv$q;
+    reg  h_adv$clock;
+    reg  h_cqe0$d;
+    wire  h_cqe0$q;
+    reg  h_cqe0$clock;
+    reg  h_cqe1$d;
+    wire  h_cqe1$q;
+    reg  h_cqe1$clock;
+    reg  h_cqe2$d;
+    wire  h_cqe2$q;
+    reg  h_cqe2$clock;
+    reg  [23:0] h_cqe1_psn$d;
+    wire  [23:0] h_cqe1_psn$q;
+    reg  h_cqe1_psn$clock;
+    reg  [23:0] h_cqe2_psn$d;
+    wire  [23:0] h_cqe2_psn$q;
+    reg  h_cqe2_psn$clock;
+    reg  [31:0] h_cqe1_imm$d;
+    wire  [31:0] h_cqe1_imm$q;
+    reg  h_cqe1_imm$clock;
+    reg  [31:0] h_cqe2_imm$d;
+    wire  [31:0] h_cqe2_imm$q;
+    reg  h_cqe2_imm$clock;
+    reg  h_ack$d;
+    wire  h_ack$q;
+    reg  h_ack$clock;
+    reg  [23:0] h_h$d;
+    wire  [23:0] h_h$q;
+    reg  h_h$clock;
+    reg  i_valid$d;
+    wire  i_valid$q;
+    reg  i_valid$clock;
+    reg  i_wr$d;
+    wire  i_wr$q;
+    reg  i_wr$clock;
+    reg  i_cfg$d;
+    wire  i_cfg$q;
+    reg  i_cfg$clock;
+    reg  [15:0] i_qp$d;
+    wire  [15:0] i_qp$q;
+    reg  i_qp$clock;
+    reg  [23:0] i_p$d;
+    wire  [23:0] i_p$q;
+    reg  i_p$clock;
+    reg  [31:0] i_imm$d;
+    wire  [31:0] i_imm$q;
+    reg  i_imm$clock;
+    reg  [2:0] i_code$d;
+    wire  [2:0] i_code$q;
+    reg  i_code$clock;
+    reg  i_acc$d;
+    wire  i_acc$q;
+    reg  i_acc$clock;
+    reg  i_adv$d;
+    wire  i_adv$q;
+    reg  i_adv$clock;
+    reg  i_cqe0$d;
+    wire  i_cqe0$q;
+    reg  i_cqe0$clock;
+    reg  i_cqe1$d;
+    wire  i_cqe1$q;
+    reg  i_cqe1$clock;
+    reg  i_cqe2$d;
+    wire  i_cqe2$q;
+    reg  i_cqe2$clock;
+    reg  [23:0] i_cqe1_psn$d;
+    wire  [23:0] i_cqe1_psn$q;
+    reg  i_cqe1_psn$clock;
+    reg  [23:0] i_cqe2_psn$d;
+    wire  [23:0] i_cqe2_psn$q;
+    reg  i_cqe2_psn$clock;
+    reg  [31:0] i_cqe1_imm$d;
+    wire  [31:0] i_cqe1_imm$q;
+    reg  i_cqe1_imm$clock;
+    reg  [31:0] i_cqe2_imm$d;
+    wire  [31:0] i_cqe2_imm$q;
+    reg  i_cqe2_imm$clock;
+    reg  i_ack$d;
+    wire  i_ack$q;
+    reg  i_ack$clock;
+    reg  [23:0] i_h$d;
+    wire  [23:0] i_h$q;
+    reg  i_h$clock;
+    reg  j_valid$d;
+    wire  j_valid$q;
+    reg  j_valid$clock;
+    reg  j_wr$d;
+    wire  j_wr$q;
+    reg  j_wr$clock;
+    reg  j_cfg$d;
+    wire  j_cfg$q;
+    reg  j_cfg$clock;
+    reg  [15:0] j_qp$d;
+    wire  [15:0] j_qp$q;
+    reg  j_qp$clock;
+    reg  [23:0] j_p$d;
+    wire  [23:0] j_p$q;
+    reg  j_p$clock;
+    reg  [31:0] j_imm$d;
+    wire  [31:0] j_imm$q;
+    reg  j_imm$clock;
+    reg  [2:0] j_code$d;
+    wire  [2:0] j_code$q;
+    reg  j_code$clock;
+    reg  j_acc$d;
+    wire  j_acc$q;
+    reg  j_acc$clock;
+    reg  j_adv$d;
+    wire  j_adv$q;
+    reg  j_adv$clock;
+    reg  j_cqe0$d;
+    wire  j_cqe0$q;
+    reg  j_cqe0$clock;
+    reg  j_cqe1$d;
+    wire  j_cqe1$q;
+    reg  j_cqe1$clock;
+    reg  j_cqe2$d;
+    wire  j_cqe2$q;
+    reg  j_cqe2$clock;
+    reg  [23:0] j_cqe1_psn$d;
+    wire  [23:0] j_cqe1_psn$q;
+    reg  j_cqe1_psn$clock;
+    reg  [23:0] j_cqe2_psn$d;
+    wire  [23:0] j_cqe2_psn$q;
+    reg  j_cqe2_psn$clock;
+    reg  [31:0] j_cqe1_imm$d;
+    wire  [31:0] j_cqe1_imm$q;
+    reg  j_cqe1_imm$clock;
+    reg  [31:0] j_cqe2_imm$d;
+    wire  [31:0] j_cqe2_imm$q;
+    reg  j_cqe2_imm$clock;
+    reg  j_ack$d;
+    wire  j_ack$q;
+    reg  j_ack$clock;
+    reg  [23:0] j_h$d;
+    wire  [23:0] j_h$q;
+    reg  j_h$clock;
+    reg  k_valid$d;
+    wire  k_valid$q;
+    reg  k_valid$clock;
+    reg  k_wr$d;
+    wire  k_wr$q;
+    reg  k_wr$clock;
+    reg  k_cfg$d;
+    wire  k_cfg$q;
+    reg  k_cfg$clock;
+    reg  [15:0] k_qp$d;
+    wire  [15:0] k_qp$q;
+    reg  k_qp$clock;
+    reg  [23:0] k_p$d;
+    wire  [23:0] k_p$q;
+    reg  k_p$clock;
+    reg  [31:0] k_imm$d;
+    wire  [31:0] k_imm$q;
+    reg  k_imm$clock;
+    reg  [2:0] k_code$d;
+    wire  [2:0] k_code$q;
+    reg  k_code$clock;
+    reg  k_acc$d;
+    wire  k_acc$q;
+    reg  k_acc$clock;
+    reg  k_adv$d;
+    wire  k_adv$q;
+    reg  k_adv$clock;
+    reg  k_cqe0$d;
+    wire  k_cqe0$q;
+    reg  k_cqe0$clock;
+    reg  k_cqe1$d;
+    wire  k_cqe1$q;
+    reg  k_cqe1$clock;
+    reg  k_cqe2$d;
+    wire  k_cqe2$q;
+    reg  k_cqe2$clock;
+    reg  [23:0] k_cqe1_psn$d;
+    wire  [23:0] k_cqe1_psn$q;
+    reg  k_cqe1_psn$clock;
+    reg  [23:0] k_cqe2_psn$d;
+    wire  [23:0] k_cqe2_psn$q;
+    reg  k_cqe2_psn$clock;
+    reg  [31:0] k_cqe1_imm$d;
+    wire  [31:0] k_cqe1_imm$q;
+    reg  k_cqe1_imm$clock;
+    reg  [31:0] k_cqe2_imm$d;
+    wire  [31:0] k_cqe2_imm$q;
+    reg  k_cqe2_imm$clock;
+    reg  k_ack$d;
+    wire  k_ack$q;
+    reg  k_ack$clock;
+    reg  [23:0] k_h$d;
+    wire  [23:0] k_h$q;
+    reg  k_h$clock;
+    reg  l_valid$d;
+    wire  l_valid$q;
+    reg  l_valid$clock;
+    reg  l_wr$d;
+    wire  l_wr$q;
+    reg  l_wr$clock;
+    reg  l_cfg$d;
+    wire  l_cfg$q;
+    reg  l_cfg$clock;
+    reg  [15:0] l_qp$d;
+    wire  [15:0] l_qp$q;
+    reg  l_qp$clock;
+    reg  [23:0] l_p$d;
+    wire  [23:0] l_p$q;
+    reg  l_p$clock;
+    reg  [31:0] l_imm$d;
+    wire  [31:0] l_imm$q;
+    reg  l_imm$clock;
+    reg  [2:0] l_code$d;
+    wire  [2:0] l_code$q;
+    reg  l_code$clock;
+    reg  l_acc$d;
+    wire  l_acc$q;
+    reg  l_acc$clock;
+    reg  l_adv$d;
+    wire  l_adv$q;
+    reg  l_adv$clock;
+    reg  l_cqe0$d;
+    wire  l_cqe0$q;
+    reg  l_cqe0$clock;
+    reg  l_cqe1$d;
+    wire  l_cqe1$q;
+    reg  l_cqe1$clock;
+    reg  l_cqe2$d;
+    wire  l_cqe2$q;
+    reg  l_cqe2$clock;
+    reg  [23:0] l_cqe1_psn$d;
+    wire  [23:0] l_cqe1_psn$q;
+    reg  l_cqe1_psn$clock;
+    reg  [23:0] l_cqe2_psn$d;
+    wire  [23:0] l_cqe2_psn$q;
+    reg  l_cqe2_psn$clock;
+    reg  [31:0] l_cqe1_imm$d;
+    wire  [31:0] l_cqe1_imm$q;
+    reg  l_cqe1_imm$clock;
+    reg  [31:0] l_cqe2_imm$d;
+    wire  [31:0] l_cqe2_imm$q;
+    reg  l_cqe2_imm$clock;
+    reg  l_ack$d;
+    wire  l_ack$q;
+    reg  l_ack$clock;
+    reg  [23:0] l_h$d;
+    wire  [23:0] l_h$q;
+    reg  l_h$clock;
+    reg  [255:0] g_arr$d;
+    wire  [255:0] g_arr$q;
+    reg  g_arr$clock;
+    reg  g_rel0$d;
+    wire  g_rel0$q;
+    reg  g_rel0$clock;
+    reg  g_rel1$d;
+    wire  g_rel1$q;
+    reg  g_rel1$clock;
+    reg  g_ord$d;
+    wire  g_ord$q;
+    reg  g_ord$clock;
+    reg  [255:0] g_t$d;
+    wire  [255:0] g_t$q;
+    reg  g_t$clock;
+    reg  [79:0] h_cnt16$d;
+    wire  [79:0] h_cnt16$q;
+    reg  h_cnt16$clock;
+    reg  [15:0] h_hw_any$d;
+    wire  [15:0] h_hw_any$q;
+    reg  h_hw_any$clock;
+    reg  [15:0] h_hu_any$d;
+    wire  [15:0] h_hu_any$q;
+    reg  h_hu_any$clock;
+    reg  [63:0] h_hw_idx$d;
+    wire  [63:0] h_hw_idx$q;
+    reg  h_hw_idx$clock;
+    reg  [63:0] h_hu_idx$d;
+    wire  [63:0] h_hu_idx$q;
+    reg  h_hu_idx$clock;
+    reg  [255:0] h_rot$d;
+    wire  [255:0] h_rot$q;
+    reg  h_rot$clock;
+    reg  [7:0] i_pos$d;
+    wire  [7:0] i_pos$q;
+    reg  i_pos$clock;
+    reg  i_found$d;
+    wire  i_found$q;
+    reg  i_found$clock;
+    reg  [255:0] i_rot$d;
+    wire  [255:0] i_rot$q;
+    reg  i_rot$clock;
+    reg  [8:0] j_count$d;
+    wire  [8:0] j_count$q;
+    reg  j_count$clock;
+    reg  [7:0] j_hi$d;
+    wire  [7:0] j_hi$q;
+    reg  j_hi$clock;
+    reg  [7:0] j_ntop$d;
+    wire  [7:0] j_ntop$q;
+    reg  j_ntop$clock;
+    reg  [8:0] j_span$d;
+    wire  [8:0] j_span$q;
+    reg  j_span$clock;
+    reg  j_ooo$d;
+    wire  j_ooo$q;
+    reg  j_ooo$clock;
+    reg  j_found$d;
+    wire  j_found$q;
+    reg  j_found$clock;
+    reg  [255:0] j_rot$d;
+    wire  [255:0] j_rot$q;
+    reg  j_rot$clock;
+    reg  k_ooo$d;
+    wire  k_ooo$q;
+    reg  k_ooo$clock;
+    reg  k_found$d;
+    wire  k_found$q;
+    reg  k_found$clock;
+    reg  [255:0] k_missing$d;
+    wire  [255:0] k_missing$q;
+    reg  k_missing$clock;
+    reg  [16:0] k_l0123$d;
+    wire  [16:0] k_l0123$q;
+    reg  k_l0123$clock;
+    reg  [16:0] k_l456$d;
+    wire  [16:0] k_l456$q;
+    reg  k_l456$clock;
+    reg  [16:0] k_c100$d;
+    wire  [16:0] k_c100$q;
+    reg  k_c100$clock;
+    reg  l_ok$d;
+    wire  l_ok$q;
+    reg  l_ok$clock;
+    reg  l_rd$d;
+    wire  l_rd$q;
+    reg  l_rd$clock;
+    reg  k_rd$d;
+    wire  k_rd$q;
+    reg  k_rd$clock;
+    reg  lw_en$d;
+    wire  lw_en$q;
+    reg  lw_en$clock;
+    reg  [15:0] lw_qp$d;
+    wire  [15:0] lw_qp$q;
+    reg  lw_qp$clock;
+    reg  lw_data$d;
+    wire  lw_data$q;
+    reg  lw_data$clock;
+    reg  [255:0] l_missing$d;
+    wire  [255:0] l_missing$q;
+    reg  l_missing$clock;
+    reg  [1:0] l_ncqe$d;
+    wire  [1:0] l_ncqe$q;
+    reg  l_ncqe$clock;
     reg  o_valid$d;
     wire  o_valid$q;
     reg  o_valid$clock;
@@ -26623,9 +27569,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [15:0] o_qp$d;
     wire  [15:0] o_qp$q;
     reg  o_qp$clock;
-    reg  [23:0] o_psn$d;
-    wire  [23:0] o_psn$q;
-    reg  o_psn$clock;
+    reg  [23:0] o_p$d;
+    wire  [23:0] o_p$q;
+    reg  o_p$clock;
+    reg  [31:0] o_imm$d;
+    wire  [31:0] o_imm$q;
+    reg  o_imm$clock;
     reg  o_cqe0$d;
     wire  o_cqe0$q;
     reg  o_cqe0$clock;
@@ -26638,93 +27587,30 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [23:0] o_cqe1_psn$d;
     wire  [23:0] o_cqe1_psn$q;
     reg  o_cqe1_psn$clock;
-    reg  [31:0] o_cqe1_imm$d;
-    wire  [31:0] o_cqe1_imm$q;
-    reg  o_cqe1_imm$clock;
     reg  [23:0] o_cqe2_psn$d;
     wire  [23:0] o_cqe2_psn$q;
     reg  o_cqe2_psn$clock;
+    reg  [31:0] o_cqe1_imm$d;
+    wire  [31:0] o_cqe1_imm$q;
+    reg  o_cqe1_imm$clock;
     reg  [31:0] o_cqe2_imm$d;
     wire  [31:0] o_cqe2_imm$q;
     reg  o_cqe2_imm$clock;
-    reg  [31:0] o_imm$d;
-    wire  [31:0] o_imm$q;
-    reg  o_imm$clock;
     reg  o_ack$d;
     wire  o_ack$q;
     reg  o_ack$clock;
-    reg  [23:0] o_head$d;
-    wire  [23:0] o_head$q;
-    reg  o_head$clock;
-    reg  o_wr$d;
-    wire  o_wr$q;
-    reg  o_wr$clock;
-    reg  o_cfg$d;
-    wire  o_cfg$q;
-    reg  o_cfg$clock;
-    reg  o_accept$d;
-    wire  o_accept$q;
-    reg  o_accept$clock;
-    reg  o_advanced$d;
-    wire  o_advanced$q;
-    reg  o_advanced$clock;
-    reg  [8:0] o_count2$d;
-    wire  [8:0] o_count2$q;
-    reg  o_count2$clock;
-    reg  [8:0] o_hi2$d;
-    wire  [8:0] o_hi2$q;
-    reg  o_hi2$clock;
-    reg  [255:0] o_recv2$d;
-    wire  [255:0] o_recv2$q;
-    reg  o_recv2$clock;
-    reg  p_valid$d;
-    wire  p_valid$q;
-    reg  p_valid$clock;
-    reg  [2:0] p_code$d;
-    wire  [2:0] p_code$q;
-    reg  p_code$clock;
-    reg  [15:0] p_qp$d;
-    wire  [15:0] p_qp$q;
-    reg  p_qp$clock;
-    reg  [23:0] p_psn$d;
-    wire  [23:0] p_psn$q;
-    reg  p_psn$clock;
-    reg  [31:0] p_imm$d;
-    wire  [31:0] p_imm$q;
-    reg  p_imm$clock;
-    reg  p_cqe0$d;
-    wire  p_cqe0$q;
-    reg  p_cqe0$clock;
-    reg  p_cqe1$d;
-    wire  p_cqe1$q;
-    reg  p_cqe1$clock;
-    reg  p_cqe2$d;
-    wire  p_cqe2$q;
-    reg  p_cqe2$clock;
-    reg  [23:0] p_cqe1_psn$d;
-    wire  [23:0] p_cqe1_psn$q;
-    reg  p_cqe1_psn$clock;
-    reg  [31:0] p_cqe1_imm$d;
-    wire  [31:0] p_cqe1_imm$q;
-    reg  p_cqe1_imm$clock;
-    reg  [23:0] p_cqe2_psn$d;
-    wire  [23:0] p_cqe2_psn$q;
-    reg  p_cqe2_psn$clock;
-    reg  [31:0] p_cqe2_imm$d;
-    wire  [31:0] p_cqe2_imm$q;
-    reg  p_cqe2_imm$clock;
-    reg  p_ack$d;
-    wire  p_ack$q;
-    reg  p_ack$clock;
-    reg  [23:0] p_head$d;
-    wire  [23:0] p_head$q;
-    reg  p_head$clock;
-    reg  p_nak$d;
-    wire  p_nak$q;
-    reg  p_nak$clock;
-    reg  [255:0] p_missing$d;
-    wire  [255:0] p_missing$q;
-    reg  p_missing$clock;
+    reg  [23:0] o_h$d;
+    wire  [23:0] o_h$q;
+    reg  o_h$clock;
+    reg  o_nak$d;
+    wire  o_nak$q;
+    reg  o_nak$clock;
+    reg  [255:0] o_missing$d;
+    wire  [255:0] o_missing$q;
+    reg  o_missing$clock;
+    reg  [1:0] o_ncqe$d;
+    wire  [1:0] o_ncqe$q;
+    reg  o_ncqe$clock;
     reg  [31:0] cnt_placed$d;
     wire  [31:0] cnt_placed$q;
     reg  cnt_placed$clock;
@@ -26752,90 +27638,206 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [31:0] cnt_naks$d;
     wire  [31:0] cnt_naks$q;
     reg  cnt_naks$clock;
+    reg  [15:0] d_gf_any$0$d;
+    wire  [15:0] d_gf_any$0$q;
+    reg  d_gf_any$0$clock;
+    reg  [15:0] d_gf_any$1$d;
+    wire  [15:0] d_gf_any$1$q;
+    reg  d_gf_any$1$clock;
+    reg  [15:0] d_gf_any$2$d;
+    wire  [15:0] d_gf_any$2$q;
+    reg  d_gf_any$2$clock;
+    reg  [15:0] d_gf_any$3$d;
+    wire  [15:0] d_gf_any$3$q;
+    reg  d_gf_any$3$clock;
+    reg  [63:0] d_gf_idx$0$d;
+    wire  [63:0] d_gf_idx$0$q;
+    reg  d_gf_idx$0$clock;
+    reg  [63:0] d_gf_idx$1$d;
+    wire  [63:0] d_gf_idx$1$q;
+    reg  d_gf_idx$1$clock;
+    reg  [63:0] d_gf_idx$2$d;
+    wire  [63:0] d_gf_idx$2$q;
+    reg  d_gf_idx$2$clock;
+    reg  [63:0] d_gf_idx$3$d;
+    wire  [63:0] d_gf_idx$3$q;
+    reg  d_gf_idx$3$clock;
+    reg  [15:0] d_gu_any$0$d;
+    wire  [15:0] d_gu_any$0$q;
+    reg  d_gu_any$0$clock;
+    reg  [15:0] d_gu_any$1$d;
+    wire  [15:0] d_gu_any$1$q;
+    reg  d_gu_any$1$clock;
+    reg  [15:0] d_gu_any$2$d;
+    wire  [15:0] d_gu_any$2$q;
+    reg  d_gu_any$2$clock;
+    reg  [15:0] d_gu_any$3$d;
+    wire  [15:0] d_gu_any$3$q;
+    reg  d_gu_any$3$clock;
+    reg  [63:0] d_gu_idx$0$d;
+    wire  [63:0] d_gu_idx$0$q;
+    reg  d_gu_idx$0$clock;
+    reg  [63:0] d_gu_idx$1$d;
+    wire  [63:0] d_gu_idx$1$q;
+    reg  d_gu_idx$1$clock;
+    reg  [63:0] d_gu_idx$2$d;
+    wire  [63:0] d_gu_idx$2$q;
+    reg  d_gu_idx$2$clock;
+    reg  [63:0] d_gu_idx$3$d;
+    wire  [63:0] d_gu_idx$3$q;
+    reg  d_gu_idx$3$clock;
+    reg  [23:0] e_sv$0$d;
+    wire  [23:0] e_sv$0$q;
+    reg  e_sv$0$clock;
+    reg  [23:0] e_sv$1$d;
+    wire  [23:0] e_sv$1$q;
+    reg  e_sv$1$clock;
+    reg  [23:0] e_sv$2$d;
+    wire  [23:0] e_sv$2$q;
+    reg  e_sv$2$clock;
+    reg  [23:0] e_sv$3$d;
+    wire  [23:0] e_sv$3$q;
+    reg  e_sv$3$clock;
+    reg  [6:0] i_sum4$0$d;
+    wire  [6:0] i_sum4$0$q;
+    reg  i_sum4$0$clock;
+    reg  [6:0] i_sum4$1$d;
+    wire  [6:0] i_sum4$1$q;
+    reg  i_sum4$1$clock;
+    reg  [6:0] i_sum4$2$d;
+    wire  [6:0] i_sum4$2$q;
+    reg  i_sum4$2$clock;
+    reg  [6:0] i_sum4$3$d;
+    wire  [6:0] i_sum4$3$q;
+    reg  i_sum4$3$clock;
     
     // Local signals
+    reg  l_wdata;
     reg  ev_cfg;
     reg  ev_hdr;
-    reg  [15:0] ev_qp;
-    reg  [637:0] st;
-    reg  [255:0] recv;
-    reg  [255:0] is_cqe;
-    reg  [23:0] head;
-    reg  [8:0] hi_off;
-    reg  [8:0] count;
-    reg  slot0_valid;
-    reg  [8:0] slot0_off;
-    reg  [31:0] slot0_imm;
-    reg  slot1_valid;
-    reg  [8:0] slot1_off;
-    reg  [31:0] slot1_imm;
-    reg  enabled;
-    reg  [2:0] vni_slot;
-    reg  nak_sent;
-    reg  [23:0] psn_off;
-    reg  [7:0] psn_off_lo;
-    reg  below;
-    reg  in_window;
-    reg  at_head;
-    reg  [255:0] onehot;
-    reg  seen;
-    reg  [2:0] code;
-    reg  accept;
-    reg  store_imm;
-    reg  [255:0] recv1;
-    reg  [255:0] is_cqe1;
-    reg  [8:0] adv;
-    reg  advanced;
-    reg  [255:0] recv2;
-    reg  [255:0] is_cqe2;
-    reg  [23:0] head2;
-    reg  [8:0] count2;
-    reg  [8:0] hi2;
-    reg  ins0;
-    reg  ins1;
-    reg  s0v1;
-    reg  [8:0] s0off1;
-    reg  [31:0] s0imm1;
-    reg  s1v1;
-    reg  [8:0] s1off1;
-    reg  [31:0] s1imm1;
-    reg  rel0;
-    reg  rel1;
-    reg  s0v2;
-    reg  s1v2;
-    reg  cqe_arrival;
-    reg  [8:0] missing;
-    reg  [8:0] span;
-    reg  [15:0] miss_x100;
-    reg  [15:0] pp0;
-    reg  [15:0] pp1;
-    reg  [15:0] pp2;
-    reg  [15:0] pp3;
-    reg  [15:0] pp4;
-    reg  [15:0] pp5;
-    reg  [15:0] pp6;
-    reg  [15:0] span_x_pct;
-    reg  nak_sent1;
-    reg  [8:0] s0off2;
-    reg  [8:0] s1off2;
-    reg  nak;
-    reg  [8:0] named_top;
-    reg  [255:0] missing_map;
-    reg  [637:0] new_state;
-    reg  [637:0] cfg_state;
-    reg  [31:0] n_cqes;
+    reg  a_known;
+    reg  [255:0] w_r_applied;
+    reg  [255:0] w_pset;
+    reg  [397:0] w_word;
+    reg  [397:0] c_p_word;
+    reg  [397:0] c_state;
+    reg  [397:0] d_word;
+    reg  [255:0] b_e;
+    reg  [255:0] b_v10;
+    reg  [255:0] b_v01;
+    reg  [255:0] z00;
+    reg  [255:0] z10;
+    reg  [255:0] z01;
+    reg  [255:0] z11;
+    reg  [23:0] d_h;
+    reg  [23:0] d_dp;
+    reg  [23:0] d_dw;
+    reg  [23:0] d_g0;
+    reg  [23:0] d_g0w;
+    reg  [23:0] d_g1w;
+    reg  [23:0] d_g1;
+    reg  la_a;
+    reg  la_b;
+    reg  [1:0] la_sel;
+    reg  [255:0] x_r;
+    reg  [23:0] x_h;
+    reg  [23:0] x_psn0;
+    reg  [23:0] x_psn1;
+    reg  [23:0] x_s;
+    reg  [31:0] x_imm0;
+    reg  [31:0] x_imm1;
+    reg  x_v0;
+    reg  x_v1;
+    reg  x_en;
+    reg  [2:0] x_vni;
+    reg  x_la;
+    reg  x_below;
+    reg  x_nw;
+    reg  x_ath;
+    reg  x_ge0;
+    reg  x_ge1;
+    reg  x_seen;
+    reg  x_eff0;
+    reg  x_eff1;
+    reg  x_enok;
+    reg  x_g1;
+    reg  x_slot;
+    reg  x_acc;
+    reg  x_adv;
+    reg  x_ins0;
+    reg  x_ins1;
+    reg  x_a;
+    reg  x_b;
+    reg  [2:0] f_code;
+    reg  [23:0] f_d0;
+    reg  [23:0] f_d1;
+    reg  [23:0] f_d01;
+    reg  f_rel0;
+    reg  f_rel1;
+    reg  [255:0] f_e;
+    reg  [7:0] i_hi;
+    reg  l_sent;
+    reg  l_nak;
     reg  unused_bits;
+    reg  [16:0] pp0;
+    reg  [16:0] pp1;
+    reg  [16:0] pp2;
+    reg  [16:0] pp3;
+    reg  [16:0] pp4;
+    reg  [16:0] pp5;
+    reg  [16:0] pp6;
+    reg  [16:0] cs_s1;
+    reg  [16:0] cs_c1;
+    reg  [16:0] cs_s2;
+    reg  [16:0] cs_c2;
+    reg  [16:0] cs_s3;
+    reg  [16:0] cs_c3;
+    reg  [16:0] cs_s4;
+    reg  [16:0] cs_c4;
+    reg  [16:0] cs_a;
+    reg  [16:0] cs_b;
+    reg  [16:0] cs_c;
+    reg  [16:0] k_nc;
+    reg  [16:0] k_s;
+    reg  [16:0] k_cy;
+    reg  [16:0] k_diff;
+    reg  [255:0] d_r;
+    reg  [7:0] d_x;
+    reg  [23:0] la_dp$0;
+    reg  [23:0] la_dp$1;
+    reg  [23:0] la_dp$2;
+    reg  [23:0] la_dp$3;
+    reg  [23:0] la_dw$0;
+    reg  [23:0] la_dw$1;
+    reg  [23:0] la_dw$2;
+    reg  [23:0] la_dw$3;
+    reg  [23:0] la_g0$0;
+    reg  [23:0] la_g0$1;
+    reg  [23:0] la_g0$2;
+    reg  [23:0] la_g0$3;
+    reg  [23:0] la_g0w$0;
+    reg  [23:0] la_g0w$1;
+    reg  [23:0] la_g0w$2;
+    reg  [23:0] la_g0w$3;
+    reg  [23:0] la_g1w$0;
+    reg  [23:0] la_g1w$1;
+    reg  [23:0] la_g1w$2;
+    reg  [23:0] la_g1w$3;
+    reg  [23:0] la_g1$0;
+    reg  [23:0] la_g1$1;
+    reg  [23:0] la_g1$2;
+    reg  [23:0] la_g1$3;
     
     // Sub module instances
     prnic_top$rxr$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$rxr$nak_mem nak_mem(
         .clk(nak_mem$clk),
@@ -26845,9 +27847,158 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .write_data(nak_mem$write_data),
         .write_enable(nak_mem$write_enable)
     );
-    prnic_top$rxr$tones tones(
-        .bits(tones$bits),
-        .count(tones$count)
+    prnic_top$rxr$dec dec(
+        .idx(dec$idx),
+        .oh(dec$oh)
+    );
+    prnic_top$rxr$thm thm(
+        .idx(thm$idx),
+        .lt(thm$lt)
+    );
+    prnic_top$rxr$sg_f$0 sg_f$0(
+        .v(sg_f$0$v),
+        .any(sg_f$0$any),
+        .idx(sg_f$0$idx)
+    );
+    prnic_top$rxr$sg_f$1 sg_f$1(
+        .v(sg_f$1$v),
+        .any(sg_f$1$any),
+        .idx(sg_f$1$idx)
+    );
+    prnic_top$rxr$sg_f$2 sg_f$2(
+        .v(sg_f$2$v),
+        .any(sg_f$2$any),
+        .idx(sg_f$2$idx)
+    );
+    prnic_top$rxr$sg_f$3 sg_f$3(
+        .v(sg_f$3$v),
+        .any(sg_f$3$any),
+        .idx(sg_f$3$idx)
+    );
+    prnic_top$rxr$sg_u$0 sg_u$0(
+        .v(sg_u$0$v),
+        .any(sg_u$0$any),
+        .idx(sg_u$0$idx)
+    );
+    prnic_top$rxr$sg_u$1 sg_u$1(
+        .v(sg_u$1$v),
+        .any(sg_u$1$any),
+        .idx(sg_u$1$idx)
+    );
+    prnic_top$rxr$sg_u$2 sg_u$2(
+        .v(sg_u$2$v),
+        .any(sg_u$2$any),
+        .idx(sg_u$2$idx)
+    );
+    prnic_top$rxr$sg_u$3 sg_u$3(
+        .v(sg_u$3$v),
+        .any(sg_u$3$any),
+        .idx(sg_u$3$idx)
+    );
+    prnic_top$rxr$sf$0 sf$0(
+        .any_a(sf$0$any_a),
+        .idx_a(sf$0$idx_a),
+        .any_b(sf$0$any_b),
+        .idx_b(sf$0$idx_b),
+        .found(sf$0$found),
+        .from_b(sf$0$from_b),
+        .pos(sf$0$pos)
+    );
+    prnic_top$rxr$sf$1 sf$1(
+        .any_a(sf$1$any_a),
+        .idx_a(sf$1$idx_a),
+        .any_b(sf$1$any_b),
+        .idx_b(sf$1$idx_b),
+        .found(sf$1$found),
+        .from_b(sf$1$from_b),
+        .pos(sf$1$pos)
+    );
+    prnic_top$rxr$sf$2 sf$2(
+        .any_a(sf$2$any_a),
+        .idx_a(sf$2$idx_a),
+        .any_b(sf$2$any_b),
+        .idx_b(sf$2$idx_b),
+        .found(sf$2$found),
+        .from_b(sf$2$from_b),
+        .pos(sf$2$pos)
+    );
+    prnic_top$rxr$sf$3 sf$3(
+        .any_a(sf$3$any_a),
+        .idx_a(sf$3$idx_a),
+        .any_b(sf$3$any_b),
+        .idx_b(sf$3$idx_b),
+        .found(sf$3$found),
+        .from_b(sf$3$from_b),
+        .pos(sf$3$pos)
+    );
+    prnic_top$rxr$thm_h thm_h(
+        .idx(thm_h$idx),
+        .lt(thm_h$lt)
+    );
+    prnic_top$rxr$pg pg(
+        .v(pg$v),
+        .counts(pg$counts)
+    );
+    prnic_top$rxr$sgh_w sgh_w(
+        .v(sgh_w$v),
+        .any(sgh_w$any),
+        .idx(sgh_w$idx)
+    );
+    prnic_top$rxr$sgh_u sgh_u(
+        .v(sgh_u$v),
+        .any(sgh_u$any),
+        .idx(sgh_u$idx)
+    );
+    prnic_top$rxr$rot_hi rot_hi(
+        .v(rot_hi$v),
+        .amt(rot_hi$amt),
+        .out(rot_hi$out)
+    );
+    prnic_top$rxr$sum_a$0 sum_a$0(
+        .a(sum_a$0$a),
+        .total(sum_a$0$total)
+    );
+    prnic_top$rxr$sum_a$1 sum_a$1(
+        .a(sum_a$1$a),
+        .total(sum_a$1$total)
+    );
+    prnic_top$rxr$sum_a$2 sum_a$2(
+        .a(sum_a$2$a),
+        .total(sum_a$2$total)
+    );
+    prnic_top$rxr$sum_a$3 sum_a$3(
+        .a(sum_a$3$a),
+        .total(sum_a$3$total)
+    );
+    prnic_top$rxr$sfh sfh(
+        .any_a(sfh$any_a),
+        .idx_a(sfh$idx_a),
+        .any_b(sfh$any_b),
+        .idx_b(sfh$idx_b),
+        .found(sfh$found),
+        .from_b(sfh$from_b),
+        .pos(sfh$pos)
+    );
+    prnic_top$rxr$rot_lo rot_lo(
+        .v(rot_lo$v),
+        .amt(rot_lo$amt),
+        .out(rot_lo$out)
+    );
+    prnic_top$rxr$sum_b sum_b(
+        .a(sum_b$a),
+        .total(sum_b$total)
+    );
+    prnic_top$rxr$ntop_dec ntop_dec(
+        .idx(ntop_dec$idx),
+        .oh(ntop_dec$oh)
+    );
+    prnic_top$rxr$ntop_thm ntop_thm(
+        .idx(ntop_thm$idx),
+        .lt(ntop_thm$lt)
+    );
+    prnic_top$rxr$spread spread(
+        .v(spread$v),
+        .out(spread$out)
     );
     prnic_top$rxr$clearing clearing(
         .d(clearing$d),
@@ -26859,70 +28010,1495 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(clear_index$q),
         .clock(clear_index$clock)
     );
-    prnic_top$rxr$s1_valid s1_valid(
-        .d(s1_valid$d),
-        .q(s1_valid$q),
-        .clock(s1_valid$clock)
+    prnic_top$rxr$cfg_block cfg_block(
+        .d(cfg_block$d),
+        .q(cfg_block$q),
+        .clock(cfg_block$clock)
     );
-    prnic_top$rxr$s1_cfg s1_cfg(
-        .d(s1_cfg$d),
-        .q(s1_cfg$q),
-        .clock(s1_cfg$clock)
+    prnic_top$rxr$cfg_wm1 cfg_wm1(
+        .d(cfg_wm1$d),
+        .q(cfg_wm1$q),
+        .clock(cfg_wm1$clock)
     );
-    prnic_top$rxr$s1_qp s1_qp(
-        .d(s1_qp$d),
-        .q(s1_qp$q),
-        .clock(s1_qp$clock)
+    prnic_top$rxr$cfg_q cfg_q(
+        .d(cfg_q$d),
+        .q(cfg_q$q),
+        .clock(cfg_q$clock)
     );
-    prnic_top$rxr$s1_known s1_known(
-        .d(s1_known$d),
-        .q(s1_known$q),
-        .clock(s1_known$clock)
+    prnic_top$rxr$cfg_never cfg_never(
+        .d(cfg_never$d),
+        .q(cfg_never$q),
+        .clock(cfg_never$clock)
     );
-    prnic_top$rxr$s1_psn s1_psn(
-        .d(s1_psn$d),
-        .q(s1_psn$q),
-        .clock(s1_psn$clock)
+    prnic_top$rxr$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
     );
-    prnic_top$rxr$s1_vni_slot s1_vni_slot(
-        .d(s1_vni_slot$d),
-        .q(s1_vni_slot$q),
-        .clock(s1_vni_slot$clock)
+    prnic_top$rxr$a_cfg a_cfg(
+        .d(a_cfg$d),
+        .q(a_cfg$q),
+        .clock(a_cfg$clock)
     );
-    prnic_top$rxr$s1_ack_req s1_ack_req(
-        .d(s1_ack_req$d),
-        .q(s1_ack_req$q),
-        .clock(s1_ack_req$clock)
+    prnic_top$rxr$a_qp a_qp(
+        .d(a_qp$d),
+        .q(a_qp$q),
+        .clock(a_qp$clock)
     );
-    prnic_top$rxr$s1_has_imm s1_has_imm(
-        .d(s1_has_imm$d),
-        .q(s1_has_imm$q),
-        .clock(s1_has_imm$clock)
+    prnic_top$rxr$a_p a_p(
+        .d(a_p$d),
+        .q(a_p$q),
+        .clock(a_p$clock)
     );
-    prnic_top$rxr$s1_imm s1_imm(
-        .d(s1_imm$d),
-        .q(s1_imm$q),
-        .clock(s1_imm$clock)
+    prnic_top$rxr$a_vs a_vs(
+        .d(a_vs$d),
+        .q(a_vs$q),
+        .clock(a_vs$clock)
     );
-    prnic_top$rxr$s1_enable s1_enable(
-        .d(s1_enable$d),
-        .q(s1_enable$q),
-        .clock(s1_enable$clock)
+    prnic_top$rxr$a_ackreq a_ackreq(
+        .d(a_ackreq$d),
+        .q(a_ackreq$q),
+        .clock(a_ackreq$clock)
+    );
+    prnic_top$rxr$a_hasimm a_hasimm(
+        .d(a_hasimm$d),
+        .q(a_hasimm$q),
+        .clock(a_hasimm$clock)
+    );
+    prnic_top$rxr$a_imm a_imm(
+        .d(a_imm$d),
+        .q(a_imm$q),
+        .clock(a_imm$clock)
+    );
+    prnic_top$rxr$a_en a_en(
+        .d(a_en$d),
+        .q(a_en$q),
+        .clock(a_en$clock)
+    );
+    prnic_top$rxr$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
+    );
+    prnic_top$rxr$b_cfg b_cfg(
+        .d(b_cfg$d),
+        .q(b_cfg$q),
+        .clock(b_cfg$clock)
+    );
+    prnic_top$rxr$b_qp b_qp(
+        .d(b_qp$d),
+        .q(b_qp$q),
+        .clock(b_qp$clock)
+    );
+    prnic_top$rxr$b_p b_p(
+        .d(b_p$d),
+        .q(b_p$q),
+        .clock(b_p$clock)
+    );
+    prnic_top$rxr$b_vs b_vs(
+        .d(b_vs$d),
+        .q(b_vs$q),
+        .clock(b_vs$clock)
+    );
+    prnic_top$rxr$b_ackreq b_ackreq(
+        .d(b_ackreq$d),
+        .q(b_ackreq$q),
+        .clock(b_ackreq$clock)
+    );
+    prnic_top$rxr$b_hasimm b_hasimm(
+        .d(b_hasimm$d),
+        .q(b_hasimm$q),
+        .clock(b_hasimm$clock)
+    );
+    prnic_top$rxr$b_imm b_imm(
+        .d(b_imm$d),
+        .q(b_imm$q),
+        .clock(b_imm$clock)
+    );
+    prnic_top$rxr$b_en b_en(
+        .d(b_en$d),
+        .q(b_en$q),
+        .clock(b_en$clock)
+    );
+    prnic_top$rxr$b_known b_known(
+        .d(b_known$d),
+        .q(b_known$q),
+        .clock(b_known$clock)
+    );
+    prnic_top$rxr$b_writes b_writes(
+        .d(b_writes$d),
+        .q(b_writes$q),
+        .clock(b_writes$clock)
+    );
+    prnic_top$rxr$c_valid c_valid(
+        .d(c_valid$d),
+        .q(c_valid$q),
+        .clock(c_valid$clock)
+    );
+    prnic_top$rxr$c_cfg c_cfg(
+        .d(c_cfg$d),
+        .q(c_cfg$q),
+        .clock(c_cfg$clock)
+    );
+    prnic_top$rxr$c_qp c_qp(
+        .d(c_qp$d),
+        .q(c_qp$q),
+        .clock(c_qp$clock)
+    );
+    prnic_top$rxr$c_p c_p(
+        .d(c_p$d),
+        .q(c_p$q),
+        .clock(c_p$clock)
+    );
+    prnic_top$rxr$c_vs c_vs(
+        .d(c_vs$d),
+        .q(c_vs$q),
+        .clock(c_vs$clock)
+    );
+    prnic_top$rxr$c_ackreq c_ackreq(
+        .d(c_ackreq$d),
+        .q(c_ackreq$q),
+        .clock(c_ackreq$clock)
+    );
+    prnic_top$rxr$c_hasimm c_hasimm(
+        .d(c_hasimm$d),
+        .q(c_hasimm$q),
+        .clock(c_hasimm$clock)
+    );
+    prnic_top$rxr$c_imm c_imm(
+        .d(c_imm$d),
+        .q(c_imm$q),
+        .clock(c_imm$clock)
+    );
+    prnic_top$rxr$c_en c_en(
+        .d(c_en$d),
+        .q(c_en$q),
+        .clock(c_en$clock)
+    );
+    prnic_top$rxr$c_known c_known(
+        .d(c_known$d),
+        .q(c_known$q),
+        .clock(c_known$clock)
+    );
+    prnic_top$rxr$c_writes c_writes(
+        .d(c_writes$d),
+        .q(c_writes$q),
+        .clock(c_writes$clock)
+    );
+    prnic_top$rxr$d_valid d_valid(
+        .d(d_valid$d),
+        .q(d_valid$q),
+        .clock(d_valid$clock)
+    );
+    prnic_top$rxr$d_cfg d_cfg(
+        .d(d_cfg$d),
+        .q(d_cfg$q),
+        .clock(d_cfg$clock)
+    );
+    prnic_top$rxr$d_qp d_qp(
+        .d(d_qp$d),
+        .q(d_qp$q),
+        .clock(d_qp$clock)
+    );
+    prnic_top$rxr$d_p d_p(
+        .d(d_p$d),
+        .q(d_p$q),
+        .clock(d_p$clock)
+    );
+    prnic_top$rxr$d_vs d_vs(
+        .d(d_vs$d),
+        .q(d_vs$q),
+        .clock(d_vs$clock)
+    );
+    prnic_top$rxr$d_ackreq d_ackreq(
+        .d(d_ackreq$d),
+        .q(d_ackreq$q),
+        .clock(d_ackreq$clock)
+    );
+    prnic_top$rxr$d_hasimm d_hasimm(
+        .d(d_hasimm$d),
+        .q(d_hasimm$q),
+        .clock(d_hasimm$clock)
+    );
+    prnic_top$rxr$d_imm d_imm(
+        .d(d_imm$d),
+        .q(d_imm$q),
+        .clock(d_imm$clock)
+    );
+    prnic_top$rxr$d_en d_en(
+        .d(d_en$d),
+        .q(d_en$q),
+        .clock(d_en$clock)
+    );
+    prnic_top$rxr$d_known d_known(
+        .d(d_known$d),
+        .q(d_known$q),
+        .clock(d_known$clock)
+    );
+    prnic_top$rxr$d_writes d_writes(
+        .d(d_writes$d),
+        .q(d_writes$q),
+        .clock(d_writes$clock)
+    );
+    prnic_top$rxr$e_valid e_valid(
+        .d(e_valid$d),
+        .q(e_valid$q),
+        .clock(e_valid$clock)
+    );
+    prnic_top$rxr$e_cfg e_cfg(
+        .d(e_cfg$d),
+        .q(e_cfg$q),
+        .clock(e_cfg$clock)
+    );
+    prnic_top$rxr$e_qp e_qp(
+        .d(e_qp$d),
+        .q(e_qp$q),
+        .clock(e_qp$clock)
+    );
+    prnic_top$rxr$e_p e_p(
+        .d(e_p$d),
+        .q(e_p$q),
+        .clock(e_p$clock)
+    );
+    prnic_top$rxr$e_vs e_vs(
+        .d(e_vs$d),
+        .q(e_vs$q),
+        .clock(e_vs$clock)
+    );
+    prnic_top$rxr$e_ackreq e_ackreq(
+        .d(e_ackreq$d),
+        .q(e_ackreq$q),
+        .clock(e_ackreq$clock)
+    );
+    prnic_top$rxr$e_hasimm e_hasimm(
+        .d(e_hasimm$d),
+        .q(e_hasimm$q),
+        .clock(e_hasimm$clock)
+    );
+    prnic_top$rxr$e_imm e_imm(
+        .d(e_imm$d),
+        .q(e_imm$q),
+        .clock(e_imm$clock)
+    );
+    prnic_top$rxr$e_en e_en(
+        .d(e_en$d),
+        .q(e_en$q),
+        .clock(e_en$clock)
+    );
+    prnic_top$rxr$e_known e_known(
+        .d(e_known$d),
+        .q(e_known$q),
+        .clock(e_known$clock)
+    );
+    prnic_top$rxr$e_writes e_writes(
+        .d(e_writes$d),
+        .q(e_writes$q),
+        .clock(e_writes$clock)
+    );
+    prnic_top$rxr$b_s1 b_s1(
+        .d(b_s1$d),
+        .q(b_s1$q),
+        .clock(b_s1$clock)
+    );
+    prnic_top$rxr$b_s2 b_s2(
+        .d(b_s2$d),
+        .q(b_s2$q),
+        .clock(b_s2$clock)
+    );
+    prnic_top$rxr$b_s3 b_s3(
+        .d(b_s3$d),
+        .q(b_s3$q),
+        .clock(b_s3$clock)
+    );
+    prnic_top$rxr$b_s4 b_s4(
+        .d(b_s4$d),
+        .q(b_s4$q),
+        .clock(b_s4$clock)
+    );
+    prnic_top$rxr$b_s5 b_s5(
+        .d(b_s5$d),
+        .q(b_s5$q),
+        .clock(b_s5$clock)
+    );
+    prnic_top$rxr$b_oh b_oh(
+        .d(b_oh$d),
+        .q(b_oh$q),
+        .clock(b_oh$clock)
+    );
+    prnic_top$rxr$b_t b_t(
+        .d(b_t$d),
+        .q(b_t$q),
+        .clock(b_t$clock)
+    );
+    prnic_top$rxr$b_p1 b_p1(
+        .d(b_p1$d),
+        .q(b_p1$q),
+        .clock(b_p1$clock)
+    );
+    prnic_top$rxr$b_pw b_pw(
+        .d(b_pw$d),
+        .q(b_pw$q),
+        .clock(b_pw$clock)
+    );
+    prnic_top$rxr$b_phi1 b_phi1(
+        .d(b_phi1$d),
+        .q(b_phi1$q),
+        .clock(b_phi1$clock)
+    );
+    prnic_top$rxr$c_s1 c_s1(
+        .d(c_s1$d),
+        .q(c_s1$q),
+        .clock(c_s1$clock)
+    );
+    prnic_top$rxr$c_s2 c_s2(
+        .d(c_s2$d),
+        .q(c_s2$q),
+        .clock(c_s2$clock)
+    );
+    prnic_top$rxr$c_s3 c_s3(
+        .d(c_s3$d),
+        .q(c_s3$q),
+        .clock(c_s3$clock)
+    );
+    prnic_top$rxr$c_oh c_oh(
+        .d(c_oh$d),
+        .q(c_oh$q),
+        .clock(c_oh$clock)
+    );
+    prnic_top$rxr$c_e c_e(
+        .d(c_e$d),
+        .q(c_e$q),
+        .clock(c_e$clock)
+    );
+    prnic_top$rxr$c_m c_m(
+        .d(c_m$d),
+        .q(c_m$q),
+        .clock(c_m$clock)
+    );
+    prnic_top$rxr$c_v10 c_v10(
+        .d(c_v10$d),
+        .q(c_v10$q),
+        .clock(c_v10$clock)
+    );
+    prnic_top$rxr$c_v01 c_v01(
+        .d(c_v01$d),
+        .q(c_v01$q),
+        .clock(c_v01$clock)
+    );
+    prnic_top$rxr$c_f11 c_f11(
+        .d(c_f11$d),
+        .q(c_f11$q),
+        .clock(c_f11$clock)
+    );
+    prnic_top$rxr$c_v11 c_v11(
+        .d(c_v11$d),
+        .q(c_v11$q),
+        .clock(c_v11$clock)
+    );
+    prnic_top$rxr$c_s4 c_s4(
+        .d(c_s4$d),
+        .q(c_s4$q),
+        .clock(c_s4$clock)
+    );
+    prnic_top$rxr$c_s5 c_s5(
+        .d(c_s5$d),
+        .q(c_s5$q),
+        .clock(c_s5$clock)
+    );
+    prnic_top$rxr$c_p1 c_p1(
+        .d(c_p1$d),
+        .q(c_p1$q),
+        .clock(c_p1$clock)
+    );
+    prnic_top$rxr$c_pw c_pw(
+        .d(c_pw$d),
+        .q(c_pw$q),
+        .clock(c_pw$clock)
+    );
+    prnic_top$rxr$c_phi1 c_phi1(
+        .d(c_phi1$d),
+        .q(c_phi1$q),
+        .clock(c_phi1$clock)
+    );
+    prnic_top$rxr$d_s1 d_s1(
+        .d(d_s1$d),
+        .q(d_s1$q),
+        .clock(d_s1$clock)
+    );
+    prnic_top$rxr$d_s2 d_s2(
+        .d(d_s2$d),
+        .q(d_s2$q),
+        .clock(d_s2$clock)
+    );
+    prnic_top$rxr$d_oh d_oh(
+        .d(d_oh$d),
+        .q(d_oh$q),
+        .clock(d_oh$clock)
+    );
+    prnic_top$rxr$d_e d_e(
+        .d(d_e$d),
+        .q(d_e$q),
+        .clock(d_e$clock)
+    );
+    prnic_top$rxr$d_state d_state(
+        .d(d_state$d),
+        .q(d_state$q),
+        .clock(d_state$clock)
+    );
+    prnic_top$rxr$d_p1 d_p1(
+        .d(d_p1$d),
+        .q(d_p1$q),
+        .clock(d_p1$clock)
+    );
+    prnic_top$rxr$d_pw d_pw(
+        .d(d_pw$d),
+        .q(d_pw$q),
+        .clock(d_pw$clock)
+    );
+    prnic_top$rxr$d_phi1 d_phi1(
+        .d(d_phi1$d),
+        .q(d_phi1$q),
+        .clock(d_phi1$clock)
+    );
+    prnic_top$rxr$e_s1 e_s1(
+        .d(e_s1$d),
+        .q(e_s1$q),
+        .clock(e_s1$clock)
+    );
+    prnic_top$rxr$e_s1r e_s1r(
+        .d(e_s1r$d),
+        .q(e_s1r$q),
+        .clock(e_s1r$clock)
+    );
+    prnic_top$rxr$d_s2r d_s2r(
+        .d(d_s2r$d),
+        .q(d_s2r$q),
+        .clock(d_s2r$clock)
+    );
+    prnic_top$rxr$e_s2 e_s2(
+        .d(e_s2$d),
+        .q(e_s2$q),
+        .clock(e_s2$clock)
+    );
+    prnic_top$rxr$e_oh e_oh(
+        .d(e_oh$d),
+        .q(e_oh$q),
+        .clock(e_oh$clock)
+    );
+    prnic_top$rxr$e_e e_e(
+        .d(e_e$d),
+        .q(e_e$q),
+        .clock(e_e$clock)
+    );
+    prnic_top$rxr$e_state e_state(
+        .d(e_state$d),
+        .q(e_state$q),
+        .clock(e_state$clock)
+    );
+    prnic_top$rxr$e_below_d e_below_d(
+        .d(e_below_d$d),
+        .q(e_below_d$q),
+        .clock(e_below_d$clock)
+    );
+    prnic_top$rxr$e_nw_d e_nw_d(
+        .d(e_nw_d$d),
+        .q(e_nw_d$q),
+        .clock(e_nw_d$clock)
+    );
+    prnic_top$rxr$e_ath_d e_ath_d(
+        .d(e_ath_d$d),
+        .q(e_ath_d$q),
+        .clock(e_ath_d$clock)
+    );
+    prnic_top$rxr$e_seen_d e_seen_d(
+        .d(e_seen_d$d),
+        .q(e_seen_d$q),
+        .clock(e_seen_d$clock)
+    );
+    prnic_top$rxr$e_ge0_d e_ge0_d(
+        .d(e_ge0_d$d),
+        .q(e_ge0_d$q),
+        .clock(e_ge0_d$clock)
+    );
+    prnic_top$rxr$e_ge1_d e_ge1_d(
+        .d(e_ge1_d$d),
+        .q(e_ge1_d$q),
+        .clock(e_ge1_d$clock)
+    );
+    prnic_top$rxr$e_below_s e_below_s(
+        .d(e_below_s$d),
+        .q(e_below_s$q),
+        .clock(e_below_s$clock)
+    );
+    prnic_top$rxr$e_nw_s e_nw_s(
+        .d(e_nw_s$d),
+        .q(e_nw_s$q),
+        .clock(e_nw_s$clock)
+    );
+    prnic_top$rxr$e_ath_s e_ath_s(
+        .d(e_ath_s$d),
+        .q(e_ath_s$q),
+        .clock(e_ath_s$clock)
+    );
+    prnic_top$rxr$e_ge0_s e_ge0_s(
+        .d(e_ge0_s$d),
+        .q(e_ge0_s$q),
+        .clock(e_ge0_s$clock)
+    );
+    prnic_top$rxr$e_ge1_s e_ge1_s(
+        .d(e_ge1_s$d),
+        .q(e_ge1_s$q),
+        .clock(e_ge1_s$clock)
+    );
+    prnic_top$rxr$e_eqx e_eqx(
+        .d(e_eqx$d),
+        .q(e_eqx$q),
+        .clock(e_eqx$clock)
+    );
+    prnic_top$rxr$e_parm e_parm(
+        .d(e_parm$d),
+        .q(e_parm$q),
+        .clock(e_parm$clock)
+    );
+    prnic_top$rxr$e_p1 e_p1(
+        .d(e_p1$d),
+        .q(e_p1$q),
+        .clock(e_p1$clock)
     );
     prnic_top$rxr$w_valid w_valid(
         .d(w_valid$d),
         .q(w_valid$q),
         .clock(w_valid$clock)
     );
+    prnic_top$rxr$w_cfg w_cfg(
+        .d(w_cfg$d),
+        .q(w_cfg$q),
+        .clock(w_cfg$clock)
+    );
+    prnic_top$rxr$w_writes w_writes(
+        .d(w_writes$d),
+        .q(w_writes$q),
+        .clock(w_writes$clock)
+    );
     prnic_top$rxr$w_qp w_qp(
         .d(w_qp$d),
         .q(w_qp$q),
         .clock(w_qp$clock)
     );
-    prnic_top$rxr$w_state w_state(
-        .d(w_state$d),
-        .q(w_state$q),
-        .clock(w_state$clock)
+    prnic_top$rxr$w_r w_r(
+        .d(w_r$d),
+        .q(w_r$q),
+        .clock(w_r$clock)
+    );
+    prnic_top$rxr$w_pacc w_pacc(
+        .d(w_pacc$d),
+        .q(w_pacc$q),
+        .clock(w_pacc$clock)
+    );
+    prnic_top$rxr$w_pacc_g w_pacc_g(
+        .d(w_pacc_g$d),
+        .q(w_pacc_g$q),
+        .clock(w_pacc_g$clock)
+    );
+    prnic_top$rxr$e_grp e_grp(
+        .d(e_grp$d),
+        .q(e_grp$q),
+        .clock(e_grp$clock)
+    );
+    prnic_top$rxr$w_pacc_d w_pacc_d(
+        .d(w_pacc_d$d),
+        .q(w_pacc_d$q),
+        .clock(w_pacc_d$clock)
+    );
+    prnic_top$rxr$w_poh w_poh(
+        .d(w_poh$d),
+        .q(w_poh$q),
+        .clock(w_poh$clock)
+    );
+    prnic_top$rxr$w_ppar w_ppar(
+        .d(w_ppar$d),
+        .q(w_ppar$q),
+        .clock(w_ppar$clock)
+    );
+    prnic_top$rxr$w_h w_h(
+        .d(w_h$d),
+        .q(w_h$q),
+        .clock(w_h$clock)
+    );
+    prnic_top$rxr$w_v0 w_v0(
+        .d(w_v0$d),
+        .q(w_v0$q),
+        .clock(w_v0$clock)
+    );
+    prnic_top$rxr$w_v1 w_v1(
+        .d(w_v1$d),
+        .q(w_v1$q),
+        .clock(w_v1$clock)
+    );
+    prnic_top$rxr$w_psn0 w_psn0(
+        .d(w_psn0$d),
+        .q(w_psn0$q),
+        .clock(w_psn0$clock)
+    );
+    prnic_top$rxr$w_psn1 w_psn1(
+        .d(w_psn1$d),
+        .q(w_psn1$q),
+        .clock(w_psn1$clock)
+    );
+    prnic_top$rxr$w_imm0 w_imm0(
+        .d(w_imm0$d),
+        .q(w_imm0$q),
+        .clock(w_imm0$clock)
+    );
+    prnic_top$rxr$w_imm1 w_imm1(
+        .d(w_imm1$d),
+        .q(w_imm1$q),
+        .clock(w_imm1$clock)
+    );
+    prnic_top$rxr$w_en w_en(
+        .d(w_en$d),
+        .q(w_en$q),
+        .clock(w_en$clock)
+    );
+    prnic_top$rxr$w_vni w_vni(
+        .d(w_vni$d),
+        .q(w_vni$q),
+        .clock(w_vni$clock)
+    );
+    prnic_top$rxr$w_adv w_adv(
+        .d(w_adv$d),
+        .q(w_adv$q),
+        .clock(w_adv$clock)
+    );
+    prnic_top$rxr$w_ins0 w_ins0(
+        .d(w_ins0$d),
+        .q(w_ins0$q),
+        .clock(w_ins0$clock)
+    );
+    prnic_top$rxr$w_ins1 w_ins1(
+        .d(w_ins1$d),
+        .q(w_ins1$q),
+        .clock(w_ins1$clock)
+    );
+    prnic_top$rxr$w_known w_known(
+        .d(w_known$d),
+        .q(w_known$q),
+        .clock(w_known$clock)
+    );
+    prnic_top$rxr$w_enok w_enok(
+        .d(w_enok$d),
+        .q(w_enok$q),
+        .clock(w_enok$clock)
+    );
+    prnic_top$rxr$w_below w_below(
+        .d(w_below$d),
+        .q(w_below$q),
+        .clock(w_below$clock)
+    );
+    prnic_top$rxr$w_nw w_nw(
+        .d(w_nw$d),
+        .q(w_nw$q),
+        .clock(w_nw$clock)
+    );
+    prnic_top$rxr$w_seen w_seen(
+        .d(w_seen$d),
+        .q(w_seen$q),
+        .clock(w_seen$clock)
+    );
+    prnic_top$rxr$w_full w_full(
+        .d(w_full$d),
+        .q(w_full$q),
+        .clock(w_full$clock)
+    );
+    prnic_top$rxr$w_hasimm w_hasimm(
+        .d(w_hasimm$d),
+        .q(w_hasimm$q),
+        .clock(w_hasimm$clock)
+    );
+    prnic_top$rxr$w_ath w_ath(
+        .d(w_ath$d),
+        .q(w_ath$q),
+        .clock(w_ath$clock)
+    );
+    prnic_top$rxr$w_p w_p(
+        .d(w_p$d),
+        .q(w_p$q),
+        .clock(w_p$clock)
+    );
+    prnic_top$rxr$w_p1 w_p1(
+        .d(w_p1$d),
+        .q(w_p1$q),
+        .clock(w_p1$clock)
+    );
+    prnic_top$rxr$w_imm_in w_imm_in(
+        .d(w_imm_in$d),
+        .q(w_imm_in$q),
+        .clock(w_imm_in$clock)
+    );
+    prnic_top$rxr$w_ackreq w_ackreq(
+        .d(w_ackreq$d),
+        .q(w_ackreq$q),
+        .clock(w_ackreq$clock)
+    );
+    prnic_top$rxr$w_s w_s(
+        .d(w_s$d),
+        .q(w_s$q),
+        .clock(w_s$clock)
+    );
+    prnic_top$rxr$w_rel0_psn w_rel0_psn(
+        .d(w_rel0_psn$d),
+        .q(w_rel0_psn$q),
+        .clock(w_rel0_psn$clock)
+    );
+    prnic_top$rxr$w_rel1_psn w_rel1_psn(
+        .d(w_rel1_psn$d),
+        .q(w_rel1_psn$q),
+        .clock(w_rel1_psn$clock)
+    );
+    prnic_top$rxr$w_rel0_imm w_rel0_imm(
+        .d(w_rel0_imm$d),
+        .q(w_rel0_imm$q),
+        .clock(w_rel0_imm$clock)
+    );
+    prnic_top$rxr$w_rel1_imm w_rel1_imm(
+        .d(w_rel1_imm$d),
+        .q(w_rel1_imm$q),
+        .clock(w_rel1_imm$clock)
+    );
+    prnic_top$rxr$w_eff0 w_eff0(
+        .d(w_eff0$d),
+        .q(w_eff0$q),
+        .clock(w_eff0$clock)
+    );
+    prnic_top$rxr$w_eff1 w_eff1(
+        .d(w_eff1$d),
+        .q(w_eff1$q),
+        .clock(w_eff1$clock)
+    );
+    prnic_top$rxr$w2_word w2_word(
+        .d(w2_word$d),
+        .q(w2_word$q),
+        .clock(w2_word$clock)
+    );
+    prnic_top$rxr$w3_word w3_word(
+        .d(w3_word$d),
+        .q(w3_word$q),
+        .clock(w3_word$clock)
+    );
+    prnic_top$rxr$g_valid g_valid(
+        .d(g_valid$d),
+        .q(g_valid$q),
+        .clock(g_valid$clock)
+    );
+    prnic_top$rxr$g_wr g_wr(
+        .d(g_wr$d),
+        .q(g_wr$q),
+        .clock(g_wr$clock)
+    );
+    prnic_top$rxr$g_cfg g_cfg(
+        .d(g_cfg$d),
+        .q(g_cfg$q),
+        .clock(g_cfg$clock)
+    );
+    prnic_top$rxr$g_qp g_qp(
+        .d(g_qp$d),
+        .q(g_qp$q),
+        .clock(g_qp$clock)
+    );
+    prnic_top$rxr$g_p g_p(
+        .d(g_p$d),
+        .q(g_p$q),
+        .clock(g_p$clock)
+    );
+    prnic_top$rxr$g_imm g_imm(
+        .d(g_imm$d),
+        .q(g_imm$q),
+        .clock(g_imm$clock)
+    );
+    prnic_top$rxr$g_code g_code(
+        .d(g_code$d),
+        .q(g_code$q),
+        .clock(g_code$clock)
+    );
+    prnic_top$rxr$g_acc g_acc(
+        .d(g_acc$d),
+        .q(g_acc$q),
+        .clock(g_acc$clock)
+    );
+    prnic_top$rxr$g_adv g_adv(
+        .d(g_adv$d),
+        .q(g_adv$q),
+        .clock(g_adv$clock)
+    );
+    prnic_top$rxr$g_cqe0 g_cqe0(
+        .d(g_cqe0$d),
+        .q(g_cqe0$q),
+        .clock(g_cqe0$clock)
+    );
+    prnic_top$rxr$g_cqe1 g_cqe1(
+        .d(g_cqe1$d),
+        .q(g_cqe1$q),
+        .clock(g_cqe1$clock)
+    );
+    prnic_top$rxr$g_cqe2 g_cqe2(
+        .d(g_cqe2$d),
+        .q(g_cqe2$q),
+        .clock(g_cqe2$clock)
+    );
+    prnic_top$rxr$g_cqe1_psn g_cqe1_psn(
+        .d(g_cqe1_psn$d),
+        .q(g_cqe1_psn$q),
+        .clock(g_cqe1_psn$clock)
+    );
+    prnic_top$rxr$g_cqe2_psn g_cqe2_psn(
+        .d(g_cqe2_psn$d),
+        .q(g_cqe2_psn$q),
+        .clock(g_cqe2_psn$clock)
+    );
+    prnic_top$rxr$g_cqe1_imm g_cqe1_imm(
+        .d(g_cqe1_imm$d),
+        .q(g_cqe1_imm$q),
+        .clock(g_cqe1_imm$clock)
+    );
+    prnic_top$rxr$g_cqe2_imm g_cqe2_imm(
+        .d(g_cqe2_imm$d),
+        .q(g_cqe2_imm$q),
+        .clock(g_cqe2_imm$clock)
+    );
+    prnic_top$rxr$g_ack g_ack(
+        .d(g_ack$d),
+        .q(g_ack$q),
+        .clock(g_ack$clock)
+    );
+    prnic_top$rxr$g_h g_h(
+        .d(g_h$d),
+        .q(g_h$q),
+        .clock(g_h$clock)
+    );
+    prnic_top$rxr$h_valid h_valid(
+        .d(h_valid$d),
+        .q(h_valid$q),
+        .clock(h_valid$clock)
+    );
+    prnic_top$rxr$h_wr h_wr(
+        .d(h_wr$d),
+        .q(h_wr$q),
+        .clock(h_wr$clock)
+    );
+    prnic_top$rxr$h_cfg h_cfg(
+        .d(h_cfg$d),
+        .q(h_cfg$q),
+        .clock(h_cfg$clock)
+    );
+    prnic_top$rxr$h_qp h_qp(
+        .d(h_qp$d),
+        .q(h_qp$q),
+        .clock(h_qp$clock)
+    );
+    prnic_top$rxr$h_p h_p(
+        .d(h_p$d),
+        .q(h_p$q),
+        .clock(h_p$clock)
+    );
+    prnic_top$rxr$h_imm h_imm(
+        .d(h_imm$d),
+        .q(h_imm$q),
+        .clock(h_imm$clock)
+    );
+    prnic_top$rxr$h_code h_code(
+        .d(h_code$d),
+        .q(h_code$q),
+        .clock(h_code$clock)
+    );
+    prnic_top$rxr$h_acc h_acc(
+        .d(h_acc$d),
+        .q(h_acc$q),
+        .clock(h_acc$clock)
+    );
+    prnic_top$rxr$h_adv h_adv(
+        .d(h_adv$d),
+        .q(h_adv$q),
+        .clock(h_adv$clock)
+    );
+    prnic_top$rxr$h_cqe0 h_cqe0(
+        .d(h_cqe0$d),
+        .q(h_cqe0$q),
+        .clock(h_cqe0$clock)
+    );
+    prnic_top$rxr$h_cqe1 h_cqe1(
+        .d(h_cqe1$d),
+        .q(h_cqe1$q),
+        .clock(h_cqe1$clock)
+    );
+    prnic_top$rxr$h_cqe2 h_cqe2(
+        .d(h_cqe2$d),
+        .q(h_cqe2$q),
+        .clock(h_cqe2$clock)
+    );
+    prnic_top$rxr$h_cqe1_psn h_cqe1_psn(
+        .d(h_cqe1_psn$d),
+        .q(h_cqe1_psn$q),
+        .clock(h_cqe1_psn$clock)
+    );
+    prnic_top$rxr$h_cqe2_psn h_cqe2_psn(
+        .d(h_cqe2_psn$d),
+        .q(h_cqe2_psn$q),
+        .clock(h_cqe2_psn$clock)
+    );
+    prnic_top$rxr$h_cqe1_imm h_cqe1_imm(
+        .d(h_cqe1_imm$d),
+        .q(h_cqe1_imm$q),
+        .clock(h_cqe1_imm$clock)
+    );
+    prnic_top$rxr$h_cqe2_imm h_cqe2_imm(
+        .d(h_cqe2_imm$d),
+        .q(h_cqe2_imm$q),
+        .clock(h_cqe2_imm$clock)
+    );
+    prnic_top$rxr$h_ack h_ack(
+        .d(h_ack$d),
+        .q(h_ack$q),
+        .clock(h_ack$clock)
+    );
+    prnic_top$rxr$h_h h_h(
+        .d(h_h$d),
+        .q(h_h$q),
+        .clock(h_h$clock)
+    );
+    prnic_top$rxr$i_valid i_valid(
+        .d(i_valid$d),
+        .q(i_valid$q),
+        .clock(i_valid$clock)
+    );
+    prnic_top$rxr$i_wr i_wr(
+        .d(i_wr$d),
+        .q(i_wr$q),
+        .clock(i_wr$clock)
+    );
+    prnic_top$rxr$i_cfg i_cfg(
+        .d(i_cfg$d),
+        .q(i_cfg$q),
+        .clock(i_cfg$clock)
+    );
+    prnic_top$rxr$i_qp i_qp(
+        .d(i_qp$d),
+        .q(i_qp$q),
+        .clock(i_qp$clock)
+    );
+    prnic_top$rxr$i_p i_p(
+        .d(i_p$d),
+        .q(i_p$q),
+        .clock(i_p$clock)
+    );
+    prnic_top$rxr$i_imm i_imm(
+        .d(i_imm$d),
+        .q(i_imm$q),
+        .clock(i_imm$clock)
+    );
+    prnic_top$rxr$i_code i_code(
+        .d(i_code$d),
+        .q(i_code$q),
+        .clock(i_code$clock)
+    );
+    prnic_top$rxr$i_acc i_acc(
+        .d(i_acc$d),
+        .q(i_acc$q),
+        .clock(i_acc$clock)
+    );
+    prnic_top$rxr$i_adv i_adv(
+        .d(i_adv$d),
+        .q(i_adv$q),
+        .clock(i_adv$clock)
+    );
+    prnic_top$rxr$i_cqe0 i_cqe0(
+        .d(i_cqe0$d),
+        .q(i_cqe0$q),
+        .clock(i_cqe0$clock)
+    );
+    prnic_top$rxr$i_cqe1 i_cqe1(
+        .d(i_cqe1$d),
+        .q(i_cqe1$q),
+        .clock(i_cqe1$clock)
+    );
+    prnic_top$rxr$i_cqe2 i_cqe2(
+        .d(i_cqe2$d),
+        .q(i_cqe2$q),
+        .clock(i_cqe2$clock)
+    );
+    prnic_top$rxr$i_cqe1_psn i_cqe1_psn(
+        .d(i_cqe1_psn$d),
+        .q(i_cqe1_psn$q),
+        .clock(i_cqe1_psn$clock)
+    );
+    prnic_top$rxr$i_cqe2_psn i_cqe2_psn(
+        .d(i_cqe2_psn$d),
+        .q(i_cqe2_psn$q),
+        .clock(i_cqe2_psn$clock)
+    );
+    prnic_top$rxr$i_cqe1_imm i_cqe1_imm(
+        .d(i_cqe1_imm$d),
+        .q(i_cqe1_imm$q),
+        .clock(i_cqe1_imm$clock)
+    );
+    prnic_top$rxr$i_cqe2_imm i_cqe2_imm(
+        .d(i_cqe2_imm$d),
+        .q(i_cqe2_imm$q),
+        .clock(i_cqe2_imm$clock)
+    );
+    prnic_top$rxr$i_ack i_ack(
+        .d(i_ack$d),
+        .q(i_ack$q),
+        .clock(i_ack$clock)
+    );
+    prnic_top$rxr$i_h i_h(
+        .d(i_h$d),
+        .q(i_h$q),
+        .clock(i_h$clock)
+    );
+    prnic_top$rxr$j_valid j_valid(
+        .d(j_valid$d),
+        .q(j_valid$q),
+        .clock(j_valid$clock)
+    );
+    prnic_top$rxr$j_wr j_wr(
+        .d(j_wr$d),
+        .q(j_wr$q),
+        .clock(j_wr$clock)
+    );
+    prnic_top$rxr$j_cfg j_cfg(
+        .d(j_cfg$d),
+        .q(j_cfg$q),
+        .clock(j_cfg$clock)
+    );
+    prnic_top$rxr$j_qp j_qp(
+        .d(j_qp$d),
+        .q(j_qp$q),
+        .clock(j_qp$clock)
+    );
+    prnic_top$rxr$j_p j_p(
+        .d(j_p$d),
+        .q(j_p$q),
+        .clock(j_p$clock)
+    );
+    prnic_top$rxr$j_imm j_imm(
+        .d(j_imm$d),
+        .q(j_imm$q),
+        .clock(j_imm$clock)
+    );
+    prnic_top$rxr$j_code j_code(
+        .d(j_code$d),
+        .q(j_code$q),
+        .clock(j_code$clock)
+    );
+    prnic_top$rxr$j_acc j_acc(
+        .d(j_acc$d),
+        .q(j_acc$q),
+        .clock(j_acc$clock)
+    );
+    prnic_top$rxr$j_adv j_adv(
+        .d(j_adv$d),
+        .q(j_adv$q),
+        .clock(j_adv$clock)
+    );
+    prnic_top$rxr$j_cqe0 j_cqe0(
+        .d(j_cqe0$d),
+        .q(j_cqe0$q),
+        .clock(j_cqe0$clock)
+    );
+    prnic_top$rxr$j_cqe1 j_cqe1(
+        .d(j_cqe1$d),
+        .q(j_cqe1$q),
+        .clock(j_cqe1$clock)
+    );
+    prnic_top$rxr$j_cqe2 j_cqe2(
+        .d(j_cqe2$d),
+        .q(j_cqe2$q),
+        .clock(j_cqe2$clock)
+    );
+    prnic_top$rxr$j_cqe1_psn j_cqe1_psn(
+        .d(j_cqe1_psn$d),
+        .q(j_cqe1_psn$q),
+        .clock(j_cqe1_psn$clock)
+    );
+    prnic_top$rxr$j_cqe2_psn j_cqe2_psn(
+        .d(j_cqe2_psn$d),
+        .q(j_cqe2_psn$q),
+        .clock(j_cqe2_psn$clock)
+    );
+    prnic_top$rxr$j_cqe1_imm j_cqe1_imm(
+        .d(j_cqe1_imm$d),
+        .q(j_cqe1_imm$q),
+        .clock(j_cqe1_imm$clock)
+    );
+    prnic_top$rxr$j_cqe2_imm j_cqe2_imm(
+        .d(j_cqe2_imm$d),
+        .q(j_cqe2_imm$q),
+        .clock(j_cqe2_imm$clock)
+    );
+    prnic_top$rxr$j_ack j_ack(
+        .d(j_ack$d),
+        .q(j_ack$q),
+        .clock(j_ack$clock)
+    );
+    prnic_top$rxr$j_h j_h(
+        .d(j_h$d),
+        .q(j_h$q),
+        .clock(j_h$clock)
+    );
+    prnic_top$rxr$k_valid k_valid(
+        .d(k_valid$d),
+        .q(k_valid$q),
+        .clock(k_valid$clock)
+    );
+    prnic_top$rxr$k_wr k_wr(
+        .d(k_wr$d),
+        .q(k_wr$q),
+        .clock(k_wr$clock)
+    );
+    prnic_top$rxr$k_cfg k_cfg(
+        .d(k_cfg$d),
+        .q(k_cfg$q),
+        .clock(k_cfg$clock)
+    );
+    prnic_top$rxr$k_qp k_qp(
+        .d(k_qp$d),
+        .q(k_qp$q),
+        .clock(k_qp$clock)
+    );
+    prnic_top$rxr$k_p k_p(
+        .d(k_p$d),
+        .q(k_p$q),
+        .clock(k_p$clock)
+    );
+    prnic_top$rxr$k_imm k_imm(
+        .d(k_imm$d),
+        .q(k_imm$q),
+        .clock(k_imm$clock)
+    );
+    prnic_top$rxr$k_code k_code(
+        .d(k_code$d),
+        .q(k_code$q),
+        .clock(k_code$clock)
+    );
+    prnic_top$rxr$k_acc k_acc(
+        .d(k_acc$d),
+        .q(k_acc$q),
+        .clock(k_acc$clock)
+    );
+    prnic_top$rxr$k_adv k_adv(
+        .d(k_adv$d),
+        .q(k_adv$q),
+        .clock(k_adv$clock)
+    );
+    prnic_top$rxr$k_cqe0 k_cqe0(
+        .d(k_cqe0$d),
+        .q(k_cqe0$q),
+        .clock(k_cqe0$clock)
+    );
+    prnic_top$rxr$k_cqe1 k_cqe1(
+        .d(k_cqe1$d),
+        .q(k_cqe1$q),
+        .clock(k_cqe1$clock)
+    );
+    prnic_top$rxr$k_cqe2 k_cqe2(
+        .d(k_cqe2$d),
+        .q(k_cqe2$q),
+        .clock(k_cqe2$clock)
+    );
+    prnic_top$rxr$k_cqe1_psn k_cqe1_psn(
+        .d(k_cqe1_psn$d),
+        .q(k_cqe1_psn$q),
+        .clock(k_cqe1_psn$clock)
+    );
+    prnic_top$rxr$k_cqe2_psn k_cqe2_psn(
+        .d(k_cqe2_psn$d),
+        .q(k_cqe2_psn$q),
+        .clock(k_cqe2_psn$clock)
+    );
+    prnic_top$rxr$k_cqe1_imm k_cqe1_imm(
+        .d(k_cqe1_imm$d),
+        .q(k_cqe1_imm$q),
+        .clock(k_cqe1_imm$clock)
+    );
+    prnic_top$rxr$k_cqe2_imm k_cqe2_imm(
+        .d(k_cqe2_imm$d),
+        .q(k_cqe2_imm$q),
+        .clock(k_cqe2_imm$clock)
+    );
+    prnic_top$rxr$k_ack k_ack(
+        .d(k_ack$d),
+        .q(k_ack$q),
+        .clock(k_ack$clock)
+    );
+    prnic_top$rxr$k_h k_h(
+        .d(k_h$d),
+        .q(k_h$q),
+        .clock(k_h$clock)
+    );
+    prnic_top$rxr$l_valid l_valid(
+        .d(l_valid$d),
+        .q(l_valid$q),
+        .clock(l_valid$clock)
+    );
+    prnic_top$rxr$l_wr l_wr(
+        .d(l_wr$d),
+        .q(l_wr$q),
+        .clock(l_wr$clock)
+    );
+    prnic_top$rxr$l_cfg l_cfg(
+        .d(l_cfg$d),
+        .q(l_cfg$q),
+        .clock(l_cfg$clock)
+    );
+    prnic_top$rxr$l_qp l_qp(
+        .d(l_qp$d),
+        .q(l_qp$q),
+        .clock(l_qp$clock)
+    );
+    prnic_top$rxr$l_p l_p(
+        .d(l_p$d),
+        .q(l_p$q),
+        .clock(l_p$clock)
+    );
+    prnic_top$rxr$l_imm l_imm(
+        .d(l_imm$d),
+        .q(l_imm$q),
+        .clock(l_imm$clock)
+    );
+    prnic_top$rxr$l_code l_code(
+        .d(l_code$d),
+        .q(l_code$q),
+        .clock(l_code$clock)
+    );
+    prnic_top$rxr$l_acc l_acc(
+        .d(l_acc$d),
+        .q(l_acc$q),
+        .clock(l_acc$clock)
+    );
+    prnic_top$rxr$l_adv l_adv(
+        .d(l_adv$d),
+        .q(l_adv$q),
+        .clock(l_adv$clock)
+    );
+    prnic_top$rxr$l_cqe0 l_cqe0(
+        .d(l_cqe0$d),
+        .q(l_cqe0$q),
+        .clock(l_cqe0$clock)
+    );
+    prnic_top$rxr$l_cqe1 l_cqe1(
+        .d(l_cqe1$d),
+        .q(l_cqe1$q),
+        .clock(l_cqe1$clock)
+    );
+    prnic_top$rxr$l_cqe2 l_cqe2(
+        .d(l_cqe2$d),
+        .q(l_cqe2$q),
+        .clock(l_cqe2$clock)
+    );
+    prnic_top$rxr$l_cqe1_psn l_cqe1_psn(
+        .d(l_cqe1_psn$d),
+        .q(l_cqe1_psn$q),
+        .clock(l_cqe1_psn$clock)
+    );
+    prnic_top$rxr$l_cqe2_psn l_cqe2_psn(
+        .d(l_cqe2_psn$d),
+        .q(l_cqe2_psn$q),
+        .clock(l_cqe2_psn$clock)
+    );
+    prnic_top$rxr$l_cqe1_imm l_cqe1_imm(
+        .d(l_cqe1_imm$d),
+        .q(l_cqe1_imm$q),
+        .clock(l_cqe1_imm$clock)
+    );
+    prnic_top$rxr$l_cqe2_imm l_cqe2_imm(
+        .d(l_cqe2_imm$d),
+        .q(l_cqe2_imm$q),
+        .clock(l_cqe2_imm$clock)
+    );
+    prnic_top$rxr$l_ack l_ack(
+        .d(l_ack$d),
+        .q(l_ack$q),
+        .clock(l_ack$clock)
+    );
+    prnic_top$rxr$l_h l_h(
+        .d(l_h$d),
+        .q(l_h$q),
+        .clock(l_h$clock)
+    );
+    prnic_top$rxr$g_arr g_arr(
+        .d(g_arr$d),
+        .q(g_arr$q),
+        .clock(g_arr$clock)
+    );
+    prnic_top$rxr$g_rel0 g_rel0(
+        .d(g_rel0$d),
+        .q(g_rel0$q),
+        .clock(g_rel0$clock)
+    );
+    prnic_top$rxr$g_rel1 g_rel1(
+        .d(g_rel1$d),
+        .q(g_rel1$q),
+        .clock(g_rel1$clock)
+    );
+    prnic_top$rxr$g_ord g_ord(
+        .d(g_ord$d),
+        .q(g_ord$q),
+        .clock(g_ord$clock)
+    );
+    prnic_top$rxr$g_t g_t(
+        .d(g_t$d),
+        .q(g_t$q),
+        .clock(g_t$clock)
+    );
+    prnic_top$rxr$h_cnt16 h_cnt16(
+        .d(h_cnt16$d),
+        .q(h_cnt16$q),
+        .clock(h_cnt16$clock)
+    );
+    prnic_top$rxr$h_hw_any h_hw_any(
+        .d(h_hw_any$d),
+        .q(h_hw_any$q),
+        .clock(h_hw_any$clock)
+    );
+    prnic_top$rxr$h_hu_any h_hu_any(
+        .d(h_hu_any$d),
+        .q(h_hu_any$q),
+        .clock(h_hu_any$clock)
+    );
+    prnic_top$rxr$h_hw_idx h_hw_idx(
+        .d(h_hw_idx$d),
+        .q(h_hw_idx$q),
+        .clock(h_hw_idx$clock)
+    );
+    prnic_top$rxr$h_hu_idx h_hu_idx(
+        .d(h_hu_idx$d),
+        .q(h_hu_idx$q),
+        .clock(h_hu_idx$clock)
+    );
+    prnic_top$rxr$h_rot h_rot(
+        .d(h_rot$d),
+        .q(h_rot$q),
+        .clock(h_rot$clock)
+    );
+    prnic_top$rxr$i_pos i_pos(
+        .d(i_pos$d),
+        .q(i_pos$q),
+        .clock(i_pos$clock)
+    );
+    prnic_top$rxr$i_found i_found(
+        .d(i_found$d),
+        .q(i_found$q),
+        .clock(i_found$clock)
+    );
+    prnic_top$rxr$i_rot i_rot(
+        .d(i_rot$d),
+        .q(i_rot$q),
+        .clock(i_rot$clock)
+    );
+    prnic_top$rxr$j_count j_count(
+        .d(j_count$d),
+        .q(j_count$q),
+        .clock(j_count$clock)
+    );
+    prnic_top$rxr$j_hi j_hi(
+        .d(j_hi$d),
+        .q(j_hi$q),
+        .clock(j_hi$clock)
+    );
+    prnic_top$rxr$j_ntop j_ntop(
+        .d(j_ntop$d),
+        .q(j_ntop$q),
+        .clock(j_ntop$clock)
+    );
+    prnic_top$rxr$j_span j_span(
+        .d(j_span$d),
+        .q(j_span$q),
+        .clock(j_span$clock)
+    );
+    prnic_top$rxr$j_ooo j_ooo(
+        .d(j_ooo$d),
+        .q(j_ooo$q),
+        .clock(j_ooo$clock)
+    );
+    prnic_top$rxr$j_found j_found(
+        .d(j_found$d),
+        .q(j_found$q),
+        .clock(j_found$clock)
+    );
+    prnic_top$rxr$j_rot j_rot(
+        .d(j_rot$d),
+        .q(j_rot$q),
+        .clock(j_rot$clock)
+    );
+    prnic_top$rxr$k_ooo k_ooo(
+        .d(k_ooo$d),
+        .q(k_ooo$q),
+        .clock(k_ooo$clock)
+    );
+    prnic_top$rxr$k_found k_found(
+        .d(k_found$d),
+        .q(k_found$q),
+        .clock(k_found$clock)
+    );
+    prnic_top$rxr$k_missing k_missing(
+        .d(k_missing$d),
+        .q(k_missing$q),
+        .clock(k_missing$clock)
+    );
+    prnic_top$rxr$k_l0123 k_l0123(
+        .d(k_l0123$d),
+        .q(k_l0123$q),
+        .clock(k_l0123$clock)
+    );
+    prnic_top$rxr$k_l456 k_l456(
+        .d(k_l456$d),
+        .q(k_l456$q),
+        .clock(k_l456$clock)
+    );
+    prnic_top$rxr$k_c100 k_c100(
+        .d(k_c100$d),
+        .q(k_c100$q),
+        .clock(k_c100$clock)
+    );
+    prnic_top$rxr$l_ok l_ok(
+        .d(l_ok$d),
+        .q(l_ok$q),
+        .clock(l_ok$clock)
+    );
+    prnic_top$rxr$l_rd l_rd(
+        .d(l_rd$d),
+        .q(l_rd$q),
+        .clock(l_rd$clock)
+    );
+    prnic_top$rxr$k_rd k_rd(
+        .d(k_rd$d),
+        .q(k_rd$q),
+        .clock(k_rd$clock)
+    );
+    prnic_top$rxr$lw_en lw_en(
+        .d(lw_en$d),
+        .q(lw_en$q),
+        .clock(lw_en$clock)
+    );
+    prnic_top$rxr$lw_qp lw_qp(
+        .d(lw_qp$d),
+        .q(lw_qp$q),
+        .clock(lw_qp$clock)
+    );
+    prnic_top$rxr$lw_data lw_data(
+        .d(lw_data$d),
+        .q(lw_data$q),
+        .clock(lw_data$clock)
+    );
+    prnic_top$rxr$l_missing l_missing(
+        .d(l_missing$d),
+        .q(l_missing$q),
+        .clock(l_missing$clock)
+    );
+    prnic_top$rxr$l_ncqe l_ncqe(
+        .d(l_ncqe$d),
+        .q(l_ncqe$q),
+        .clock(l_ncqe$clock)
     );
     prnic_top$rxr$o_valid o_valid(
         .d(o_valid$d),
@@ -26939,10 +29515,15 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(o_qp$q),
         .clock(o_qp$clock)
     );
-    prnic_top$rxr$o_psn o_psn(
-        .d(o_psn$d),
-        .q(o_psn$q),
-        .clock(o_psn$clock)
+    prnic_top$rxr$o_p o_p(
+        .d(o_p$d),
+        .q(o_p$q),
+        .clock(o_p$clock)
+    );
+    prnic_top$rxr$o_imm o_imm(
+        .d(o_imm$d),
+        .q(o_imm$q),
+        .clock(o_imm$clock)
     );
     prnic_top$rxr$o_cqe0 o_cqe0(
         .d(o_cqe0$d),
@@ -26964,150 +29545,45 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(o_cqe1_psn$q),
         .clock(o_cqe1_psn$clock)
     );
-    prnic_top$rxr$o_cqe1_imm o_cqe1_imm(
-        .d(o_cqe1_imm$d),
-        .q(o_cqe1_imm$q),
-        .clock(o_cqe1_imm$clock)
-    );
     prnic_top$rxr$o_cqe2_psn o_cqe2_psn(
         .d(o_cqe2_psn$d),
         .q(o_cqe2_psn$q),
         .clock(o_cqe2_psn$clock)
+    );
+    prnic_top$rxr$o_cqe1_imm o_cqe1_imm(
+        .d(o_cqe1_imm$d),
+        .q(o_cqe1_imm$q),
+        .clock(o_cqe1_imm$clock)
     );
     prnic_top$rxr$o_cqe2_imm o_cqe2_imm(
         .d(o_cqe2_imm$d),
         .q(o_cqe2_imm$q),
         .clock(o_cqe2_imm$clock)
     );
-    prnic_top$rxr$o_imm o_imm(
-        .d(o_imm$d),
-        .q(o_imm$q),
-        .clock(o_imm$clock)
-    );
     prnic_top$rxr$o_ack o_ack(
         .d(o_ack$d),
         .q(o_ack$q),
         .clock(o_ack$clock)
     );
-    prnic_top$rxr$o_head o_head(
-        .d(o_head$d),
-        .q(o_head$q),
-        .clock(o_head$clock)
+    prnic_top$rxr$o_h o_h(
+        .d(o_h$d),
+        .q(o_h$q),
+        .clock(o_h$clock)
     );
-    prnic_top$rxr$o_wr o_wr(
-        .d(o_wr$d),
-        .q(o_wr$q),
-        .clock(o_wr$clock)
+    prnic_top$rxr$o_nak o_nak(
+        .d(o_nak$d),
+        .q(o_nak$q),
+        .clock(o_nak$clock)
     );
-    prnic_top$rxr$o_cfg o_cfg(
-        .d(o_cfg$d),
-        .q(o_cfg$q),
-        .clock(o_cfg$clock)
+    prnic_top$rxr$o_missing o_missing(
+        .d(o_missing$d),
+        .q(o_missing$q),
+        .clock(o_missing$clock)
     );
-    prnic_top$rxr$o_accept o_accept(
-        .d(o_accept$d),
-        .q(o_accept$q),
-        .clock(o_accept$clock)
-    );
-    prnic_top$rxr$o_advanced o_advanced(
-        .d(o_advanced$d),
-        .q(o_advanced$q),
-        .clock(o_advanced$clock)
-    );
-    prnic_top$rxr$o_count2 o_count2(
-        .d(o_count2$d),
-        .q(o_count2$q),
-        .clock(o_count2$clock)
-    );
-    prnic_top$rxr$o_hi2 o_hi2(
-        .d(o_hi2$d),
-        .q(o_hi2$q),
-        .clock(o_hi2$clock)
-    );
-    prnic_top$rxr$o_recv2 o_recv2(
-        .d(o_recv2$d),
-        .q(o_recv2$q),
-        .clock(o_recv2$clock)
-    );
-    prnic_top$rxr$p_valid p_valid(
-        .d(p_valid$d),
-        .q(p_valid$q),
-        .clock(p_valid$clock)
-    );
-    prnic_top$rxr$p_code p_code(
-        .d(p_code$d),
-        .q(p_code$q),
-        .clock(p_code$clock)
-    );
-    prnic_top$rxr$p_qp p_qp(
-        .d(p_qp$d),
-        .q(p_qp$q),
-        .clock(p_qp$clock)
-    );
-    prnic_top$rxr$p_psn p_psn(
-        .d(p_psn$d),
-        .q(p_psn$q),
-        .clock(p_psn$clock)
-    );
-    prnic_top$rxr$p_imm p_imm(
-        .d(p_imm$d),
-        .q(p_imm$q),
-        .clock(p_imm$clock)
-    );
-    prnic_top$rxr$p_cqe0 p_cqe0(
-        .d(p_cqe0$d),
-        .q(p_cqe0$q),
-        .clock(p_cqe0$clock)
-    );
-    prnic_top$rxr$p_cqe1 p_cqe1(
-        .d(p_cqe1$d),
-        .q(p_cqe1$q),
-        .clock(p_cqe1$clock)
-    );
-    prnic_top$rxr$p_cqe2 p_cqe2(
-        .d(p_cqe2$d),
-        .q(p_cqe2$q),
-        .clock(p_cqe2$clock)
-    );
-    prnic_top$rxr$p_cqe1_psn p_cqe1_psn(
-        .d(p_cqe1_psn$d),
-        .q(p_cqe1_psn$q),
-        .clock(p_cqe1_psn$clock)
-    );
-    prnic_top$rxr$p_cqe1_imm p_cqe1_imm(
-        .d(p_cqe1_imm$d),
-        .q(p_cqe1_imm$q),
-        .clock(p_cqe1_imm$clock)
-    );
-    prnic_top$rxr$p_cqe2_psn p_cqe2_psn(
-        .d(p_cqe2_psn$d),
-        .q(p_cqe2_psn$q),
-        .clock(p_cqe2_psn$clock)
-    );
-    prnic_top$rxr$p_cqe2_imm p_cqe2_imm(
-        .d(p_cqe2_imm$d),
-        .q(p_cqe2_imm$q),
-        .clock(p_cqe2_imm$clock)
-    );
-    prnic_top$rxr$p_ack p_ack(
-        .d(p_ack$d),
-        .q(p_ack$q),
-        .clock(p_ack$clock)
-    );
-    prnic_top$rxr$p_head p_head(
-        .d(p_head$d),
-        .q(p_head$q),
-        .clock(p_head$clock)
-    );
-    prnic_top$rxr$p_nak p_nak(
-        .d(p_nak$d),
-        .q(p_nak$q),
-        .clock(p_nak$clock)
-    );
-    prnic_top$rxr$p_missing p_missing(
-        .d(p_missing$d),
-        .q(p_missing$q),
-        .clock(p_missing$clock)
+    prnic_top$rxr$o_ncqe o_ncqe(
+        .d(o_ncqe$d),
+        .q(o_ncqe$q),
+        .clock(o_ncqe$clock)
     );
     prnic_top$rxr$cnt_placed cnt_placed(
         .d(cnt_placed$d),
@@ -27154,61 +29630,435 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(cnt_naks$q),
         .clock(cnt_naks$clock)
     );
+    prnic_top$rxr$d_gf_any$0 d_gf_any$0(
+        .d(d_gf_any$0$d),
+        .q(d_gf_any$0$q),
+        .clock(d_gf_any$0$clock)
+    );
+    prnic_top$rxr$d_gf_any$1 d_gf_any$1(
+        .d(d_gf_any$1$d),
+        .q(d_gf_any$1$q),
+        .clock(d_gf_any$1$clock)
+    );
+    prnic_top$rxr$d_gf_any$2 d_gf_any$2(
+        .d(d_gf_any$2$d),
+        .q(d_gf_any$2$q),
+        .clock(d_gf_any$2$clock)
+    );
+    prnic_top$rxr$d_gf_any$3 d_gf_any$3(
+        .d(d_gf_any$3$d),
+        .q(d_gf_any$3$q),
+        .clock(d_gf_any$3$clock)
+    );
+    prnic_top$rxr$d_gf_idx$0 d_gf_idx$0(
+        .d(d_gf_idx$0$d),
+        .q(d_gf_idx$0$q),
+        .clock(d_gf_idx$0$clock)
+    );
+    prnic_top$rxr$d_gf_idx$1 d_gf_idx$1(
+        .d(d_gf_idx$1$d),
+        .q(d_gf_idx$1$q),
+        .clock(d_gf_idx$1$clock)
+    );
+    prnic_top$rxr$d_gf_idx$2 d_gf_idx$2(
+        .d(d_gf_idx$2$d),
+        .q(d_gf_idx$2$q),
+        .clock(d_gf_idx$2$clock)
+    );
+    prnic_top$rxr$d_gf_idx$3 d_gf_idx$3(
+        .d(d_gf_idx$3$d),
+        .q(d_gf_idx$3$q),
+        .clock(d_gf_idx$3$clock)
+    );
+    prnic_top$rxr$d_gu_any$0 d_gu_any$0(
+        .d(d_gu_any$0$d),
+        .q(d_gu_any$0$q),
+        .clock(d_gu_any$0$clock)
+    );
+    prnic_top$rxr$d_gu_any$1 d_gu_any$1(
+        .d(d_gu_any$1$d),
+        .q(d_gu_any$1$q),
+        .clock(d_gu_any$1$clock)
+    );
+    prnic_top$rxr$d_gu_any$2 d_gu_any$2(
+        .d(d_gu_any$2$d),
+        .q(d_gu_any$2$q),
+        .clock(d_gu_any$2$clock)
+    );
+    prnic_top$rxr$d_gu_any$3 d_gu_any$3(
+        .d(d_gu_any$3$d),
+        .q(d_gu_any$3$q),
+        .clock(d_gu_any$3$clock)
+    );
+    prnic_top$rxr$d_gu_idx$0 d_gu_idx$0(
+        .d(d_gu_idx$0$d),
+        .q(d_gu_idx$0$q),
+        .clock(d_gu_idx$0$clock)
+    );
+    prnic_top$rxr$d_gu_idx$1 d_gu_idx$1(
+        .d(d_gu_idx$1$d),
+        .q(d_gu_idx$1$q),
+        .clock(d_gu_idx$1$clock)
+    );
+    prnic_top$rxr$d_gu_idx$2 d_gu_idx$2(
+        .d(d_gu_idx$2$d),
+        .q(d_gu_idx$2$q),
+        .clock(d_gu_idx$2$clock)
+    );
+    prnic_top$rxr$d_gu_idx$3 d_gu_idx$3(
+        .d(d_gu_idx$3$d),
+        .q(d_gu_idx$3$q),
+        .clock(d_gu_idx$3$clock)
+    );
+    prnic_top$rxr$e_sv$0 e_sv$0(
+        .d(e_sv$0$d),
+        .q(e_sv$0$q),
+        .clock(e_sv$0$clock)
+    );
+    prnic_top$rxr$e_sv$1 e_sv$1(
+        .d(e_sv$1$d),
+        .q(e_sv$1$q),
+        .clock(e_sv$1$clock)
+    );
+    prnic_top$rxr$e_sv$2 e_sv$2(
+        .d(e_sv$2$d),
+        .q(e_sv$2$q),
+        .clock(e_sv$2$clock)
+    );
+    prnic_top$rxr$e_sv$3 e_sv$3(
+        .d(e_sv$3$d),
+        .q(e_sv$3$q),
+        .clock(e_sv$3$clock)
+    );
+    prnic_top$rxr$i_sum4$0 i_sum4$0(
+        .d(i_sum4$0$d),
+        .q(i_sum4$0$q),
+        .clock(i_sum4$0$clock)
+    );
+    prnic_top$rxr$i_sum4$1 i_sum4$1(
+        .d(i_sum4$1$d),
+        .q(i_sum4$1$q),
+        .clock(i_sum4$1$clock)
+    );
+    prnic_top$rxr$i_sum4$2 i_sum4$2(
+        .d(i_sum4$2$d),
+        .q(i_sum4$2$q),
+        .clock(i_sum4$2$clock)
+    );
+    prnic_top$rxr$i_sum4$3 i_sum4$3(
+        .d(i_sum4$3$d),
+        .q(i_sum4$3$q),
+        .clock(i_sum4$3$clock)
+    );
     
     // Update code
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
-        s1_valid$clock = clk;
-        s1_cfg$clock = clk;
-        s1_qp$clock = clk;
-        s1_known$clock = clk;
-        s1_psn$clock = clk;
-        s1_vni_slot$clock = clk;
-        s1_ack_req$clock = clk;
-        s1_has_imm$clock = clk;
-        s1_imm$clock = clk;
-        s1_enable$clock = clk;
+        cfg_block$clock = clk;
+        cfg_wm1$clock = clk;
+        cfg_q$clock = clk;
+        cfg_never$clock = clk;
+        a_valid$clock = clk;
+        a_cfg$clock = clk;
+        a_qp$clock = clk;
+        a_p$clock = clk;
+        a_vs$clock = clk;
+        a_ackreq$clock = clk;
+        a_hasimm$clock = clk;
+        a_imm$clock = clk;
+        a_en$clock = clk;
+        b_valid$clock = clk;
+        b_cfg$clock = clk;
+        b_qp$clock = clk;
+        b_p$clock = clk;
+        b_vs$clock = clk;
+        b_ackreq$clock = clk;
+        b_hasimm$clock = clk;
+        b_imm$clock = clk;
+        b_en$clock = clk;
+        b_known$clock = clk;
+        b_writes$clock = clk;
+        c_valid$clock = clk;
+        c_cfg$clock = clk;
+        c_qp$clock = clk;
+        c_p$clock = clk;
+        c_vs$clock = clk;
+        c_ackreq$clock = clk;
+        c_hasimm$clock = clk;
+        c_imm$clock = clk;
+        c_en$clock = clk;
+        c_known$clock = clk;
+        c_writes$clock = clk;
+        d_valid$clock = clk;
+        d_cfg$clock = clk;
+        d_qp$clock = clk;
+        d_p$clock = clk;
+        d_vs$clock = clk;
+        d_ackreq$clock = clk;
+        d_hasimm$clock = clk;
+        d_imm$clock = clk;
+        d_en$clock = clk;
+        d_known$clock = clk;
+        d_writes$clock = clk;
+        e_valid$clock = clk;
+        e_cfg$clock = clk;
+        e_qp$clock = clk;
+        e_p$clock = clk;
+        e_vs$clock = clk;
+        e_ackreq$clock = clk;
+        e_hasimm$clock = clk;
+        e_imm$clock = clk;
+        e_en$clock = clk;
+        e_known$clock = clk;
+        e_writes$clock = clk;
+        b_s1$clock = clk;
+        b_s2$clock = clk;
+        b_s3$clock = clk;
+        b_s4$clock = clk;
+        b_s5$clock = clk;
+        b_oh$clock = clk;
+        b_t$clock = clk;
+        b_p1$clock = clk;
+        b_pw$clock = clk;
+        b_phi1$clock = clk;
+        c_s1$clock = clk;
+        c_s2$clock = clk;
+        c_s3$clock = clk;
+        c_oh$clock = clk;
+        c_e$clock = clk;
+        c_m$clock = clk;
+        c_v10$clock = clk;
+        c_v01$clock = clk;
+        c_f11$clock = clk;
+        c_v11$clock = clk;
+        c_p1$clock = clk;
+        c_pw$clock = clk;
+        c_phi1$clock = clk;
+        d_s1$clock = clk;
+        d_s2$clock = clk;
+        d_oh$clock = clk;
+        d_e$clock = clk;
+        d_state$clock = clk;
+        d_p1$clock = clk;
+        d_pw$clock = clk;
+        d_phi1$clock = clk;
+        e_s1$clock = clk;
+        e_s1r$clock = clk;
+        d_s2r$clock = clk;
+        e_s2$clock = clk;
+        e_oh$clock = clk;
+        e_e$clock = clk;
+        e_state$clock = clk;
+        e_below_d$clock = clk;
+        e_nw_d$clock = clk;
+        e_ath_d$clock = clk;
+        e_seen_d$clock = clk;
+        e_ge0_d$clock = clk;
+        e_ge1_d$clock = clk;
+        e_below_s$clock = clk;
+        e_nw_s$clock = clk;
+        e_ath_s$clock = clk;
+        e_ge0_s$clock = clk;
+        e_ge1_s$clock = clk;
+        e_eqx$clock = clk;
+        e_parm$clock = clk;
+        e_p1$clock = clk;
         w_valid$clock = clk;
+        w_cfg$clock = clk;
+        w_writes$clock = clk;
         w_qp$clock = clk;
-        w_state$clock = clk;
+        w_r$clock = clk;
+        w_pacc$clock = clk;
+        w_pacc_d$clock = clk;
+        w_poh$clock = clk;
+        w_ppar$clock = clk;
+        w_h$clock = clk;
+        w_v0$clock = clk;
+        w_v1$clock = clk;
+        w_psn0$clock = clk;
+        w_psn1$clock = clk;
+        w_imm0$clock = clk;
+        w_imm1$clock = clk;
+        w_en$clock = clk;
+        w_vni$clock = clk;
+        w_adv$clock = clk;
+        w_ins0$clock = clk;
+        w_ins1$clock = clk;
+        w_known$clock = clk;
+        w_enok$clock = clk;
+        w_below$clock = clk;
+        w_nw$clock = clk;
+        w_seen$clock = clk;
+        w_full$clock = clk;
+        w_hasimm$clock = clk;
+        w_ath$clock = clk;
+        w_p$clock = clk;
+        w_p1$clock = clk;
+        w_imm_in$clock = clk;
+        w_ackreq$clock = clk;
+        w_s$clock = clk;
+        w_rel0_psn$clock = clk;
+        w_rel1_psn$clock = clk;
+        w_rel0_imm$clock = clk;
+        w_rel1_imm$clock = clk;
+        w_eff0$clock = clk;
+        w_eff1$clock = clk;
+        w2_word$clock = clk;
+        g_valid$clock = clk;
+        g_wr$clock = clk;
+        g_cfg$clock = clk;
+        g_qp$clock = clk;
+        g_p$clock = clk;
+        g_imm$clock = clk;
+        g_code$clock = clk;
+        g_acc$clock = clk;
+        g_adv$clock = clk;
+        g_cqe0$clock = clk;
+        g_cqe1$clock = clk;
+        g_cqe2$clock = clk;
+        g_cqe1_psn$clock = clk;
+        g_cqe2_psn$clock = clk;
+        g_cqe1_imm$clock = clk;
+        g_cqe2_imm$clock = clk;
+        g_ack$clock = clk;
+        g_h$clock = clk;
+        h_valid$clock = clk;
+        h_wr$clock = clk;
+        h_cfg$clock = clk;
+        h_qp$clock = clk;
+        h_p$clock = clk;
+        h_imm$clock = clk;
+        h_code$clock = clk;
+        h_acc$clock = clk;
+        h_adv$clock = clk;
+        h_cqe0$clock = clk;
+        h_cqe1$clock = clk;
+        h_cqe2$clock = clk;
+        h_cqe1_psn$clock = clk;
+        h_cqe2_psn$clock = clk;
+        h_cqe1_imm$clock = clk;
+        h_cqe2_imm$clock = clk;
+        h_ack$clock = clk;
+        h_h$clock = clk;
+        i_valid$clock = clk;
+        i_wr$clock = clk;
+        i_cfg$clock = clk;
+        i_qp$clock = clk;
+        i_p$clock = clk;
+        i_imm$clock = clk;
+        i_code$clock = clk;
+        i_acc$clock = clk;
+        i_adv$clock = clk;
+        i_cqe0$clock = clk;
+        i_cqe1$clock = clk;
+        i_cqe2$clock = clk;
+        i_cqe1_psn$clock = clk;
+        i_cqe2_psn$clock = clk;
+        i_cqe1_imm$clock = clk;
+        i_cqe2_imm$clock = clk;
+        i_ack$clock = clk;
+        i_h$clock = clk;
+        j_valid$clock = clk;
+        j_wr$clock = clk;
+        j_cfg$clock = clk;
+        j_qp$clock = clk;
+        j_p$clock = clk;
+        j_imm$clock = clk;
+        j_code$clock = clk;
+        j_acc$clock = clk;
+        j_adv$clock = clk;
+        j_cqe0$clock = clk;
+        j_cqe1$clock = clk;
+        j_cqe2$clock = clk;
+        j_cqe1_psn$clock = clk;
+        j_cqe2_psn$clock = clk;
+        j_cqe1_imm$clock = clk;
+        j_cqe2_imm$clock = clk;
+        j_ack$clock = clk;
+        j_h$clock = clk;
+        k_valid$clock = clk;
+        k_wr$clock = clk;
+        k_cfg$clock = clk;
+        k_qp$clock = clk;
+        k_p$clock = clk;
+        k_imm$clock = clk;
+        k_code$clock = clk;
+        k_acc$clock = clk;
+        k_adv$clock = clk;
+        k_cqe0$clock = clk;
+        k_cqe1$clock = clk;
+        k_cqe2$clock = clk;
+        k_cqe1_psn$clock = clk;
+        k_cqe2_psn$clock = clk;
+        k_cqe1_imm$clock = clk;
+        k_cqe2_imm$clock = clk;
+        k_ack$clock = clk;
+        k_h$clock = clk;
+        l_valid$clock = clk;
+        l_wr$clock = clk;
+        l_cfg$clock = clk;
+        l_qp$clock = clk;
+        l_p$clock = clk;
+        l_imm$clock = clk;
+        l_code$clock = clk;
+        l_acc$clock = clk;
+        l_adv$clock = clk;
+        l_cqe0$clock = clk;
+        l_cqe1$clock = clk;
+        l_cqe2$clock = clk;
+        l_cqe1_psn$clock = clk;
+        l_cqe2_psn$clock = clk;
+        l_cqe1_imm$clock = clk;
+        l_cqe2_imm$clock = clk;
+        l_ack$clock = clk;
+        l_h$clock = clk;
+        g_arr$clock = clk;
+        g_t$clock = clk;
+        h_cnt16$clock = clk;
+        h_hw_any$clock = clk;
+        h_hu_any$clock = clk;
+        h_hw_idx$clock = clk;
+        h_hu_idx$clock = clk;
+        h_rot$clock = clk;
+        i_pos$clock = clk;
+        i_found$clock = clk;
+        i_rot$clock = clk;
+        j_count$clock = clk;
+        j_hi$clock = clk;
+        j_ntop$clock = clk;
+        j_span$clock = clk;
+        j_ooo$clock = clk;
+        j_found$clock = clk;
+        j_rot$clock = clk;
+        k_ooo$clock = clk;
+        k_found$clock = clk;
+        k_missing$clock = clk;
+        l_ok$clock = clk;
+        l_rd$clock = clk;
+        k_rd$clock = clk;
+        lw_en$clock = clk;
+        lw_qp$clock = clk;
+        lw_data$clock = clk;
+        l_missing$clock = clk;
+        l_ncqe$clock = clk;
         o_valid$clock = clk;
         o_code$clock = clk;
         o_qp$clock = clk;
-        o_psn$clock = clk;
+        o_p$clock = clk;
+        o_imm$clock = clk;
         o_cqe0$clock = clk;
         o_cqe1$clock = clk;
         o_cqe2$clock = clk;
         o_cqe1_psn$clock = clk;
-        o_cqe1_imm$clock = clk;
         o_cqe2_psn$clock = clk;
+        o_cqe1_imm$clock = clk;
         o_cqe2_imm$clock = clk;
-        o_imm$clock = clk;
         o_ack$clock = clk;
-        o_head$clock = clk;
-        o_wr$clock = clk;
-        o_cfg$clock = clk;
-        o_accept$clock = clk;
-        o_advanced$clock = clk;
-        o_count2$clock = clk;
-        o_hi2$clock = clk;
-        o_recv2$clock = clk;
-        p_valid$clock = clk;
-        p_code$clock = clk;
-        p_qp$clock = clk;
-        p_psn$clock = clk;
-        p_imm$clock = clk;
-        p_cqe0$clock = clk;
-        p_cqe1$clock = clk;
-        p_cqe2$clock = clk;
-        p_cqe1_psn$clock = clk;
-        p_cqe1_imm$clock = clk;
-        p_cqe2_psn$clock = clk;
-        p_cqe2_imm$clock = clk;
-        p_ack$clock = clk;
-        p_head$clock = clk;
-        p_nak$clock = clk;
-        p_missing$clock = clk;
+        o_h$clock = clk;
+        o_nak$clock = clk;
+        o_missing$clock = clk;
+        o_ncqe$clock = clk;
         cnt_placed$clock = clk;
         cnt_duplicate$clock = clk;
         cnt_beyond$clock = clk;
@@ -27218,58 +30068,323 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_cqes$clock = clk;
         cnt_acks$clock = clk;
         cnt_naks$clock = clk;
+        c_s4$clock = clk;
+        c_s5$clock = clk;
+        w_pacc_g$clock = clk;
+        e_grp$clock = clk;
+        w3_word$clock = clk;
+        k_l0123$clock = clk;
+        k_l456$clock = clk;
+        k_c100$clock = clk;
+        g_rel0$clock = clk;
+        g_rel1$clock = clk;
+        g_ord$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
-        s1_valid$d = s1_valid$q;
-        s1_cfg$d = s1_cfg$q;
-        s1_qp$d = s1_qp$q;
-        s1_known$d = s1_known$q;
-        s1_psn$d = s1_psn$q;
-        s1_vni_slot$d = s1_vni_slot$q;
-        s1_ack_req$d = s1_ack_req$q;
-        s1_has_imm$d = s1_has_imm$q;
-        s1_imm$d = s1_imm$q;
-        s1_enable$d = s1_enable$q;
+        cfg_block$d = cfg_block$q;
+        cfg_wm1$d = cfg_wm1$q;
+        cfg_q$d = cfg_q$q;
+        cfg_never$d = cfg_never$q;
+        a_valid$d = a_valid$q;
+        a_cfg$d = a_cfg$q;
+        a_qp$d = a_qp$q;
+        a_p$d = a_p$q;
+        a_vs$d = a_vs$q;
+        a_ackreq$d = a_ackreq$q;
+        a_hasimm$d = a_hasimm$q;
+        a_imm$d = a_imm$q;
+        a_en$d = a_en$q;
+        b_valid$d = b_valid$q;
+        b_cfg$d = b_cfg$q;
+        b_qp$d = b_qp$q;
+        b_p$d = b_p$q;
+        b_vs$d = b_vs$q;
+        b_ackreq$d = b_ackreq$q;
+        b_hasimm$d = b_hasimm$q;
+        b_imm$d = b_imm$q;
+        b_en$d = b_en$q;
+        b_known$d = b_known$q;
+        b_writes$d = b_writes$q;
+        c_valid$d = c_valid$q;
+        c_cfg$d = c_cfg$q;
+        c_qp$d = c_qp$q;
+        c_p$d = c_p$q;
+        c_vs$d = c_vs$q;
+        c_ackreq$d = c_ackreq$q;
+        c_hasimm$d = c_hasimm$q;
+        c_imm$d = c_imm$q;
+        c_en$d = c_en$q;
+        c_known$d = c_known$q;
+        c_writes$d = c_writes$q;
+        d_valid$d = d_valid$q;
+        d_cfg$d = d_cfg$q;
+        d_qp$d = d_qp$q;
+        d_p$d = d_p$q;
+        d_vs$d = d_vs$q;
+        d_ackreq$d = d_ackreq$q;
+        d_hasimm$d = d_hasimm$q;
+        d_imm$d = d_imm$q;
+        d_en$d = d_en$q;
+        d_known$d = d_known$q;
+        d_writes$d = d_writes$q;
+        e_valid$d = e_valid$q;
+        e_cfg$d = e_cfg$q;
+        e_qp$d = e_qp$q;
+        e_p$d = e_p$q;
+        e_vs$d = e_vs$q;
+        e_ackreq$d = e_ackreq$q;
+        e_hasimm$d = e_hasimm$q;
+        e_imm$d = e_imm$q;
+        e_en$d = e_en$q;
+        e_known$d = e_known$q;
+        e_writes$d = e_writes$q;
+        b_s1$d = b_s1$q;
+        b_s2$d = b_s2$q;
+        b_s3$d = b_s3$q;
+        b_s4$d = b_s4$q;
+        b_s5$d = b_s5$q;
+        b_oh$d = b_oh$q;
+        b_t$d = b_t$q;
+        b_p1$d = b_p1$q;
+        b_pw$d = b_pw$q;
+        b_phi1$d = b_phi1$q;
+        c_s1$d = c_s1$q;
+        c_s2$d = c_s2$q;
+        c_s3$d = c_s3$q;
+        c_oh$d = c_oh$q;
+        c_e$d = c_e$q;
+        c_m$d = c_m$q;
+        c_v10$d = c_v10$q;
+        c_v01$d = c_v01$q;
+        c_f11$d = c_f11$q;
+        c_v11$d = c_v11$q;
+        c_p1$d = c_p1$q;
+        c_pw$d = c_pw$q;
+        c_phi1$d = c_phi1$q;
+        d_s1$d = d_s1$q;
+        d_s2$d = d_s2$q;
+        d_oh$d = d_oh$q;
+        d_e$d = d_e$q;
+        d_state$d = d_state$q;
+        d_p1$d = d_p1$q;
+        d_pw$d = d_pw$q;
+        d_phi1$d = d_phi1$q;
+        e_s1$d = e_s1$q;
+        e_s1r$d = e_s1r$q;
+        d_s2r$d = d_s2r$q;
+        e_s2$d = e_s2$q;
+        e_oh$d = e_oh$q;
+        e_e$d = e_e$q;
+        e_state$d = e_state$q;
+        e_below_d$d = e_below_d$q;
+        e_nw_d$d = e_nw_d$q;
+        e_ath_d$d = e_ath_d$q;
+        e_seen_d$d = e_seen_d$q;
+        e_ge0_d$d = e_ge0_d$q;
+        e_ge1_d$d = e_ge1_d$q;
+        e_below_s$d = e_below_s$q;
+        e_nw_s$d = e_nw_s$q;
+        e_ath_s$d = e_ath_s$q;
+        e_ge0_s$d = e_ge0_s$q;
+        e_ge1_s$d = e_ge1_s$q;
+        e_eqx$d = e_eqx$q;
+        e_parm$d = e_parm$q;
+        e_p1$d = e_p1$q;
         w_valid$d = w_valid$q;
+        w_cfg$d = w_cfg$q;
+        w_writes$d = w_writes$q;
         w_qp$d = w_qp$q;
-        w_state$d = w_state$q;
+        w_r$d = w_r$q;
+        w_pacc$d = w_pacc$q;
+        w_pacc_d$d = w_pacc_d$q;
+        w_poh$d = w_poh$q;
+        w_ppar$d = w_ppar$q;
+        w_h$d = w_h$q;
+        w_v0$d = w_v0$q;
+        w_v1$d = w_v1$q;
+        w_psn0$d = w_psn0$q;
+        w_psn1$d = w_psn1$q;
+        w_imm0$d = w_imm0$q;
+        w_imm1$d = w_imm1$q;
+        w_en$d = w_en$q;
+        w_vni$d = w_vni$q;
+        w_adv$d = w_adv$q;
+        w_ins0$d = w_ins0$q;
+        w_ins1$d = w_ins1$q;
+        w_known$d = w_known$q;
+        w_enok$d = w_enok$q;
+        w_below$d = w_below$q;
+        w_nw$d = w_nw$q;
+        w_seen$d = w_seen$q;
+        w_full$d = w_full$q;
+        w_hasimm$d = w_hasimm$q;
+        w_ath$d = w_ath$q;
+        w_p$d = w_p$q;
+        w_p1$d = w_p1$q;
+        w_imm_in$d = w_imm_in$q;
+        w_ackreq$d = w_ackreq$q;
+        w_s$d = w_s$q;
+        w_rel0_psn$d = w_rel0_psn$q;
+        w_rel1_psn$d = w_rel1_psn$q;
+        w_rel0_imm$d = w_rel0_imm$q;
+        w_rel1_imm$d = w_rel1_imm$q;
+        w_eff0$d = w_eff0$q;
+        w_eff1$d = w_eff1$q;
+        w2_word$d = w2_word$q;
+        g_valid$d = g_valid$q;
+        g_wr$d = g_wr$q;
+        g_cfg$d = g_cfg$q;
+        g_qp$d = g_qp$q;
+        g_p$d = g_p$q;
+        g_imm$d = g_imm$q;
+        g_code$d = g_code$q;
+        g_acc$d = g_acc$q;
+        g_adv$d = g_adv$q;
+        g_cqe0$d = g_cqe0$q;
+        g_cqe1$d = g_cqe1$q;
+        g_cqe2$d = g_cqe2$q;
+        g_cqe1_psn$d = g_cqe1_psn$q;
+        g_cqe2_psn$d = g_cqe2_psn$q;
+        g_cqe1_imm$d = g_cqe1_imm$q;
+        g_cqe2_imm$d = g_cqe2_imm$q;
+        g_ack$d = g_ack$q;
+        g_h$d = g_h$q;
+        h_valid$d = h_valid$q;
+        h_wr$d = h_wr$q;
+        h_cfg$d = h_cfg$q;
+        h_qp$d = h_qp$q;
+        h_p$d = h_p$q;
+        h_imm$d = h_imm$q;
+        h_code$d = h_code$q;
+        h_acc$d = h_acc$q;
+        h_adv$d = h_adv$q;
+        h_cqe0$d = h_cqe0$q;
+        h_cqe1$d = h_cqe1$q;
+        h_cqe2$d = h_cqe2$q;
+        h_cqe1_psn$d = h_cqe1_psn$q;
+        h_cqe2_psn$d = h_cqe2_psn$q;
+        h_cqe1_imm$d = h_cqe1_imm$q;
+        h_cqe2_imm$d = h_cqe2_imm$q;
+        h_ack$d = h_ack$q;
+        h_h$d = h_h$q;
+        i_valid$d = i_valid$q;
+        i_wr$d = i_wr$q;
+        i_cfg$d = i_cfg$q;
+        i_qp$d = i_qp$q;
+        i_p$d = i_p$q;
+        i_imm$d = i_imm$q;
+        i_code$d = i_code$q;
+        i_acc$d = i_acc$q;
+        i_adv$d = i_adv$q;
+        i_cqe0$d = i_cqe0$q;
+        i_cqe1$d = i_cqe1$q;
+        i_cqe2$d = i_cqe2$q;
+        i_cqe1_psn$d = i_cqe1_psn$q;
+        i_cqe2_psn$d = i_cqe2_psn$q;
+        i_cqe1_imm$d = i_cqe1_imm$q;
+        i_cqe2_imm$d = i_cqe2_imm$q;
+        i_ack$d = i_ack$q;
+        i_h$d = i_h$q;
+        j_valid$d = j_valid$q;
+        j_wr$d = j_wr$q;
+        j_cfg$d = j_cfg$q;
+        j_qp$d = j_qp$q;
+        j_p$d = j_p$q;
+        j_imm$d = j_imm$q;
+        j_code$d = j_code$q;
+        j_acc$d = j_acc$q;
+        j_adv$d = j_adv$q;
+        j_cqe0$d = j_cqe0$q;
+        j_cqe1$d = j_cqe1$q;
+        j_cqe2$d = j_cqe2$q;
+        j_cqe1_psn$d = j_cqe1_psn$q;
+        j_cqe2_psn$d = j_cqe2_psn$q;
+        j_cqe1_imm$d = j_cqe1_imm$q;
+        j_cqe2_imm$d = j_cqe2_imm$q;
+        j_ack$d = j_ack$q;
+        j_h$d = j_h$q;
+        k_valid$d = k_valid$q;
+        k_wr$d = k_wr$q;
+        k_cfg$d = k_cfg$q;
+        k_qp$d = k_qp$q;
+        k_p$d = k_p$q;
+        k_imm$d = k_imm$q;
+        k_code$d = k_code$q;
+        k_acc$d = k_acc$q;
+        k_adv$d = k_adv$q;
+        k_cqe0$d = k_cqe0$q;
+        k_cqe1$d = k_cqe1$q;
+        k_cqe2$d = k_cqe2$q;
+        k_cqe1_psn$d = k_cqe1_psn$q;
+        k_cqe2_psn$d = k_cqe2_psn$q;
+        k_cqe1_imm$d = k_cqe1_imm$q;
+        k_cqe2_imm$d = k_cqe2_imm$q;
+        k_ack$d = k_ack$q;
+        k_h$d = k_h$q;
+        l_valid$d = l_valid$q;
+        l_wr$d = l_wr$q;
+        l_cfg$d = l_cfg$q;
+        l_qp$d = l_qp$q;
+        l_p$d = l_p$q;
+        l_imm$d = l_imm$q;
+        l_code$d = l_code$q;
+        l_acc$d = l_acc$q;
+        l_adv$d = l_adv$q;
+        l_cqe0$d = l_cqe0$q;
+        l_cqe1$d = l_cqe1$q;
+        l_cqe2$d = l_cqe2$q;
+        l_cqe1_psn$d = l_cqe1_psn$q;
+        l_cqe2_psn$d = l_cqe2_psn$q;
+        l_cqe1_imm$d = l_cqe1_imm$q;
+        l_cqe2_imm$d = l_cqe2_imm$q;
+        l_ack$d = l_ack$q;
+        l_h$d = l_h$q;
+        g_arr$d = g_arr$q;
+        g_t$d = g_t$q;
+        h_cnt16$d = h_cnt16$q;
+        h_hw_any$d = h_hw_any$q;
+        h_hu_any$d = h_hu_any$q;
+        h_hw_idx$d = h_hw_idx$q;
+        h_hu_idx$d = h_hu_idx$q;
+        h_rot$d = h_rot$q;
+        i_pos$d = i_pos$q;
+        i_found$d = i_found$q;
+        i_rot$d = i_rot$q;
+        j_count$d = j_count$q;
+        j_hi$d = j_hi$q;
+        j_ntop$d = j_ntop$q;
+        j_span$d = j_span$q;
+        j_ooo$d = j_ooo$q;
+        j_found$d = j_found$q;
+        j_rot$d = j_rot$q;
+        k_ooo$d = k_ooo$q;
+        k_found$d = k_found$q;
+        k_missing$d = k_missing$q;
+        l_ok$d = l_ok$q;
+        l_rd$d = l_rd$q;
+        k_rd$d = k_rd$q;
+        lw_en$d = lw_en$q;
+        lw_qp$d = lw_qp$q;
+        lw_data$d = lw_data$q;
+        l_missing$d = l_missing$q;
+        l_ncqe$d = l_ncqe$q;
         o_valid$d = o_valid$q;
         o_code$d = o_code$q;
         o_qp$d = o_qp$q;
-        o_psn$d = o_psn$q;
+        o_p$d = o_p$q;
+        o_imm$d = o_imm$q;
         o_cqe0$d = o_cqe0$q;
         o_cqe1$d = o_cqe1$q;
         o_cqe2$d = o_cqe2$q;
         o_cqe1_psn$d = o_cqe1_psn$q;
-        o_cqe1_imm$d = o_cqe1_imm$q;
         o_cqe2_psn$d = o_cqe2_psn$q;
+        o_cqe1_imm$d = o_cqe1_imm$q;
         o_cqe2_imm$d = o_cqe2_imm$q;
-        o_imm$d = o_imm$q;
         o_ack$d = o_ack$q;
-        o_head$d = o_head$q;
-        o_wr$d = o_wr$q;
-        o_cfg$d = o_cfg$q;
-        o_accept$d = o_accept$q;
-        o_advanced$d = o_advanced$q;
-        o_count2$d = o_count2$q;
-        o_hi2$d = o_hi2$q;
-        o_recv2$d = o_recv2$q;
-        p_valid$d = p_valid$q;
-        p_code$d = p_code$q;
-        p_qp$d = p_qp$q;
-        p_psn$d = p_psn$q;
-        p_imm$d = p_imm$q;
-        p_cqe0$d = p_cqe0$q;
-        p_cqe1$d = p_cqe1$q;
-        p_cqe2$d = p_cqe2$q;
-        p_cqe1_psn$d = p_cqe1_psn$q;
-        p_cqe1_imm$d = p_cqe1_imm$q;
-        p_cqe2_psn$d = p_cqe2_psn$q;
-        p_cqe2_imm$d = p_cqe2_imm$q;
-        p_ack$d = p_ack$q;
-        p_head$d = p_head$q;
-        p_nak$d = p_nak$q;
-        p_missing$d = p_missing$q;
+        o_h$d = o_h$q;
+        o_nak$d = o_nak$q;
+        o_missing$d = o_missing$q;
+        o_ncqe$d = o_ncqe$q;
         cnt_placed$d = cnt_placed$q;
         cnt_duplicate$d = cnt_duplicate$q;
         cnt_beyond$d = cnt_beyond$q;
@@ -27279,310 +30394,887 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_cqes$d = cnt_cqes$q;
         cnt_acks$d = cnt_acks$q;
         cnt_naks$d = cnt_naks$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
-        ev_cfg = ((s_qp_valid & ~clearing$q) & ~rst);
-        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~clearing$q) & ~rst) & ~m_hold);
-        if (s_qp_valid) begin
-            ev_qp = s_qp_qp;
-            s1_psn$d = s_qp_psn;
-            s1_vni_slot$d = s_qp_vni_slot;
-        end
-        else begin
-            ev_qp = s_hdr_qp;
-            s1_psn$d = s_hdr_psn;
-            s1_vni_slot$d = s_hdr_vni_slot;
-        end
-        ram$read_address = (ev_qp & depth_m1);
-        s1_qp$d = ev_qp;
-        s1_known$d = (ev_qp <= depth_m1);
-        s1_valid$d = (ev_cfg | ev_hdr);
-        s1_cfg$d = ev_cfg;
-        s1_ack_req$d = s_hdr_ack_req;
-        s1_has_imm$d = s_hdr_has_imm;
-        s1_imm$d = s_hdr_imm;
-        s1_enable$d = s_qp_enable;
-        if ((w_valid$q & ((w_qp$q & depth_m1) == (s1_qp$q & depth_m1)))) begin
-            st = w_state$q;
-        end
-        else begin
-            st = ram$read_data;
-        end
-        recv = st[(32'h0)+:(256)];
-        is_cqe = st[(32'h100)+:(256)];
-        head = st[(32'h200)+:(24)];
-        hi_off = ((st[(32'h218)+:(8)]) & 9'h1ff);
-        count = ((st[(32'h220)+:(8)]) & 9'h1ff);
-        slot0_valid = st[32'h228];
-        slot0_off = ((st[(32'h229)+:(8)]) & 9'h1ff);
-        slot0_imm = st[(32'h231)+:(32)];
-        slot1_valid = st[32'h251];
-        slot1_off = ((st[(32'h252)+:(8)]) & 9'h1ff);
-        slot1_imm = st[(32'h25a)+:(32)];
-        enabled = st[32'h27a];
-        vni_slot = st[(32'h27b)+:(3)];
-        psn_off = (s1_psn$q - head);
-        psn_off_lo = psn_off[(32'h0)+:(8)];
-        below = psn_off[32'h17];
-        in_window = ((~below & (psn_off < ((cfg_window) & 24'hffffff))) & (psn_off < 32'h100));
-        at_head = ~|psn_off;
-        onehot = (one << psn_off_lo);
-        seen = |(recv & onehot);
-        if (~s1_known$q) begin
-            code = 32'h3;
-        end
-        else if ((~enabled | (vni_slot != s1_vni_slot$q))) begin
-            code = 32'h4;
-        end
-        else if (below) begin
-            code = 32'h1;
-        end
-        else if (~in_window) begin
-            code = 32'h2;
-        end
-        else if (seen) begin
-            code = 32'h1;
-        end
-        else if (((s1_has_imm$q & ~at_head) & (slot0_valid & slot1_valid))) begin
-            code = 32'h5;
-        end
-        else begin
-            code = 32'h0;
-        end
-        accept = ((s1_valid$q & ~s1_cfg$q) & ~|code);
-        store_imm = ((accept & s1_has_imm$q) & ~at_head);
-        if (accept) begin
-            recv1 = (recv | onehot);
-        end
-        else begin
-            recv1 = recv;
-        end
-        if ((accept & s1_has_imm$q)) begin
-            is_cqe1 = (is_cqe | onehot);
-        end
-        else begin
-            is_cqe1 = is_cqe;
-        end
-        tones$bits = recv1;
-        adv = tones$count[(32'h0)+:(9)];
-        advanced = |adv;
-        recv2 = (recv1 >> adv);
-        is_cqe2 = (is_cqe1 >> adv);
-        head2 = (head + ((adv) & 24'hffffff));
-        if (advanced) begin
-            count2 = ((count + 32'h1) - adv);
-        end
-        else if (accept) begin
-            count2 = (count + 32'h1);
-        end
-        else begin
-            count2 = count;
-        end
-        if (~|count2) begin
-            hi2 = 32'h0;
-        end
-        else if (advanced) begin
-            hi2 = (hi_off - adv);
-        end
-        else if ((accept & (((psn_off_lo) & 9'h1ff) > hi_off))) begin
-            hi2 = ((psn_off_lo) & 9'h1ff);
-        end
-        else begin
-            hi2 = hi_off;
-        end
-        ins0 = (store_imm & ~slot0_valid);
-        ins1 = ((store_imm & slot0_valid) & ~slot1_valid);
-        s0v1 = (slot0_valid | ins0);
-        s1v1 = (slot1_valid | ins1);
-        if (ins0) begin
-            s0off1 = ((psn_off_lo) & 9'h1ff);
-            s0imm1 = s1_imm$q;
-        end
-        else begin
-            s0off1 = slot0_off;
-            s0imm1 = slot0_imm;
-        end
-        if (ins1) begin
-            s1off1 = ((psn_off_lo) & 9'h1ff);
-            s1imm1 = s1_imm$q;
-        end
-        else begin
-            s1off1 = slot1_off;
-            s1imm1 = slot1_imm;
-        end
-        rel0 = ((s0v1 & (s0off1 < adv)) & is_cqe1[s0off1]);
-        rel1 = ((s1v1 & (s1off1 < adv)) & is_cqe1[s1off1]);
-        s0v2 = (s0v1 & ~rel0);
-        s1v2 = (s1v1 & ~rel1);
-        cqe_arrival = ((accept & at_head) & s1_has_imm$q);
-        s0off2 = (s0off1 - adv);
-        s1off2 = (s1off1 - adv);
-        new_state = ((((vni_slot) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((enabled) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1imm1) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h25a) | (((s1off2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h252) | (((s1v2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h251) | (((s0imm1) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h231) | (((s0off2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h229) | (((s0v2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h228) | (((count2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h220) | (((hi2[(32'h0)+:(8)]) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h218) | (((head2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200) | (((is_cqe2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | ((recv2) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
-        cfg_state = ((((s1_vni_slot$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27b) | (((s1_enable$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h27a) | (((s1_psn$q) & 638'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h200));
-        ram$write_address = (s1_qp$q & depth_m1);
-        w_qp$d = s1_qp$q;
-        if (s1_cfg$q) begin
-            ram$write_data = cfg_state;
-            w_state$d = cfg_state;
-        end
-        else begin
-            ram$write_data = new_state;
-            w_state$d = new_state;
-        end
-        ram$write_enable = (s1_valid$q & s1_known$q);
-        w_valid$d = (s1_valid$q & s1_known$q);
-        o_valid$d = (s1_valid$q & ~s1_cfg$q);
-        o_code$d = code;
-        o_qp$d = s1_qp$q;
-        o_psn$d = s1_psn$q;
-        o_imm$d = s1_imm$q;
-        o_cqe0$d = cqe_arrival;
-        if ((rel0 & rel1)) begin
-            o_cqe1$d = 1'b1;
-            o_cqe2$d = 1'b1;
-            if ((s0off1 < s1off1)) begin
-                o_cqe1_psn$d = (head + ((s0off1) & 24'hffffff));
-                o_cqe1_imm$d = s0imm1;
-                o_cqe2_psn$d = (head + ((s1off1) & 24'hffffff));
-                o_cqe2_imm$d = s1imm1;
-            end
-            else begin
-                o_cqe1_psn$d = (head + ((s1off1) & 24'hffffff));
-                o_cqe1_imm$d = s1imm1;
-                o_cqe2_psn$d = (head + ((s0off1) & 24'hffffff));
-                o_cqe2_imm$d = s0imm1;
-            end
-        end
-        else begin
-            o_cqe1$d = (rel0 | rel1);
-            o_cqe2$d = 1'b0;
-            if (rel0) begin
-                o_cqe1_psn$d = (head + ((s0off1) & 24'hffffff));
-                o_cqe1_imm$d = s0imm1;
-            end
-            else begin
-                o_cqe1_psn$d = (head + ((s1off1) & 24'hffffff));
-                o_cqe1_imm$d = s1imm1;
-            end
-            o_cqe2_psn$d = 32'h0;
-            o_cqe2_imm$d = 32'h0;
-        end
-        o_ack$d = ((accept & (s1_ack_req$q | (adv > 32'h1))) | ((s1_valid$q & ~s1_cfg$q) & (code == 32'h1)));
-        o_head$d = head2;
-        o_wr$d = (s1_valid$q & s1_known$q);
-        o_cfg$d = s1_cfg$q;
-        o_accept$d = accept;
-        o_advanced$d = advanced;
-        o_count2$d = count2;
-        o_hi2$d = hi2;
-        o_recv2$d = recv2;
+        c_s4$d = c_s4$q;
+        c_s5$d = c_s5$q;
+        w_pacc_g$d = w_pacc_g$q;
+        e_grp$d = e_grp$q;
+        w3_word$d = w3_word$q;
+        k_l0123$d = k_l0123$q;
+        k_l456$d = k_l456$q;
+        k_c100$d = k_c100$q;
+        g_rel0$d = g_rel0$q;
+        g_rel1$d = g_rel1$q;
+        g_ord$d = g_ord$q;
+        d_gf_any$0$clock = clk;
+        d_gf_any$0$d = d_gf_any$0$q;
+        d_gf_idx$0$clock = clk;
+        d_gf_idx$0$d = d_gf_idx$0$q;
+        d_gu_any$0$clock = clk;
+        d_gu_any$0$d = d_gu_any$0$q;
+        d_gu_idx$0$clock = clk;
+        d_gu_idx$0$d = d_gu_idx$0$q;
+        e_sv$0$clock = clk;
+        e_sv$0$d = e_sv$0$q;
+        i_sum4$0$clock = clk;
+        i_sum4$0$d = i_sum4$0$q;
+        d_gf_any$1$clock = clk;
+        d_gf_any$1$d = d_gf_any$1$q;
+        d_gf_idx$1$clock = clk;
+        d_gf_idx$1$d = d_gf_idx$1$q;
+        d_gu_any$1$clock = clk;
+        d_gu_any$1$d = d_gu_any$1$q;
+        d_gu_idx$1$clock = clk;
+        d_gu_idx$1$d = d_gu_idx$1$q;
+        e_sv$1$clock = clk;
+        e_sv$1$d = e_sv$1$q;
+        i_sum4$1$clock = clk;
+        i_sum4$1$d = i_sum4$1$q;
+        d_gf_any$2$clock = clk;
+        d_gf_any$2$d = d_gf_any$2$q;
+        d_gf_idx$2$clock = clk;
+        d_gf_idx$2$d = d_gf_idx$2$q;
+        d_gu_any$2$clock = clk;
+        d_gu_any$2$d = d_gu_any$2$q;
+        d_gu_idx$2$clock = clk;
+        d_gu_idx$2$d = d_gu_idx$2$q;
+        e_sv$2$clock = clk;
+        e_sv$2$d = e_sv$2$q;
+        i_sum4$2$clock = clk;
+        i_sum4$2$d = i_sum4$2$q;
+        d_gf_any$3$clock = clk;
+        d_gf_any$3$d = d_gf_any$3$q;
+        d_gf_idx$3$clock = clk;
+        d_gf_idx$3$d = d_gf_idx$3$q;
+        d_gu_any$3$clock = clk;
+        d_gu_any$3$d = d_gu_any$3$q;
+        d_gu_idx$3$clock = clk;
+        d_gu_idx$3$d = d_gu_idx$3$q;
+        e_sv$3$clock = clk;
+        e_sv$3$d = e_sv$3$q;
+        i_sum4$3$clock = clk;
+        i_sum4$3$d = i_sum4$3$q;
+        ram$clk = clk;
         nak_mem$clk = clk;
-        nak_mem$read_address = (o_qp$q & depth_m1);
-        nak_sent = nak_mem$read_data;
-        nak_sent1 = (nak_sent & ~o_advanced$q);
-        span = (o_hi2$q + 32'h1);
-        missing = (span - o_count2$q);
-        miss_x100 = (((((missing) & 16'hffff) << 32'h6) + (((missing) & 16'hffff) << 32'h5)) + (((missing) & 16'hffff) << 32'h2));
-        if (cfg_miss_pct[32'h0]) begin
-            pp0 = ((span) & 16'hffff);
+        ram$read_enable = 1'b1;
+        ram$out_enable = 1'b1;
+        cfg_wm1$d = (((cfg_window) & 24'hffffff) - 32'h1);
+        cfg_q$d = (32'h64 - ((cfg_miss_pct) & 8'hff));
+        cfg_never$d = (cfg_miss_pct > 32'h64);
+        ev_cfg = ((s_qp_valid & ~clearing$q) & ~rst);
+        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~clearing$q) & ~rst) & (~m_hold & ~|cfg_block$q));
+        if (ev_cfg) begin
+            cfg_block$d = 32'h5;
+        end
+        else if (|cfg_block$q) begin
+            cfg_block$d = (cfg_block$q - 32'h1);
+        end
+        a_valid$d = (ev_cfg | ev_hdr);
+        a_cfg$d = ev_cfg;
+        if (s_qp_valid) begin
+            a_qp$d = s_qp_qp;
+            a_p$d = s_qp_psn;
+            a_vs$d = s_qp_vni_slot;
         end
         else begin
-            pp0 = 32'h0;
+            a_qp$d = s_hdr_qp;
+            a_p$d = s_hdr_psn;
+            a_vs$d = s_hdr_vni_slot;
         end
-        if (cfg_miss_pct[32'h1]) begin
-            pp1 = (((span) & 16'hffff) << 32'h1);
+        a_ackreq$d = s_hdr_ack_req;
+        a_hasimm$d = s_hdr_has_imm;
+        a_imm$d = s_hdr_imm;
+        a_en$d = s_qp_enable;
+        ram$read_address = a_qp$q;
+        a_known = (a_qp$q <= depth_m1);
+        b_known$d = a_known;
+        b_writes$d = (a_valid$q & a_known);
+        b_s1$d = ((a_qp$q == b_qp$q) & b_writes$q);
+        b_s2$d = ((a_qp$q == c_qp$q) & c_writes$q);
+        b_s3$d = ((a_qp$q == d_qp$q) & d_writes$q);
+        b_s4$d = ((a_qp$q == e_qp$q) & e_writes$q);
+        b_s5$d = ((a_qp$q == w_qp$q) & w_writes$q);
+        dec$idx = a_p$q[(32'h0)+:(8)];
+        thm$idx = a_p$q[(32'h0)+:(8)];
+        b_oh$d = dec$oh;
+        b_t$d = thm$lt;
+        b_p1$d = (a_p$q + 32'h1);
+        b_phi1$d = (a_p$q[(32'h8)+:(16)] + 32'h1);
+        b_pw$d = (a_p$q - cfg_wm1$q);
+        b_valid$d = a_valid$q;
+        b_cfg$d = a_cfg$q;
+        b_qp$d = a_qp$q;
+        b_p$d = a_p$q;
+        b_vs$d = a_vs$q;
+        b_ackreq$d = a_ackreq$q;
+        b_hasimm$d = a_hasimm$q;
+        b_imm$d = a_imm$q;
+        b_en$d = a_en$q;
+        spread$v = w_pacc_g$q;
+        w_pset = (w_poh$q & spread$out);
+        if (w_ppar$q) begin
+            w_r_applied = (w_r$q | w_pset);
         end
         else begin
-            pp1 = 32'h0;
+            w_r_applied = (w_r$q & ~w_pset);
         end
-        if (cfg_miss_pct[32'h2]) begin
-            pp2 = (((span) & 16'hffff) << 32'h2);
-        end
-        else begin
-            pp2 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h3]) begin
-            pp3 = (((span) & 16'hffff) << 32'h3);
+        w_word = ((((w_vni$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h18b) | (((w_en$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h18a) | (((w_imm1$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h16a) | (((w_psn1$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h152) | (((w_v1$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h151) | (((w_imm0$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h131) | (((w_psn0$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h119) | (((w_v0$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h118) | (((w_h$q) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | ((w_r_applied) & 398'h3fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        if (b_p$q[32'h8]) begin
+            b_e = ~b_t$q;
         end
         else begin
-            pp3 = 32'h0;
+            b_e = b_t$q;
         end
-        if (cfg_miss_pct[32'h4]) begin
-            pp4 = (((span) & 16'hffff) << 32'h4);
-        end
-        else begin
-            pp4 = 32'h0;
-        end
-        if (cfg_miss_pct[32'h5]) begin
-            pp5 = (((span) & 16'hffff) << 32'h5);
+        c_e$d = b_e;
+        c_m$d = (~b_t$q & ~b_oh$q);
+        if (c_p$q[32'h8]) begin
+            b_v10 = ~b_e;
         end
         else begin
-            pp5 = 32'h0;
+            b_v10 = b_e;
         end
-        if (cfg_miss_pct[32'h6]) begin
-            pp6 = (((span) & 16'hffff) << 32'h6);
+        if (d_p$q[32'h8]) begin
+            b_v01 = ~b_e;
         end
         else begin
-            pp6 = 32'h0;
+            b_v01 = b_e;
         end
-        span_x_pct = (((pp0 + pp1) + (pp2 + pp3)) + ((pp4 + pp5) + pp6));
-        nak = ((((o_accept$q & |o_count2$q) & (((o_hi2$q) & 16'hffff) >= cfg_ooo_thresh)) & (miss_x100 >= span_x_pct)) & ~nak_sent1);
-        named_top = (o_hi2$q - cfg_ooo_thresh[(32'h0)+:(9)]);
-        missing_map = (~o_recv2$q & (ones >> (c255 - named_top)));
-        nak_mem$write_address = (o_qp$q & depth_m1);
-        nak_mem$write_data = (~o_cfg$q & (nak_sent1 | nak));
-        nak_mem$write_enable = o_wr$q;
-        p_valid$d = o_valid$q;
-        p_code$d = o_code$q;
-        p_qp$d = o_qp$q;
-        p_psn$d = o_psn$q;
-        p_imm$d = o_imm$q;
-        p_cqe0$d = o_cqe0$q;
-        p_cqe1$d = o_cqe1$q;
-        p_cqe2$d = o_cqe2$q;
-        p_cqe1_psn$d = o_cqe1_psn$q;
-        p_cqe1_imm$d = o_cqe1_imm$q;
-        p_cqe2_psn$d = o_cqe2_psn$q;
-        p_cqe2_imm$d = o_cqe2_imm$q;
-        p_ack$d = o_ack$q;
-        p_head$d = o_head$q;
-        p_nak$d = nak;
-        p_missing$d = missing_map;
-        n_cqes = ((((p_cqe0$q) & 32'hffffffff) + ((p_cqe1$q) & 32'hffffffff)) + ((p_cqe2$q) & 32'hffffffff));
-        if (p_valid$q) begin
-            if ((p_code$q == 32'h0)) begin
+        c_v10$d = b_v10;
+        c_v01$d = b_v01;
+        c_f11$d = (c_oh$q | d_oh$q);
+        c_v11$d = ((c_oh$q & b_v10) | (~c_oh$q & b_v01));
+        c_s4$d = b_s4$q;
+        c_s5$d = b_s5$q;
+        c_valid$d = b_valid$q;
+        c_cfg$d = b_cfg$q;
+        c_qp$d = b_qp$q;
+        c_p$d = b_p$q;
+        c_vs$d = b_vs$q;
+        c_ackreq$d = b_ackreq$q;
+        c_hasimm$d = b_hasimm$q;
+        c_imm$d = b_imm$q;
+        c_en$d = b_en$q;
+        c_known$d = b_known$q;
+        c_writes$d = b_writes$q;
+        c_s1$d = b_s1$q;
+        c_s2$d = b_s2$q;
+        c_s3$d = b_s3$q;
+        c_oh$d = b_oh$q;
+        c_p1$d = b_p1$q;
+        c_phi1$d = b_phi1$q;
+        c_pw$d = b_pw$q;
+        if (c_s4$q) begin
+            c_p_word = w2_word$q;
+        end
+        else if (c_s5$q) begin
+            c_p_word = w3_word$q;
+        end
+        else begin
+            c_p_word = ram$read_data;
+        end
+        if (c_s3$q) begin
+            c_state = w_word;
+        end
+        else begin
+            c_state = c_p_word;
+        end
+        z00 = (c_state[(32'h0)+:(256)] ^ c_e$q);
+        z10 = ((d_oh$q & c_v10$q) | (~d_oh$q & z00));
+        z01 = ((e_oh$q & c_v01$q) | (~e_oh$q & z00));
+        z11 = ((c_f11$q & c_v11$q) | (~c_f11$q & z00));
+        sg_f$0$v = z00;
+        sg_f$1$v = z10;
+        sg_f$2$v = z01;
+        sg_f$3$v = z11;
+        sg_u$0$v = (z00 & c_m$q);
+        sg_u$1$v = (z10 & c_m$q);
+        sg_u$2$v = (z01 & c_m$q);
+        sg_u$3$v = (z11 & c_m$q);
+        d_gf_any$0$d = sg_f$0$any;
+        d_gf_idx$0$d = sg_f$0$idx;
+        d_gu_any$0$d = sg_u$0$any;
+        d_gu_idx$0$d = sg_u$0$idx;
+        d_gf_any$1$d = sg_f$1$any;
+        d_gf_idx$1$d = sg_f$1$idx;
+        d_gu_any$1$d = sg_u$1$any;
+        d_gu_idx$1$d = sg_u$1$idx;
+        d_gf_any$2$d = sg_f$2$any;
+        d_gf_idx$2$d = sg_f$2$idx;
+        d_gu_any$2$d = sg_u$2$any;
+        d_gu_idx$2$d = sg_u$2$idx;
+        d_gf_any$3$d = sg_f$3$any;
+        d_gf_idx$3$d = sg_f$3$idx;
+        d_gu_any$3$d = sg_u$3$any;
+        d_gu_idx$3$d = sg_u$3$idx;
+        d_state$d = c_state;
+        d_valid$d = c_valid$q;
+        d_cfg$d = c_cfg$q;
+        d_qp$d = c_qp$q;
+        d_p$d = c_p$q;
+        d_vs$d = c_vs$q;
+        d_ackreq$d = c_ackreq$q;
+        d_hasimm$d = c_hasimm$q;
+        d_imm$d = c_imm$q;
+        d_en$d = c_en$q;
+        d_known$d = c_known$q;
+        d_writes$d = c_writes$q;
+        d_s1$d = c_s1$q;
+        d_s2$d = c_s2$q;
+        d_s2r$d = c_s2$q;
+        d_oh$d = c_oh$q;
+        d_e$d = c_e$q;
+        d_p1$d = c_p1$q;
+        d_phi1$d = c_phi1$q;
+        d_pw$d = c_pw$q;
+        sf$0$any_a = d_gu_any$0$q;
+        sf$0$idx_a = d_gu_idx$0$q;
+        sf$0$any_b = d_gf_any$0$q;
+        sf$0$idx_b = d_gf_idx$0$q;
+        if (sf$0$from_b) begin
+            e_sv$0$d = ((((d_phi1$q) & 24'hffffff) << 32'h8) | ((sf$0$pos) & 24'hffffff));
+        end
+        else begin
+            e_sv$0$d = ((((d_p$q[(32'h8)+:(16)]) & 24'hffffff) << 32'h8) | ((sf$0$pos) & 24'hffffff));
+        end
+        sf$1$any_a = d_gu_any$1$q;
+        sf$1$idx_a = d_gu_idx$1$q;
+        sf$1$any_b = d_gf_any$1$q;
+        sf$1$idx_b = d_gf_idx$1$q;
+        if (sf$1$from_b) begin
+            e_sv$1$d = ((((d_phi1$q) & 24'hffffff) << 32'h8) | ((sf$1$pos) & 24'hffffff));
+        end
+        else begin
+            e_sv$1$d = ((((d_p$q[(32'h8)+:(16)]) & 24'hffffff) << 32'h8) | ((sf$1$pos) & 24'hffffff));
+        end
+        sf$2$any_a = d_gu_any$2$q;
+        sf$2$idx_a = d_gu_idx$2$q;
+        sf$2$any_b = d_gf_any$2$q;
+        sf$2$idx_b = d_gf_idx$2$q;
+        if (sf$2$from_b) begin
+            e_sv$2$d = ((((d_phi1$q) & 24'hffffff) << 32'h8) | ((sf$2$pos) & 24'hffffff));
+        end
+        else begin
+            e_sv$2$d = ((((d_p$q[(32'h8)+:(16)]) & 24'hffffff) << 32'h8) | ((sf$2$pos) & 24'hffffff));
+        end
+        sf$3$any_a = d_gu_any$3$q;
+        sf$3$idx_a = d_gu_idx$3$q;
+        sf$3$any_b = d_gf_any$3$q;
+        sf$3$idx_b = d_gf_idx$3$q;
+        if (sf$3$from_b) begin
+            e_sv$3$d = ((((d_phi1$q) & 24'hffffff) << 32'h8) | ((sf$3$pos) & 24'hffffff));
+        end
+        else begin
+            e_sv$3$d = ((((d_p$q[(32'h8)+:(16)]) & 24'hffffff) << 32'h8) | ((sf$3$pos) & 24'hffffff));
+        end
+        if (d_s2r$q) begin
+            d_word = w_word;
+        end
+        else begin
+            d_word = d_state$q;
+        end
+        d_h = d_word[(32'h100)+:(24)];
+        d_dp = (d_p$q - d_h);
+        d_dw = (d_h - d_pw$q);
+        e_below_d$d = d_dp[32'h17];
+        e_nw_d$d = d_dw[32'h17];
+        e_ath_d$d = (d_p$q == d_h);
+        d_r = d_word[(32'h0)+:(256)];
+        d_x = d_p$q[(32'h0)+:(8)];
+        e_seen_d$d = (d_r[d_x] == d_p$q[32'h8]);
+        d_g0 = (d_state$q[(32'h119)+:(24)] - d_state$q[(32'h100)+:(24)]);
+        d_g1 = (d_state$q[(32'h152)+:(24)] - d_state$q[(32'h100)+:(24)]);
+        d_g0w = (w_psn0$q - w_h$q);
+        d_g1w = (w_psn1$q - w_h$q);
+        if (d_s2r$q) begin
+            e_ge0_d$d = ~d_g0w[32'h17];
+            e_ge1_d$d = ~d_g1w[32'h17];
+        end
+        else begin
+            e_ge0_d$d = ~d_g0[32'h17];
+            e_ge1_d$d = ~d_g1[32'h17];
+        end
+        la_dp$0 = (d_p$q - e_sv$0$q);
+        la_dw$0 = (e_sv$0$q - d_pw$q);
+        la_g0$0 = (d_state$q[(32'h119)+:(24)] - e_sv$0$q);
+        la_g1$0 = (d_state$q[(32'h152)+:(24)] - e_sv$0$q);
+        la_g0w$0 = (w_psn0$q - e_sv$0$q);
+        la_g1w$0 = (w_psn1$q - e_sv$0$q);
+        la_dp$1 = (d_p$q - e_sv$1$q);
+        la_dw$1 = (e_sv$1$q - d_pw$q);
+        la_g0$1 = (d_state$q[(32'h119)+:(24)] - e_sv$1$q);
+        la_g1$1 = (d_state$q[(32'h152)+:(24)] - e_sv$1$q);
+        la_g0w$1 = (w_psn0$q - e_sv$1$q);
+        la_g1w$1 = (w_psn1$q - e_sv$1$q);
+        la_dp$2 = (d_p$q - e_sv$2$q);
+        la_dw$2 = (e_sv$2$q - d_pw$q);
+        la_g0$2 = (d_state$q[(32'h119)+:(24)] - e_sv$2$q);
+        la_g1$2 = (d_state$q[(32'h152)+:(24)] - e_sv$2$q);
+        la_g0w$2 = (w_psn0$q - e_sv$2$q);
+        la_g1w$2 = (w_psn1$q - e_sv$2$q);
+        la_dp$3 = (d_p$q - e_sv$3$q);
+        la_dw$3 = (e_sv$3$q - d_pw$q);
+        la_g0$3 = (d_state$q[(32'h119)+:(24)] - e_sv$3$q);
+        la_g1$3 = (d_state$q[(32'h152)+:(24)] - e_sv$3$q);
+        la_g0w$3 = (w_psn0$q - e_sv$3$q);
+        la_g1w$3 = (w_psn1$q - e_sv$3$q);
+        la_a = (e_s1$q & w_pacc$q);
+        la_b = (e_s2$q & w_pacc_d$q);
+        if (la_a) begin
+            if (la_b) begin
+                la_sel = 32'h3;
+            end
+            else begin
+                la_sel = 32'h1;
+            end
+        end
+        else if (la_b) begin
+            la_sel = 32'h2;
+        end
+        else begin
+            la_sel = 32'h0;
+        end
+        e_below_s$d = 1'b0;
+        e_nw_s$d = 1'b0;
+        e_ath_s$d = 1'b0;
+        e_ge0_s$d = 1'b0;
+        e_ge1_s$d = 1'b0;
+        if ((la_sel == 32'h0)) begin
+            e_below_s$d = la_dp$0[32'h17];
+            e_nw_s$d = la_dw$0[32'h17];
+            e_ath_s$d = (d_p$q == e_sv$0$q);
+            if (d_s2r$q) begin
+                e_ge0_s$d = ~la_g0w$0[32'h17];
+                e_ge1_s$d = ~la_g1w$0[32'h17];
+            end
+            else begin
+                e_ge0_s$d = ~la_g0$0[32'h17];
+                e_ge1_s$d = ~la_g1$0[32'h17];
+            end
+        end
+        if ((la_sel == 32'h1)) begin
+            e_below_s$d = la_dp$1[32'h17];
+            e_nw_s$d = la_dw$1[32'h17];
+            e_ath_s$d = (d_p$q == e_sv$1$q);
+            if (d_s2r$q) begin
+                e_ge0_s$d = ~la_g0w$1[32'h17];
+                e_ge1_s$d = ~la_g1w$1[32'h17];
+            end
+            else begin
+                e_ge0_s$d = ~la_g0$1[32'h17];
+                e_ge1_s$d = ~la_g1$1[32'h17];
+            end
+        end
+        if ((la_sel == 32'h2)) begin
+            e_below_s$d = la_dp$2[32'h17];
+            e_nw_s$d = la_dw$2[32'h17];
+            e_ath_s$d = (d_p$q == e_sv$2$q);
+            if (d_s2r$q) begin
+                e_ge0_s$d = ~la_g0w$2[32'h17];
+                e_ge1_s$d = ~la_g1w$2[32'h17];
+            end
+            else begin
+                e_ge0_s$d = ~la_g0$2[32'h17];
+                e_ge1_s$d = ~la_g1$2[32'h17];
+            end
+        end
+        if ((la_sel == 32'h3)) begin
+            e_below_s$d = la_dp$3[32'h17];
+            e_nw_s$d = la_dw$3[32'h17];
+            e_ath_s$d = (d_p$q == e_sv$3$q);
+            if (d_s2r$q) begin
+                e_ge0_s$d = ~la_g0w$3[32'h17];
+                e_ge1_s$d = ~la_g1w$3[32'h17];
+            end
+            else begin
+                e_ge0_s$d = ~la_g0$3[32'h17];
+                e_ge1_s$d = ~la_g1$3[32'h17];
+            end
+        end
+        e_eqx$d = (d_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
+        e_parm$d = (d_p$q[32'h8] == e_p$q[32'h8]);
+        e_state$d = d_word;
+        e_valid$d = d_valid$q;
+        e_cfg$d = d_cfg$q;
+        e_qp$d = d_qp$q;
+        e_p$d = d_p$q;
+        e_vs$d = d_vs$q;
+        e_ackreq$d = d_ackreq$q;
+        e_hasimm$d = d_hasimm$q;
+        e_imm$d = d_imm$q;
+        e_en$d = d_en$q;
+        e_known$d = d_known$q;
+        e_writes$d = d_writes$q;
+        e_s1$d = d_s1$q;
+        e_s1r$d = d_s1$q;
+        e_s2$d = d_s2$q;
+        e_oh$d = d_oh$q;
+        e_grp$d = (one16 << d_p$q[(32'h4)+:(4)]);
+        e_e$d = d_e$q;
+        e_p1$d = d_p1$q;
+        if (e_s1r$q) begin
+            x_r = w_r_applied;
+            x_h = w_h$q;
+            x_v0 = w_v0$q;
+            x_v1 = w_v1$q;
+            x_psn0 = w_psn0$q;
+            x_psn1 = w_psn1$q;
+            x_imm0 = w_imm0$q;
+            x_imm1 = w_imm1$q;
+            x_en = w_en$q;
+            x_vni = w_vni$q;
+        end
+        else begin
+            x_r = e_state$q[(32'h0)+:(256)];
+            x_h = e_state$q[(32'h100)+:(24)];
+            x_v0 = e_state$q[32'h118];
+            x_psn0 = e_state$q[(32'h119)+:(24)];
+            x_imm0 = e_state$q[(32'h131)+:(32)];
+            x_v1 = e_state$q[32'h151];
+            x_psn1 = e_state$q[(32'h152)+:(24)];
+            x_imm1 = e_state$q[(32'h16a)+:(32)];
+            x_en = e_state$q[32'h18a];
+            x_vni = e_state$q[(32'h18b)+:(3)];
+        end
+        x_la = (e_s1$q & w_adv$q);
+        if (x_la) begin
+            x_below = e_below_s$q;
+            x_nw = e_nw_s$q;
+            x_ath = e_ath_s$q;
+            x_ge0 = e_ge0_s$q;
+            x_ge1 = e_ge1_s$q;
+        end
+        else begin
+            x_below = e_below_d$q;
+            x_nw = e_nw_d$q;
+            x_ath = e_ath_d$q;
+            x_ge0 = e_ge0_d$q;
+            x_ge1 = e_ge1_d$q;
+        end
+        if (((e_s1$q & w_pacc$q) & e_eqx$q)) begin
+            x_seen = e_parm$q;
+        end
+        else begin
+            x_seen = e_seen_d$q;
+        end
+        x_eff0 = ((e_s1$q & w_ins0$q) | (x_v0 & x_ge0));
+        x_eff1 = ((e_s1$q & w_ins1$q) | (x_v1 & x_ge1));
+        x_enok = (x_en & (x_vni == e_vs$q));
+        x_g1 = (((((e_valid$q & ~e_cfg$q) & e_known$q) & x_enok) & ~x_below) & ~x_nw);
+        x_slot = ((e_hasimm$q & ~x_ath) & ~x_seen);
+        x_acc = ((x_g1 & ~x_seen) & ~(x_slot & (x_eff0 & x_eff1)));
+        x_adv = (x_acc & x_ath);
+        x_ins0 = ((x_g1 & x_slot) & ~x_eff0);
+        x_ins1 = (((x_g1 & x_slot) & x_eff0) & ~x_eff1);
+        x_a = (e_s1$q & w_pacc$q);
+        x_b = (e_s2$q & w_pacc_d$q);
+        if (x_a) begin
+            if (x_b) begin
+                x_s = e_sv$3$q;
+            end
+            else begin
+                x_s = e_sv$1$q;
+            end
+        end
+        else if (x_b) begin
+            x_s = e_sv$2$q;
+        end
+        else begin
+            x_s = e_sv$0$q;
+        end
+        if (e_cfg$q) begin
+            w_r$d = ~e_e$q;
+            w_h$d = e_p$q;
+            w_v0$d = 1'b0;
+            w_v1$d = 1'b0;
+            w_en$d = e_en$q;
+            w_vni$d = e_vs$q;
+            w_pacc$d = 1'b0;
+            w_pacc_g$d = 32'h0;
+        end
+        else begin
+            w_r$d = x_r;
+            if (x_adv) begin
+                w_h$d = x_s;
+            end
+            else begin
+                w_h$d = x_h;
+            end
+            w_v0$d = (x_ins0 | x_eff0);
+            w_v1$d = (x_ins1 | x_eff1);
+            w_en$d = x_en;
+            w_vni$d = x_vni;
+            w_pacc$d = x_acc;
+            if (x_acc) begin
+                w_pacc_g$d = e_grp$q;
+            end
+            else begin
+                w_pacc_g$d = 32'h0;
+            end
+        end
+        if (x_ins0) begin
+            w_psn0$d = e_p$q;
+            w_imm0$d = e_imm$q;
+        end
+        else begin
+            w_psn0$d = x_psn0;
+            w_imm0$d = x_imm0;
+        end
+        if (x_ins1) begin
+            w_psn1$d = e_p$q;
+            w_imm1$d = e_imm$q;
+        end
+        else begin
+            w_psn1$d = x_psn1;
+            w_imm1$d = x_imm1;
+        end
+        w_poh$d = e_oh$q;
+        w_ppar$d = e_p$q[32'h8];
+        w_pacc_d$d = w_pacc$q;
+        w_adv$d = (x_adv & ~e_cfg$q);
+        w_ins0$d = (x_ins0 & ~e_cfg$q);
+        w_ins1$d = (x_ins1 & ~e_cfg$q);
+        w_valid$d = (e_valid$q & ~e_cfg$q);
+        w_cfg$d = e_cfg$q;
+        w_writes$d = e_writes$q;
+        w_qp$d = e_qp$q;
+        w_known$d = e_known$q;
+        w_enok$d = x_enok;
+        w_below$d = x_below;
+        w_nw$d = x_nw;
+        w_seen$d = x_seen;
+        w_full$d = (x_eff0 & x_eff1);
+        w_hasimm$d = e_hasimm$q;
+        w_ath$d = x_ath;
+        w_p$d = e_p$q;
+        w_p1$d = e_p1$q;
+        w_imm_in$d = e_imm$q;
+        w_ackreq$d = e_ackreq$q;
+        w_s$d = x_s;
+        w_rel0_psn$d = x_psn0;
+        w_rel1_psn$d = x_psn1;
+        w_rel0_imm$d = x_imm0;
+        w_rel1_imm$d = x_imm1;
+        w_eff0$d = x_eff0;
+        w_eff1$d = x_eff1;
+        ram$write_address = w_qp$q;
+        ram$write_data = w_word;
+        ram$write_enable = w_writes$q;
+        w2_word$d = w_word;
+        w3_word$d = w2_word$q;
+        if (~w_known$q) begin
+            f_code = 32'h3;
+        end
+        else if (~w_enok$q) begin
+            f_code = 32'h4;
+        end
+        else if (w_below$q) begin
+            f_code = 32'h1;
+        end
+        else if (w_nw$q) begin
+            f_code = 32'h2;
+        end
+        else if (w_seen$q) begin
+            f_code = 32'h1;
+        end
+        else if (((w_hasimm$q & ~w_ath$q) & w_full$q)) begin
+            f_code = 32'h5;
+        end
+        else begin
+            f_code = 32'h0;
+        end
+        f_d0 = (w_rel0_psn$q - w_s$q);
+        f_d1 = (w_rel1_psn$q - w_s$q);
+        f_d01 = (w_rel0_psn$q - w_rel1_psn$q);
+        f_rel0 = ((w_adv$q & w_eff0$q) & f_d0[32'h17]);
+        f_rel1 = ((w_adv$q & w_eff1$q) & f_d1[32'h17]);
+        g_rel0$d = f_rel0;
+        g_rel1$d = f_rel1;
+        g_ord$d = f_d01[32'h17];
+        g_cqe1_psn$d = w_rel0_psn$q;
+        g_cqe1_imm$d = w_rel0_imm$q;
+        g_cqe2_psn$d = w_rel1_psn$q;
+        g_cqe2_imm$d = w_rel1_imm$q;
+        g_ack$d = (((w_valid$q & w_pacc$q) & (w_ackreq$q | (w_adv$q & (w_s$q != w_p1$q)))) | (w_valid$q & (f_code == 32'h1)));
+        g_cqe0$d = ((w_adv$q & w_hasimm$q) & w_valid$q);
+        g_code$d = f_code;
+        g_acc$d = (w_valid$q & w_pacc$q);
+        g_adv$d = w_adv$q;
+        g_valid$d = w_valid$q;
+        g_wr$d = w_writes$q;
+        g_cfg$d = w_cfg$q;
+        g_qp$d = w_qp$q;
+        g_p$d = w_p$q;
+        g_imm$d = w_imm_in$q;
+        g_h$d = w_h$q;
+        thm_h$idx = w_h$q[(32'h0)+:(8)];
+        if (w_h$q[32'h8]) begin
+            f_e = ~thm_h$lt;
+        end
+        else begin
+            f_e = thm_h$lt;
+        end
+        g_arr$d = ~(w_r_applied ^ f_e);
+        g_t$d = thm_h$lt;
+        pg$v = g_arr$q;
+        h_cnt16$d = pg$counts;
+        sgh_w$v = (g_arr$q & g_t$q);
+        sgh_u$v = (g_arr$q & ~g_t$q);
+        h_hw_any$d = sgh_w$any;
+        h_hw_idx$d = sgh_w$idx;
+        h_hu_any$d = sgh_u$any;
+        h_hu_idx$d = sgh_u$idx;
+        rot_hi$v = ~g_arr$q;
+        rot_hi$amt = g_h$q[(32'h4)+:(4)];
+        h_rot$d = rot_hi$out;
+        sum_a$0$a = ((((h_cnt16$q[(32'hf)+:(5)]) & 28'hfffffff) << 32'h15) | (((h_cnt16$q[(32'ha)+:(5)]) & 28'hfffffff) << 32'he) | (((h_cnt16$q[(32'h5)+:(5)]) & 28'hfffffff) << 32'h7) | ((h_cnt16$q[(32'h0)+:(5)]) & 28'hfffffff));
+        i_sum4$0$d = sum_a$0$total[(32'h0)+:(7)];
+        sum_a$1$a = ((((h_cnt16$q[(32'h23)+:(5)]) & 28'hfffffff) << 32'h15) | (((h_cnt16$q[(32'h1e)+:(5)]) & 28'hfffffff) << 32'he) | (((h_cnt16$q[(32'h19)+:(5)]) & 28'hfffffff) << 32'h7) | ((h_cnt16$q[(32'h14)+:(5)]) & 28'hfffffff));
+        i_sum4$1$d = sum_a$1$total[(32'h0)+:(7)];
+        sum_a$2$a = ((((h_cnt16$q[(32'h37)+:(5)]) & 28'hfffffff) << 32'h15) | (((h_cnt16$q[(32'h32)+:(5)]) & 28'hfffffff) << 32'he) | (((h_cnt16$q[(32'h2d)+:(5)]) & 28'hfffffff) << 32'h7) | ((h_cnt16$q[(32'h28)+:(5)]) & 28'hfffffff));
+        i_sum4$2$d = sum_a$2$total[(32'h0)+:(7)];
+        sum_a$3$a = ((((h_cnt16$q[(32'h4b)+:(5)]) & 28'hfffffff) << 32'h15) | (((h_cnt16$q[(32'h46)+:(5)]) & 28'hfffffff) << 32'he) | (((h_cnt16$q[(32'h41)+:(5)]) & 28'hfffffff) << 32'h7) | ((h_cnt16$q[(32'h3c)+:(5)]) & 28'hfffffff));
+        i_sum4$3$d = sum_a$3$total[(32'h0)+:(7)];
+        sfh$any_a = h_hw_any$q;
+        sfh$idx_a = h_hw_idx$q;
+        sfh$any_b = h_hu_any$q;
+        sfh$idx_b = h_hu_idx$q;
+        i_pos$d = sfh$pos;
+        i_found$d = sfh$found;
+        rot_lo$v = h_rot$q;
+        rot_lo$amt = h_h$q[(32'h0)+:(4)];
+        i_rot$d = rot_lo$out;
+        sum_b$a = ((((i_sum4$3$q) & 28'hfffffff) << 32'h15) | (((i_sum4$2$q) & 28'hfffffff) << 32'he) | (((i_sum4$1$q) & 28'hfffffff) << 32'h7) | ((i_sum4$0$q) & 28'hfffffff));
+        j_count$d = sum_b$total;
+        i_hi = (i_pos$q - i_h$q[(32'h0)+:(8)]);
+        j_hi$d = i_hi;
+        j_span$d = (((i_hi) & 9'h1ff) + 32'h1);
+        j_ooo$d = (((i_hi) & 16'hffff) >= cfg_ooo_thresh);
+        j_ntop$d = (i_hi - cfg_ooo_thresh[(32'h0)+:(8)]);
+        j_found$d = i_found$q;
+        j_rot$d = i_rot$q;
+        pp0 = 32'h0;
+        pp1 = 32'h0;
+        pp2 = 32'h0;
+        pp3 = 32'h0;
+        pp4 = 32'h0;
+        pp5 = 32'h0;
+        pp6 = 32'h0;
+        if (cfg_q$q[32'h0]) begin
+            pp0 = ((j_span$q) & 17'h1ffff);
+        end
+        if (cfg_q$q[32'h1]) begin
+            pp1 = (((j_span$q) & 17'h1ffff) << 32'h1);
+        end
+        if (cfg_q$q[32'h2]) begin
+            pp2 = (((j_span$q) & 17'h1ffff) << 32'h2);
+        end
+        if (cfg_q$q[32'h3]) begin
+            pp3 = (((j_span$q) & 17'h1ffff) << 32'h3);
+        end
+        if (cfg_q$q[32'h4]) begin
+            pp4 = (((j_span$q) & 17'h1ffff) << 32'h4);
+        end
+        if (cfg_q$q[32'h5]) begin
+            pp5 = (((j_span$q) & 17'h1ffff) << 32'h5);
+        end
+        if (cfg_q$q[32'h6]) begin
+            pp6 = (((j_span$q) & 17'h1ffff) << 32'h6);
+        end
+        cs_s1 = ((pp0 ^ pp1) ^ pp2);
+        cs_c1 = ((((pp0 & pp1) | (pp0 & pp2)) | (pp1 & pp2)) << 32'h1);
+        cs_s2 = ((cs_s1 ^ cs_c1) ^ pp3);
+        cs_c2 = ((((cs_s1 & cs_c1) | (cs_s1 & pp3)) | (cs_c1 & pp3)) << 32'h1);
+        k_l0123$d = (cs_s2 + cs_c2);
+        cs_s3 = ((pp4 ^ pp5) ^ pp6);
+        cs_c3 = ((((pp4 & pp5) | (pp4 & pp6)) | (pp5 & pp6)) << 32'h1);
+        k_l456$d = (cs_s3 + cs_c3);
+        cs_a = (((j_count$q) & 17'h1ffff) << 32'h6);
+        cs_b = (((j_count$q) & 17'h1ffff) << 32'h5);
+        cs_c = (((j_count$q) & 17'h1ffff) << 32'h2);
+        cs_s4 = ((cs_a ^ cs_b) ^ cs_c);
+        cs_c4 = ((((cs_a & cs_b) | (cs_a & cs_c)) | (cs_b & cs_c)) << 32'h1);
+        k_c100$d = (cs_s4 + cs_c4);
+        ntop_dec$idx = j_ntop$q;
+        ntop_thm$idx = j_ntop$q;
+        k_missing$d = (j_rot$q & (ntop_dec$oh | ntop_thm$lt));
+        k_ooo$d = j_ooo$q;
+        k_found$d = j_found$q;
+        k_nc = ~k_c100$q;
+        k_s = ((k_l0123$q ^ k_l456$q) ^ k_nc);
+        k_cy = ((((k_l0123$q & k_l456$q) | (k_l0123$q & k_nc)) | (k_l456$q & k_nc)) << 32'h1);
+        k_diff = (k_s + (k_cy | 32'h1));
+        l_ok$d = (((k_acc$q & k_found$q) & k_ooo$q) & (~k_diff[32'h10] & ~cfg_never$q));
+        l_missing$d = k_missing$q;
+        l_ncqe$d = ((((k_cqe0$q) & 2'h3) + ((k_cqe1$q) & 2'h3)) + ((k_cqe2$q) & 2'h3));
+        nak_mem$read_address = j_qp$q;
+        k_rd$d = nak_mem$read_data;
+        nak_mem$write_address = l_qp$q;
+        l_sent = (l_rd$q & ~l_adv$q);
+        l_nak = (l_ok$q & ~l_sent);
+        nak_mem$write_enable = l_wr$q;
+        l_wdata = (~l_cfg$q & (l_sent | l_nak));
+        nak_mem$write_data = l_wdata;
+        lw_en$d = l_wr$q;
+        lw_qp$d = l_qp$q;
+        lw_data$d = l_wdata;
+        if ((l_wr$q & (k_qp$q == l_qp$q))) begin
+            l_rd$d = l_wdata;
+        end
+        else if ((lw_en$q & (k_qp$q == lw_qp$q))) begin
+            l_rd$d = lw_data$q;
+        end
+        else begin
+            l_rd$d = k_rd$q;
+        end
+        o_nak$d = l_nak;
+        o_missing$d = l_missing$q;
+        o_valid$d = l_valid$q;
+        o_code$d = l_code$q;
+        o_qp$d = l_qp$q;
+        o_p$d = l_p$q;
+        o_imm$d = l_imm$q;
+        o_cqe0$d = l_cqe0$q;
+        o_cqe1$d = l_cqe1$q;
+        o_cqe2$d = l_cqe2$q;
+        o_cqe1_psn$d = l_cqe1_psn$q;
+        o_cqe1_imm$d = l_cqe1_imm$q;
+        o_cqe2_psn$d = l_cqe2_psn$q;
+        o_cqe2_imm$d = l_cqe2_imm$q;
+        o_ack$d = l_ack$q;
+        o_h$d = l_h$q;
+        o_ncqe$d = l_ncqe$q;
+        h_valid$d = g_valid$q;
+        h_wr$d = g_wr$q;
+        h_cfg$d = g_cfg$q;
+        h_qp$d = g_qp$q;
+        h_p$d = g_p$q;
+        h_imm$d = g_imm$q;
+        h_code$d = g_code$q;
+        h_acc$d = g_acc$q;
+        h_adv$d = g_adv$q;
+        h_cqe0$d = g_cqe0$q;
+        h_cqe1$d = (g_rel0$q | g_rel1$q);
+        h_cqe2$d = (g_rel0$q & g_rel1$q);
+        if ((g_rel0$q & (~g_rel1$q | g_ord$q))) begin
+            h_cqe1_psn$d = g_cqe1_psn$q;
+            h_cqe1_imm$d = g_cqe1_imm$q;
+            h_cqe2_psn$d = g_cqe2_psn$q;
+            h_cqe2_imm$d = g_cqe2_imm$q;
+        end
+        else begin
+            h_cqe1_psn$d = g_cqe2_psn$q;
+            h_cqe1_imm$d = g_cqe2_imm$q;
+            h_cqe2_psn$d = g_cqe1_psn$q;
+            h_cqe2_imm$d = g_cqe1_imm$q;
+        end
+        if ((~g_rel1$q | ~g_rel0$q)) begin
+            h_cqe2_psn$d = 32'h0;
+            h_cqe2_imm$d = 32'h0;
+        end
+        h_ack$d = g_ack$q;
+        h_h$d = g_h$q;
+        i_valid$d = h_valid$q;
+        i_wr$d = h_wr$q;
+        i_cfg$d = h_cfg$q;
+        i_qp$d = h_qp$q;
+        i_p$d = h_p$q;
+        i_imm$d = h_imm$q;
+        i_code$d = h_code$q;
+        i_acc$d = h_acc$q;
+        i_adv$d = h_adv$q;
+        i_cqe0$d = h_cqe0$q;
+        i_cqe1$d = h_cqe1$q;
+        i_cqe2$d = h_cqe2$q;
+        i_cqe1_psn$d = h_cqe1_psn$q;
+        i_cqe1_imm$d = h_cqe1_imm$q;
+        i_cqe2_psn$d = h_cqe2_psn$q;
+        i_cqe2_imm$d = h_cqe2_imm$q;
+        i_ack$d = h_ack$q;
+        i_h$d = h_h$q;
+        j_valid$d = i_valid$q;
+        j_wr$d = i_wr$q;
+        j_cfg$d = i_cfg$q;
+        j_qp$d = i_qp$q;
+        j_p$d = i_p$q;
+        j_imm$d = i_imm$q;
+        j_code$d = i_code$q;
+        j_acc$d = i_acc$q;
+        j_adv$d = i_adv$q;
+        j_cqe0$d = i_cqe0$q;
+        j_cqe1$d = i_cqe1$q;
+        j_cqe2$d = i_cqe2$q;
+        j_cqe1_psn$d = i_cqe1_psn$q;
+        j_cqe1_imm$d = i_cqe1_imm$q;
+        j_cqe2_psn$d = i_cqe2_psn$q;
+        j_cqe2_imm$d = i_cqe2_imm$q;
+        j_ack$d = i_ack$q;
+        j_h$d = i_h$q;
+        k_valid$d = j_valid$q;
+        k_wr$d = j_wr$q;
+        k_cfg$d = j_cfg$q;
+        k_qp$d = j_qp$q;
+        k_p$d = j_p$q;
+        k_imm$d = j_imm$q;
+        k_code$d = j_code$q;
+        k_acc$d = j_acc$q;
+        k_adv$d = j_adv$q;
+        k_cqe0$d = j_cqe0$q;
+        k_cqe1$d = j_cqe1$q;
+        k_cqe2$d = j_cqe2$q;
+        k_cqe1_psn$d = j_cqe1_psn$q;
+        k_cqe1_imm$d = j_cqe1_imm$q;
+        k_cqe2_psn$d = j_cqe2_psn$q;
+        k_cqe2_imm$d = j_cqe2_imm$q;
+        k_ack$d = j_ack$q;
+        k_h$d = j_h$q;
+        l_valid$d = k_valid$q;
+        l_wr$d = k_wr$q;
+        l_cfg$d = k_cfg$q;
+        l_qp$d = k_qp$q;
+        l_p$d = k_p$q;
+        l_imm$d = k_imm$q;
+        l_code$d = k_code$q;
+        l_acc$d = k_acc$q;
+        l_adv$d = k_adv$q;
+        l_cqe0$d = k_cqe0$q;
+        l_cqe1$d = k_cqe1$q;
+        l_cqe2$d = k_cqe2$q;
+        l_cqe1_psn$d = k_cqe1_psn$q;
+        l_cqe1_imm$d = k_cqe1_imm$q;
+        l_cqe2_psn$d = k_cqe2_psn$q;
+        l_cqe2_imm$d = k_cqe2_imm$q;
+        l_ack$d = k_ack$q;
+        l_h$d = k_h$q;
+        if (o_valid$q) begin
+            if ((o_code$q == 32'h0)) begin
                 cnt_placed$d = (cnt_placed$q + 32'h1);
             end
-            if ((p_code$q == 32'h1)) begin
+            if ((o_code$q == 32'h1)) begin
                 cnt_duplicate$d = (cnt_duplicate$q + 32'h1);
             end
-            if ((p_code$q == 32'h2)) begin
+            if ((o_code$q == 32'h2)) begin
                 cnt_beyond$d = (cnt_beyond$q + 32'h1);
             end
-            if ((p_code$q == 32'h3)) begin
+            if ((o_code$q == 32'h3)) begin
                 cnt_unknown$d = (cnt_unknown$q + 32'h1);
             end
-            if ((p_code$q == 32'h4)) begin
+            if ((o_code$q == 32'h4)) begin
                 cnt_bad_qp$d = (cnt_bad_qp$q + 32'h1);
             end
-            if ((p_code$q == 32'h5)) begin
+            if ((o_code$q == 32'h5)) begin
                 cnt_imm_full$d = (cnt_imm_full$q + 32'h1);
             end
-            cnt_cqes$d = (cnt_cqes$q + n_cqes);
         end
-        if (p_ack$q) begin
+        cnt_cqes$d = (cnt_cqes$q + ((o_ncqe$q) & 32'hffffffff));
+        if (o_ack$q) begin
             cnt_acks$d = (cnt_acks$q + 32'h1);
         end
-        if (p_nak$q) begin
+        if (o_nak$q) begin
             cnt_naks$d = (cnt_naks$q + 32'h1);
         end
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            nak_mem$write_address = clear_index$q;
-            nak_mem$write_data = 1'b0;
-            nak_mem$write_enable = 1'b1;
             clear_index$d = (clear_index$q + 32'h1);
             if ((clear_index$q == depth_m1)) begin
                 clearing$d = 1'b0;
@@ -27591,20 +31283,51 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         if (rst) begin
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
-            s1_valid$d = 1'b0;
+            cfg_block$d = 32'h0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
+            b_writes$d = 1'b0;
+            c_valid$d = 1'b0;
+            c_writes$d = 1'b0;
+            d_valid$d = 1'b0;
+            d_writes$d = 1'b0;
+            e_valid$d = 1'b0;
+            e_writes$d = 1'b0;
             w_valid$d = 1'b0;
+            w_writes$d = 1'b0;
+            w_pacc$d = 1'b0;
+            w_pacc_g$d = 32'h0;
+            w_adv$d = 1'b0;
+            g_valid$d = 1'b0;
+            g_wr$d = 1'b0;
+            g_ack$d = 1'b0;
+            g_cqe0$d = 1'b0;
+            g_cqe1$d = 1'b0;
+            g_cqe2$d = 1'b0;
+            g_acc$d = 1'b0;
+            h_valid$d = 1'b0;
+            h_wr$d = 1'b0;
+            i_valid$d = 1'b0;
+            i_wr$d = 1'b0;
+            j_valid$d = 1'b0;
+            j_wr$d = 1'b0;
+            k_valid$d = 1'b0;
+            k_wr$d = 1'b0;
+            l_valid$d = 1'b0;
+            l_wr$d = 1'b0;
+            l_ok$d = 1'b0;
             o_valid$d = 1'b0;
+            l_rd$d = 1'b0;
+            k_rd$d = 1'b0;
+            lw_en$d = 1'b0;
+            lw_data$d = 1'b0;
+            lw_qp$d = 32'h0;
+            o_nak$d = 1'b0;
+            o_ack$d = 1'b0;
             o_cqe0$d = 1'b0;
             o_cqe1$d = 1'b0;
             o_cqe2$d = 1'b0;
-            o_ack$d = 1'b0;
-            o_wr$d = 1'b0;
-            p_valid$d = 1'b0;
-            p_cqe0$d = 1'b0;
-            p_cqe1$d = 1'b0;
-            p_cqe2$d = 1'b0;
-            p_ack$d = 1'b0;
-            p_nak$d = 1'b0;
+            o_ncqe$d = 32'h0;
             cnt_placed$d = 32'h0;
             cnt_duplicate$d = 32'h0;
             cnt_beyond$d = 32'h0;
@@ -27614,29 +31337,314 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             cnt_cqes$d = 32'h0;
             cnt_acks$d = 32'h0;
             cnt_naks$d = 32'h0;
+            b_cfg$d = 1'b0;
+            b_vs$d = 32'h0;
+            b_ackreq$d = 1'b0;
+            b_hasimm$d = 1'b0;
+            b_imm$d = 32'h0;
+            b_en$d = 1'b0;
+            b_known$d = 1'b0;
+            c_cfg$d = 1'b0;
+            c_vs$d = 32'h0;
+            c_ackreq$d = 1'b0;
+            c_hasimm$d = 1'b0;
+            c_imm$d = 32'h0;
+            c_en$d = 1'b0;
+            c_known$d = 1'b0;
+            d_cfg$d = 1'b0;
+            d_vs$d = 32'h0;
+            d_ackreq$d = 1'b0;
+            d_hasimm$d = 1'b0;
+            d_imm$d = 32'h0;
+            d_en$d = 1'b0;
+            d_known$d = 1'b0;
+            e_cfg$d = 1'b0;
+            e_vs$d = 32'h0;
+            e_ackreq$d = 1'b0;
+            e_hasimm$d = 1'b0;
+            e_imm$d = 32'h0;
+            e_en$d = 1'b0;
+            e_known$d = 1'b0;
+            b_p1$d = 32'h0;
+            c_p1$d = 32'h0;
+            d_p1$d = 32'h0;
+            e_p1$d = 32'h0;
+            w_p1$d = 32'h0;
+            b_phi1$d = 32'h0;
+            c_phi1$d = 32'h0;
+            d_phi1$d = 32'h0;
+            b_pw$d = 32'h0;
+            c_pw$d = 32'h0;
+            d_pw$d = 32'h0;
+            g_cfg$d = 1'b0;
+            g_qp$d = 32'h0;
+            g_p$d = 32'h0;
+            g_imm$d = 32'h0;
+            g_code$d = 32'h0;
+            g_adv$d = 1'b0;
+            g_cqe1_psn$d = 32'h0;
+            g_cqe1_imm$d = 32'h0;
+            g_cqe2_psn$d = 32'h0;
+            g_cqe2_imm$d = 32'h0;
+            g_h$d = 32'h0;
+            h_cfg$d = 1'b0;
+            h_qp$d = 32'h0;
+            h_p$d = 32'h0;
+            h_imm$d = 32'h0;
+            h_code$d = 32'h0;
+            h_adv$d = 1'b0;
+            h_cqe1_psn$d = 32'h0;
+            h_cqe1_imm$d = 32'h0;
+            h_cqe2_psn$d = 32'h0;
+            h_cqe2_imm$d = 32'h0;
+            h_h$d = 32'h0;
+            i_cfg$d = 1'b0;
+            i_qp$d = 32'h0;
+            i_p$d = 32'h0;
+            i_imm$d = 32'h0;
+            i_code$d = 32'h0;
+            i_adv$d = 1'b0;
+            i_cqe1_psn$d = 32'h0;
+            i_cqe1_imm$d = 32'h0;
+            i_cqe2_psn$d = 32'h0;
+            i_cqe2_imm$d = 32'h0;
+            i_h$d = 32'h0;
+            j_cfg$d = 1'b0;
+            j_qp$d = 32'h0;
+            j_p$d = 32'h0;
+            j_imm$d = 32'h0;
+            j_code$d = 32'h0;
+            j_adv$d = 1'b0;
+            j_cqe1_psn$d = 32'h0;
+            j_cqe1_imm$d = 32'h0;
+            j_cqe2_psn$d = 32'h0;
+            j_cqe2_imm$d = 32'h0;
+            j_h$d = 32'h0;
+            k_cfg$d = 1'b0;
+            k_qp$d = 32'h0;
+            k_p$d = 32'h0;
+            k_imm$d = 32'h0;
+            k_code$d = 32'h0;
+            k_adv$d = 1'b0;
+            k_cqe1_psn$d = 32'h0;
+            k_cqe1_imm$d = 32'h0;
+            k_cqe2_psn$d = 32'h0;
+            k_cqe2_imm$d = 32'h0;
+            k_h$d = 32'h0;
+            l_cfg$d = 1'b0;
+            l_qp$d = 32'h0;
+            l_p$d = 32'h0;
+            l_imm$d = 32'h0;
+            l_code$d = 32'h0;
+            l_adv$d = 1'b0;
+            l_cqe1_psn$d = 32'h0;
+            l_cqe1_imm$d = 32'h0;
+            l_cqe2_psn$d = 32'h0;
+            l_cqe2_imm$d = 32'h0;
+            l_h$d = 32'h0;
+            w_p$d = 32'h0;
+            w_imm_in$d = 32'h0;
+            w_ackreq$d = 1'b0;
+            o_qp$d = 32'h0;
+            o_p$d = 32'h0;
+            o_imm$d = 32'h0;
+            o_code$d = 32'h0;
+            o_cqe1_psn$d = 32'h0;
+            o_cqe1_imm$d = 32'h0;
+            o_cqe2_psn$d = 32'h0;
+            o_cqe2_imm$d = 32'h0;
+            o_h$d = 32'h0;
+            i_found$d = 1'b0;
+            j_found$d = 1'b0;
+            k_found$d = 1'b0;
+            j_ooo$d = 1'b0;
+            k_ooo$d = 1'b0;
+            i_rot$d = 32'h0;
+            j_rot$d = 32'h0;
+            k_missing$d = 32'h0;
+            l_missing$d = 32'h0;
+            o_missing$d = 32'h0;
+            h_acc$d = 1'b0;
+            h_ack$d = 1'b0;
+            i_acc$d = 1'b0;
+            i_ack$d = 1'b0;
+            j_acc$d = 1'b0;
+            j_ack$d = 1'b0;
+            k_acc$d = 1'b0;
+            k_ack$d = 1'b0;
+            l_acc$d = 1'b0;
+            l_ack$d = 1'b0;
+            h_cqe0$d = 1'b0;
+            h_cqe1$d = 1'b0;
+            h_cqe2$d = 1'b0;
+            i_cqe0$d = 1'b0;
+            i_cqe1$d = 1'b0;
+            i_cqe2$d = 1'b0;
+            j_cqe0$d = 1'b0;
+            j_cqe1$d = 1'b0;
+            j_cqe2$d = 1'b0;
+            k_cqe0$d = 1'b0;
+            k_cqe1$d = 1'b0;
+            k_cqe2$d = 1'b0;
+            l_cqe0$d = 1'b0;
+            l_cqe1$d = 1'b0;
+            l_cqe2$d = 1'b0;
+            a_cfg$d = 1'b0;
+            a_ackreq$d = 1'b0;
+            a_hasimm$d = 1'b0;
+            a_en$d = 1'b0;
+            b_s1$d = 1'b0;
+            b_s2$d = 1'b0;
+            b_s3$d = 1'b0;
+            b_s4$d = 1'b0;
+            b_s5$d = 1'b0;
+            c_s1$d = 1'b0;
+            c_s2$d = 1'b0;
+            c_s3$d = 1'b0;
+            c_s4$d = 1'b0;
+            c_s5$d = 1'b0;
+            d_s1$d = 1'b0;
+            d_s2$d = 1'b0;
+            e_s1$d = 1'b0;
+            e_s2$d = 1'b0;
+            e_below_d$d = 1'b0;
+            e_nw_d$d = 1'b0;
+            e_ath_d$d = 1'b0;
+            e_seen_d$d = 1'b0;
+            e_ge0_d$d = 1'b0;
+            e_ge1_d$d = 1'b0;
+            e_below_s$d = 1'b0;
+            e_nw_s$d = 1'b0;
+            e_ath_s$d = 1'b0;
+            e_ge0_s$d = 1'b0;
+            e_ge1_s$d = 1'b0;
+            e_eqx$d = 1'b0;
+            e_parm$d = 1'b0;
+            w_cfg$d = 1'b0;
+            w_pacc_d$d = 1'b0;
+            w_ppar$d = 1'b0;
+            w_v0$d = 1'b0;
+            w_v1$d = 1'b0;
+            w_en$d = 1'b0;
+            w_ins0$d = 1'b0;
+            w_ins1$d = 1'b0;
+            w_known$d = 1'b0;
+            w_enok$d = 1'b0;
+            w_below$d = 1'b0;
+            w_nw$d = 1'b0;
+            w_seen$d = 1'b0;
+            w_full$d = 1'b0;
+            w_hasimm$d = 1'b0;
+            w_ath$d = 1'b0;
+            w_eff0$d = 1'b0;
+            w_eff1$d = 1'b0;
+            g_rel0$d = 1'b0;
+            g_rel1$d = 1'b0;
+            g_ord$d = 1'b0;
+            d_gf_any$0$d = 32'h0;
+            d_gf_any$1$d = 32'h0;
+            d_gf_any$2$d = 32'h0;
+            d_gf_any$3$d = 32'h0;
+            d_gf_idx$0$d = 32'h0;
+            d_gf_idx$1$d = 32'h0;
+            d_gf_idx$2$d = 32'h0;
+            d_gf_idx$3$d = 32'h0;
+            d_gu_any$0$d = 32'h0;
+            d_gu_any$1$d = 32'h0;
+            d_gu_any$2$d = 32'h0;
+            d_gu_any$3$d = 32'h0;
+            d_gu_idx$0$d = 32'h0;
+            d_gu_idx$1$d = 32'h0;
+            d_gu_idx$2$d = 32'h0;
+            d_gu_idx$3$d = 32'h0;
+            e_sv$0$d = 32'h0;
+            e_sv$1$d = 32'h0;
+            e_sv$2$d = 32'h0;
+            e_sv$3$d = 32'h0;
+            i_sum4$0$d = 32'h0;
+            i_sum4$1$d = 32'h0;
+            i_sum4$2$d = 32'h0;
+            i_sum4$3$d = 32'h0;
+            a_qp$d = 32'h0;
+            a_p$d = 32'h0;
+            a_vs$d = 32'h0;
+            a_imm$d = 32'h0;
+            b_qp$d = 32'h0;
+            b_p$d = 32'h0;
+            c_qp$d = 32'h0;
+            c_p$d = 32'h0;
+            d_qp$d = 32'h0;
+            d_p$d = 32'h0;
+            e_qp$d = 32'h0;
+            e_p$d = 32'h0;
+            b_oh$d = 32'h0;
+            b_t$d = 32'h0;
+            c_oh$d = 32'h0;
+            c_e$d = 32'h0;
+            c_m$d = 32'h0;
+            c_v10$d = 32'h0;
+            c_v01$d = 32'h0;
+            c_f11$d = 32'h0;
+            c_v11$d = 32'h0;
+            d_oh$d = 32'h0;
+            d_e$d = 32'h0;
+            e_oh$d = 32'h0;
+            e_e$d = 32'h0;
+            w_qp$d = 32'h0;
+            w_r$d = 32'h0;
+            e_grp$d = 32'h0;
+            w_poh$d = 32'h0;
+            w_h$d = 32'h0;
+            w_psn0$d = 32'h0;
+            w_psn1$d = 32'h0;
+            w_imm0$d = 32'h0;
+            w_imm1$d = 32'h0;
+            w_vni$d = 32'h0;
+            w_s$d = 32'h0;
+            w_rel0_psn$d = 32'h0;
+            w_rel1_psn$d = 32'h0;
+            w_rel0_imm$d = 32'h0;
+            w_rel1_imm$d = 32'h0;
+            g_arr$d = 32'h0;
+            g_t$d = 32'h0;
+            h_cnt16$d = 32'h0;
+            h_hw_any$d = 32'h0;
+            h_hu_any$d = 32'h0;
+            h_hw_idx$d = 32'h0;
+            h_hu_idx$d = 32'h0;
+            h_rot$d = 32'h0;
+            i_pos$d = 32'h0;
+            j_count$d = 32'h0;
+            j_hi$d = 32'h0;
+            j_ntop$d = 32'h0;
+            j_span$d = 32'h0;
+            k_l0123$d = 32'h0;
+            k_l456$d = 32'h0;
+            k_c100$d = 32'h0;
+            l_ncqe$d = 32'h0;
         end
-        unused_bits = (((|ram$aux_read_data | |tones$count[(32'h9)+:(7)]) | s0off2[32'h8]) | s1off2[32'h8]);
+        unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | ((((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | (|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)])) | ((|la_g0$0[(32'h0)+:(23)] | |la_g1$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | (|la_dw$1[(32'h0)+:(23)] | |la_g0$1[(32'h0)+:(23)])))) | (((|la_g1$1[(32'h0)+:(23)] | |la_dp$2[(32'h0)+:(23)]) | (|la_dw$2[(32'h0)+:(23)] | |la_g0$2[(32'h0)+:(23)])) | ((|la_g1$2[(32'h0)+:(23)] | |la_dp$3[(32'h0)+:(23)]) | (|la_dw$3[(32'h0)+:(23)] | (|la_g0$3[(32'h0)+:(23)] | |la_g1$3[(32'h0)+:(23)]))))))) | ((|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]) | ((|la_g0w$0[(32'h0)+:(23)] | |la_g1w$0[(32'h0)+:(23)]) | (|la_g0w$1[(32'h0)+:(23)] | |la_g1w$1[(32'h0)+:(23)])) | ((|la_g0w$2[(32'h0)+:(23)] | |la_g1w$2[(32'h0)+:(23)]) | (|la_g0w$3[(32'h0)+:(23)] | |la_g1w$3[(32'h0)+:(23)]))));
         s_qp_ready = (~clearing$q & ~rst);
-        s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~rst) & ~m_hold);
-        m_verdict_valid = p_valid$q;
-        m_verdict_code = p_code$q;
-        m_verdict_qp = p_qp$q;
-        m_verdict_psn = p_psn$q;
-        m_cqe_qp = p_qp$q;
-        m_cqe0_valid = p_cqe0$q;
-        m_cqe0_psn = p_psn$q;
-        m_cqe0_imm = p_imm$q;
-        m_cqe1_valid = p_cqe1$q;
-        m_cqe1_psn = p_cqe1_psn$q;
-        m_cqe1_imm = p_cqe1_imm$q;
-        m_cqe2_valid = p_cqe2$q;
-        m_cqe2_psn = p_cqe2_psn$q;
-        m_cqe2_imm = p_cqe2_imm$q;
-        m_ack_valid = p_ack$q;
-        m_ack_psn = p_head$q;
-        m_nak_valid = p_nak$q;
-        m_nak_psn = p_head$q;
-        m_nak_missing = p_missing$q;
+        s_hdr_ready = ((((~s_qp_valid & ~clearing$q) & ~rst) & ~m_hold) & ~|cfg_block$q);
+        m_verdict_valid = o_valid$q;
+        m_verdict_code = o_code$q;
+        m_verdict_qp = o_qp$q;
+        m_verdict_psn = o_p$q;
+        m_cqe_qp = o_qp$q;
+        m_cqe0_valid = o_cqe0$q;
+        m_cqe0_psn = o_p$q;
+        m_cqe0_imm = o_imm$q;
+        m_cqe1_valid = o_cqe1$q;
+        m_cqe1_psn = o_cqe1_psn$q;
+        m_cqe1_imm = o_cqe1_imm$q;
+        m_cqe2_valid = o_cqe2$q;
+        m_cqe2_psn = o_cqe2_psn$q;
+        m_cqe2_imm = o_cqe2_imm$q;
+        m_ack_valid = o_ack$q;
+        m_ack_psn = o_h$q;
+        m_nak_valid = o_nak$q;
+        m_nak_psn = o_h$q;
+        m_nak_missing = o_missing$q;
         status_clearing = clearing$q;
         status_placed = cnt_placed$q;
         status_duplicate = cnt_duplicate$q;
@@ -27650,6 +31658,1146 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     end
     
 endmodule // prnic_top$rxr
+
+
+module prnic_top$rxr$a_ackreq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_ackreq
+
+
+module prnic_top$rxr$a_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_cfg
+
+
+module prnic_top$rxr$a_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_en
+
+
+module prnic_top$rxr$a_hasimm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_hasimm
+
+
+module prnic_top$rxr$a_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_imm
+
+
+module prnic_top$rxr$a_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_p
+
+
+module prnic_top$rxr$a_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_qp
+
+
+module prnic_top$rxr$a_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_valid
+
+
+module prnic_top$rxr$a_vs(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$a_vs
+
+
+module prnic_top$rxr$b_ackreq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_ackreq
+
+
+module prnic_top$rxr$b_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_cfg
+
+
+module prnic_top$rxr$b_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_en
+
+
+module prnic_top$rxr$b_hasimm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_hasimm
+
+
+module prnic_top$rxr$b_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_imm
+
+
+module prnic_top$rxr$b_known(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_known
+
+
+module prnic_top$rxr$b_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_oh
+
+
+module prnic_top$rxr$b_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_p
+
+
+module prnic_top$rxr$b_p1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_p1
+
+
+module prnic_top$rxr$b_phi1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_phi1
+
+
+module prnic_top$rxr$b_pw(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_pw
+
+
+module prnic_top$rxr$b_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_qp
+
+
+module prnic_top$rxr$b_s1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_s1
+
+
+module prnic_top$rxr$b_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_s2
+
+
+module prnic_top$rxr$b_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_s3
+
+
+module prnic_top$rxr$b_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_s4
+
+
+module prnic_top$rxr$b_s5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_s5
+
+
+module prnic_top$rxr$b_t(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_t
+
+
+module prnic_top$rxr$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_valid
+
+
+module prnic_top$rxr$b_vs(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_vs
+
+
+module prnic_top$rxr$b_writes(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$b_writes
+
+
+module prnic_top$rxr$c_ackreq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_ackreq
+
+
+module prnic_top$rxr$c_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_cfg
+
+
+module prnic_top$rxr$c_e(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_e
+
+
+module prnic_top$rxr$c_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_en
+
+
+module prnic_top$rxr$c_f11(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_f11
+
+
+module prnic_top$rxr$c_hasimm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_hasimm
+
+
+module prnic_top$rxr$c_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_imm
+
+
+module prnic_top$rxr$c_known(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_known
+
+
+module prnic_top$rxr$c_m(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_m
+
+
+module prnic_top$rxr$c_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_oh
+
+
+module prnic_top$rxr$c_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_p
+
+
+module prnic_top$rxr$c_p1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_p1
+
+
+module prnic_top$rxr$c_phi1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_phi1
+
+
+module prnic_top$rxr$c_pw(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_pw
+
+
+module prnic_top$rxr$c_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_qp
+
+
+module prnic_top$rxr$c_s1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_s1
+
+
+module prnic_top$rxr$c_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_s2
+
+
+module prnic_top$rxr$c_s3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_s3
+
+
+module prnic_top$rxr$c_s4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_s4
+
+
+module prnic_top$rxr$c_s5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_s5
+
+
+module prnic_top$rxr$c_v01(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_v01
+
+
+module prnic_top$rxr$c_v10(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_v10
+
+
+module prnic_top$rxr$c_v11(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_v11
+
+
+module prnic_top$rxr$c_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_valid
+
+
+module prnic_top$rxr$c_vs(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_vs
+
+
+module prnic_top$rxr$c_writes(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_writes
+
+
+module prnic_top$rxr$cfg_block(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$cfg_block
+
+
+module prnic_top$rxr$cfg_never(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$cfg_never
+
+
+module prnic_top$rxr$cfg_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$cfg_q
+
+
+module prnic_top$rxr$cfg_wm1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$cfg_wm1
 
 
 module prnic_top$rxr$clear_index(d,q,clock);
@@ -27861,6 +33009,4183 @@ module prnic_top$rxr$cnt_unknown(d,q,clock);
 endmodule // prnic_top$rxr$cnt_unknown
 
 
+module prnic_top$rxr$d_ackreq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_ackreq
+
+
+module prnic_top$rxr$d_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_cfg
+
+
+module prnic_top$rxr$d_e(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_e
+
+
+module prnic_top$rxr$d_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_en
+
+
+module prnic_top$rxr$d_gf_any$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_any$0
+
+
+module prnic_top$rxr$d_gf_any$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_any$1
+
+
+module prnic_top$rxr$d_gf_any$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_any$2
+
+
+module prnic_top$rxr$d_gf_any$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_any$3
+
+
+module prnic_top$rxr$d_gf_idx$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_idx$0
+
+
+module prnic_top$rxr$d_gf_idx$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_idx$1
+
+
+module prnic_top$rxr$d_gf_idx$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_idx$2
+
+
+module prnic_top$rxr$d_gf_idx$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gf_idx$3
+
+
+module prnic_top$rxr$d_gu_any$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_any$0
+
+
+module prnic_top$rxr$d_gu_any$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_any$1
+
+
+module prnic_top$rxr$d_gu_any$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_any$2
+
+
+module prnic_top$rxr$d_gu_any$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_any$3
+
+
+module prnic_top$rxr$d_gu_idx$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_idx$0
+
+
+module prnic_top$rxr$d_gu_idx$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_idx$1
+
+
+module prnic_top$rxr$d_gu_idx$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_idx$2
+
+
+module prnic_top$rxr$d_gu_idx$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_gu_idx$3
+
+
+module prnic_top$rxr$d_hasimm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_hasimm
+
+
+module prnic_top$rxr$d_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_imm
+
+
+module prnic_top$rxr$d_known(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_known
+
+
+module prnic_top$rxr$d_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_oh
+
+
+module prnic_top$rxr$d_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_p
+
+
+module prnic_top$rxr$d_p1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_p1
+
+
+module prnic_top$rxr$d_phi1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_phi1
+
+
+module prnic_top$rxr$d_pw(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_pw
+
+
+module prnic_top$rxr$d_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_qp
+
+
+module prnic_top$rxr$d_s1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_s1
+
+
+module prnic_top$rxr$d_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_s2
+
+
+module prnic_top$rxr$d_s2r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_s2r
+
+
+module prnic_top$rxr$d_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_state
+
+
+module prnic_top$rxr$d_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_valid
+
+
+module prnic_top$rxr$d_vs(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_vs
+
+
+module prnic_top$rxr$d_writes(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_writes
+
+
+module prnic_top$rxr$dec(idx,oh);
+    
+    // Module arguments
+    input wire  [7:0] idx;
+    output reg  [255:0] oh;
+    
+    // Update code (custom)
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          oh[i] = (idx == i[7:0]);
+       end
+    end
+endmodule // prnic_top$rxr$dec
+
+
+module prnic_top$rxr$e_ackreq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ackreq
+
+
+module prnic_top$rxr$e_ath_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ath_d
+
+
+module prnic_top$rxr$e_ath_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ath_s
+
+
+module prnic_top$rxr$e_below_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_below_d
+
+
+module prnic_top$rxr$e_below_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_below_s
+
+
+module prnic_top$rxr$e_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_cfg
+
+
+module prnic_top$rxr$e_e(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_e
+
+
+module prnic_top$rxr$e_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_en
+
+
+module prnic_top$rxr$e_eqx(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_eqx
+
+
+module prnic_top$rxr$e_ge0_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ge0_d
+
+
+module prnic_top$rxr$e_ge0_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ge0_s
+
+
+module prnic_top$rxr$e_ge1_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ge1_d
+
+
+module prnic_top$rxr$e_ge1_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_ge1_s
+
+
+module prnic_top$rxr$e_grp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_grp
+
+
+module prnic_top$rxr$e_hasimm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_hasimm
+
+
+module prnic_top$rxr$e_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_imm
+
+
+module prnic_top$rxr$e_known(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_known
+
+
+module prnic_top$rxr$e_nw_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_nw_d
+
+
+module prnic_top$rxr$e_nw_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_nw_s
+
+
+module prnic_top$rxr$e_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_oh
+
+
+module prnic_top$rxr$e_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_p
+
+
+module prnic_top$rxr$e_p1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_p1
+
+
+module prnic_top$rxr$e_parm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_parm
+
+
+module prnic_top$rxr$e_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_qp
+
+
+module prnic_top$rxr$e_s1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_s1
+
+
+module prnic_top$rxr$e_s1r(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_s1r
+
+
+module prnic_top$rxr$e_s2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_s2
+
+
+module prnic_top$rxr$e_seen_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_seen_d
+
+
+module prnic_top$rxr$e_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_state
+
+
+module prnic_top$rxr$e_sv$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_sv$0
+
+
+module prnic_top$rxr$e_sv$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_sv$1
+
+
+module prnic_top$rxr$e_sv$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_sv$2
+
+
+module prnic_top$rxr$e_sv$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_sv$3
+
+
+module prnic_top$rxr$e_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_valid
+
+
+module prnic_top$rxr$e_vs(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_vs
+
+
+module prnic_top$rxr$e_writes(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_writes
+
+
+module prnic_top$rxr$g_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_acc
+
+
+module prnic_top$rxr$g_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_ack
+
+
+module prnic_top$rxr$g_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_adv
+
+
+module prnic_top$rxr$g_arr(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_arr
+
+
+module prnic_top$rxr$g_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cfg
+
+
+module prnic_top$rxr$g_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_code
+
+
+module prnic_top$rxr$g_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe0
+
+
+module prnic_top$rxr$g_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe1
+
+
+module prnic_top$rxr$g_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe1_imm
+
+
+module prnic_top$rxr$g_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe1_psn
+
+
+module prnic_top$rxr$g_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe2
+
+
+module prnic_top$rxr$g_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe2_imm
+
+
+module prnic_top$rxr$g_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_cqe2_psn
+
+
+module prnic_top$rxr$g_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_h
+
+
+module prnic_top$rxr$g_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_imm
+
+
+module prnic_top$rxr$g_ord(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_ord
+
+
+module prnic_top$rxr$g_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_p
+
+
+module prnic_top$rxr$g_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_qp
+
+
+module prnic_top$rxr$g_rel0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_rel0
+
+
+module prnic_top$rxr$g_rel1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_rel1
+
+
+module prnic_top$rxr$g_t(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_t
+
+
+module prnic_top$rxr$g_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_valid
+
+
+module prnic_top$rxr$g_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$g_wr
+
+
+module prnic_top$rxr$h_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_acc
+
+
+module prnic_top$rxr$h_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_ack
+
+
+module prnic_top$rxr$h_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_adv
+
+
+module prnic_top$rxr$h_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cfg
+
+
+module prnic_top$rxr$h_cnt16(d,q,clock);
+    
+    // Module arguments
+    input wire  [79:0] d;
+    output reg  [79:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 80'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cnt16
+
+
+module prnic_top$rxr$h_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_code
+
+
+module prnic_top$rxr$h_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe0
+
+
+module prnic_top$rxr$h_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe1
+
+
+module prnic_top$rxr$h_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe1_imm
+
+
+module prnic_top$rxr$h_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe1_psn
+
+
+module prnic_top$rxr$h_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe2
+
+
+module prnic_top$rxr$h_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe2_imm
+
+
+module prnic_top$rxr$h_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_cqe2_psn
+
+
+module prnic_top$rxr$h_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_h
+
+
+module prnic_top$rxr$h_hu_any(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_hu_any
+
+
+module prnic_top$rxr$h_hu_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_hu_idx
+
+
+module prnic_top$rxr$h_hw_any(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_hw_any
+
+
+module prnic_top$rxr$h_hw_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_hw_idx
+
+
+module prnic_top$rxr$h_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_imm
+
+
+module prnic_top$rxr$h_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_p
+
+
+module prnic_top$rxr$h_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_qp
+
+
+module prnic_top$rxr$h_rot(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_rot
+
+
+module prnic_top$rxr$h_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_valid
+
+
+module prnic_top$rxr$h_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$h_wr
+
+
+module prnic_top$rxr$i_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_acc
+
+
+module prnic_top$rxr$i_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_ack
+
+
+module prnic_top$rxr$i_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_adv
+
+
+module prnic_top$rxr$i_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cfg
+
+
+module prnic_top$rxr$i_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_code
+
+
+module prnic_top$rxr$i_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe0
+
+
+module prnic_top$rxr$i_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe1
+
+
+module prnic_top$rxr$i_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe1_imm
+
+
+module prnic_top$rxr$i_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe1_psn
+
+
+module prnic_top$rxr$i_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe2
+
+
+module prnic_top$rxr$i_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe2_imm
+
+
+module prnic_top$rxr$i_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_cqe2_psn
+
+
+module prnic_top$rxr$i_found(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_found
+
+
+module prnic_top$rxr$i_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_h
+
+
+module prnic_top$rxr$i_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_imm
+
+
+module prnic_top$rxr$i_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_p
+
+
+module prnic_top$rxr$i_pos(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_pos
+
+
+module prnic_top$rxr$i_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_qp
+
+
+module prnic_top$rxr$i_rot(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_rot
+
+
+module prnic_top$rxr$i_sum4$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_sum4$0
+
+
+module prnic_top$rxr$i_sum4$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_sum4$1
+
+
+module prnic_top$rxr$i_sum4$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_sum4$2
+
+
+module prnic_top$rxr$i_sum4$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_sum4$3
+
+
+module prnic_top$rxr$i_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_valid
+
+
+module prnic_top$rxr$i_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$i_wr
+
+
+module prnic_top$rxr$j_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_acc
+
+
+module prnic_top$rxr$j_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_ack
+
+
+module prnic_top$rxr$j_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_adv
+
+
+module prnic_top$rxr$j_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cfg
+
+
+module prnic_top$rxr$j_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_code
+
+
+module prnic_top$rxr$j_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_count
+
+
+module prnic_top$rxr$j_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe0
+
+
+module prnic_top$rxr$j_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe1
+
+
+module prnic_top$rxr$j_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe1_imm
+
+
+module prnic_top$rxr$j_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe1_psn
+
+
+module prnic_top$rxr$j_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe2
+
+
+module prnic_top$rxr$j_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe2_imm
+
+
+module prnic_top$rxr$j_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_cqe2_psn
+
+
+module prnic_top$rxr$j_found(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_found
+
+
+module prnic_top$rxr$j_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_h
+
+
+module prnic_top$rxr$j_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_hi
+
+
+module prnic_top$rxr$j_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_imm
+
+
+module prnic_top$rxr$j_ntop(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_ntop
+
+
+module prnic_top$rxr$j_ooo(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_ooo
+
+
+module prnic_top$rxr$j_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_p
+
+
+module prnic_top$rxr$j_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_qp
+
+
+module prnic_top$rxr$j_rot(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_rot
+
+
+module prnic_top$rxr$j_span(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_span
+
+
+module prnic_top$rxr$j_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_valid
+
+
+module prnic_top$rxr$j_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_wr
+
+
+module prnic_top$rxr$k_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_acc
+
+
+module prnic_top$rxr$k_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_ack
+
+
+module prnic_top$rxr$k_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_adv
+
+
+module prnic_top$rxr$k_c100(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_c100
+
+
+module prnic_top$rxr$k_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cfg
+
+
+module prnic_top$rxr$k_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_code
+
+
+module prnic_top$rxr$k_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe0
+
+
+module prnic_top$rxr$k_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe1
+
+
+module prnic_top$rxr$k_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe1_imm
+
+
+module prnic_top$rxr$k_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe1_psn
+
+
+module prnic_top$rxr$k_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe2
+
+
+module prnic_top$rxr$k_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe2_imm
+
+
+module prnic_top$rxr$k_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_cqe2_psn
+
+
+module prnic_top$rxr$k_found(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_found
+
+
+module prnic_top$rxr$k_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_h
+
+
+module prnic_top$rxr$k_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_imm
+
+
+module prnic_top$rxr$k_l0123(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_l0123
+
+
+module prnic_top$rxr$k_l456(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_l456
+
+
+module prnic_top$rxr$k_missing(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_missing
+
+
+module prnic_top$rxr$k_ooo(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_ooo
+
+
+module prnic_top$rxr$k_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_p
+
+
+module prnic_top$rxr$k_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_qp
+
+
+module prnic_top$rxr$k_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_rd
+
+
+module prnic_top$rxr$k_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_valid
+
+
+module prnic_top$rxr$k_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$k_wr
+
+
+module prnic_top$rxr$l_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_acc
+
+
+module prnic_top$rxr$l_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_ack
+
+
+module prnic_top$rxr$l_adv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_adv
+
+
+module prnic_top$rxr$l_cfg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cfg
+
+
+module prnic_top$rxr$l_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_code
+
+
+module prnic_top$rxr$l_cqe0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe0
+
+
+module prnic_top$rxr$l_cqe1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe1
+
+
+module prnic_top$rxr$l_cqe1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe1_imm
+
+
+module prnic_top$rxr$l_cqe1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe1_psn
+
+
+module prnic_top$rxr$l_cqe2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe2
+
+
+module prnic_top$rxr$l_cqe2_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe2_imm
+
+
+module prnic_top$rxr$l_cqe2_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_cqe2_psn
+
+
+module prnic_top$rxr$l_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_h
+
+
+module prnic_top$rxr$l_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_imm
+
+
+module prnic_top$rxr$l_missing(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_missing
+
+
+module prnic_top$rxr$l_ncqe(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_ncqe
+
+
+module prnic_top$rxr$l_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_ok
+
+
+module prnic_top$rxr$l_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_p
+
+
+module prnic_top$rxr$l_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_qp
+
+
+module prnic_top$rxr$l_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_rd
+
+
+module prnic_top$rxr$l_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_valid
+
+
+module prnic_top$rxr$l_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_wr
+
+
+module prnic_top$rxr$lw_data(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$lw_data
+
+
+module prnic_top$rxr$lw_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$lw_en
+
+
+module prnic_top$rxr$lw_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$lw_qp
+
+
 module prnic_top$rxr$nak_mem(clk,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
@@ -27889,23 +37214,36 @@ module prnic_top$rxr$nak_mem(clk,read_address,read_data,write_address,write_data
 endmodule // prnic_top$rxr$nak_mem
 
 
-module prnic_top$rxr$o_accept(d,q,clock);
+module prnic_top$rxr$ntop_dec(idx,oh);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
+    input wire  [7:0] idx;
+    output reg  [255:0] oh;
     
     // Update code (custom)
-    initial begin
-       q = 1'h0;
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          oh[i] = (idx == i[7:0]);
+       end
     end
+endmodule // prnic_top$rxr$ntop_dec
+
+
+module prnic_top$rxr$ntop_thm(idx,lt);
     
-    always @(posedge clock) begin
-       q <= d;
+    // Module arguments
+    input wire  [7:0] idx;
+    output reg  [255:0] lt;
+    
+    // Update code (custom)
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          lt[i] = (i[7:0] < idx);
+       end
     end
-          
-endmodule // prnic_top$rxr$o_accept
+endmodule // prnic_top$rxr$ntop_thm
 
 
 module prnic_top$rxr$o_ack(d,q,clock);
@@ -27927,44 +37265,6 @@ module prnic_top$rxr$o_ack(d,q,clock);
 endmodule // prnic_top$rxr$o_ack
 
 
-module prnic_top$rxr$o_advanced(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$o_advanced
-
-
-module prnic_top$rxr$o_cfg(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$o_cfg
-
-
 module prnic_top$rxr$o_code(d,q,clock);
     
     // Module arguments
@@ -27982,25 +37282,6 @@ module prnic_top$rxr$o_code(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$o_code
-
-
-module prnic_top$rxr$o_count2(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$o_count2
 
 
 module prnic_top$rxr$o_cqe0(d,q,clock);
@@ -28136,7 +37417,7 @@ module prnic_top$rxr$o_cqe2_psn(d,q,clock);
 endmodule // prnic_top$rxr$o_cqe2_psn
 
 
-module prnic_top$rxr$o_head(d,q,clock);
+module prnic_top$rxr$o_h(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -28152,26 +37433,7 @@ module prnic_top$rxr$o_head(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$o_head
-
-
-module prnic_top$rxr$o_hi2(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$o_hi2
+endmodule // prnic_top$rxr$o_h
 
 
 module prnic_top$rxr$o_imm(d,q,clock);
@@ -28193,7 +37455,64 @@ module prnic_top$rxr$o_imm(d,q,clock);
 endmodule // prnic_top$rxr$o_imm
 
 
-module prnic_top$rxr$o_psn(d,q,clock);
+module prnic_top$rxr$o_missing(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$o_missing
+
+
+module prnic_top$rxr$o_nak(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$o_nak
+
+
+module prnic_top$rxr$o_ncqe(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$o_ncqe
+
+
+module prnic_top$rxr$o_p(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -28209,7 +37528,7 @@ module prnic_top$rxr$o_psn(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$o_psn
+endmodule // prnic_top$rxr$o_p
 
 
 module prnic_top$rxr$o_qp(d,q,clock);
@@ -28231,25 +37550,6 @@ module prnic_top$rxr$o_qp(d,q,clock);
 endmodule // prnic_top$rxr$o_qp
 
 
-module prnic_top$rxr$o_recv2(d,q,clock);
-    
-    // Module arguments
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 256'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$o_recv2
-
-
 module prnic_top$rxr$o_valid(d,q,clock);
     
     // Module arguments
@@ -28269,7 +37569,791 @@ module prnic_top$rxr$o_valid(d,q,clock);
 endmodule // prnic_top$rxr$o_valid
 
 
-module prnic_top$rxr$o_wr(d,q,clock);
+module prnic_top$rxr$pg(v,counts);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [79:0] counts;
+    
+    // Update code (custom)
+    integer g;
+    reg [2:0] q0, q1, q2, q3;
+    reg [3:0] h0, h1;
+    always @(*) begin
+       counts = 80'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          // A tree, so that no carry chain runs through all 16 bits: four 4-bit counts
+          // (one LUT each), two sums of two (one LUT6 per bit), one 4-bit add.
+          q0 = {2'd0, v[16*g]} + {2'd0, v[16*g + 1]} + {2'd0, v[16*g + 2]} + {2'd0, v[16*g + 3]};
+          q1 = {2'd0, v[16*g + 4]} + {2'd0, v[16*g + 5]} + {2'd0, v[16*g + 6]} + {2'd0, v[16*g + 7]};
+          q2 = {2'd0, v[16*g + 8]} + {2'd0, v[16*g + 9]} + {2'd0, v[16*g + 10]} + {2'd0, v[16*g + 11]};
+          q3 = {2'd0, v[16*g + 12]} + {2'd0, v[16*g + 13]} + {2'd0, v[16*g + 14]} + {2'd0, v[16*g + 15]};
+          h0 = {1'b0, q0} + {1'b0, q1};
+          h1 = {1'b0, q2} + {1'b0, q3};
+          counts[5*g +: 5] = {1'b0, h0} + {1'b0, h1};
+       end
+    end
+endmodule // prnic_top$rxr$pg
+
+
+module prnic_top$rxr$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    input wire  read_enable;
+    input wire  out_enable;
+    output reg  [397:0] read_data;
+    input wire  [15:0] write_address;
+    input wire  [397:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [397:0] mem [0:2047];
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [397:0] latch;
+    wire [10:0] read_index = read_address[10:0];
+    wire [10:0] write_index = write_address[10:0];
+    wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
+    
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // prnic_top$rxr$ram
+
+
+module prnic_top$rxr$rot_hi(v,amt,out);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    input wire  [3:0] amt;
+    output reg  [255:0] out;
+    
+    // Update code (custom)
+    wire [511:0] twice = {v, v};
+    wire [8:0] shift = {5'd0, amt} * 9'd16;
+    always @(*) begin
+       out = twice[shift +: 256];
+    end
+endmodule // prnic_top$rxr$rot_hi
+
+
+module prnic_top$rxr$rot_lo(v,amt,out);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    input wire  [3:0] amt;
+    output reg  [255:0] out;
+    
+    // Update code (custom)
+    wire [511:0] twice = {v, v};
+    wire [8:0] shift = {5'd0, amt} * 9'd1;
+    always @(*) begin
+       out = twice[shift +: 256];
+    end
+endmodule // prnic_top$rxr$rot_lo
+
+
+module prnic_top$rxr$sf$0(any_a,idx_a,any_b,idx_b,found,from_b,pos);
+    
+    // Module arguments
+    input wire  [15:0] any_a;
+    input wire  [63:0] idx_a;
+    input wire  [15:0] any_b;
+    input wire  [63:0] idx_b;
+    output reg  found;
+    output reg  from_b;
+    output reg  [7:0] pos;
+    
+    // Update code (custom)
+    wire [31:0] c = {any_b, any_a};
+    wire [127:0] ix = {idx_b, idx_a};
+    reg [31:0] first;
+    always @(*) begin
+       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
+       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
+       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
+       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
+       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
+       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
+       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
+       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
+       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
+       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
+       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
+       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
+       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
+       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
+       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
+       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
+       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
+       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
+       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
+       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
+       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
+       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
+       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
+       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
+       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
+       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
+       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
+       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
+       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
+       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
+       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
+       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
+       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
+       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
+       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
+       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
+       pos[4] = |(first & 32'b10101010101010101010101010101010);
+       pos[5] = |(first & 32'b11001100110011001100110011001100);
+       pos[6] = |(first & 32'b11110000111100001111000011110000);
+       pos[7] = |(first & 32'b11111111000000001111111100000000);
+       found = |c;
+       from_b = |first[31:16];
+    end
+endmodule // prnic_top$rxr$sf$0
+
+
+module prnic_top$rxr$sf$1(any_a,idx_a,any_b,idx_b,found,from_b,pos);
+    
+    // Module arguments
+    input wire  [15:0] any_a;
+    input wire  [63:0] idx_a;
+    input wire  [15:0] any_b;
+    input wire  [63:0] idx_b;
+    output reg  found;
+    output reg  from_b;
+    output reg  [7:0] pos;
+    
+    // Update code (custom)
+    wire [31:0] c = {any_b, any_a};
+    wire [127:0] ix = {idx_b, idx_a};
+    reg [31:0] first;
+    always @(*) begin
+       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
+       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
+       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
+       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
+       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
+       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
+       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
+       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
+       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
+       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
+       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
+       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
+       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
+       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
+       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
+       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
+       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
+       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
+       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
+       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
+       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
+       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
+       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
+       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
+       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
+       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
+       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
+       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
+       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
+       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
+       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
+       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
+       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
+       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
+       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
+       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
+       pos[4] = |(first & 32'b10101010101010101010101010101010);
+       pos[5] = |(first & 32'b11001100110011001100110011001100);
+       pos[6] = |(first & 32'b11110000111100001111000011110000);
+       pos[7] = |(first & 32'b11111111000000001111111100000000);
+       found = |c;
+       from_b = |first[31:16];
+    end
+endmodule // prnic_top$rxr$sf$1
+
+
+module prnic_top$rxr$sf$2(any_a,idx_a,any_b,idx_b,found,from_b,pos);
+    
+    // Module arguments
+    input wire  [15:0] any_a;
+    input wire  [63:0] idx_a;
+    input wire  [15:0] any_b;
+    input wire  [63:0] idx_b;
+    output reg  found;
+    output reg  from_b;
+    output reg  [7:0] pos;
+    
+    // Update code (custom)
+    wire [31:0] c = {any_b, any_a};
+    wire [127:0] ix = {idx_b, idx_a};
+    reg [31:0] first;
+    always @(*) begin
+       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
+       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
+       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
+       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
+       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
+       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
+       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
+       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
+       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
+       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
+       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
+       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
+       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
+       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
+       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
+       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
+       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
+       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
+       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
+       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
+       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
+       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
+       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
+       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
+       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
+       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
+       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
+       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
+       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
+       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
+       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
+       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
+       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
+       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
+       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
+       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
+       pos[4] = |(first & 32'b10101010101010101010101010101010);
+       pos[5] = |(first & 32'b11001100110011001100110011001100);
+       pos[6] = |(first & 32'b11110000111100001111000011110000);
+       pos[7] = |(first & 32'b11111111000000001111111100000000);
+       found = |c;
+       from_b = |first[31:16];
+    end
+endmodule // prnic_top$rxr$sf$2
+
+
+module prnic_top$rxr$sf$3(any_a,idx_a,any_b,idx_b,found,from_b,pos);
+    
+    // Module arguments
+    input wire  [15:0] any_a;
+    input wire  [63:0] idx_a;
+    input wire  [15:0] any_b;
+    input wire  [63:0] idx_b;
+    output reg  found;
+    output reg  from_b;
+    output reg  [7:0] pos;
+    
+    // Update code (custom)
+    wire [31:0] c = {any_b, any_a};
+    wire [127:0] ix = {idx_b, idx_a};
+    reg [31:0] first;
+    always @(*) begin
+       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
+       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
+       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
+       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
+       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
+       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
+       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
+       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
+       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
+       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
+       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
+       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
+       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
+       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
+       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
+       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
+       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
+       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
+       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
+       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
+       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
+       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
+       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
+       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
+       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
+       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
+       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
+       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
+       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
+       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
+       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
+       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
+       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
+       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
+       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
+       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
+       pos[4] = |(first & 32'b10101010101010101010101010101010);
+       pos[5] = |(first & 32'b11001100110011001100110011001100);
+       pos[6] = |(first & 32'b11110000111100001111000011110000);
+       pos[7] = |(first & 32'b11111111000000001111111100000000);
+       found = |c;
+       from_b = |first[31:16];
+    end
+endmodule // prnic_top$rxr$sf$3
+
+
+module prnic_top$rxr$sfh(any_a,idx_a,any_b,idx_b,found,from_b,pos);
+    
+    // Module arguments
+    input wire  [15:0] any_a;
+    input wire  [63:0] idx_a;
+    input wire  [15:0] any_b;
+    input wire  [63:0] idx_b;
+    output reg  found;
+    output reg  from_b;
+    output reg  [7:0] pos;
+    
+    // Update code (custom)
+    wire [31:0] c = {any_b, any_a};
+    wire [127:0] ix = {idx_b, idx_a};
+    reg [31:0] first;
+    always @(*) begin
+       first[0] = c[0] & ~|(c & 32'b00000000000000001111111111111110);
+       first[1] = c[1] & ~|(c & 32'b00000000000000001111111111111100);
+       first[2] = c[2] & ~|(c & 32'b00000000000000001111111111111000);
+       first[3] = c[3] & ~|(c & 32'b00000000000000001111111111110000);
+       first[4] = c[4] & ~|(c & 32'b00000000000000001111111111100000);
+       first[5] = c[5] & ~|(c & 32'b00000000000000001111111111000000);
+       first[6] = c[6] & ~|(c & 32'b00000000000000001111111110000000);
+       first[7] = c[7] & ~|(c & 32'b00000000000000001111111100000000);
+       first[8] = c[8] & ~|(c & 32'b00000000000000001111111000000000);
+       first[9] = c[9] & ~|(c & 32'b00000000000000001111110000000000);
+       first[10] = c[10] & ~|(c & 32'b00000000000000001111100000000000);
+       first[11] = c[11] & ~|(c & 32'b00000000000000001111000000000000);
+       first[12] = c[12] & ~|(c & 32'b00000000000000001110000000000000);
+       first[13] = c[13] & ~|(c & 32'b00000000000000001100000000000000);
+       first[14] = c[14] & ~|(c & 32'b00000000000000001000000000000000);
+       first[15] = c[15] & ~|(c & 32'b00000000000000000000000000000000);
+       first[16] = c[16] & ~|(c & 32'b11111111111111101111111111111111);
+       first[17] = c[17] & ~|(c & 32'b11111111111111001111111111111111);
+       first[18] = c[18] & ~|(c & 32'b11111111111110001111111111111111);
+       first[19] = c[19] & ~|(c & 32'b11111111111100001111111111111111);
+       first[20] = c[20] & ~|(c & 32'b11111111111000001111111111111111);
+       first[21] = c[21] & ~|(c & 32'b11111111110000001111111111111111);
+       first[22] = c[22] & ~|(c & 32'b11111111100000001111111111111111);
+       first[23] = c[23] & ~|(c & 32'b11111111000000001111111111111111);
+       first[24] = c[24] & ~|(c & 32'b11111110000000001111111111111111);
+       first[25] = c[25] & ~|(c & 32'b11111100000000001111111111111111);
+       first[26] = c[26] & ~|(c & 32'b11111000000000001111111111111111);
+       first[27] = c[27] & ~|(c & 32'b11110000000000001111111111111111);
+       first[28] = c[28] & ~|(c & 32'b11100000000000001111111111111111);
+       first[29] = c[29] & ~|(c & 32'b11000000000000001111111111111111);
+       first[30] = c[30] & ~|(c & 32'b10000000000000001111111111111111);
+       first[31] = c[31] & ~|(c & 32'b00000000000000001111111111111111);
+       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
+       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
+       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
+       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
+       pos[4] = |(first & 32'b10101010101010101010101010101010);
+       pos[5] = |(first & 32'b11001100110011001100110011001100);
+       pos[6] = |(first & 32'b11110000111100001111000011110000);
+       pos[7] = |(first & 32'b11111111000000001111111100000000);
+       found = |c;
+       from_b = |first[31:16];
+    end
+endmodule // prnic_top$rxr$sfh
+
+
+module prnic_top$rxr$sg_f$0(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_f$0
+
+
+module prnic_top$rxr$sg_f$1(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_f$1
+
+
+module prnic_top$rxr$sg_f$2(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_f$2
+
+
+module prnic_top$rxr$sg_f$3(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_f$3
+
+
+module prnic_top$rxr$sg_u$0(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_u$0
+
+
+module prnic_top$rxr$sg_u$1(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_u$1
+
+
+module prnic_top$rxr$sg_u$2(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_u$2
+
+
+module prnic_top$rxr$sg_u$3(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 15; k >= 0; k = k - 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sg_u$3
+
+
+module prnic_top$rxr$sgh_u(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 0; k < 16; k = k + 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sgh_u
+
+
+module prnic_top$rxr$sgh_w(v,any,idx);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    output reg  [15:0] any;
+    output reg  [63:0] idx;
+    
+    // Update code (custom)
+    integer g;
+    integer k;
+    always @(*) begin
+       idx = 64'd0;
+       for (g = 0; g < 16; g = g + 1) begin
+          any[g] = |v[16*g +: 16];
+          for (k = 0; k < 16; k = k + 1) begin
+             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+          end
+       end
+    end
+endmodule // prnic_top$rxr$sgh_w
+
+
+module prnic_top$rxr$spread(v,out);
+    
+    // Module arguments
+    input wire  [15:0] v;
+    output reg  [255:0] out;
+    
+    // Update code (custom)
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          out[i] = v[i / 16];
+       end
+    end
+endmodule // prnic_top$rxr$spread
+
+
+module prnic_top$rxr$sum_a$0(a,total);
+    
+    // Module arguments
+    input wire  [27:0] a;
+    output reg  [8:0] total;
+    
+    // Update code (custom)
+    wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+    wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+    always @(*) begin
+       total = {1'b0, lo} + {1'b0, hi};
+    end
+endmodule // prnic_top$rxr$sum_a$0
+
+
+module prnic_top$rxr$sum_a$1(a,total);
+    
+    // Module arguments
+    input wire  [27:0] a;
+    output reg  [8:0] total;
+    
+    // Update code (custom)
+    wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+    wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+    always @(*) begin
+       total = {1'b0, lo} + {1'b0, hi};
+    end
+endmodule // prnic_top$rxr$sum_a$1
+
+
+module prnic_top$rxr$sum_a$2(a,total);
+    
+    // Module arguments
+    input wire  [27:0] a;
+    output reg  [8:0] total;
+    
+    // Update code (custom)
+    wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+    wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+    always @(*) begin
+       total = {1'b0, lo} + {1'b0, hi};
+    end
+endmodule // prnic_top$rxr$sum_a$2
+
+
+module prnic_top$rxr$sum_a$3(a,total);
+    
+    // Module arguments
+    input wire  [27:0] a;
+    output reg  [8:0] total;
+    
+    // Update code (custom)
+    wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+    wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+    always @(*) begin
+       total = {1'b0, lo} + {1'b0, hi};
+    end
+endmodule // prnic_top$rxr$sum_a$3
+
+
+module prnic_top$rxr$sum_b(a,total);
+    
+    // Module arguments
+    input wire  [27:0] a;
+    output reg  [8:0] total;
+    
+    // Update code (custom)
+    wire [7:0] lo = {1'b0, a[6:0]} + {1'b0, a[13:7]};
+    wire [7:0] hi = {1'b0, a[20:14]} + {1'b0, a[27:21]};
+    always @(*) begin
+       total = {1'b0, lo} + {1'b0, hi};
+    end
+endmodule // prnic_top$rxr$sum_b
+
+
+module prnic_top$rxr$thm(idx,lt);
+    
+    // Module arguments
+    input wire  [7:0] idx;
+    output reg  [255:0] lt;
+    
+    // Update code (custom)
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          lt[i] = (i[7:0] < idx);
+       end
+    end
+endmodule // prnic_top$rxr$thm
+
+
+module prnic_top$rxr$thm_h(idx,lt);
+    
+    // Module arguments
+    input wire  [7:0] idx;
+    output reg  [255:0] lt;
+    
+    // Update code (custom)
+    integer i;
+    always @(*) begin
+       for (i = 0; i < 256; i = i + 1) begin
+          lt[i] = (i[7:0] < idx);
+       end
+    end
+endmodule // prnic_top$rxr$thm_h
+
+
+module prnic_top$rxr$w2_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w2_word
+
+
+module prnic_top$rxr$w3_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w3_word
+
+
+module prnic_top$rxr$w_ackreq(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28285,10 +38369,10 @@ module prnic_top$rxr$o_wr(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$o_wr
+endmodule // prnic_top$rxr$w_ackreq
 
 
-module prnic_top$rxr$p_ack(d,q,clock);
+module prnic_top$rxr$w_adv(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28304,29 +38388,10 @@ module prnic_top$rxr$p_ack(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_ack
+endmodule // prnic_top$rxr$w_adv
 
 
-module prnic_top$rxr$p_code(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$p_code
-
-
-module prnic_top$rxr$p_cqe0(d,q,clock);
+module prnic_top$rxr$w_ath(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28342,10 +38407,10 @@ module prnic_top$rxr$p_cqe0(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe0
+endmodule // prnic_top$rxr$w_ath
 
 
-module prnic_top$rxr$p_cqe1(d,q,clock);
+module prnic_top$rxr$w_below(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28361,29 +38426,124 @@ module prnic_top$rxr$p_cqe1(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe1
+endmodule // prnic_top$rxr$w_below
 
 
-module prnic_top$rxr$p_cqe1_imm(d,q,clock);
+module prnic_top$rxr$w_cfg(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe1_imm
+endmodule // prnic_top$rxr$w_cfg
 
 
-module prnic_top$rxr$p_cqe1_psn(d,q,clock);
+module prnic_top$rxr$w_eff0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_eff0
+
+
+module prnic_top$rxr$w_eff1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_eff1
+
+
+module prnic_top$rxr$w_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_en
+
+
+module prnic_top$rxr$w_enok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_enok
+
+
+module prnic_top$rxr$w_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_full
+
+
+module prnic_top$rxr$w_h(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -28399,10 +38559,10 @@ module prnic_top$rxr$p_cqe1_psn(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe1_psn
+endmodule // prnic_top$rxr$w_h
 
 
-module prnic_top$rxr$p_cqe2(d,q,clock);
+module prnic_top$rxr$w_hasimm(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28418,10 +38578,10 @@ module prnic_top$rxr$p_cqe2(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe2
+endmodule // prnic_top$rxr$w_hasimm
 
 
-module prnic_top$rxr$p_cqe2_imm(d,q,clock);
+module prnic_top$rxr$w_imm0(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -28437,48 +38597,10 @@ module prnic_top$rxr$p_cqe2_imm(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_cqe2_imm
+endmodule // prnic_top$rxr$w_imm0
 
 
-module prnic_top$rxr$p_cqe2_psn(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$p_cqe2_psn
-
-
-module prnic_top$rxr$p_head(d,q,clock);
-    
-    // Module arguments
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 24'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$p_head
-
-
-module prnic_top$rxr$p_imm(d,q,clock);
+module prnic_top$rxr$w_imm1(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -28494,10 +38616,200 @@ module prnic_top$rxr$p_imm(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_imm
+endmodule // prnic_top$rxr$w_imm1
 
 
-module prnic_top$rxr$p_missing(d,q,clock);
+module prnic_top$rxr$w_imm_in(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_imm_in
+
+
+module prnic_top$rxr$w_ins0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_ins0
+
+
+module prnic_top$rxr$w_ins1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_ins1
+
+
+module prnic_top$rxr$w_known(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_known
+
+
+module prnic_top$rxr$w_nw(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_nw
+
+
+module prnic_top$rxr$w_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_p
+
+
+module prnic_top$rxr$w_p1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_p1
+
+
+module prnic_top$rxr$w_pacc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_pacc
+
+
+module prnic_top$rxr$w_pacc_d(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_pacc_d
+
+
+module prnic_top$rxr$w_pacc_g(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_pacc_g
+
+
+module prnic_top$rxr$w_poh(d,q,clock);
     
     // Module arguments
     input wire  [255:0] d;
@@ -28513,10 +38825,10 @@ module prnic_top$rxr$p_missing(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_missing
+endmodule // prnic_top$rxr$w_poh
 
 
-module prnic_top$rxr$p_nak(d,q,clock);
+module prnic_top$rxr$w_ppar(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -28532,10 +38844,10 @@ module prnic_top$rxr$p_nak(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_nak
+endmodule // prnic_top$rxr$w_ppar
 
 
-module prnic_top$rxr$p_psn(d,q,clock);
+module prnic_top$rxr$w_psn0(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -28551,194 +38863,10 @@ module prnic_top$rxr$p_psn(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$p_psn
+endmodule // prnic_top$rxr$w_psn0
 
 
-module prnic_top$rxr$p_qp(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$p_qp
-
-
-module prnic_top$rxr$p_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$p_valid
-
-
-module prnic_top$rxr$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
-    
-    // Module arguments
-    input wire  [15:0] read_address;
-    input wire  read_clock;
-    output reg  [637:0] read_data;
-    input wire  [15:0] write_address;
-    input wire  write_clock;
-    input wire  [637:0] write_data;
-    input wire  write_enable;
-    output reg  [637:0] aux_read_data;
-    
-    // Update code (custom)
-    reg [637:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
-    wire [10:0] read_index = read_address[10:0];
-    wire [10:0] write_index = write_address[10:0];
-    wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
-    
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
-       if (write_enable) begin
-          mem[write_index] <= write_data;
-       end
-    end
-endmodule // prnic_top$rxr$ram
-
-
-module prnic_top$rxr$s1_ack_req(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_ack_req
-
-
-module prnic_top$rxr$s1_cfg(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_cfg
-
-
-module prnic_top$rxr$s1_enable(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_enable
-
-
-module prnic_top$rxr$s1_has_imm(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_has_imm
-
-
-module prnic_top$rxr$s1_imm(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_imm
-
-
-module prnic_top$rxr$s1_known(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_known
-
-
-module prnic_top$rxr$s1_psn(d,q,clock);
+module prnic_top$rxr$w_psn1(d,q,clock);
     
     // Module arguments
     input wire  [23:0] d;
@@ -28754,112 +38882,7 @@ module prnic_top$rxr$s1_psn(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$s1_psn
-
-
-module prnic_top$rxr$s1_qp(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_qp
-
-
-module prnic_top$rxr$s1_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_valid
-
-
-module prnic_top$rxr$s1_vni_slot(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$s1_vni_slot
-
-
-module prnic_top$rxr$tones(bits,count);
-    
-    // Module arguments
-    input wire  [255:0] bits;
-    output reg  [15:0] count;
-    
-    // Update code (custom)
-    // `run[i + 1]`: bits 0..=i are all ones, as a Kogge-Stone prefix AND (log2 256 levels of
-    // 2-input ANDs; a plain chain maps to a 256-deep mux chain).
-    reg [256:0] run;
-    reg [255:0] y;
-    reg [255:0] t;
-    integer i;
-    integer s;
-    always @(*) begin
-       y = bits;
-       for (s = 1; s < 256; s = s * 2) begin
-          t = y;
-          for (i = s; i < 256; i = i + 1) begin
-             y[i] = t[i] & t[i - s];
-          end
-       end
-       run = {y, 1'b1};
-    end
-    // The run ends at exactly one position: a one-hot vector, encoded bit by bit as a
-    // reduction OR over a constant mask (a balanced tree, not a chain of ORs).
-    wire [256:0] end_hot = run & ~{1'b0, bits};
-    always @(*) begin
-       count[0] = |(end_hot & 257'b01010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010101010);
-       count[1] = |(end_hot & 257'b01100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100110011001100);
-       count[2] = |(end_hot & 257'b01111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000111100001111000011110000);
-       count[3] = |(end_hot & 257'b01111111100000000111111110000000011111111000000001111111100000000111111110000000011111111000000001111111100000000111111110000000011111111000000001111111100000000111111110000000011111111000000001111111100000000111111110000000011111111000000001111111100000000);
-       count[4] = |(end_hot & 257'b01111111111111111000000000000000011111111111111110000000000000000111111111111111100000000000000001111111111111111000000000000000011111111111111110000000000000000111111111111111100000000000000001111111111111111000000000000000011111111111111110000000000000000);
-       count[5] = |(end_hot & 257'b01111111111111111111111111111111100000000000000000000000000000000111111111111111111111111111111110000000000000000000000000000000011111111111111111111111111111111000000000000000000000000000000001111111111111111111111111111111100000000000000000000000000000000);
-       count[6] = |(end_hot & 257'b01111111111111111111111111111111111111111111111111111111111111111000000000000000000000000000000000000000000000000000000000000000011111111111111111111111111111111111111111111111111111111111111110000000000000000000000000000000000000000000000000000000000000000);
-       count[7] = |(end_hot & 257'b01111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[8] = |(end_hot & 257'b10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[9] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[10] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[11] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[12] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[13] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[14] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-       count[15] = |(end_hot & 257'b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000);
-    end
-endmodule // prnic_top$rxr$tones
+endmodule // prnic_top$rxr$w_psn1
 
 
 module prnic_top$rxr$w_qp(d,q,clock);
@@ -28881,23 +38904,175 @@ module prnic_top$rxr$w_qp(d,q,clock);
 endmodule // prnic_top$rxr$w_qp
 
 
-module prnic_top$rxr$w_state(d,q,clock);
+module prnic_top$rxr$w_r(d,q,clock);
     
     // Module arguments
-    input wire  [637:0] d;
-    output reg  [637:0] q;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 638'h0;
+       q = 256'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$rxr$w_state
+endmodule // prnic_top$rxr$w_r
+
+
+module prnic_top$rxr$w_rel0_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_rel0_imm
+
+
+module prnic_top$rxr$w_rel0_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_rel0_psn
+
+
+module prnic_top$rxr$w_rel1_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_rel1_imm
+
+
+module prnic_top$rxr$w_rel1_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_rel1_psn
+
+
+module prnic_top$rxr$w_s(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_s
+
+
+module prnic_top$rxr$w_seen(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_seen
+
+
+module prnic_top$rxr$w_v0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_v0
+
+
+module prnic_top$rxr$w_v1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_v1
 
 
 module prnic_top$rxr$w_valid(d,q,clock);
@@ -28917,6 +39092,44 @@ module prnic_top$rxr$w_valid(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$w_valid
+
+
+module prnic_top$rxr$w_vni(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_vni
+
+
+module prnic_top$rxr$w_writes(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$w_writes
 
 
 module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_axis_tlast,s_axis_tuser,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tready,m_axis_tlast,m_axis_tdest,m_lookup_valid,m_lookup_key,s_result_valid,s_result_hit,s_result_value,cfg_port0_mac,cfg_port0_ip,cfg_port1_mac,cfg_port1_ip,cfg_dscp,cfg_ttl,cfg_bth_mark,cfg_spray_mode,cfg_spray_min,cfg_spray_max,status_frames,status_drop_too_long,status_drop_bad_keep,status_drop_short,status_drop_not_ipv4,status_drop_miss,status_spray_cfg_error,status_overflow);

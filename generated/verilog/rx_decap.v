@@ -68,8 +68,8 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     localparam  c_shl124 = 16'h20;
     localparam  c_hdr_beat1 = 16'h400;
     localparam  c_ones = 128'hffffffffffffffffffffffffffffffff;
-    localparam  c_flight_max = 8'he;
-    localparam  c_pending_max = 8'hf;
+    localparam  c_flight_max = 8'h1e;
+    localparam  c_pending_max = 8'h1f;
     localparam  c_kshift = 16'h7;
     localparam  c_slot$0 = 3'b0;
     localparam  c_slot$1 = 3'b1;
@@ -1938,8 +1938,8 @@ module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -2264,12 +2264,12 @@ module rx_decap$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
     input wire  write_enable;
     
     // Update code (custom)
-    reg [255:0] mem [0:15];
+    reg [255:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [255:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -2920,8 +2920,8 @@ module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -3246,12 +3246,12 @@ module rx_decap$ready_fifo$ram(clk,read_address,read_enable,out_enable,read_data
     input wire  write_enable;
     
     // Update code (custom)
-    reg [255:0] mem [0:15];
+    reg [255:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [255:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin
@@ -3357,8 +3357,8 @@ module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  addr_mask = 17'b11111;
+    localparam  depth_m1 = 17'b11111;
     
     // Stub signals
     reg  ram$clk;
@@ -3683,12 +3683,12 @@ module rx_decap$verdict_fifo$ram(clk,read_address,read_enable,out_enable,read_da
     input wire  write_enable;
     
     // Update code (custom)
-    reg [2:0] mem [0:15];
+    reg [2:0] mem [0:31];
     // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
     reg [2:0] latch;
-    wire [3:0] read_index = read_address[3:0];
-    wire [3:0] write_index = write_address[3:0];
-    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
     
     always @(posedge clk) begin
        if (read_enable) begin

@@ -41,7 +41,7 @@ use crate::wiring::{ByteSwap, KeepCount};
 use rust_hdl::prelude::*;
 
 /// Descriptors (frames between check and placement) in flight.
-pub const RX_DESC_DEPTH: usize = 16;
+pub const RX_DESC_DEPTH: usize = 32;
 pub use crate::tx_encap::OUTER_BYTES;
 const DESC_BITS: usize = 256;
 const HDR_BITS: usize = 1024;
@@ -214,11 +214,12 @@ pub struct RxDecap<const D: usize, const K: usize> {
 }
 
 impl<const D: usize, const K: usize> RxDecap<D, K> {
-    /// Beats the data FIFO holds: two largest frames.
+    /// Beats the data FIFO holds: two largest frames, and at least a one-beat frame per
+    /// descriptor in flight (the reorder round trip is about 18 cycles).
     pub fn data_fifo_depth(max_frame_bytes: usize) -> usize {
         (2 * max_frame_bytes.div_ceil(K))
             .next_power_of_two()
-            .max(16)
+            .max(RX_DESC_DEPTH)
     }
 
     /// `max_frame_bytes`: the largest wire frame accepted (outer headers included).

@@ -26,6 +26,7 @@
 //! `[383:128]` missing bitmap (bit j: base + j missing). A record can carry both.
 
 use crate::fifo::Fifo;
+use crate::rx_reorder::RX_REORDER_LATENCY;
 use rust_hdl::prelude::*;
 
 /// One CQE record: QP, three lanes of `{valid, PSN, immediate}`, and the place tag.
@@ -33,10 +34,10 @@ pub const CQE_REC_BITS: usize = 16 + 3 * 57 + 16;
 /// One ACK record: QP, `{ack, PSN}`, `{request, PSN}`, missing bitmap.
 pub const ACK_REC_BITS: usize = 16 + 25 + 25 + 256;
 /// Queue depth (entries) of each queue.
-pub const EVENT_DEPTH: usize = 32;
-/// Free entries below which `rx_reorder` is held: its pipeline (3) plus the hold's own
-/// register, with room to spare.
-pub const HOLD_MARGIN: usize = 8;
+pub const EVENT_DEPTH: usize = 64;
+/// Free entries below which `rx_reorder` is held: every header its pipeline holds
+/// ([`RX_REORDER_LATENCY`]), the hold's own register, and the queue's write register.
+pub const HOLD_MARGIN: usize = RX_REORDER_LATENCY as usize + 3;
 
 #[derive(LogicBlock)]
 pub struct RxEvents {

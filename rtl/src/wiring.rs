@@ -10,7 +10,6 @@
 //!   big-endian number, so the first 64 bytes of a beat are byte-reversed once.
 //! * [`KeepCount`]: the number of valid bytes of a beat whose `tkeep` is low-justified
 //!   (`0..01..1`), as an OR of one-hot terms that synthesis balances into a tree.
-//! * [`TrailingOnes`]: the run of ones from bit 0 (a reorder window's head advance).
 
 use rust_hdl::prelude::*;
 
@@ -93,70 +92,6 @@ end
     }
 }
 
-/// `count` is the number of consecutive ones of `bits` from bit 0 up (0..=`N`, 16 bits):
-/// how far a reorder window's head moves once the packet at the head has arrived.
-#[derive(LogicBlock, Default)]
-pub struct TrailingOnes<const N: usize> {
-    pub bits: Signal<In, Bits<N>>,
-    pub count: Signal<Out, Bits<16>>,
-}
-
-impl<const N: usize> Logic for TrailingOnes<N> {
-    fn update(&mut self) {
-        let b = self.bits.val();
-        let c = (0..N).take_while(|&i| b.get_bit(i)).count();
-        self.count.next = (c as u64).into();
-    }
-
-    fn connect(&mut self) {
-        self.count.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        assert!(N < 65536, "TrailingOnes width {N}");
-        Verilog::Custom(format!(
-            "\
-// `run[i + 1]`: bits 0..=i are all ones, as a Kogge-Stone prefix AND (log2 {n} levels of
-// 2-input ANDs; a plain chain maps to a {n}-deep mux chain).
-reg [{n}:0] run;
-reg [{n1}:0] y;
-reg [{n1}:0] t;
-integer i;
-integer s;
-always @(*) begin
-   y = bits;
-   for (s = 1; s < {n}; s = s * 2) begin
-      t = y;
-      for (i = s; i < {n}; i = i + 1) begin
-         y[i] = t[i] & t[i - s];
-      end
-   end
-   run = {{y, 1'b1}};
-end
-// The run ends at exactly one position: a one-hot vector, encoded bit by bit as a
-// reduction OR over a constant mask (a balanced tree, not a chain of ORs).
-wire [{n}:0] end_hot = run & ~{{1'b0, bits}};
-always @(*) begin
-{encode}
-end
-",
-            n = N,
-            n1 = N - 1,
-            encode = (0..16)
-                .map(|k| {
-                    // Positions 0..=N whose index has bit k set.
-                    let mask: String = (0..=N)
-                        .rev()
-                        .map(|i| if (i >> k) & 1 == 1 { '1' } else { '0' })
-                        .collect();
-                    format!("   count[{k}] = |(end_hot & {w}'b{mask});", w = N + 1)
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,30 +109,6 @@ mod tests {
             ep.done(x)
         });
         sim.run(Box::new(uut), 10).unwrap();
-    }
-
-    #[test]
-    fn trailing_ones_counts_the_run_from_bit_zero() {
-        let mut uut = TrailingOnes::<16>::default();
-        uut.connect_all();
-        let mut sim = Simulation::new();
-        sim.add_testbench(move |mut ep: Sim<TrailingOnes<16>>| {
-            let mut x = ep.init()?;
-            for (v, n) in [
-                (0u64, 0u64),
-                (1, 1),
-                (0b1011, 2),
-                (0xffff, 16),
-                (0x7fff, 15),
-                (0xfffe, 0),
-            ] {
-                x.bits.next = v.into();
-                x = ep.wait(1, x)?;
-                sim_assert_eq!(ep, x.count.val(), n, x);
-            }
-            ep.done(x)
-        });
-        sim.run(Box::new(uut), 100).unwrap();
     }
 
     #[test]

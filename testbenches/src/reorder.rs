@@ -4,6 +4,7 @@
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_verif::flow_table::rng;
+use prnic_rtl::rx_reorder::{QP_CMD_HOLD_CYCLES, RX_REORDER_LATENCY};
 use prnic_verif::reorder::{Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
 
 /// The settings of the default config.
@@ -121,7 +122,7 @@ pub fn compare(d: &mut bridge::RxReorder, model: &mut ReorderModel, events: &[Ev
     let mut last_accept = 0;
     let mut i = 0;
     let mut drain = 0;
-    while i < events.len() || drain < 4 {
+    while i < events.len() || drain < RX_REORDER_LATENCY + 2 {
         let ev = events.get(i).copied().unwrap_or(Event::Idle);
         if i >= events.len() {
             drain += 1;
@@ -282,7 +283,7 @@ impl Traffic {
 }
 
 /// Presents at most one header per cycle to a running `rx_reorder` and returns each
-/// header's outcome when it leaves (two cycles later).
+/// header's outcome when it leaves ([`RX_REORDER_LATENCY`] cycles later).
 pub struct Stream {
     pub dut: bridge::RxReorder,
     in_flight: std::collections::VecDeque<Header>,
@@ -296,13 +297,20 @@ impl Stream {
         }
     }
 
-    /// Create a QP (takes one cycle; call before its headers).
+    /// Create a QP (call before its headers). Headers wait a few cycles after a QP
+    /// command; this returns once they are taken again, with the verdicts of headers
+    /// still in flight dropped (create QPs before traffic).
     pub fn create(&mut self, qp: u32, vni_slot: u8, psn: u32) {
         let d = &mut self.dut;
         drive_hdr(d, None);
         drive_qp(d, Some((qp, true, vni_slot, psn)));
         d.step();
         drive_qp(d, None);
+        d.eval();
+        while d.s_hdr_ready() == 0 {
+            d.step();
+            d.eval();
+        }
     }
 
     /// One cycle: offer `h` (always accepted: no QP command and no hold), return the
@@ -460,10 +468,16 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
     crate::hdl_sim::settle(&mut u, "initial values");
     let mut out = Agreement::default();
     let sweep = std::iter::repeat(Event::Idle).take(cfg.reorder.qps as usize + 4);
+    // Nothing waits for `ready` here, so the cycles headers wait after a QP command are
+    // left idle.
+    let hold = QP_CMD_HOLD_CYCLES as usize;
     let all: Vec<(bool, Event)> = std::iter::once((true, Event::Idle))
         .chain(sweep.map(|e| (false, e)))
-        .chain(events.iter().map(|e| (false, *e)))
-        .chain(std::iter::repeat((false, Event::Idle)).take(4))
+        .chain(events.iter().flat_map(|e| {
+            let idle = if matches!(e, Event::Qp { .. }) { hold } else { 0 };
+            std::iter::once((false, *e)).chain(std::iter::repeat((false, Event::Idle)).take(idle))
+        }))
+        .chain(std::iter::repeat((false, Event::Idle)).take(RX_REORDER_LATENCY as usize + 2))
         .collect();
     for (c, (rst, ev)) in all.into_iter().enumerate() {
         v.set_rst(rst as u64);
