@@ -587,10 +587,12 @@ impl PrnicConfig {
             ));
         }
         let r = &c.reorder;
-        if !r.qps.is_power_of_two() || !(1..=4096).contains(&r.qps) {
+        // Two at least: each per-QP store is a RAM of `qps` words, and a one-word RAM has
+        // no address bits for rust-hdl to index.
+        if !r.qps.is_power_of_two() || !(2..=4096).contains(&r.qps) {
             return Err(invalid(
                 "reorder.qps",
-                format!("{} is not a power of two in 1..=4096", r.qps),
+                format!("{} is not a power of two in 2..=4096", r.qps),
             ));
         }
         if !r.window_bits.is_power_of_two() || !(32..=256).contains(&r.window_bits) {
