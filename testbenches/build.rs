@@ -1,6 +1,6 @@
 //! Verilates every generated block and writes its typed Rust binding.
 //!
-//! The crates.io verilated-rs crates do not build against Verilator 5 (TOOLCHAIN.md), so
+//! The crates.io verilated-rs crates do not build against Verilator 5, so
 //! the project owns this small bridge: for each module of `prnic_gen::blocks::modules`
 //! (default config) it
 //!   1. writes the Verilog that `prnic generate` would write,

@@ -1,4 +1,4 @@
-//! `credit_rx`: the receiver side of the credit engine (REFERENCE.md, "Credits").
+//! `credit_rx`: the receiver side of the credit engine (the Pegasus paper; docs/blocks/credit.md).
 //!
 //! ```text
 //!  s_req (qp)   ──┐            stage 0: read QP word      stage 1: update, write back

@@ -1,5 +1,5 @@
 //! `credit_tx`: the sender side of the credit engine, one state word per QP in block RAM
-//! (REFERENCE.md, "Credits").
+//! (the Pegasus paper; docs/blocks/credit.md).
 //!
 //! ```text
 //!  s_grant (qp) ──┐ priority   stage 0: read QP state    stage 1: decide, write back

@@ -4,7 +4,7 @@
 //! `verif/src/sprayer.rs`, `testbenches/tests/sprayer.rs`, `docs/blocks/sprayer.md`).
 //! Port names are the Verilog names. Every mixed expression in `#[hdl_gen]` code is
 //! parenthesised: rust-hdl emits Rust expressions without adding parentheses, and
-//! Verilog's precedence differs from Rust's (TOOLCHAIN.md).
+//! Verilog's precedence differs from Rust's.
 
 // The parentheses rustc calls unnecessary are the ones rust-hdl needs.
 #![allow(unused_parens)]

@@ -1,5 +1,5 @@
 //! `rx_decap`: VXLAN decapsulation and RoCEv2 parsing on the receive path, with direct
-//! placement (REFERENCE.md, "Spraying and receiver ordering").
+//! placement (the Pegasus paper's receiver ordering; docs/blocks/rx_decap.md).
 //!
 //! ```text
 //!  s_axis_wire ─► header capture (first 128 bytes) ─► check at tlast ─► desc FIFO ─► m_hdr (to rx_reorder)

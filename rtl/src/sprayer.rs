@@ -2,7 +2,7 @@
 //!
 //! Switches pick an ECMP path by hashing the outer 5-tuple. The P-RNIC changes only the
 //! outer UDP source port, so changing it per packet spreads one QP over every path
-//! without adaptive routing in the switches (REFERENCE.md, "Spraying").
+//! without adaptive routing in the switches (the Pegasus paper's per-packet spraying).
 //!
 //! ```text
 //!  s_req_valid ─┐   stage 1                    stage 2 (mode select)          out

@@ -1,5 +1,5 @@
 //! `tx_encap`: VXLAN encapsulation of the tenant's RoCEv2 frames, with a per-packet outer
-//! UDP source port, on AXI4-Stream (REFERENCE.md, "VPC" and "Spraying").
+//! UDP source port, on AXI4-Stream (the Pegasus paper).
 //!
 //! ```text
 //!            ┌──────── first beat: key {VNI, inner dst IPv4} ──► m_lookup ──► flow_table

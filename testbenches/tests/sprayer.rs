@@ -274,7 +274,7 @@ proptest! {
 
 /// The same stimulus through rust-hdl's simulator and the Verilator model gives identical
 /// outputs on every cycle. This is what catches rust-hdl's operator-precedence emission
-/// bug (TOOLCHAIN.md): the two simulate different texts of the same design.
+/// bug (it drops implicit precedence): the two simulate different texts of the same design.
 #[test]
 fn two_simulators_agree_cycle_by_cycle() {
     let stim = stimulus(0x5eed, 3000);

@@ -1,4 +1,4 @@
-//! Golden models of the credit engine (REFERENCE.md, "Credits").
+//! Golden models of the credit engine (the Pegasus paper; docs/blocks/credit.md).
 //!
 //! * [`SenderModel`]: per-QP credit accounting of `credit_tx`, event by event.
 //! * [`ReceiverModel`]: `credit_rx`'s request counts and round-robin grant order.

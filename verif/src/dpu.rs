@@ -1,7 +1,7 @@
 //! The DPU control plane: owns the authoritative flow table, pushes each change to the
 //! RNIC over the narrow CSR channel as one write-ahead-logged transaction, recovers from
 //! its own crashes by replaying the log, and follows the RNIC through restarts with a
-//! small state machine (REFERENCE.md, "Narrow management channel").
+//! small state machine (the Pegasus paper's narrow management channel).
 //!
 //! A transaction: log `Begin { op, writes }` (durable), push the writes (each slot write
 //! = staging registers + one FT_CMD), then apply the op to the DPU table and log

@@ -1,5 +1,5 @@
 //! Golden model of the receive windows (`rx_reorder`), written from the behaviour
-//! REFERENCE.md describes ("Spraying and receiver ordering") with absolute PSNs and sets,
+//! the Pegasus paper describes (receiver ordering; docs/blocks/rx_reorder.md) with absolute PSNs and sets,
 //! not from the RTL's relative bitmaps.
 //!
 //! Per QP: the head (oldest PSN not arrived), the set of PSNs arrived above it, the
