@@ -348,6 +348,7 @@ fn credit_saturates_instead_of_wrapping() {
 /// where the RTL spends that slot, so only grants are compared, in order).
 #[test]
 fn credit_rx_grants_in_the_models_order() {
+    use prnic_rtl::credit_rx::CREDIT_RX_GRANT_LATENCY;
     use prnic_testbenches::bridge::CreditRx;
     use prnic_verif::credit::ReceiverModel;
     use prnic_verif::flow_table::rng;
@@ -382,8 +383,10 @@ fn credit_rx_grants_in_the_models_order() {
             }
             d.step();
             if d.m_grant_valid() != 0 {
-                // The slot was taken at c - 1; everything accepted before it is in.
-                while applied < log.len() && log[applied].0 + 1 < c {
+                // The slot took the ring's head CREDIT_RX_GRANT_LATENCY - 1 cycles before
+                // this one; everything accepted before it is in.
+                let slot = c + 1 - CREDIT_RX_GRANT_LATENCY as u64;
+                while applied < log.len() && log[applied].0 < slot {
                     match log[applied].1 {
                         Ok(q) => m.request(q),
                         Err((q, on)) => m.onoff(q, on),
