@@ -5,11 +5,17 @@
 //! without adaptive routing in the switches (the Pegasus paper's per-packet spraying).
 //!
 //! ```text
-//!  s_req_valid ─┐   stage 1                    stage 2 (mode select)          out
-//!  s_req_flow ──┴─► H3(flow) & mask ─► s1_masked ─► per-packet: walk min..max ─► m_port_valid
-//!                                      s1_valid     per-flow:   min + fold      m_port
-//!  cfg_port_min/max ─► span, mask, min-span (registered)   fixed: min
+//!  s_req_valid ─┐  stage 1            stage 2 (arithmetic)             stage 3 (select)   out
+//!  s_req_flow ──┴► H3(flow) & mask ─► s1_masked ─► masked > span-1  ─► s2_gt ─┐
+//!                                                ├► masked + min-span ► s2_a ──┤ mode, bad ─► m_port_valid
+//!                                                ├► masked + min ─────► s2_b ──┤            m_port
+//!                  walk (per-packet) ─────────────► walk or min ──────► s2_pp ─┘
+//!  cfg_port_min/max ─► span-1, min-span, bad (registered) ─► mask (registered)
 //! ```
+//!
+//! Each stage is at most one carry chain and a LUT or two deep: the compare, the two sums
+//! and the per-packet choice are registered before the mode select, so no compare feeds
+//! an adder or a mux in the same cycle.
 //!
 //! ### Inputs
 //! * `clk`, `rst`: clock and synchronous active-high reset (clears the pipeline and the
@@ -19,12 +25,12 @@
 //! * `cfg_mode`: 0 = per-packet (default), 1 = per-flow hash (the commodity-NIC ECMP
 //!   baseline), 2 = fixed; 3 is reserved and behaves as fixed.
 //! * `cfg_port_min`, `cfg_port_max`: the inclusive port range (default 49152..=65535).
-//!   Quasi-static (CSR): values derived from them are registered, so a change is fully in
-//!   effect for requests made two cycles after it.
+//!   Quasi-static (CSR): values derived from them are registered (the hash mask in two
+//!   steps), so a change is fully in effect for requests made two cycles after it.
 //!
 //! ### Outputs
 //! * `m_port_valid`, `m_port`: the port for each request, in request order, exactly
-//!   [`SPRAYER_LATENCY`] cycles after the request.
+//!   [`SPRAYER_LATENCY`] (3) cycles after the request.
 //! * `status_cfg_error`: high (one cycle after the range becomes bad) while
 //!   `cfg_port_min > cfg_port_max`; every mode then answers `cfg_port_min` (a defined,
 //!   visible fallback rather than an out-of-range port).
@@ -42,7 +48,7 @@ use crate::hash::H3Hash;
 use rust_hdl::prelude::*;
 
 /// Cycles from `s_req_valid` to the matching `m_port_valid`.
-pub const SPRAYER_LATENCY: u32 = 2;
+pub const SPRAYER_LATENCY: u32 = 3;
 /// Width of the flow identifier `{VNI, QP}`.
 pub const FLOW_BITS: usize = 48;
 
@@ -67,24 +73,31 @@ pub struct Sprayer {
     mode_per_flow: Constant<Bits<2>>,
     flow_hash: H3Hash<FLOW_BITS, 16>,
     // Values derived from the (quasi-static) range, registered so that no subtract or
-    // bit smear sits on the per-packet path: a range change takes effect one cycle later.
+    // bit smear sits on the per-packet path. The mask is smeared from the registered
+    // span, a second step, so neither step is more than one carry chain or OR tree.
     cfg_span_m1_q: DFF<Bits<16>>,
     cfg_mask_q: DFF<Bits<16>>,
     cfg_min_minus_span_q: DFF<Bits<16>>,
     cfg_bad_q: DFF<Bit>,
     s1_valid: DFF<Bit>,
     s1_masked: DFF<Bits<16>>,
+    s2_valid: DFF<Bit>,
+    /// `s1_masked > span - 1`: the masked hash needs the subtraction.
+    s2_gt: DFF<Bit>,
+    /// `masked + min - span` and `masked + min`, formed in parallel.
+    s2_a: DFF<Bits<16>>,
+    s2_b: DFF<Bits<16>>,
+    /// The per-packet port of this request.
+    s2_pp: DFF<Bits<16>>,
     /// Next port of the per-packet walk.
     walk: DFF<Bits<16>>,
     out_valid: DFF<Bit>,
     out_port: DFF<Bits<16>>,
-    span_m1: Signal<Local, Bits<16>>,
     smear1: Signal<Local, Bits<16>>,
     smear2: Signal<Local, Bits<16>>,
     smear3: Signal<Local, Bits<16>>,
     walk_out_of_range: Signal<Local, Bit>,
     walk_wraps: Signal<Local, Bit>,
-    flow_port: Signal<Local, Bits<16>>,
     port: Signal<Local, Bits<16>>,
 }
 
@@ -111,16 +124,19 @@ impl Sprayer {
             cfg_bad_q: Default::default(),
             s1_valid: Default::default(),
             s1_masked: Default::default(),
+            s2_valid: Default::default(),
+            s2_gt: Default::default(),
+            s2_a: Default::default(),
+            s2_b: Default::default(),
+            s2_pp: Default::default(),
             walk: Default::default(),
             out_valid: Default::default(),
             out_port: Default::default(),
-            span_m1: Default::default(),
             smear1: Default::default(),
             smear2: Default::default(),
             smear3: Default::default(),
             walk_out_of_range: Default::default(),
             walk_wraps: Default::default(),
-            flow_port: Default::default(),
             port: Default::default(),
         }
     }
@@ -138,6 +154,11 @@ impl Logic for Sprayer {
             cfg_bad_q,
             s1_valid,
             s1_masked,
+            s2_valid,
+            s2_gt,
+            s2_a,
+            s2_b,
+            s2_pp,
             walk,
             out_valid,
             out_port
@@ -147,49 +168,39 @@ impl Logic for Sprayer {
         // and such a pair can oscillate.
 
         // Range-derived values (registered).
-        self.span_m1.next = (self.cfg_port_max.val() - self.cfg_port_min.val());
-        // Smallest all-ones mask >= span_m1 (bit smear).
-        self.smear1.next = (self.span_m1.val() | (self.span_m1.val() >> 1));
+        self.cfg_span_m1_q.d.next = (self.cfg_port_max.val() - self.cfg_port_min.val());
+        // min - span = min - (max - min) - 1 = 2 * min + !max (mod 2^16): one adder from
+        // the range itself, not a subtraction after a subtraction. Added to a masked hash
+        // that is at least span, it gives min + (masked - span).
+        self.cfg_min_minus_span_q.d.next =
+            ((self.cfg_port_min.val() << 1) + !self.cfg_port_max.val());
+        self.cfg_bad_q.d.next = (self.cfg_port_min.val() > self.cfg_port_max.val());
+        // Smallest all-ones mask >= span - 1 (bit smear of the registered span).
+        self.smear1.next = (self.cfg_span_m1_q.q.val() | (self.cfg_span_m1_q.q.val() >> 1));
         self.smear2.next = (self.smear1.val() | (self.smear1.val() >> 2));
         self.smear3.next = (self.smear2.val() | (self.smear2.val() >> 4));
         self.cfg_mask_q.d.next = (self.smear3.val() | (self.smear3.val() >> 8));
-        self.cfg_span_m1_q.d.next = self.span_m1.val();
-        // min - span = min - span_m1 - 1 (mod 2^16): added to a masked hash that is at
-        // least span, it gives min + (masked - span).
-        self.cfg_min_minus_span_q.d.next = ((self.cfg_port_min.val() - self.span_m1.val()) - 1);
-        self.cfg_bad_q.d.next = (self.cfg_port_min.val() > self.cfg_port_max.val());
 
         // Stage 1: hash the flow id and mask it to the range's power of two.
         self.flow_hash.key.next = self.s_req_flow.val();
         self.s1_valid.d.next = self.s_req_valid.val();
         self.s1_masked.d.next = (self.flow_hash.hash.val() & self.cfg_mask_q.q.val());
 
-        // Stage 2: the port. masked < 2 * span, so one conditional subtraction of span
-        // is the exact remainder; both sums are formed in parallel and selected.
-        if (self.s1_masked.q.val() > self.cfg_span_m1_q.q.val()) {
-            self.flow_port.next = (self.s1_masked.q.val() + self.cfg_min_minus_span_q.q.val());
-        } else {
-            self.flow_port.next = (self.s1_masked.q.val() + self.cfg_port_min.val());
-        }
+        // Stage 2: masked < 2 * span, so one conditional subtraction of span is the exact
+        // remainder; the compare and both sums are registered, the choice is stage 3's.
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_gt.d.next = (self.s1_masked.q.val() > self.cfg_span_m1_q.q.val());
+        self.s2_a.d.next = (self.s1_masked.q.val() + self.cfg_min_minus_span_q.q.val());
+        self.s2_b.d.next = (self.s1_masked.q.val() + self.cfg_port_min.val());
         // A walk register outside the range (after reset or a range change) restarts at min.
         self.walk_out_of_range.next = ((self.walk.q.val() < self.cfg_port_min.val())
             | (self.walk.q.val() > self.cfg_port_max.val()));
         self.walk_wraps.next = (self.walk.q.val() >= self.cfg_port_max.val());
-
-        if self.cfg_bad_q.q.val() {
-            self.port.next = self.cfg_port_min.val();
-        } else if (self.cfg_mode.val() == self.mode_per_packet.val()) {
-            if self.walk_out_of_range.val() {
-                self.port.next = self.cfg_port_min.val();
-            } else {
-                self.port.next = self.walk.q.val();
-            }
-        } else if (self.cfg_mode.val() == self.mode_per_flow.val()) {
-            self.port.next = self.flow_port.val();
+        if self.walk_out_of_range.val() {
+            self.s2_pp.d.next = self.cfg_port_min.val();
         } else {
-            self.port.next = self.cfg_port_min.val();
+            self.s2_pp.d.next = self.walk.q.val();
         }
-
         if (self.s1_valid.q.val() & (self.cfg_mode.val() == self.mode_per_packet.val())) {
             if self.walk_out_of_range.val() {
                 // This packet takes min; the next one min + 1 (or min if the range is one port).
@@ -205,7 +216,22 @@ impl Logic for Sprayer {
             }
         }
 
-        self.out_valid.d.next = self.s1_valid.q.val();
+        // Stage 3: the mode picks one of the registered candidates.
+        if self.cfg_bad_q.q.val() {
+            self.port.next = self.cfg_port_min.val();
+        } else if (self.cfg_mode.val() == self.mode_per_packet.val()) {
+            self.port.next = self.s2_pp.q.val();
+        } else if (self.cfg_mode.val() == self.mode_per_flow.val()) {
+            if self.s2_gt.q.val() {
+                self.port.next = self.s2_a.q.val();
+            } else {
+                self.port.next = self.s2_b.q.val();
+            }
+        } else {
+            self.port.next = self.cfg_port_min.val();
+        }
+
+        self.out_valid.d.next = self.s2_valid.q.val();
         self.out_port.d.next = self.port.val();
         self.m_port_valid.next = self.out_valid.q.val();
         self.m_port.next = self.out_port.q.val();
@@ -213,6 +239,7 @@ impl Logic for Sprayer {
 
         if self.rst.val() {
             self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
             self.out_valid.d.next = false;
             self.walk.d.next = 0.into();
         }

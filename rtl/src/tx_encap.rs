@@ -2,13 +2,18 @@
 //! UDP source port, on AXI4-Stream (the Pegasus paper).
 //!
 //! ```text
-//!            ┌──────── first beat: key {VNI, inner dst IPv4} ──► m_lookup ──► flow_table
-//!  s_axis ──►│ parse, check tkeep/length ─► data FIFO (store and forward) ──────────────┐
-//!            │ tlast: descriptor (bytes, beats, drop reason) ─► desc FIFO ─┐            │
-//!            └ first beat +1: sprayer request ─► sprayer ─► port FIFO ──────┤            │
-//!  s_result (hit, value) ─────────────────────────────────► result FIFO ───┤            │
-//!                                                                          ▼            ▼
-//!                          P1: pop all three ─► P2: outer header + checksum ─► streamer ─► m_axis
+//!           ┌ first beat (registered): key {VNI, inner dst IPv4} ─► m_lookup ─► flow_table
+//!           │                          request ─► sprayer ─────────► port FIFO ───────┐
+//! s_axis ──►│ beat ─► data FIFO (store and forward) ───────────────────────────────┐  │
+//!           └ I1 beat ─► I2 keep count, ─► I3 frame length, ─► I4 drop reason, ─► desc FIFO
+//!             registered   keep check,     sticky faults      keep shift, sums     │  │
+//!                          header fields                                         │  │  │
+//! s_result (hit, value) ───────────────────────────────────────► result FIFO ────┼──┼──┤
+//!                                                                                │  │  ▼
+//!   H1 pop all three ─► H2 header fields, partial sums ─► H3 sum ─► H4 checksum ─► header FIFO
+//!                                                                                │       ▼
+//!                                   streamer: realign, BTH mark ◄────────────────┘  ◄───┘
+//!                                        └─► output register ─► m_axis
 //! ```
 //!
 //! A frame is forwarded only once it is whole in the data FIFO, so every drop takes the
@@ -32,17 +37,34 @@
 //! beat; that is the only overhead, so back-to-back frames leave at bus rate less at
 //! most one beat per frame.
 //!
+//! ### Pipeline (timing)
+//! Every register-to-register path is at most one carry chain and a LUT or two: the
+//! beat's checks (keep count, keep shape, header fields), the frame's length, its drop
+//! reason and the header's checksum each take their own stage, and the header stages
+//! (H1..H4) never stall: H1 pops the three small FIFOs only while the header FIFO has a
+//! free entry for every header in flight (a registered credit count), so no ready
+//! signal ripples back from the streamer. The streamer's state (first beat, extra beat,
+//! last beat, final beat) is kept as registered flags, so the 1024-bit output mux and
+//! the FIFO pops are selected straight from registers.
+//!
+//! ### Latency
+//! * Lookup: `m_lookup_valid`/`m_lookup_key` leave from registers one cycle after the
+//!   frame's first beat is accepted (no input-to-output path).
+//! * A frame's last beat accepted to its first output beat, output idle and ready:
+//!   [`TX_ENCAP_LATENCY`] cycles with the flow table's [`FLOW_TABLE_LATENCY`] (a longer
+//!   lookup latency delays only frames shorter than it in beats).
+//!
 //! ### Timing contract
-//! * `s_result_*` answers each `m_lookup_valid` in order (any fixed or variable latency;
-//!   the answers queue in a FIFO). The flow table answers in 3 cycles.
+//! * `s_result_*` answers each `m_lookup_valid` in order, any latency (the answers queue
+//!   in a FIFO); [`DESC_DEPTH`] grows with [`FLOW_TABLE_LATENCY`] so that one-beat frames
+//!   still pass one per cycle.
 //! * At most `DESC_DEPTH` frames are between their first beat and the header stage;
 //!   `s_axis_tready` is low at a frame's first beat while that many are in flight.
-//! * `s_axis_tready` depends only on registers, never on `s_axis_tvalid`;
+//! * `s_axis_tready` depends only on registers (and `rst`), never on `s_axis_tvalid`;
 //!   `m_axis_tvalid` never waits for `m_axis_tready`.
 
-use crate::fifo::Fifo;
-use crate::flow_table::{KEY_BITS, VALUE_BITS};
-use crate::sprayer::{Sprayer, FLOW_BITS};
+use crate::flow_table::{FLOW_TABLE_LATENCY, KEY_BITS, VALUE_BITS};
+use crate::sprayer::{Sprayer, FLOW_BITS, SPRAYER_LATENCY};
 use crate::wiring::{ByteSwap, KeepCount};
 use rust_hdl::prelude::*;
 
@@ -50,10 +72,47 @@ use rust_hdl::prelude::*;
 pub const OUTER_BYTES: usize = 50;
 /// Smallest inner frame: Ethernet 14, IPv4 20, UDP 8, BTH 12.
 pub const MIN_INNER_BYTES: usize = 54;
-/// Frames in flight between first beat and header stage (depth of the small FIFOs).
-pub const DESC_DEPTH: usize = 16;
 /// `tuser` carries `{QP[47:24], VNI[23:0]}`, set by the RNIC, never by the tenant.
 pub const TUSER_BITS: usize = 48;
+
+/// Cycles from a frame's first beat to the cycle its lookup answer, port and
+/// descriptor are all at the heads of their FIFOs (and H1 may take them), for a
+/// one-beat frame: the descriptor takes 4 stages (I1..I4) and the FIFO's 2; the lookup
+/// leaves a cycle after the beat and its answer enters a FIFO; so does the sprayer's
+/// port.
+const fn issue_delay(lookup_latency: usize, spray_latency: usize) -> usize {
+    let desc = 4 + 2;
+    let lookup = 1 + lookup_latency + 2;
+    let spray = 1 + spray_latency + 2;
+    let m = if lookup > desc { lookup } else { desc };
+    if spray > m {
+        spray
+    } else {
+        m
+    }
+}
+
+/// Frames in flight between first beat and header stage (depth of the small FIFOs):
+/// at least the issue delay plus two, so one-beat frames pass one per cycle whatever
+/// the flow table's latency.
+pub const DESC_DEPTH: usize = {
+    let d = (issue_delay(FLOW_TABLE_LATENCY as usize, SPRAYER_LATENCY as usize) + 2)
+        .next_power_of_two();
+    if d < 16 {
+        16
+    } else {
+        d
+    }
+};
+
+/// Entries of the header FIFO between H4 and the streamer: more than the headers the
+/// credit loop keeps in flight (H1..H4, the FIFO's 2 stages, the credit's return).
+pub const HDR_DEPTH: usize = 16;
+
+/// Cycles from a frame's last input beat accepted to its first output beat, with the
+/// block otherwise idle and the lookup answered in time: I1..I4, the descriptor FIFO
+/// (2), H1..H4, the header FIFO (2), the streamer's take and the output register.
+pub const TX_ENCAP_LATENCY: u32 = 4 + 2 + 4 + 2 + 1 + 1;
 
 pub const REASON_TOO_LONG: u64 = 1;
 pub const REASON_BAD_KEEP: u64 = 2;
@@ -61,8 +120,17 @@ pub const REASON_SHORT: u64 = 3;
 pub const REASON_NOT_IPV4: u64 = 4;
 pub const REASON_MISS: u64 = 5;
 
-const DESC_BITS: usize = 64;
+/// Descriptor, written at a frame's last beat (I4):
+/// `{overrun[57], bytes_ecn[56:40], bytes[39:24], last_idx[23:16], keep_shift[15:8],
+/// extra[7], markable[6], ecn[5:4], not_ipv4[3], short[2], bad_keep[1],
+/// over_max[0]}`; too long is over_max or overrun, and the drop reason is the first
+/// check that fails, chosen in H2 with the lookup's miss.
+const DESC_BITS: usize = 58;
 const RES_BITS: usize = 1 + VALUE_BITS;
+/// Header FIFO entry (H4): `{mark[424], dest[423], keep_shift[422:415], extra[414],
+/// final0[413], lastin0[412], last_idx[411:404], reason[403:401], drop[400],
+/// header in lane order[399:0]}`.
+const HDR_BITS: usize = 425;
 
 #[derive(LogicBlock)]
 pub struct TxEncap<const D: usize, const K: usize> {
@@ -110,79 +178,161 @@ pub struct TxEncap<const D: usize, const K: usize> {
     hdr_swap: ByteSwap<400>,
     keep_count: KeepCount<K>,
     spray: Sprayer,
-    data_fifo: Fifo<D>,
-    desc_fifo: Fifo<DESC_BITS>,
-    res_fifo: Fifo<RES_BITS>,
-    port_fifo: Fifo<16>,
+    data_fifo: TxFifo<D>,
+    desc_fifo: TxFifo<DESC_BITS>,
+    res_fifo: TxFifo<RES_BITS>,
+    port_fifo: TxFifo<16>,
+    hdr_fifo: TxFifo<HDR_BITS>,
 
     // ---- Constants ----
     c_max_frame: Constant<Bits<16>>,
-    c_max_beats: Constant<Bits<16>>,
+    c_max_beats_m1: Constant<Bits<16>>,
     c_min_frame: Constant<Bits<16>>,
-    c_k_m1: Constant<Bits<16>>,
-    c_k: Constant<Bits<16>>,
-    c_s: Constant<Bits<16>>,
+    c_s16: Constant<Bits<16>>,
+    c_s8: Constant<Bits<8>>,
+    c_ks8: Constant<Bits<8>>,
     c_s_shift: Constant<Bits<16>>,
-    c_desc_depth: Constant<Bits<8>>,
+    c_desc_one: Constant<Bits<DESC_DEPTH>>,
+    c_desc_top: Constant<Bits<DESC_DEPTH>>,
+    c_hdr_one: Constant<Bits<HDR_DEPTH>>,
+    c_hdr_top: Constant<Bits<HDR_DEPTH>>,
     c_hdr_fixed: Constant<Bits<400>>,
     c_mark_clear: Constant<Bits<D>>,
     c_mark_set: Constant<Bits<D>>,
     c_ones: Constant<Bits<K>>,
+    c_low400: Constant<Bits<D>>,
 
-    // ---- Input side ----
+    // ---- CSR fields: registered on entry, then two aligned copies, so the header's
+    // fields and its checksum's per-port sum (two adder stages) come from one CSR
+    // snapshot and a CSR write never meets a header built from old and new values. ----
+    q1_mac0: DFF<Bits<48>>,
+    q1_mac1: DFF<Bits<48>>,
+    q1_ip0: DFF<Bits<32>>,
+    q1_ip1: DFF<Bits<32>>,
+    q1_ttl: DFF<Bits<8>>,
+    q1_dscp: DFF<Bits<6>>,
+    q2_mac0: DFF<Bits<48>>,
+    q2_mac1: DFF<Bits<48>>,
+    q2_ip0: DFF<Bits<32>>,
+    q2_ip1: DFF<Bits<32>>,
+    q2_ttl: DFF<Bits<8>>,
+    q2_dscp: DFF<Bits<6>>,
+    q3_mac0: DFF<Bits<48>>,
+    q3_mac1: DFF<Bits<48>>,
+    q3_ip0: DFF<Bits<32>>,
+    q3_ip1: DFF<Bits<32>>,
+    q3_ttl: DFF<Bits<8>>,
+    q3_dscp: DFF<Bits<6>>,
+    /// Port IP word sums and `{TTL, DSCP}` plus the constant words, then their total.
+    cs_ip0: DFF<Bits<20>>,
+    cs_ip1: DFF<Bits<20>>,
+    cs_td: DFF<Bits<20>>,
+    cfg_sum0: DFF<Bits<20>>,
+    cfg_sum1: DFF<Bits<20>>,
+    q_bth_mark: DFF<Bit>,
+    q_spray_mode: DFF<Bits<2>>,
+    q_spray_min: DFF<Bits<16>>,
+    q_spray_max: DFF<Bits<16>>,
+
+    // ---- Input port: handshake, frame position, lookup and spray request ----
     in_mid: DFF<Bit>,
-    in_bytes: DFF<Bits<16>>,
+    /// Beats of this frame stored so far; `in_nostore`: the maximum is reached, further
+    /// beats are accepted and discarded.
     in_beats: DFF<Bits<16>>,
-    /// A beat of this frame arrived past the maximum beat count (not stored).
-    in_overrun: DFF<Bit>,
-    in_err_keep: DFF<Bit>,
-    in_not_ipv4: DFF<Bit>,
-    in_markable: DFF<Bit>,
-    in_ecn: DFF<Bits<2>>,
-    flight: DFF<Bits<8>>,
+    in_nostore: DFF<Bit>,
+    /// Frames between first beat and H1, as a thermometer code (bit i: more than i), so
+    /// that counting is a shift and the limit is one register bit, not a carry chain.
+    flight: DFF<Bits<DESC_DEPTH>>,
+    flight_block: Signal<Local, Bit>,
+    lk_valid: DFF<Bit>,
+    lk_key: DFF<Bits<KEY_BITS>>,
     spray_req: DFF<Bit>,
     spray_flow: DFF<Bits<FLOW_BITS>>,
     ready: Signal<Local, Bit>,
     in_fire: Signal<Local, Bit>,
     first_fire: Signal<Local, Bit>,
-    storing: Signal<Local, Bit>,
-    fr_overrun: Signal<Local, Bit>,
-    // CSR header fields, registered with the checksum's per-port sums so a CSR write
-    // never meets a header built from a mix of old and new values.
-    q_mac0: DFF<Bits<48>>,
-    q_mac1: DFF<Bits<48>>,
-    q_ip0: DFF<Bits<32>>,
-    q_ip1: DFF<Bits<32>>,
-    q_ttl: DFF<Bits<8>>,
-    q_dscp: DFF<Bits<6>>,
-    keep_gap: Signal<Local, Bits<K>>,
-    keep_ok: Signal<Local, Bit>,
-    total: Signal<Local, Bits<16>>,
-    beats_total: Signal<Local, Bits<16>>,
     /// The first 64 bytes in network order; only the header fields are read.
     hb_partly_unused: Signal<Local, Bits<512>>,
-    /// `full` of the small FIFOs: they cannot fill (`flight` bounds them).
-    unused_full: Signal<Local, Bit>,
-    first_not_ipv4: Signal<Local, Bit>,
-    first_markable: Signal<Local, Bit>,
+
+    // ---- I1: the accepted beat ----
+    i1_valid: DFF<Bit>,
+    i1_first: DFF<Bit>,
+    i1_last: DFF<Bit>,
+    i1_stored: DFF<Bit>,
+    i1_beats: DFF<Bits<8>>,
+    i1_keep: DFF<Bits<K>>,
+    i1_etype: DFF<Bits<16>>,
+    i1_vihl: DFF<Bits<8>>,
+    i1_proto: DFF<Bits<8>>,
+    i1_dport: DFF<Bits<16>>,
+    i1_ecn: DFF<Bits<2>>,
+    keep_gap: Signal<Local, Bits<K>>,
+    keep_ok: Signal<Local, Bit>,
+
+    // ---- I2: the beat's byte count and checks ----
+    i2_valid: DFF<Bit>,
+    i2_first: DFF<Bit>,
+    i2_last: DFF<Bit>,
+    i2_stored: DFF<Bit>,
+    i2_count: DFF<Bits<16>>,
+    i2_keep_ok: DFF<Bit>,
+    i2_last_idx: DFF<Bits<8>>,
+    i2_not_ipv4: DFF<Bit>,
+    i2_markable: DFF<Bit>,
+    i2_ecn: DFF<Bits<2>>,
+    // The frame so far (valid from its second beat on).
+    acc_bytes: DFF<Bits<16>>,
+    acc_err_keep: DFF<Bit>,
+    acc_overrun: DFF<Bit>,
+    acc_not_ipv4: DFF<Bit>,
+    acc_markable: DFF<Bit>,
+    acc_ecn: DFF<Bits<2>>,
+    acc_base: Signal<Local, Bits<16>>,
+    total: Signal<Local, Bits<16>>,
+    fr_err_keep: Signal<Local, Bit>,
+    fr_overrun: Signal<Local, Bit>,
     fr_not_ipv4: Signal<Local, Bit>,
     fr_markable: Signal<Local, Bit>,
     fr_ecn: Signal<Local, Bits<2>>,
-    fr_err_keep: Signal<Local, Bit>,
-    fr_reason: Signal<Local, Bits<3>>,
-    pop3: Signal<Local, Bit>,
 
-    // ---- P1: the frame's descriptor, lookup result and port ----
-    p1_valid: DFF<Bit>,
-    p1_desc: DFF<Bits<DESC_BITS>>,
-    p1_hit: DFF<Bit>,
-    p1_value: DFF<Bits<VALUE_BITS>>,
-    p1_port: DFF<Bits<16>>,
-    p1_move: Signal<Local, Bit>,
-    p1_free: Signal<Local, Bit>,
-    d_reason: Signal<Local, Bits<3>>,
+    // ---- I3: the frame at its last beat ----
+    i3_valid: DFF<Bit>,
+    i3_total: DFF<Bits<16>>,
+    i3_err_keep: DFF<Bit>,
+    i3_overrun: DFF<Bit>,
+    i3_not_ipv4: DFF<Bit>,
+    i3_markable: DFF<Bit>,
+    i3_ecn: DFF<Bits<2>>,
+    i3_count: DFF<Bits<8>>,
+    i3_extra: DFF<Bit>,
+    i3_last_idx: DFF<Bits<8>>,
+    fr_over_max: Signal<Local, Bit>,
+    fr_short: Signal<Local, Bit>,
+    fr_keep_base: Signal<Local, Bits<8>>,
+    fr_keep_shift: Signal<Local, Bits<8>>,
+    fr_bytes_ecn: Signal<Local, Bits<17>>,
+
+    // ---- I4: the descriptor ----
+    i4_valid: DFF<Bit>,
+    i4_desc: DFF<Bits<DESC_BITS>>,
+
+    // ---- H1: one frame's descriptor, lookup result and port ----
+    issue: Signal<Local, Bit>,
+    /// Header FIFO entries taken by headers in H1..H4 or in the FIFO (thermometer, like
+    /// `flight`); `h_block`: all of them.
+    h_used: DFF<Bits<HDR_DEPTH>>,
+    h_block: Signal<Local, Bit>,
+    h1_valid: DFF<Bit>,
+    h1_desc: DFF<Bits<DESC_BITS>>,
+    /// `{hit, table value}`; the value's flags other than bit 0 are not read.
+    h1_result_partly_unused: DFF<Bits<RES_BITS>>,
+    h1_port: DFF<Bits<16>>,
+    d_flags: Signal<Local, Bits<4>>,
+    d_too_long: Signal<Local, Bit>,
     d_bytes: Signal<Local, Bits<16>>,
-    d_beats: Signal<Local, Bits<16>>,
+    d_last_idx: Signal<Local, Bits<8>>,
+    d_extra: Signal<Local, Bit>,
+    d_hit: Signal<Local, Bit>,
     d_drop: Signal<Local, Bit>,
     d_reason_final: Signal<Local, Bits<3>>,
     d_egress: Signal<Local, Bit>,
@@ -192,52 +342,61 @@ pub struct TxEncap<const D: usize, const K: usize> {
     d_tos: Signal<Local, Bits<8>>,
     d_ip_len: Signal<Local, Bits<16>>,
     d_udp_len: Signal<Local, Bits<16>>,
-    cfg_sum0: DFF<Bits<20>>,
-    cfg_sum1: DFF<Bits<20>>,
     d_cfg_sum: Signal<Local, Bits<20>>,
-    d_sum: Signal<Local, Bits<20>>,
     d_hdr_be: Signal<Local, Bits<400>>,
-    d_last_low: Signal<Local, Bits<16>>,
-    d_last_in: Signal<Local, Bits<16>>,
-    d_extra: Signal<Local, Bit>,
-    d_out_last: Signal<Local, Bits<16>>,
-    d_keep: Signal<Local, Bits<K>>,
 
-    // ---- P2: the outer header, ready for the streamer ----
-    p2_valid: DFF<Bit>,
-    /// Big-endian; byte-swapped into lane order when the streamer takes it.
-    p2_hdr: DFF<Bits<400>>,
-    /// The header's 16-bit word sum, folded when the streamer takes it.
-    p2_sum: DFF<Bits<20>>,
-    p2_drop: DFF<Bit>,
-    p2_reason: DFF<Bits<3>>,
-    p2_last_idx: DFF<Bits<16>>,
-    p2_extra: DFF<Bit>,
-    p2_keep: DFF<Bits<K>>,
-    p2_dest: DFF<Bit>,
-    p2_mark: DFF<Bit>,
-    take: Signal<Local, Bit>,
-    t_fold1: Signal<Local, Bits<20>>,
-    t_fold2: Signal<Local, Bits<16>>,
+    // ---- H2: header fields and the checksum's two partial sums ----
+    h2_valid: DFF<Bit>,
+    /// Big-endian, checksum 0; byte-swapped into lane order in H4.
+    h2_hdr: DFF<Bits<400>>,
+    h2_sum_dst: DFF<Bits<20>>,
+    h2_sum_rest: DFF<Bits<20>>,
+    h2_flags: DFF<Bits<25>>,
+
+    // ---- H3: the header's 16-bit word sum ----
+    h3_valid: DFF<Bit>,
+    h3_hdr: DFF<Bits<400>>,
+    h3_sum: DFF<Bits<20>>,
+    h3_flags: DFF<Bits<25>>,
+    t_fold0: Signal<Local, Bits<17>>,
+    t_fold1: Signal<Local, Bits<16>>,
     t_csum: Signal<Local, Bits<16>>,
 
+    // ---- H4: the header FIFO entry ----
+    h4_valid: DFF<Bit>,
+    h4_entry: DFF<Bits<HDR_BITS>>,
+
     // ---- Streamer ----
+    take: Signal<Local, Bit>,
+    take_c: Signal<Local, Bit>,
+    adv: Signal<Local, Bit>,
+    out_free: Signal<Local, Bit>,
+    hm: Signal<Local, Bits<HDR_BITS>>,
     cur_valid: DFF<Bit>,
-    cur_hdr: DFF<Bits<400>>,
+    /// `cur_valid & !cur_final`, kept as its own register (see `take_c`).
+    cur_mid: DFF<Bit>,
     cur_drop: DFF<Bit>,
-    cur_last_idx: DFF<Bits<16>>,
     cur_extra: DFF<Bit>,
-    cur_keep: DFF<Bits<K>>,
+    /// The final beat's keep as a shift of all ones, and this beat's keep (all ones
+    /// unless it is the final one).
+    cur_kshift: DFF<Bits<8>>,
+    cur_okeep: DFF<Bits<K>>,
     cur_dest: DFF<Bit>,
     cur_mark: DFF<Bit>,
-    cur_idx: DFF<Bits<16>>,
+    /// Inner beats after this one; `cur_last_in`: this is the last inner beat.
+    cur_rem: DFF<Bits<8>>,
+    cur_last_in: DFF<Bit>,
+    /// This output beat is the first / the extra one after the last inner beat / the
+    /// frame's final one.
+    cur_first: DFF<Bit>,
     cur_in_extra: DFF<Bit>,
-    carry: DFF<Bits<D>>,
-    need_data: Signal<Local, Bit>,
-    at_last_in: Signal<Local, Bit>,
-    final_beat: Signal<Local, Bit>,
-    out_free: Signal<Local, Bit>,
-    adv: Signal<Local, Bit>,
+    cur_final: DFF<Bit>,
+    /// The low 400 bits of the next output beat (see the streamer).
+    carry: DFF<Bits<400>>,
+    data_pop: Signal<Local, Bit>,
+    rem_is_one: Signal<Local, Bit>,
+    keep_mask: Signal<Local, Bits<K>>,
+    final_mask: Signal<Local, Bits<K>>,
     b_mod: Signal<Local, Bits<D>>,
     shifted: Signal<Local, Bits<D>>,
 
@@ -247,12 +406,24 @@ pub struct TxEncap<const D: usize, const K: usize> {
     out_keep: DFF<Bits<K>>,
     out_last: DFF<Bit>,
     out_dest: DFF<Bit>,
+    /// The output beat is an extra beat: bytes past the first 50 read as zero.
+    out_zero_hi: DFF<Bit>,
+    /// A frame taken by the streamer: sent, or dropped for reason 1..5 (counted a cycle
+    /// later, so the take logic does not feed the 32-bit adders).
+    ev_frames: DFF<Bit>,
+    ev_too_long: DFF<Bit>,
+    ev_bad_keep: DFF<Bit>,
+    ev_short: DFF<Bit>,
+    ev_not_ipv4: DFF<Bit>,
+    ev_miss: DFF<Bit>,
     cnt_frames: DFF<Bits<32>>,
     cnt_too_long: DFF<Bits<32>>,
     cnt_bad_keep: DFF<Bits<32>>,
     cnt_short: DFF<Bits<32>>,
     cnt_not_ipv4: DFF<Bits<32>>,
     cnt_miss: DFF<Bits<32>>,
+    /// `full` of the small FIFOs: they cannot fill (`flight` and `h_used` bound them).
+    unused_full: Signal<Local, Bit>,
 }
 
 fn byte_at<const N: usize>(value: u64, byte: usize) -> Bits<N> {
@@ -265,10 +436,15 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
     /// `max_frame_bytes`: the largest inner frame accepted (config
     /// `packet.max_frame_bytes`); `sprayer_seed`: the per-flow hash seed.
     pub fn new(max_frame_bytes: usize, sprayer_seed: u64) -> Self {
-        assert!(D == 8 * K && (512..=1024).contains(&D), "TxEncap width {D}");
+        assert!(
+            D == 8 * K && (512..=1024).contains(&D) && K.is_power_of_two(),
+            "TxEncap width {D}"
+        );
         assert!((MIN_INNER_BYTES..=16383).contains(&max_frame_bytes));
         let max_beats = max_frame_bytes.div_ceil(K);
-        let data_depth = (2 * max_beats).next_power_of_two().max(16);
+        // The beat index of a frame is 8 bits (I1 .. streamer).
+        assert!(max_beats <= 256);
+        let data_depth = Self::data_fifo_depth(max_frame_bytes);
         let s = K - OUTER_BYTES;
         // The constant bytes of the big-endian outer header (byte 0 at bits 399:392).
         let be = |byte: usize, v: u64| -> Bits<400> { byte_at::<400>(v, 49 - byte) };
@@ -283,10 +459,15 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
         for i in 0..D {
             mark_clear = mark_clear.replace_bit(i, !(368..376).contains(&i));
         }
+        let mut low400: Bits<D> = Default::default();
+        for i in 0..400 {
+            low400 = low400.replace_bit(i, true);
+        }
         let mut ones: Bits<K> = Default::default();
         for i in 0..K {
             ones = ones.replace_bit(i, true);
         }
+        let lit = |v: usize| -> LiteralType { v as LiteralType };
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -329,68 +510,133 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             hdr_swap: Default::default(),
             keep_count: Default::default(),
             spray: Sprayer::new(sprayer_seed),
-            data_fifo: Fifo::new(data_depth),
-            desc_fifo: Fifo::new(DESC_DEPTH),
-            res_fifo: Fifo::new(DESC_DEPTH),
-            port_fifo: Fifo::new(DESC_DEPTH),
-            c_max_frame: Constant::new((max_frame_bytes as LiteralType).into()),
-            c_max_beats: Constant::new((max_beats as LiteralType).into()),
-            c_min_frame: Constant::new((MIN_INNER_BYTES as LiteralType).into()),
-            c_k_m1: Constant::new(((K - 1) as LiteralType).into()),
-            c_k: Constant::new((K as LiteralType).into()),
-            c_s: Constant::new((s as LiteralType).into()),
-            c_s_shift: Constant::new(((8 * s) as LiteralType).into()),
-            c_desc_depth: Constant::new((DESC_DEPTH as LiteralType).into()),
+            data_fifo: TxFifo::new(data_depth),
+            desc_fifo: TxFifo::new(DESC_DEPTH),
+            res_fifo: TxFifo::new(DESC_DEPTH),
+            port_fifo: TxFifo::new(DESC_DEPTH),
+            hdr_fifo: TxFifo::new(HDR_DEPTH),
+            c_max_frame: Constant::new(lit(max_frame_bytes).into()),
+            c_max_beats_m1: Constant::new(lit(max_beats - 1).into()),
+            c_min_frame: Constant::new(lit(MIN_INNER_BYTES).into()),
+            c_s16: Constant::new(lit(s).into()),
+            c_s8: Constant::new(lit(s).into()),
+            c_ks8: Constant::new(lit(K + s).into()),
+            c_s_shift: Constant::new(lit(8 * s).into()),
+            c_desc_one: Constant::new(1u64.into()),
+            c_desc_top: Constant::new(Bits::<DESC_DEPTH>::default().replace_bit(DESC_DEPTH - 1, true)),
+            c_hdr_one: Constant::new(1u64.into()),
+            c_hdr_top: Constant::new(Bits::<HDR_DEPTH>::default().replace_bit(HDR_DEPTH - 1, true)),
             c_hdr_fixed: Constant::new(hdr_fixed),
             c_mark_clear: Constant::new(mark_clear),
             c_mark_set: Constant::new(byte_at::<D>(0x03, 46)),
             c_ones: Constant::new(ones),
+            c_low400: Constant::new(low400),
+            q1_mac0: Default::default(),
+            q1_mac1: Default::default(),
+            q1_ip0: Default::default(),
+            q1_ip1: Default::default(),
+            q1_ttl: Default::default(),
+            q1_dscp: Default::default(),
+            q2_mac0: Default::default(),
+            q2_mac1: Default::default(),
+            q2_ip0: Default::default(),
+            q2_ip1: Default::default(),
+            q2_ttl: Default::default(),
+            q2_dscp: Default::default(),
+            q3_mac0: Default::default(),
+            q3_mac1: Default::default(),
+            q3_ip0: Default::default(),
+            q3_ip1: Default::default(),
+            q3_ttl: Default::default(),
+            q3_dscp: Default::default(),
+            cs_ip0: Default::default(),
+            cs_ip1: Default::default(),
+            cs_td: Default::default(),
+            cfg_sum0: Default::default(),
+            cfg_sum1: Default::default(),
+            q_bth_mark: Default::default(),
+            q_spray_mode: Default::default(),
+            q_spray_min: Default::default(),
+            q_spray_max: Default::default(),
             in_mid: Default::default(),
-            in_bytes: Default::default(),
             in_beats: Default::default(),
-            in_overrun: Default::default(),
-            in_err_keep: Default::default(),
-            in_not_ipv4: Default::default(),
-            in_markable: Default::default(),
-            in_ecn: Default::default(),
+            in_nostore: Default::default(),
             flight: Default::default(),
+            flight_block: Default::default(),
+            lk_valid: Default::default(),
+            lk_key: Default::default(),
             spray_req: Default::default(),
             spray_flow: Default::default(),
             ready: Default::default(),
             in_fire: Default::default(),
             first_fire: Default::default(),
-            storing: Default::default(),
-            fr_overrun: Default::default(),
-            q_mac0: Default::default(),
-            q_mac1: Default::default(),
-            q_ip0: Default::default(),
-            q_ip1: Default::default(),
-            q_ttl: Default::default(),
-            q_dscp: Default::default(),
+            hb_partly_unused: Default::default(),
+            i1_valid: Default::default(),
+            i1_first: Default::default(),
+            i1_last: Default::default(),
+            i1_stored: Default::default(),
+            i1_beats: Default::default(),
+            i1_keep: Default::default(),
+            i1_etype: Default::default(),
+            i1_vihl: Default::default(),
+            i1_proto: Default::default(),
+            i1_dport: Default::default(),
+            i1_ecn: Default::default(),
             keep_gap: Default::default(),
             keep_ok: Default::default(),
+            i2_valid: Default::default(),
+            i2_first: Default::default(),
+            i2_last: Default::default(),
+            i2_stored: Default::default(),
+            i2_count: Default::default(),
+            i2_keep_ok: Default::default(),
+            i2_last_idx: Default::default(),
+            i2_not_ipv4: Default::default(),
+            i2_markable: Default::default(),
+            i2_ecn: Default::default(),
+            acc_bytes: Default::default(),
+            acc_err_keep: Default::default(),
+            acc_overrun: Default::default(),
+            acc_not_ipv4: Default::default(),
+            acc_markable: Default::default(),
+            acc_ecn: Default::default(),
+            acc_base: Default::default(),
             total: Default::default(),
-            beats_total: Default::default(),
-            hb_partly_unused: Default::default(),
-            unused_full: Default::default(),
-            first_not_ipv4: Default::default(),
-            first_markable: Default::default(),
+            fr_err_keep: Default::default(),
+            fr_overrun: Default::default(),
             fr_not_ipv4: Default::default(),
             fr_markable: Default::default(),
             fr_ecn: Default::default(),
-            fr_err_keep: Default::default(),
-            fr_reason: Default::default(),
-            pop3: Default::default(),
-            p1_valid: Default::default(),
-            p1_desc: Default::default(),
-            p1_hit: Default::default(),
-            p1_value: Default::default(),
-            p1_port: Default::default(),
-            p1_move: Default::default(),
-            p1_free: Default::default(),
-            d_reason: Default::default(),
+            i3_valid: Default::default(),
+            i3_total: Default::default(),
+            i3_err_keep: Default::default(),
+            i3_overrun: Default::default(),
+            i3_not_ipv4: Default::default(),
+            i3_markable: Default::default(),
+            i3_ecn: Default::default(),
+            i3_count: Default::default(),
+            i3_extra: Default::default(),
+            i3_last_idx: Default::default(),
+            fr_over_max: Default::default(),
+            fr_short: Default::default(),
+            fr_keep_base: Default::default(),
+            fr_keep_shift: Default::default(),
+            fr_bytes_ecn: Default::default(),
+            i4_valid: Default::default(),
+            i4_desc: Default::default(),
+            issue: Default::default(),
+            h_used: Default::default(),
+            h_block: Default::default(),
+            h1_valid: Default::default(),
+            h1_desc: Default::default(),
+            h1_result_partly_unused: Default::default(),
+            h1_port: Default::default(),
+            d_flags: Default::default(),
+            d_too_long: Default::default(),
             d_bytes: Default::default(),
-            d_beats: Default::default(),
+            d_last_idx: Default::default(),
+            d_extra: Default::default(),
+            d_hit: Default::default(),
             d_drop: Default::default(),
             d_reason_final: Default::default(),
             d_egress: Default::default(),
@@ -400,46 +646,45 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             d_tos: Default::default(),
             d_ip_len: Default::default(),
             d_udp_len: Default::default(),
-            cfg_sum0: Default::default(),
-            cfg_sum1: Default::default(),
             d_cfg_sum: Default::default(),
-            d_sum: Default::default(),
             d_hdr_be: Default::default(),
-            d_last_low: Default::default(),
-            d_last_in: Default::default(),
-            d_extra: Default::default(),
-            d_out_last: Default::default(),
-            d_keep: Default::default(),
-            p2_valid: Default::default(),
-            p2_hdr: Default::default(),
-            p2_sum: Default::default(),
-            p2_drop: Default::default(),
-            p2_reason: Default::default(),
-            p2_last_idx: Default::default(),
-            p2_extra: Default::default(),
-            p2_keep: Default::default(),
-            p2_dest: Default::default(),
-            p2_mark: Default::default(),
-            take: Default::default(),
+            h2_valid: Default::default(),
+            h2_hdr: Default::default(),
+            h2_sum_dst: Default::default(),
+            h2_sum_rest: Default::default(),
+            h2_flags: Default::default(),
+            h3_valid: Default::default(),
+            h3_hdr: Default::default(),
+            h3_sum: Default::default(),
+            h3_flags: Default::default(),
+            t_fold0: Default::default(),
             t_fold1: Default::default(),
-            t_fold2: Default::default(),
             t_csum: Default::default(),
+            h4_valid: Default::default(),
+            h4_entry: Default::default(),
+            take: Default::default(),
+            take_c: Default::default(),
+            adv: Default::default(),
+            out_free: Default::default(),
+            hm: Default::default(),
             cur_valid: Default::default(),
-            cur_hdr: Default::default(),
+            cur_mid: Default::default(),
             cur_drop: Default::default(),
-            cur_last_idx: Default::default(),
             cur_extra: Default::default(),
-            cur_keep: Default::default(),
+            cur_kshift: Default::default(),
+            cur_okeep: Default::default(),
             cur_dest: Default::default(),
             cur_mark: Default::default(),
-            cur_idx: Default::default(),
+            cur_rem: Default::default(),
+            cur_last_in: Default::default(),
+            cur_first: Default::default(),
             cur_in_extra: Default::default(),
+            cur_final: Default::default(),
             carry: Default::default(),
-            need_data: Default::default(),
-            at_last_in: Default::default(),
-            final_beat: Default::default(),
-            out_free: Default::default(),
-            adv: Default::default(),
+            data_pop: Default::default(),
+            rem_is_one: Default::default(),
+            keep_mask: Default::default(),
+            final_mask: Default::default(),
             b_mod: Default::default(),
             shifted: Default::default(),
             out_valid: Default::default(),
@@ -447,12 +692,20 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             out_keep: Default::default(),
             out_last: Default::default(),
             out_dest: Default::default(),
+            out_zero_hi: Default::default(),
+            ev_frames: Default::default(),
+            ev_too_long: Default::default(),
+            ev_bad_keep: Default::default(),
+            ev_short: Default::default(),
+            ev_not_ipv4: Default::default(),
+            ev_miss: Default::default(),
             cnt_frames: Default::default(),
             cnt_too_long: Default::default(),
             cnt_bad_keep: Default::default(),
             cnt_short: Default::default(),
             cnt_not_ipv4: Default::default(),
             cnt_miss: Default::default(),
+            unused_full: Default::default(),
         }
     }
 
@@ -470,56 +723,122 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         dff_setup!(
             self,
             clk,
-            in_mid,
-            in_bytes,
-            in_beats,
-            in_overrun,
-            q_mac0,
-            q_mac1,
-            q_ip0,
-            q_ip1,
-            q_ttl,
-            q_dscp,
-            in_err_keep,
-            in_not_ipv4,
-            in_markable,
-            in_ecn,
-            flight,
-            spray_req,
-            spray_flow,
-            p1_valid,
-            p1_desc,
-            p1_hit,
-            p1_value,
-            p1_port,
-            p2_valid,
-            p2_hdr,
-            p2_sum,
+            q1_mac0,
+            q1_mac1,
+            q1_ip0,
+            q1_ip1,
+            q1_ttl,
+            q1_dscp,
+            q2_mac0,
+            q2_mac1,
+            q2_ip0,
+            q2_ip1,
+            q2_ttl,
+            q2_dscp,
+            q3_mac0,
+            q3_mac1,
+            q3_ip0,
+            q3_ip1,
+            q3_ttl,
+            q3_dscp,
+            cs_ip0,
+            cs_ip1,
+            cs_td,
             cfg_sum0,
             cfg_sum1,
-            p2_drop,
-            p2_reason,
-            p2_last_idx,
-            p2_extra,
-            p2_keep,
-            p2_dest,
-            p2_mark,
+            q_bth_mark,
+            q_spray_mode,
+            q_spray_min,
+            q_spray_max,
+            in_mid,
+            in_beats,
+            in_nostore,
+            flight,
+            lk_valid,
+            lk_key,
+            spray_req,
+            spray_flow,
+            i1_valid,
+            i1_first,
+            i1_last,
+            i1_stored,
+            i1_beats,
+            i1_keep,
+            i1_etype,
+            i1_vihl,
+            i1_proto,
+            i1_dport,
+            i1_ecn,
+            i2_valid,
+            i2_first,
+            i2_last,
+            i2_stored,
+            i2_count,
+            i2_keep_ok,
+            i2_last_idx,
+            i2_not_ipv4,
+            i2_markable,
+            i2_ecn,
+            acc_bytes,
+            acc_err_keep,
+            acc_overrun,
+            acc_not_ipv4,
+            acc_markable,
+            acc_ecn,
+            i3_valid,
+            i3_total,
+            i3_err_keep,
+            i3_overrun,
+            i3_not_ipv4,
+            i3_markable,
+            i3_ecn,
+            i3_count,
+            i3_extra,
+            i3_last_idx,
+            i4_valid,
+            i4_desc,
+            h_used,
+            h1_valid,
+            h1_desc,
+            h1_result_partly_unused,
+            h1_port,
+            h2_valid,
+            h2_hdr,
+            h2_sum_dst,
+            h2_sum_rest,
+            h2_flags,
+            h3_valid,
+            h3_hdr,
+            h3_sum,
+            h3_flags,
+            h4_valid,
+            h4_entry,
             cur_valid,
-            cur_hdr,
+            cur_mid,
             cur_drop,
-            cur_last_idx,
             cur_extra,
-            cur_keep,
+            cur_kshift,
+            cur_okeep,
             cur_dest,
             cur_mark,
-            cur_idx,
+            cur_rem,
+            cur_last_in,
+            cur_first,
             cur_in_extra,
+            cur_final,
             carry,
             out_valid,
             out_data,
             out_keep,
             out_last,
             out_dest,
+            out_zero_hi,
+            ev_frames,
+            ev_too_long,
+            ev_bad_keep,
+            ev_short,
+            ev_not_ipv4,
+            ev_miss,
             cnt_frames,
             cnt_too_long,
             cnt_bad_keep,
@@ -532,97 +851,124 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.desc_fifo.clk.next = self.clk.val();
         self.res_fifo.clk.next = self.clk.val();
         self.port_fifo.clk.next = self.clk.val();
+        self.hdr_fifo.clk.next = self.clk.val();
         self.spray.rst.next = self.rst.val();
         self.data_fifo.rst.next = self.rst.val();
         self.desc_fifo.rst.next = self.rst.val();
         self.res_fifo.rst.next = self.rst.val();
         self.port_fifo.rst.next = self.rst.val();
+        self.hdr_fifo.rst.next = self.rst.val();
 
-        // Handshakes first: every local is written before it is read.
+        // Handshakes first: every local is written before it is read. Each is one LUT of
+        // registers (and `m_axis_tready`), so the FIFO pops and the output register's
+        // enable sit right behind flops.
         self.out_free.next = (!self.out_valid.q.val() | self.m_axis_tready.val());
-        self.need_data.next = !self.cur_in_extra.q.val();
-        self.at_last_in.next = (self.cur_idx.q.val() == self.cur_last_idx.q.val());
-        self.final_beat.next =
-            (self.cur_in_extra.q.val() | (self.at_last_in.val() & !self.cur_extra.q.val()));
         self.adv.next = (self.cur_valid.q.val()
-            & (!self.need_data.val() | self.data_fifo.m_valid.val())
+            & (self.cur_in_extra.q.val() | self.data_fifo.m_valid.val())
             & (self.cur_drop.q.val() | self.out_free.val()));
-        self.take.next = (self.p2_valid.q.val()
-            & (!self.cur_valid.q.val() | (self.adv.val() & self.final_beat.val())));
-        self.p1_move.next = (self.p1_valid.q.val() & (!self.p2_valid.q.val() | self.take.val()));
-        self.p1_free.next = (!self.p1_valid.q.val() | self.p1_move.val());
+        self.take.next = (self.hdr_fifo.m_valid.val()
+            & (!self.cur_valid.q.val() | (self.adv.val() & self.cur_final.q.val())));
+        // The same condition written with `cur_mid` (busy and not at the final beat), so
+        // that synthesis builds it apart, for the 400-bit carry select: two nets of a
+        // few hundred loads each instead of one of 700.
+        self.take_c.next = ((self.hdr_fifo.m_valid.val() & !self.cur_mid.q.val())
+            & (!self.cur_valid.q.val()
+                | ((self.cur_in_extra.q.val() | self.data_fifo.m_valid.val())
+                    & (self.cur_drop.q.val() | self.out_free.val()))));
+        self.h_block.next = (self.h_used.q.val() & self.c_hdr_top.val()).any();
+        self.issue.next = (self.desc_fifo.m_valid.val()
+            & self.res_fifo.m_valid.val()
+            & self.port_fifo.m_valid.val()
+            & !self.h_block.val());
 
-        // ================= Input: parse, check, store ====================================
+        // ================= CSR fields ====================================================
+        self.q1_mac0.d.next = self.cfg_port0_mac.val();
+        self.q1_mac1.d.next = self.cfg_port1_mac.val();
+        self.q1_ip0.d.next = self.cfg_port0_ip.val();
+        self.q1_ip1.d.next = self.cfg_port1_ip.val();
+        self.q1_ttl.d.next = self.cfg_ttl.val();
+        self.q1_dscp.d.next = self.cfg_dscp.val();
+        self.q2_mac0.d.next = self.q1_mac0.q.val();
+        self.q2_mac1.d.next = self.q1_mac1.q.val();
+        self.q2_ip0.d.next = self.q1_ip0.q.val();
+        self.q2_ip1.d.next = self.q1_ip1.q.val();
+        self.q2_ttl.d.next = self.q1_ttl.q.val();
+        self.q2_dscp.d.next = self.q1_dscp.q.val();
+        self.q3_mac0.d.next = self.q2_mac0.q.val();
+        self.q3_mac1.d.next = self.q2_mac1.q.val();
+        self.q3_ip0.d.next = self.q2_ip0.q.val();
+        self.q3_ip1.d.next = self.q2_ip1.q.val();
+        self.q3_ttl.d.next = self.q2_ttl.q.val();
+        self.q3_dscp.d.next = self.q2_dscp.q.val();
+        // One's-complement sum of the header's 16-bit words that come from CSR: version
+        // and IHL with DSCP (0x4500 | DSCP << 2), flags (0x4000), TTL with protocol
+        // (TTL << 8 | 17), the 36 of the total length, and the port IP. The constant
+        // words total 0x8535; DSCP << 2 and TTL << 8 do not overlap, so they are one word.
+        self.cs_ip0.d.next = (bit_cast::<20, 16>(self.q1_ip0.q.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.q1_ip0.q.val().get_bits::<16>(0)));
+        self.cs_ip1.d.next = (bit_cast::<20, 16>(self.q1_ip1.q.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.q1_ip1.q.val().get_bits::<16>(0)));
+        self.cs_td.d.next = (((bit_cast::<20, 8>(self.q1_ttl.q.val()) << 8)
+            | (bit_cast::<20, 6>(self.q1_dscp.q.val()) << 2))
+            + 0x8535);
+        self.cfg_sum0.d.next = (self.cs_ip0.q.val() + self.cs_td.q.val());
+        self.cfg_sum1.d.next = (self.cs_ip1.q.val() + self.cs_td.q.val());
+        self.q_bth_mark.d.next = self.cfg_bth_mark.val();
+        self.q_spray_mode.d.next = self.cfg_spray_mode.val();
+        self.q_spray_min.d.next = self.cfg_spray_min.val();
+        self.q_spray_max.d.next = self.cfg_spray_max.val();
+
+        // ================= Input port ====================================================
         // Beats past the maximum beat count are accepted and discarded (never stored), so
         // a frame that never ends, whatever its tkeep, cannot fill the FIFO and block the
         // frame ahead of it. No beat is taken during reset.
-        self.storing.next = (self.in_beats.q.val() < self.c_max_beats.val());
-        self.ready.next = (((self.in_mid.q.val()
-            | (self.flight.q.val() < self.c_desc_depth.val()))
-            & (!self.storing.val() | !self.data_fifo.full.val()))
+        self.flight_block.next = (self.flight.q.val() & self.c_desc_top.val()).any();
+        self.ready.next = (((self.in_mid.q.val() | !self.flight_block.val())
+            & (self.in_nostore.q.val() | !self.data_fifo.full.val()))
             & !self.rst.val());
-        self.fr_overrun.next =
-            ((self.in_mid.q.val() & self.in_overrun.q.val()) | !self.storing.val());
         self.in_fire.next = (self.s_axis_tvalid.val() & self.ready.val());
         self.first_fire.next = (self.in_fire.val() & !self.in_mid.q.val());
-
-        self.keep_count.keep.next = self.s_axis_tkeep.val();
-        // Low-justified: no 0 bit with a 1 above it (no carry chain, unlike keep + 1).
-        self.keep_gap.next = ((self.s_axis_tkeep.val() >> 1) & !self.s_axis_tkeep.val());
-        if self.s_axis_tlast.val() {
-            self.keep_ok.next = (!self.keep_gap.val().any() & self.s_axis_tkeep.val().get_bit(0));
-        } else {
-            self.keep_ok.next = self.s_axis_tkeep.val().all();
+        self.data_fifo.s_valid.next = (self.in_fire.val() & !self.in_nostore.q.val());
+        self.data_fifo.s_data.next = self.s_axis_tdata.val();
+        if self.in_fire.val() {
+            self.in_mid.d.next = !self.s_axis_tlast.val();
+            if self.s_axis_tlast.val() {
+                self.in_beats.d.next = 0.into();
+                self.in_nostore.d.next = false;
+            } else if !self.in_nostore.q.val() {
+                self.in_beats.d.next = (self.in_beats.q.val() + 1);
+                if (self.in_beats.q.val() == self.c_max_beats_m1.val()) {
+                    self.in_nostore.d.next = true;
+                }
+            }
         }
-        self.total.next = (self.in_bytes.q.val() + self.keep_count.count.val());
-        self.beats_total.next =
-            (self.in_beats.q.val() + bit_cast::<16, 1>(self.storing.val().into()));
+        // Frames in flight: counted in at the first beat, out when H1 takes them.
+        if (self.first_fire.val() & !self.issue.val()) {
+            self.flight.d.next = ((self.flight.q.val() << 1) | self.c_desc_one.val());
+        }
+        if (!self.first_fire.val() & self.issue.val()) {
+            self.flight.d.next = (self.flight.q.val() >> 1);
+        }
 
-        // First-beat fields, from the first 64 bytes in network order.
+        // Lookup {VNI, inner destination IPv4} and request a port, once per frame, from
+        // registers: nothing leaves this block combinationally from the input beat.
         self.in_swap.data_in.next = self.s_axis_tdata.val().get_bits::<512>(0);
         self.hb_partly_unused.next = self.in_swap.data_out.val();
-        self.first_not_ipv4.next = ((self.hb_partly_unused.val().get_bits::<16>(400) != 0x0800)
-            | (self.hb_partly_unused.val().get_bits::<4>(396) != 4));
-        self.first_markable.next = ((self.hb_partly_unused.val().get_bits::<4>(392) == 5)
-            & (self.hb_partly_unused.val().get_bits::<8>(320) == 17)
-            & (self.hb_partly_unused.val().get_bits::<16>(208) == 4791));
-        if self.in_mid.q.val() {
-            self.fr_not_ipv4.next = self.in_not_ipv4.q.val();
-            self.fr_markable.next = self.in_markable.q.val();
-            self.fr_ecn.next = self.in_ecn.q.val();
-            self.fr_err_keep.next = (self.in_err_keep.q.val() | !self.keep_ok.val());
-        } else {
-            self.fr_not_ipv4.next = self.first_not_ipv4.val();
-            self.fr_markable.next = self.first_markable.val();
-            self.fr_ecn.next = self.hb_partly_unused.val().get_bits::<2>(384);
-            self.fr_err_keep.next = !self.keep_ok.val();
-        }
-        if ((self.total.val() > self.c_max_frame.val()) | self.fr_overrun.val()) {
-            self.fr_reason.next = 1.into();
-        } else if self.fr_err_keep.val() {
-            self.fr_reason.next = 2.into();
-        } else if (self.total.val() < self.c_min_frame.val()) {
-            self.fr_reason.next = 3.into();
-        } else if self.fr_not_ipv4.val() {
-            self.fr_reason.next = 4.into();
-        } else {
-            self.fr_reason.next = 0.into();
-        }
-
-        // Lookup {VNI, inner destination IPv4} and request a port, once per frame.
-        self.m_lookup_valid.next = self.first_fire.val();
-        self.m_lookup_key.next =
+        self.lk_valid.d.next = self.first_fire.val();
+        self.lk_key.d.next =
             ((bit_cast::<KEY_BITS, 24>(self.s_axis_tuser.val().get_bits::<24>(0)) << 32)
                 | bit_cast::<KEY_BITS, 32>(self.hb_partly_unused.val().get_bits::<32>(240)));
+        self.m_lookup_valid.next = self.lk_valid.q.val();
+        self.m_lookup_key.next = self.lk_key.q.val();
         self.spray_req.d.next = self.first_fire.val();
         self.spray_flow.d.next =
             ((bit_cast::<FLOW_BITS, 24>(self.s_axis_tuser.val().get_bits::<24>(0)) << 24)
                 | bit_cast::<FLOW_BITS, 24>(self.s_axis_tuser.val().get_bits::<24>(24)));
         self.spray.s_req_valid.next = self.spray_req.q.val();
         self.spray.s_req_flow.next = self.spray_flow.q.val();
-        self.spray.cfg_mode.next = self.cfg_spray_mode.val();
-        self.spray.cfg_port_min.next = self.cfg_spray_min.val();
-        self.spray.cfg_port_max.next = self.cfg_spray_max.val();
+        self.spray.cfg_mode.next = self.q_spray_mode.q.val();
+        self.spray.cfg_port_min.next = self.q_spray_min.q.val();
+        self.spray.cfg_port_max.next = self.q_spray_max.q.val();
         self.port_fifo.s_valid.next = self.spray.m_port_valid.val();
         self.port_fifo.s_data.next = self.spray.m_port.val();
         self.res_fifo.s_valid.next = self.s_result_valid.val();
@@ -630,260 +976,390 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             << 112)
             | bit_cast::<RES_BITS, VALUE_BITS>(self.s_result_value.val()));
 
-        self.data_fifo.s_valid.next = (self.in_fire.val() & self.storing.val());
-        self.data_fifo.s_data.next = self.s_axis_tdata.val();
+        // ================= I1: the beat, registered as it arrives =========================
+        self.i1_valid.d.next = self.in_fire.val();
+        self.i1_first.d.next = !self.in_mid.q.val();
+        self.i1_last.d.next = self.s_axis_tlast.val();
+        self.i1_stored.d.next = !self.in_nostore.q.val();
+        self.i1_beats.d.next = self.in_beats.q.val().get_bits::<8>(0);
+        self.i1_keep.d.next = self.s_axis_tkeep.val();
+        self.i1_etype.d.next = self.hb_partly_unused.val().get_bits::<16>(400);
+        self.i1_vihl.d.next = self.hb_partly_unused.val().get_bits::<8>(392);
+        self.i1_proto.d.next = self.hb_partly_unused.val().get_bits::<8>(320);
+        self.i1_dport.d.next = self.hb_partly_unused.val().get_bits::<16>(208);
+        self.i1_ecn.d.next = self.hb_partly_unused.val().get_bits::<2>(384);
 
-        // Descriptor at tlast: {bytes[37:22], beats[21:6], markable[5], ecn[4:3], reason[2:0]}.
-        self.desc_fifo.s_valid.next = (self.in_fire.val() & self.s_axis_tlast.val());
-        self.desc_fifo.s_data.next = ((bit_cast::<DESC_BITS, 16>(self.total.val()) << 22)
-            | (bit_cast::<DESC_BITS, 16>(self.beats_total.val()) << 6)
-            | (bit_cast::<DESC_BITS, 1>(self.fr_markable.val().into()) << 5)
-            | (bit_cast::<DESC_BITS, 2>(self.fr_ecn.val()) << 3)
-            | bit_cast::<DESC_BITS, 3>(self.fr_reason.val()));
+        // ================= I1 -> I2: byte count, keep shape, header fields ===============
+        self.keep_count.keep.next = self.i1_keep.q.val();
+        // Low-justified: no 0 bit with a 1 above it (no carry chain, unlike keep + 1).
+        self.keep_gap.next = ((self.i1_keep.q.val() >> 1) & !self.i1_keep.q.val());
+        if self.i1_last.q.val() {
+            self.keep_ok.next = (!self.keep_gap.val().any() & self.i1_keep.q.val().get_bit(0));
+        } else {
+            self.keep_ok.next = self.i1_keep.q.val().all();
+        }
+        self.i2_valid.d.next = self.i1_valid.q.val();
+        self.i2_first.d.next = self.i1_first.q.val();
+        self.i2_last.d.next = self.i1_last.q.val();
+        self.i2_stored.d.next = self.i1_stored.q.val();
+        self.i2_count.d.next = self.keep_count.count.val();
+        self.i2_keep_ok.d.next = self.keep_ok.val();
+        // The last stored beat's index: beats stored before this one, plus this one if
+        // it is stored, less one (the first beat is always stored).
+        if self.i1_stored.q.val() {
+            self.i2_last_idx.d.next = self.i1_beats.q.val();
+        } else {
+            self.i2_last_idx.d.next = (self.i1_beats.q.val() - 1);
+        }
+        self.i2_not_ipv4.d.next = ((self.i1_etype.q.val() != 0x0800)
+            | (self.i1_vihl.q.val().get_bits::<4>(4) != 4));
+        self.i2_markable.d.next = ((self.i1_vihl.q.val().get_bits::<4>(0) == 5)
+            & (self.i1_proto.q.val() == 17)
+            & (self.i1_dport.q.val() == 4791));
+        self.i2_ecn.d.next = self.i1_ecn.q.val();
 
-        if self.in_fire.val() {
-            self.in_mid.d.next = !self.s_axis_tlast.val();
-            self.in_not_ipv4.d.next = self.fr_not_ipv4.val();
-            self.in_markable.d.next = self.fr_markable.val();
-            self.in_ecn.d.next = self.fr_ecn.val();
-            self.in_err_keep.d.next = self.fr_err_keep.val();
-            self.in_beats.d.next = self.beats_total.val();
-            self.in_overrun.d.next = self.fr_overrun.val();
-            // Saturates just past the maximum: the frame is too long either way.
-            if (self.in_bytes.q.val() <= self.c_max_frame.val()) {
-                self.in_bytes.d.next = self.total.val();
-            }
-            if self.s_axis_tlast.val() {
-                self.in_bytes.d.next = 0.into();
-                self.in_beats.d.next = 0.into();
-                self.in_err_keep.d.next = false;
-                self.in_overrun.d.next = false;
-            }
+        // ================= I2 -> I3: the frame so far =====================================
+        if self.i2_first.q.val() {
+            self.acc_base.next = 0.into();
+            self.fr_err_keep.next = !self.i2_keep_ok.q.val();
+            self.fr_overrun.next = !self.i2_stored.q.val();
+            self.fr_not_ipv4.next = self.i2_not_ipv4.q.val();
+            self.fr_markable.next = self.i2_markable.q.val();
+            self.fr_ecn.next = self.i2_ecn.q.val();
+        } else {
+            self.acc_base.next = self.acc_bytes.q.val();
+            self.fr_err_keep.next = (self.acc_err_keep.q.val() | !self.i2_keep_ok.q.val());
+            self.fr_overrun.next = (self.acc_overrun.q.val() | !self.i2_stored.q.val());
+            self.fr_not_ipv4.next = self.acc_not_ipv4.q.val();
+            self.fr_markable.next = self.acc_markable.q.val();
+            self.fr_ecn.next = self.acc_ecn.q.val();
         }
+        // The byte count does not saturate: once past the maximum the frame is too long
+        // whatever follows, and a count that could wrap needs more beats than are stored,
+        // which marks the frame too long by its overrun.
+        self.total.next = (self.acc_base.val() + self.i2_count.q.val());
+        if self.i2_valid.q.val() {
+            self.acc_bytes.d.next = self.total.val();
+            self.acc_err_keep.d.next = self.fr_err_keep.val();
+            self.acc_overrun.d.next = self.fr_overrun.val();
+            self.acc_not_ipv4.d.next = self.fr_not_ipv4.val();
+            self.acc_markable.d.next = self.fr_markable.val();
+            self.acc_ecn.d.next = self.fr_ecn.val();
+        }
+        self.i3_valid.d.next = (self.i2_valid.q.val() & self.i2_last.q.val());
+        self.i3_total.d.next = self.total.val();
+        self.i3_err_keep.d.next = self.fr_err_keep.val();
+        self.i3_overrun.d.next = self.fr_overrun.val();
+        self.i3_not_ipv4.d.next = self.fr_not_ipv4.val();
+        self.i3_markable.d.next = self.fr_markable.val();
+        self.i3_ecn.d.next = self.fr_ecn.val();
+        self.i3_count.d.next = self.i2_count.q.val().get_bits::<8>(0);
+        // The last inner beat's bytes no longer fit beside the header: one more beat.
+        self.i3_extra.d.next = (self.i2_count.q.val() > self.c_s16.val());
+        self.i3_last_idx.d.next = self.i2_last_idx.q.val();
 
-        // ================= P1: one frame's descriptor, result and port ===================
-        self.pop3.next = (self.desc_fifo.m_valid.val()
-            & self.res_fifo.m_valid.val()
-            & self.port_fifo.m_valid.val()
-            & self.p1_free.val());
-        self.desc_fifo.m_pop.next = self.pop3.val();
-        self.res_fifo.m_pop.next = self.pop3.val();
-        self.port_fifo.m_pop.next = self.pop3.val();
-        if self.pop3.val() {
-            self.p1_desc.d.next = self.desc_fifo.m_data.val();
-            self.p1_hit.d.next = self.res_fifo.m_data.val().get_bit(112);
-            self.p1_value.d.next = self.res_fifo.m_data.val().get_bits::<VALUE_BITS>(0);
-            self.p1_port.d.next = self.port_fifo.m_data.val();
+        // ================= I3 -> I4: the descriptor =======================================
+        // Each drop check is a flag; their priority is applied in H2, beside the miss.
+        self.fr_over_max.next = (self.i3_total.q.val() > self.c_max_frame.val());
+        self.fr_short.next = (self.i3_total.q.val() < self.c_min_frame.val());
+        // The last output beat carries c + 50 bytes (c - (K - 50) with the extra beat),
+        // c the last inner beat's bytes; its keep is all ones shifted right by K less
+        // that: (K - 50) - c, or (2K - 50) - c. Valid for every frame that is sent.
+        if self.i3_extra.q.val() {
+            self.fr_keep_base.next = self.c_ks8.val();
+        } else {
+            self.fr_keep_base.next = self.c_s8.val();
         }
-        // Frames in flight: counted in at the first beat, out when P1 takes them.
-        if (self.first_fire.val() & !self.pop3.val()) {
-            self.flight.d.next = (self.flight.q.val() + 1);
-        }
-        if (!self.first_fire.val() & self.pop3.val()) {
-            self.flight.d.next = (self.flight.q.val() - 1);
-        }
+        self.fr_keep_shift.next = (self.fr_keep_base.val() - self.i3_count.q.val());
+        // The frame's part of the checksum: the byte count and the ECN bits of the TOS.
+        self.fr_bytes_ecn.next = (bit_cast::<17, 16>(self.i3_total.q.val())
+            + bit_cast::<17, 2>(self.i3_ecn.q.val()));
+        self.i4_valid.d.next = self.i3_valid.q.val();
+        self.i4_desc.d.next = ((bit_cast::<DESC_BITS, 1>(self.i3_overrun.q.val().into()) << 57)
+            | (bit_cast::<DESC_BITS, 17>(self.fr_bytes_ecn.val()) << 40)
+            | (bit_cast::<DESC_BITS, 16>(self.i3_total.q.val()) << 24)
+            | (bit_cast::<DESC_BITS, 8>(self.i3_last_idx.q.val()) << 16)
+            | (bit_cast::<DESC_BITS, 8>(self.fr_keep_shift.val()) << 8)
+            | (bit_cast::<DESC_BITS, 1>(self.i3_extra.q.val().into()) << 7)
+            | (bit_cast::<DESC_BITS, 1>(self.i3_markable.q.val().into()) << 6)
+            | (bit_cast::<DESC_BITS, 2>(self.i3_ecn.q.val()) << 4)
+            | (bit_cast::<DESC_BITS, 1>(self.i3_not_ipv4.q.val().into()) << 3)
+            | (bit_cast::<DESC_BITS, 1>(self.fr_short.val().into()) << 2)
+            | (bit_cast::<DESC_BITS, 1>(self.i3_err_keep.q.val().into()) << 1)
+            | bit_cast::<DESC_BITS, 1>(self.fr_over_max.val().into()));
+        self.desc_fifo.s_valid.next = self.i4_valid.q.val();
+        self.desc_fifo.s_data.next = self.i4_desc.q.val();
 
-        // ================= P1 -> P2: the outer header ====================================
-        self.d_reason.next = self.p1_desc.q.val().get_bits::<3>(0);
-        self.d_beats.next = self.p1_desc.q.val().get_bits::<16>(6);
-        self.d_bytes.next = self.p1_desc.q.val().get_bits::<16>(22);
-        self.d_drop.next = ((self.d_reason.val() != 0) | !self.p1_hit.q.val());
-        if (self.d_reason.val() != 0) {
-            self.d_reason_final.next = self.d_reason.val();
-        } else if !self.p1_hit.q.val() {
+        // ================= H1: pop one frame's descriptor, result and port ===============
+        // Only while the header FIFO has room for this header besides those in H1..H4 and
+        // in it; the count and its flag are registers, like `flight`.
+        self.desc_fifo.m_pop.next = self.issue.val();
+        self.res_fifo.m_pop.next = self.issue.val();
+        self.port_fifo.m_pop.next = self.issue.val();
+        if (self.issue.val() & !self.take.val()) {
+            self.h_used.d.next = ((self.h_used.q.val() << 1) | self.c_hdr_one.val());
+        }
+        if (!self.issue.val() & self.take.val()) {
+            self.h_used.d.next = (self.h_used.q.val() >> 1);
+        }
+        // Frames in flight are counted out here (see `flight` above).
+        self.h1_valid.d.next = self.issue.val();
+        self.h1_desc.d.next = self.desc_fifo.m_data.val();
+        self.h1_result_partly_unused.d.next = self.res_fifo.m_data.val();
+        self.h1_port.d.next = self.port_fifo.m_data.val();
+
+        // ================= H1 -> H2: header fields, partial checksum sums ================
+        self.d_flags.next = self.h1_desc.q.val().get_bits::<4>(0);
+        self.d_extra.next = self.h1_desc.q.val().get_bit(7);
+        self.d_last_idx.next = self.h1_desc.q.val().get_bits::<8>(16);
+        self.d_bytes.next = self.h1_desc.q.val().get_bits::<16>(24);
+        self.d_hit.next = self.h1_result_partly_unused.q.val().get_bit(112);
+        self.d_too_long.next = (self.d_flags.val().get_bit(0) | self.h1_desc.q.val().get_bit(57));
+        self.d_drop.next = ((self.d_flags.val().any() | self.d_too_long.val()) | !self.d_hit.val());
+        // Drop reasons by priority: too long, bad tkeep, short, not IPv4, miss.
+        if self.d_too_long.val() {
+            self.d_reason_final.next = 1.into();
+        } else if self.d_flags.val().get_bit(1) {
+            self.d_reason_final.next = 2.into();
+        } else if self.d_flags.val().get_bit(2) {
+            self.d_reason_final.next = 3.into();
+        } else if self.d_flags.val().get_bit(3) {
+            self.d_reason_final.next = 4.into();
+        } else if !self.d_hit.val() {
             self.d_reason_final.next = 5.into();
         } else {
             self.d_reason_final.next = 0.into();
         }
         // Table value: {underlay IPv4[111:80], next-hop MAC[79:32], VNI[31:8], flags[7:0]}.
-        self.d_egress.next = self.p1_value.q.val().get_bit(0);
+        self.d_egress.next = self.h1_result_partly_unused.q.val().get_bit(0);
         if self.d_egress.val() {
-            self.d_src_mac.next = self.q_mac1.q.val();
-            self.d_src_ip.next = self.q_ip1.q.val();
-        } else {
-            self.d_src_mac.next = self.q_mac0.q.val();
-            self.d_src_ip.next = self.q_ip0.q.val();
-        }
-        self.d_dst_ip.next = self.p1_value.q.val().get_bits::<32>(80);
-        self.d_tos.next = ((bit_cast::<8, 6>(self.q_dscp.q.val()) << 2)
-            | bit_cast::<8, 2>(self.p1_desc.q.val().get_bits::<2>(3)));
-        self.d_ip_len.next = (self.d_bytes.val() + 36);
-        self.d_udp_len.next = (self.d_bytes.val() + 16);
-        // One's-complement sum of the header's 16-bit words (ID and checksum are 0),
-        // in two halves: the per-port part from CSR (registered, quasi-static; it
-        // includes the 36 of the total length), and the per-frame part. The folds happen
-        // when the streamer takes the header, a stage later.
-        self.q_mac0.d.next = self.cfg_port0_mac.val();
-        self.q_mac1.d.next = self.cfg_port1_mac.val();
-        self.q_ip0.d.next = self.cfg_port0_ip.val();
-        self.q_ip1.d.next = self.cfg_port1_ip.val();
-        self.q_ttl.d.next = self.cfg_ttl.val();
-        self.q_dscp.d.next = self.cfg_dscp.val();
-        self.cfg_sum0.d.next =
-            ((bit_cast::<20, 16>(
-                (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
-            ) + bit_cast::<20, 16>(((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011)))
-                + ((bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(16))
-                    + bit_cast::<20, 16>(self.cfg_port0_ip.val().get_bits::<16>(0)))
-                    + 0x4024));
-        self.cfg_sum1.d.next =
-            ((bit_cast::<20, 16>(
-                (bit_cast::<16, 8>(bit_cast::<8, 6>(self.cfg_dscp.val()) << 2) | 0x4500),
-            ) + bit_cast::<20, 16>(((bit_cast::<16, 8>(self.cfg_ttl.val()) << 8) | 0x0011)))
-                + ((bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(16))
-                    + bit_cast::<20, 16>(self.cfg_port1_ip.val().get_bits::<16>(0)))
-                    + 0x4024));
-        if self.d_egress.val() {
+            self.d_src_mac.next = self.q3_mac1.q.val();
+            self.d_src_ip.next = self.q3_ip1.q.val();
             self.d_cfg_sum.next = self.cfg_sum1.q.val();
         } else {
+            self.d_src_mac.next = self.q3_mac0.q.val();
+            self.d_src_ip.next = self.q3_ip0.q.val();
             self.d_cfg_sum.next = self.cfg_sum0.q.val();
         }
-        self.d_sum.next = (((self.d_cfg_sum.val() + bit_cast::<20, 16>(self.d_bytes.val()))
-            + (bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(16))
-                + bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(0))))
-            + bit_cast::<20, 2>(self.p1_desc.q.val().get_bits::<2>(3)));
+        self.d_dst_ip.next = self.h1_result_partly_unused.q.val().get_bits::<32>(80);
+        self.d_tos.next = ((bit_cast::<8, 6>(self.q3_dscp.q.val()) << 2)
+            | bit_cast::<8, 2>(self.h1_desc.q.val().get_bits::<2>(4)));
+        self.d_ip_len.next = (self.d_bytes.val() + 36);
+        self.d_udp_len.next = (self.d_bytes.val() + 16);
         // Big-endian header: byte 0 at bits 399:392.
         self.d_hdr_be.next = (self.c_hdr_fixed.val()
-            | (bit_cast::<400, 48>(self.p1_value.q.val().get_bits::<48>(32)) << 352)
+            | (bit_cast::<400, 48>(self.h1_result_partly_unused.q.val().get_bits::<48>(32)) << 352)
             | (bit_cast::<400, 48>(self.d_src_mac.val()) << 304)
             | (bit_cast::<400, 8>(self.d_tos.val()) << 272)
             | (bit_cast::<400, 16>(self.d_ip_len.val()) << 256)
-            | (bit_cast::<400, 8>(self.q_ttl.q.val()) << 216)
+            | (bit_cast::<400, 8>(self.q3_ttl.q.val()) << 216)
             | (bit_cast::<400, 32>(self.d_src_ip.val()) << 160)
             | (bit_cast::<400, 32>(self.d_dst_ip.val()) << 128)
-            | (bit_cast::<400, 16>(self.p1_port.q.val()) << 112)
+            | (bit_cast::<400, 16>(self.h1_port.q.val()) << 112)
             | (bit_cast::<400, 16>(self.d_udp_len.val()) << 80)
-            | (bit_cast::<400, 24>(self.p1_value.q.val().get_bits::<24>(8)) << 8));
-        self.t_fold1.next = (bit_cast::<20, 16>(self.p2_sum.q.val().get_bits::<16>(0))
-            + bit_cast::<20, 4>(self.p2_sum.q.val().get_bits::<4>(16)));
-        self.t_fold2.next = (self.t_fold1.val().get_bits::<16>(0)
-            + bit_cast::<16, 4>(self.t_fold1.val().get_bits::<4>(16)));
-        self.t_csum.next = !self.t_fold2.val();
-        self.hdr_swap.data_in.next =
-            (self.p2_hdr.q.val() | (bit_cast::<400, 16>(self.t_csum.val()) << 192));
-        // Bytes in the last inner beat, whether an extra output beat is needed, and the
-        // last output beat's keep.
-        self.d_last_low.next = (self.d_bytes.val() & self.c_k_m1.val());
-        if (self.d_last_low.val() == 0) {
-            self.d_last_in.next = self.c_k.val();
-        } else {
-            self.d_last_in.next = self.d_last_low.val();
-        }
-        self.d_extra.next = (self.d_last_in.val() > self.c_s.val());
-        if self.d_extra.val() {
-            self.d_out_last.next = (self.d_last_in.val() - self.c_s.val());
-        } else {
-            self.d_out_last.next = (self.d_last_in.val() + 50);
-        }
-        self.d_keep.next = (self.c_ones.val() >> (self.c_k.val() - self.d_out_last.val()));
+            | (bit_cast::<400, 24>(self.h1_result_partly_unused.q.val().get_bits::<24>(8)) << 8));
+        self.h2_valid.d.next = self.h1_valid.q.val();
+        self.h2_hdr.d.next = self.d_hdr_be.val();
+        // The header's word sum (ID and checksum 0) in two halves: the table's underlay
+        // IP, and the CSR part with the frame's byte count and ECN. Each is one adder.
+        self.h2_sum_dst.d.next = (bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(0)));
+        self.h2_sum_rest.d.next = (self.d_cfg_sum.val()
+            + bit_cast::<20, 17>(self.h1_desc.q.val().get_bits::<17>(40)));
+        // The streamer's fields, laid out as in the header FIFO entry above bit 400:
+        // {mark, dest, keep_shift, extra, final0, lastin0, last_idx, reason, drop}.
+        // An extra beat only for a frame that is sent; a one-beat frame's first beat is
+        // its last inner beat, and its final one unless an extra beat follows.
+        self.h2_flags.d.next = ((bit_cast::<25, 1>(
+            (self.h1_desc.q.val().get_bit(6) & self.q_bth_mark.q.val()).into(),
+        ) << 24)
+            | (bit_cast::<25, 1>(self.d_egress.val().into()) << 23)
+            | (bit_cast::<25, 8>(self.h1_desc.q.val().get_bits::<8>(8)) << 15)
+            | (bit_cast::<25, 1>((self.d_extra.val() & !self.d_drop.val()).into()) << 14)
+            | (bit_cast::<25, 1>(
+                ((self.d_last_idx.val() == 0) & !(self.d_extra.val() & !self.d_drop.val()))
+                    .into(),
+            ) << 13)
+            | (bit_cast::<25, 1>((self.d_last_idx.val() == 0).into()) << 12)
+            | (bit_cast::<25, 8>(self.d_last_idx.val()) << 4)
+            | (bit_cast::<25, 3>(self.d_reason_final.val()) << 1)
+            | bit_cast::<25, 1>(self.d_drop.val().into()));
 
-        if self.pop3.val() {
-            self.p1_valid.d.next = true;
-        } else if self.p1_move.val() {
-            self.p1_valid.d.next = false;
+        // ================= H2 -> H3: the word sum =========================================
+        self.h3_valid.d.next = self.h2_valid.q.val();
+        self.h3_hdr.d.next = self.h2_hdr.q.val();
+        self.h3_sum.d.next = (self.h2_sum_dst.q.val() + self.h2_sum_rest.q.val());
+        self.h3_flags.d.next = self.h2_flags.q.val();
+
+        // ================= H3 -> H4: checksum, lane order, FIFO entry =====================
+        // End-around carry of a sum below 2^19: lo + hi, plus one if that carries out;
+        // both sums are formed at once and the carry chooses (then the complement).
+        self.t_fold0.next = (bit_cast::<17, 16>(self.h3_sum.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 4>(self.h3_sum.q.val().get_bits::<4>(16)));
+        // lo - !hi = lo + hi + 1 (mod 2^16): one carry chain, not two adders.
+        self.t_fold1.next = (self.h3_sum.q.val().get_bits::<16>(0)
+            - !bit_cast::<16, 4>(self.h3_sum.q.val().get_bits::<4>(16)));
+        if self.t_fold0.val().get_bit(16) {
+            self.t_csum.next = !self.t_fold1.val();
+        } else {
+            self.t_csum.next = !self.t_fold0.val().get_bits::<16>(0);
         }
-        if self.p1_move.val() {
-            self.p2_valid.d.next = true;
-            self.p2_hdr.d.next = self.d_hdr_be.val();
-            self.p2_sum.d.next = self.d_sum.val();
-            self.p2_drop.d.next = self.d_drop.val();
-            self.p2_reason.d.next = self.d_reason_final.val();
-            self.p2_last_idx.d.next = (self.d_beats.val() - 1);
-            self.p2_extra.d.next = (self.d_extra.val() & !self.d_drop.val());
-            self.p2_keep.d.next = self.d_keep.val();
-            self.p2_dest.d.next = self.d_egress.val();
-            self.p2_mark.d.next = (self.p1_desc.q.val().get_bit(5) & self.cfg_bth_mark.val());
-        } else if self.take.val() {
-            self.p2_valid.d.next = false;
-        }
+        self.hdr_swap.data_in.next =
+            (self.h3_hdr.q.val() | (bit_cast::<400, 16>(self.t_csum.val()) << 192));
+        self.h4_valid.d.next = self.h3_valid.q.val();
+        self.h4_entry.d.next = ((bit_cast::<HDR_BITS, 25>(self.h3_flags.q.val()) << 400)
+            | bit_cast::<HDR_BITS, 400>(self.hdr_swap.data_out.val()));
+        self.hdr_fifo.s_valid.next = self.h4_valid.q.val();
+        self.hdr_fifo.s_data.next = self.h4_entry.q.val();
 
         // ================= Streamer: realign and emit ====================================
-        self.data_fifo.m_pop.next = (self.adv.val() & self.need_data.val());
+        self.hm.next = self.hdr_fifo.m_data.val();
+        self.hdr_fifo.m_pop.next = self.take.val();
+        // `adv` with the extra beat left out, written from the registers themselves so
+        // that the pop is one LUT in front of the FIFO.
+        self.data_pop.next = (self.cur_valid.q.val()
+            & !self.cur_in_extra.q.val()
+            & self.data_fifo.m_valid.val()
+            & (self.cur_drop.q.val() | self.out_free.val()));
+        self.data_fifo.m_pop.next = self.data_pop.val();
 
-        if ((self.cur_idx.q.val() == 0) & self.cur_mark.q.val()) {
+        if (self.cur_first.q.val() & self.cur_mark.q.val()) {
             self.b_mod.next =
                 ((self.data_fifo.m_data.val() & self.c_mark_clear.val()) | self.c_mark_set.val());
         } else {
             self.b_mod.next = self.data_fifo.m_data.val();
         }
         self.shifted.next = (self.b_mod.val() << 400);
-
-        if self.adv.val() {
-            self.cur_idx.d.next = (self.cur_idx.q.val() + 1);
-            if self.need_data.val() {
-                self.carry.d.next = (self.b_mod.val() >> self.c_s_shift.val());
-            }
-            if self.final_beat.val() {
-                self.cur_valid.d.next = false;
-                self.cur_in_extra.d.next = false;
-            } else if self.at_last_in.val() {
-                self.cur_in_extra.d.next = true;
-            }
+        // The low 400 bits of every output beat come from `carry`: the header, loaded at
+        // the take, for a frame's first beat; then the last 50 bytes of the inner beat
+        // before. So no output bit needs a select: the output register loads flops.
+        if self.take_c.val() {
+            self.carry.d.next = self.hm.val().get_bits::<400>(0);
+        } else if self.data_pop.val() {
+            self.carry.d.next = bit_cast::<400, D>(self.b_mod.val() >> self.c_s_shift.val());
         }
+
+        self.rem_is_one.next = (self.cur_rem.q.val() == 1);
+        self.keep_mask.next =
+            (self.c_ones.val() >> bit_cast::<16, 8>(self.hm.val().get_bits::<8>(415)));
+        self.final_mask.next = (self.c_ones.val() >> bit_cast::<16, 8>(self.cur_kshift.q.val()));
         if self.take.val() {
             self.cur_valid.d.next = true;
-            self.cur_hdr.d.next = self.hdr_swap.data_out.val();
-            self.cur_drop.d.next = self.p2_drop.q.val();
-            self.cur_last_idx.d.next = self.p2_last_idx.q.val();
-            self.cur_extra.d.next = self.p2_extra.q.val();
-            self.cur_keep.d.next = self.p2_keep.q.val();
-            self.cur_dest.d.next = self.p2_dest.q.val();
-            self.cur_mark.d.next = self.p2_mark.q.val();
-            self.cur_idx.d.next = 0.into();
-            self.cur_in_extra.d.next = false;
-            if self.p2_drop.q.val() {
-                if (self.p2_reason.q.val() == 1) {
-                    self.cnt_too_long.d.next = (self.cnt_too_long.q.val() + 1);
-                }
-                if (self.p2_reason.q.val() == 2) {
-                    self.cnt_bad_keep.d.next = (self.cnt_bad_keep.q.val() + 1);
-                }
-                if (self.p2_reason.q.val() == 3) {
-                    self.cnt_short.d.next = (self.cnt_short.q.val() + 1);
-                }
-                if (self.p2_reason.q.val() == 4) {
-                    self.cnt_not_ipv4.d.next = (self.cnt_not_ipv4.q.val() + 1);
-                }
-                if (self.p2_reason.q.val() == 5) {
-                    self.cnt_miss.d.next = (self.cnt_miss.q.val() + 1);
-                }
+            self.cur_mid.d.next = !self.hm.val().get_bit(413);
+            self.cur_drop.d.next = self.hm.val().get_bit(400);
+            self.cur_rem.d.next = self.hm.val().get_bits::<8>(404);
+            self.cur_last_in.d.next = self.hm.val().get_bit(412);
+            self.cur_final.d.next = self.hm.val().get_bit(413);
+            self.cur_extra.d.next = self.hm.val().get_bit(414);
+            self.cur_kshift.d.next = self.hm.val().get_bits::<8>(415);
+            if self.hm.val().get_bit(413) {
+                self.cur_okeep.d.next = self.keep_mask.val();
             } else {
-                self.cnt_frames.d.next = (self.cnt_frames.q.val() + 1);
+                self.cur_okeep.d.next = self.c_ones.val();
+            }
+            self.cur_dest.d.next = self.hm.val().get_bit(423);
+            self.cur_mark.d.next = self.hm.val().get_bit(424);
+            self.cur_first.d.next = true;
+            self.cur_in_extra.d.next = false;
+        } else if self.adv.val() {
+            self.cur_first.d.next = false;
+            self.cur_rem.d.next = (self.cur_rem.q.val() - 1);
+            if self.cur_final.q.val() {
+                self.cur_valid.d.next = false;
+                self.cur_mid.d.next = false;
+                self.cur_in_extra.d.next = false;
+            } else if self.cur_last_in.q.val() {
+                // Only a frame with an extra beat is not final at its last inner beat.
+                self.cur_in_extra.d.next = true;
+                self.cur_last_in.d.next = false;
+                self.cur_final.d.next = true;
+                self.cur_mid.d.next = false;
+                self.cur_okeep.d.next = self.final_mask.val();
+            } else {
+                self.cur_last_in.d.next = self.rem_is_one.val();
+                self.cur_final.d.next = (self.rem_is_one.val() & !self.cur_extra.q.val());
+                self.cur_mid.d.next = !(self.rem_is_one.val() & !self.cur_extra.q.val());
+                if (self.rem_is_one.val() & !self.cur_extra.q.val()) {
+                    self.cur_okeep.d.next = self.final_mask.val();
+                }
             }
         }
 
+        // Counted a cycle after the take, by the taken frame's outcome.
+        self.ev_frames.d.next = (self.take.val() & !self.hm.val().get_bit(400));
+        self.ev_too_long.d.next = (self.take.val()
+            & self.hm.val().get_bit(400)
+            & (self.hm.val().get_bits::<3>(401) == 1));
+        self.ev_bad_keep.d.next = (self.take.val()
+            & self.hm.val().get_bit(400)
+            & (self.hm.val().get_bits::<3>(401) == 2));
+        self.ev_short.d.next = (self.take.val()
+            & self.hm.val().get_bit(400)
+            & (self.hm.val().get_bits::<3>(401) == 3));
+        self.ev_not_ipv4.d.next = (self.take.val()
+            & self.hm.val().get_bit(400)
+            & (self.hm.val().get_bits::<3>(401) == 4));
+        self.ev_miss.d.next = (self.take.val()
+            & self.hm.val().get_bit(400)
+            & (self.hm.val().get_bits::<3>(401) == 5));
+        if self.ev_frames.q.val() {
+            self.cnt_frames.d.next = (self.cnt_frames.q.val() + 1);
+        }
+        if self.ev_too_long.q.val() {
+            self.cnt_too_long.d.next = (self.cnt_too_long.q.val() + 1);
+        }
+        if self.ev_bad_keep.q.val() {
+            self.cnt_bad_keep.d.next = (self.cnt_bad_keep.q.val() + 1);
+        }
+        if self.ev_short.q.val() {
+            self.cnt_short.d.next = (self.cnt_short.q.val() + 1);
+        }
+        if self.ev_not_ipv4.q.val() {
+            self.cnt_not_ipv4.d.next = (self.cnt_not_ipv4.q.val() + 1);
+        }
+        if self.ev_miss.q.val() {
+            self.cnt_miss.d.next = (self.cnt_miss.q.val() + 1);
+        }
+
+        // The output beat: the header and the first K - 50 bytes; then the last 50 bytes
+        // of the previous inner beat and the first K - 50 of this one; then the extra
+        // beat, whose bytes past the carry are zeroed at the port (`out_zero_hi`) rather
+        // than here, where a zero would need the enable and a reset LUT in series on
+        // 624 flops. Every bit loads straight from a flop; only the enable is logic.
         if self.out_free.val() {
             self.out_valid.d.next = (self.adv.val() & !self.cur_drop.q.val());
             self.out_dest.d.next = self.cur_dest.q.val();
-            self.out_last.d.next = self.final_beat.val();
-            if self.cur_in_extra.q.val() {
-                self.out_data.d.next = self.carry.q.val();
-            } else if (self.cur_idx.q.val() == 0) {
-                self.out_data.d.next =
-                    (bit_cast::<D, 400>(self.cur_hdr.q.val()) | self.shifted.val());
-            } else {
-                self.out_data.d.next = (self.carry.q.val() | self.shifted.val());
-            }
-            if self.final_beat.val() {
-                self.out_keep.d.next = self.cur_keep.q.val();
-            } else {
-                self.out_keep.d.next = self.c_ones.val();
-            }
+            self.out_last.d.next = self.cur_final.q.val();
+            self.out_zero_hi.d.next = self.cur_in_extra.q.val();
+            self.out_data.d.next = (bit_cast::<D, 400>(self.carry.q.val()) | self.shifted.val());
+            self.out_keep.d.next = self.cur_okeep.q.val();
         }
 
         if self.rst.val() {
+            // `in_fire` is low during reset, so the I1 stage, the lookup and the spray
+            // request clear themselves.
             self.in_mid.d.next = false;
-            self.in_bytes.d.next = 0.into();
             self.in_beats.d.next = 0.into();
-            self.in_err_keep.d.next = false;
-            self.in_overrun.d.next = false;
+            self.in_nostore.d.next = false;
             self.flight.d.next = 0.into();
-            self.spray_req.d.next = false;
-            self.p1_valid.d.next = false;
-            self.p2_valid.d.next = false;
+            self.i2_valid.d.next = false;
+            self.i3_valid.d.next = false;
+            self.i4_valid.d.next = false;
+            self.h_used.d.next = 0.into();
+            self.h1_valid.d.next = false;
+            self.h2_valid.d.next = false;
+            self.h3_valid.d.next = false;
+            self.h4_valid.d.next = false;
             self.cur_valid.d.next = false;
+            self.cur_mid.d.next = false;
             self.cur_in_extra.d.next = false;
             self.out_valid.d.next = false;
+            self.ev_frames.d.next = false;
+            self.ev_too_long.d.next = false;
+            self.ev_bad_keep.d.next = false;
+            self.ev_short.d.next = false;
+            self.ev_not_ipv4.d.next = false;
+            self.ev_miss.d.next = false;
             self.cnt_frames.d.next = 0.into();
             self.cnt_too_long.d.next = 0.into();
             self.cnt_bad_keep.d.next = 0.into();
@@ -894,7 +1370,11 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
 
         self.s_axis_tready.next = self.ready.val();
         self.m_axis_tvalid.next = self.out_valid.q.val();
-        self.m_axis_tdata.next = self.out_data.q.val();
+        if self.out_zero_hi.q.val() {
+            self.m_axis_tdata.next = (self.out_data.q.val() & self.c_low400.val());
+        } else {
+            self.m_axis_tdata.next = self.out_data.q.val();
+        }
         self.m_axis_tkeep.next = self.out_keep.q.val();
         self.m_axis_tlast.next = self.out_last.q.val();
         self.m_axis_tdest.next = self.out_dest.q.val();
@@ -905,12 +1385,341 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.status_drop_not_ipv4.next = self.cnt_not_ipv4.q.val();
         self.status_drop_miss.next = self.cnt_miss.q.val();
         self.status_spray_cfg_error.next = self.spray.status_cfg_error.val();
-        self.unused_full.next =
-            (self.desc_fifo.full.val() | self.res_fifo.full.val() | self.port_fifo.full.val());
+        self.unused_full.next = (self.desc_fifo.full.val()
+            | self.res_fifo.full.val()
+            | self.port_fifo.full.val()
+            | self.hdr_fifo.full.val());
         self.status_overflow.next = (self.data_fifo.status_overflow.val()
             | self.desc_fifo.status_overflow.val()
             | self.res_fifo.status_overflow.val()
-            | self.port_fifo.status_overflow.val());
+            | self.port_fifo.status_overflow.val()
+            | self.hdr_fifo.status_overflow.val());
+    }
+}
+
+/// Pointer width of [`TxFifo`]: depths up to 2048 (pointers count modulo twice the depth).
+const PTR_BITS: usize = 12;
+
+/// `TxFifo`: a first-word-fall-through FIFO with the ports of [`crate::fifo::Fifo`]
+/// whose head entry is the RAM's own read register, and whose control has no carry
+/// chain and no wide net in series with another.
+///
+/// ```text
+///  s_valid/s_data ─► RAM ─► read register (head) ─► m_valid/m_data
+///                    (wr)   (loads at rd when empty or popped)   m_pop
+/// ```
+///
+/// Why not `Fifo`: its occupancy counts put a 17-bit increment/decrement behind every
+/// push and pop (5.5 logic levels), and its two read stages chain the read latch's
+/// enable behind the output register's, a net that fans out to every data bit: behind
+/// a pop that is itself a wide net (the streamer's carry loads on it), that is three
+/// wide nets in one path. Here the occupancy is read from two pointers that count
+/// modulo twice the depth, each kept beside its successor (so an increment goes from
+/// register to register); "the RAM holds an unread entry" and "the RAM is full" are
+/// registered from equality compares of those pointers, chosen by push and take. The
+/// head's valid flag is kept twice (`b_valid`, `b_valid2`, each updated from its own
+/// output, so synthesis does not merge them), so the RAM read (`take`) is computed
+/// beside the read register's enable, not behind it.
+///
+/// A block RAM's read register has no DO_REG behind it here: what follows `m_data` in
+/// `tx_encap` is at most one LUT (the 3-level budget after a block-RAM read).
+///
+/// ### Ports
+/// * `s_valid`, `s_data`: write one entry (a write when full is dropped and sets
+///   `status_overflow`). `full` is registered: the RAM holds `depth` entries (the head
+///   is one more).
+/// * `m_valid`, `m_data`, `m_pop`: the head entry; `m_pop` without `m_valid` is ignored.
+/// * `rst`: synchronous; empties the FIFO (the RAM contents are not cleared). The
+///   all-zero power-up state is empty too (successor pointers are stored with bit 0
+///   inverted).
+///
+/// Latency: an entry written on one edge is at `m_data` after the next edge when the
+/// FIFO was empty (RAM write, read register). One entry per cycle in and out.
+#[derive(LogicBlock)]
+pub struct TxFifo<const N: usize> {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_data: Signal<In, Bits<N>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_data: Signal<Out, Bits<N>>,
+    pub m_pop: Signal<In, Bit>,
+    pub full: Signal<Out, Bit>,
+    pub status_overflow: Signal<Out, Bit>,
+    ram: EnRam<Bits<N>>,
+    c_ptr_mask: Constant<Bits<PTR_BITS>>,
+    c_addr_mask: Constant<Bits<PTR_BITS>>,
+    /// The depth: the bit by which a full RAM's write and read pointers differ.
+    c_wrap: Constant<Bits<PTR_BITS>>,
+    c_one: Constant<Bits<PTR_BITS>>,
+    /// Entries written; entries read into the head register. `*_nx`: the pointer plus
+    /// one, with bit 0 inverted.
+    wr: DFF<Bits<PTR_BITS>>,
+    wr_nx: DFF<Bits<PTR_BITS>>,
+    rd: DFF<Bits<PTR_BITS>>,
+    rd_nx: DFF<Bits<PTR_BITS>>,
+    ram_nonempty: DFF<Bit>,
+    at_full: DFF<Bit>,
+    b_valid: DFF<Bit>,
+    b_valid2: DFF<Bit>,
+    overflow: DFF<Bit>,
+    wr_n: Signal<Local, Bits<PTR_BITS>>,
+    rd_n: Signal<Local, Bits<PTR_BITS>>,
+    pop: Signal<Local, Bit>,
+    pop2: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    load_b: Signal<Local, Bit>,
+    load_b2: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    ne_same: Signal<Local, Bit>,
+    ne_push: Signal<Local, Bit>,
+    ne_take: Signal<Local, Bit>,
+    full_same: Signal<Local, Bit>,
+    full_push: Signal<Local, Bit>,
+    full_take: Signal<Local, Bit>,
+}
+
+impl<const N: usize> TxFifo<N> {
+    /// `depth`: RAM entries, a power of two, 4..=2048 (the head register holds one more).
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (4..=(1 << (PTR_BITS - 1))).contains(&depth),
+            "TxFifo depth {depth}"
+        );
+        let lit = |v: usize| -> LiteralType { v as LiteralType };
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_valid: Default::default(),
+            s_data: Default::default(),
+            m_valid: Default::default(),
+            m_data: Default::default(),
+            m_pop: Default::default(),
+            full: Default::default(),
+            status_overflow: Default::default(),
+            ram: EnRam::new(depth),
+            c_ptr_mask: Constant::new(lit(2 * depth - 1).into()),
+            c_addr_mask: Constant::new(lit(depth - 1).into()),
+            c_wrap: Constant::new(lit(depth).into()),
+            c_one: Constant::new(1u64.into()),
+            wr: Default::default(),
+            wr_nx: Default::default(),
+            rd: Default::default(),
+            rd_nx: Default::default(),
+            ram_nonempty: Default::default(),
+            at_full: Default::default(),
+            b_valid: Default::default(),
+            b_valid2: Default::default(),
+            overflow: Default::default(),
+            wr_n: Default::default(),
+            rd_n: Default::default(),
+            pop: Default::default(),
+            pop2: Default::default(),
+            push: Default::default(),
+            load_b: Default::default(),
+            load_b2: Default::default(),
+            take: Default::default(),
+            ne_same: Default::default(),
+            ne_push: Default::default(),
+            ne_take: Default::default(),
+            full_same: Default::default(),
+            full_push: Default::default(),
+            full_take: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize> Logic for TxFifo<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clk,
+            wr,
+            wr_nx,
+            rd,
+            rd_nx,
+            ram_nonempty,
+            at_full,
+            b_valid,
+            b_valid2,
+            overflow
+        );
+        self.ram.clk.next = self.clk.val();
+        self.wr_n.next = (self.wr_nx.q.val() ^ self.c_one.val());
+        self.rd_n.next = (self.rd_nx.q.val() ^ self.c_one.val());
+
+        // The head loads when it is empty or popped; it takes a RAM entry if there is
+        // one. `take` comes from the copy `b_valid2`, so it is not built from `load_b`,
+        // whose net reaches every bit of the head register.
+        self.pop.next = (self.m_pop.val() & self.b_valid.q.val());
+        self.pop2.next = (self.m_pop.val() & self.b_valid2.q.val());
+        self.push.next = (self.s_valid.val() & !self.at_full.q.val());
+        self.load_b.next = (self.pop.val() | !self.b_valid.q.val());
+        self.load_b2.next = (self.pop2.val() | !self.b_valid2.q.val());
+        self.take.next = (self.load_b2.val() & self.ram_nonempty.q.val());
+        self.ram.read_address.next =
+            bit_cast::<16, PTR_BITS>(self.rd.q.val() & self.c_addr_mask.val());
+        self.ram.read_enable.next = self.load_b.val();
+        if self.load_b.val() {
+            self.b_valid.d.next = self.ram_nonempty.q.val();
+        }
+        if self.load_b2.val() {
+            self.b_valid2.d.next = self.ram_nonempty.q.val();
+        }
+        if self.push.val() {
+            self.wr.d.next = self.wr_n.val();
+            self.wr_nx.d.next =
+                (((self.wr_n.val() + 1) & self.c_ptr_mask.val()) ^ self.c_one.val());
+        }
+        if self.take.val() {
+            self.rd.d.next = self.rd_n.val();
+            self.rd_nx.d.next =
+                (((self.rd_n.val() + 1) & self.c_ptr_mask.val()) ^ self.c_one.val());
+        }
+        // Next "the RAM holds an unread entry" (write pointer ahead of read pointer) and
+        // next "full" (write pointer a whole depth ahead), for each move; a push and a
+        // take together leave the difference as it is.
+        self.ne_same.next = (self.wr.q.val() != self.rd.q.val());
+        self.ne_push.next = (self.wr_n.val() != self.rd.q.val());
+        self.ne_take.next = (self.wr.q.val() != self.rd_n.val());
+        self.full_same.next = (self.wr.q.val() == (self.rd.q.val() ^ self.c_wrap.val()));
+        self.full_push.next = (self.wr_n.val() == (self.rd.q.val() ^ self.c_wrap.val()));
+        self.full_take.next = (self.wr.q.val() == (self.rd_n.val() ^ self.c_wrap.val()));
+        if (self.push.val() & !self.take.val()) {
+            self.ram_nonempty.d.next = self.ne_push.val();
+            self.at_full.d.next = self.full_push.val();
+        } else if (!self.push.val() & self.take.val()) {
+            self.ram_nonempty.d.next = self.ne_take.val();
+            self.at_full.d.next = self.full_take.val();
+        } else {
+            self.ram_nonempty.d.next = self.ne_same.val();
+            self.at_full.d.next = self.full_same.val();
+        }
+        if (self.s_valid.val() & !self.push.val()) {
+            self.overflow.d.next = true;
+        }
+        self.ram.write_address.next =
+            bit_cast::<16, PTR_BITS>(self.wr.q.val() & self.c_addr_mask.val());
+        self.ram.write_data.next = self.s_data.val();
+        self.ram.write_enable.next = self.push.val();
+
+        if self.rst.val() {
+            self.wr.d.next = 0.into();
+            self.wr_nx.d.next = 0.into();
+            self.rd.d.next = 0.into();
+            self.rd_nx.d.next = 0.into();
+            self.ram_nonempty.d.next = false;
+            self.at_full.d.next = false;
+            self.b_valid.d.next = false;
+            self.b_valid2.d.next = false;
+            self.overflow.d.next = false;
+        }
+        self.m_valid.next = self.b_valid.q.val();
+        self.m_data.next = self.ram.read_data.val();
+        self.full.next = self.at_full.q.val();
+        self.status_overflow.next = self.overflow.q.val();
+    }
+}
+
+/// `EnRam`: a simple dual-port RAM whose read is registered with an enable (read-first:
+/// a read and a write of one address on one edge return the old word), depth set at
+/// construction. Yosys maps it to block RAM (the read register is the RAM's latch) or,
+/// when small, to distributed RAM with the read register in flip-flops. No initial
+/// contents are emitted.
+#[derive(LogicBlock)]
+pub struct EnRam<D: Synth> {
+    pub clk: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<16>>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_data: Signal<Out, D>,
+    pub write_address: Signal<In, Bits<16>>,
+    pub write_data: Signal<In, D>,
+    pub write_enable: Signal<In, Bit>,
+    // Simulation storage; the leading underscore keeps it out of the derived Block walk.
+    _sim: Box<Vec<D>>,
+}
+
+impl<D: Synth> EnRam<D> {
+    /// `depth` must be a power of two between 2 and 65536.
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (2..=65536).contains(&depth),
+            "EnRam depth {depth}"
+        );
+        Self {
+            clk: Default::default(),
+            read_address: Default::default(),
+            read_enable: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![D::default(); depth]),
+        }
+    }
+}
+
+impl<D: Synth> Logic for EnRam<D> {
+    fn update(&mut self) {
+        if self.clk.pos_edge() {
+            let mask = self._sim.len() - 1;
+            if self.read_enable.val() {
+                self.read_data.next = self._sim[self.read_address.val().index() & mask];
+            }
+            if self.write_enable.val() {
+                self._sim[self.write_address.val().index() & mask] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let a = self._sim.len().trailing_zeros() as usize;
+        // The address ports are 16 bits for every depth; the bits above log2(depth) are
+        // unused, named in Verilator's idiom for deliberately unused signals.
+        let unused = if a < 16 {
+            format!("wire _unused_ok = &{{1'b0, read_address[15:{a}], write_address[15:{a}]}};\n")
+        } else {
+            String::new()
+        };
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] mem [0:{last}];
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+{unused}
+always @(posedge clk) begin
+   if (read_enable) begin
+      read_data <= mem[read_index];
+   end
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            msb = D::BITS - 1,
+            last = self._sim.len() - 1,
+            amsb = a - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "en_ram".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "read_address".into(),
+                "read_enable".into(),
+                "write_address".into(),
+                "write_data".into(),
+                "write_enable".into(),
+            ],
+            outputs: vec!["read_data".into()],
+        }]
     }
 }
 

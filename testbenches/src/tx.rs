@@ -1,13 +1,14 @@
 //! Harness for the TX path (`tx_encap` alone, or inside `prnic_top`): an AXI4-Stream
 //! source with idle gaps, a sink with backpressure that checks the protocol, and, for
-//! the block alone, a flow-table responder that answers each lookup three cycles later
-//! from a model table, as `flow_table` does.
+//! the block alone, a flow-table responder that answers each lookup from a model table
+//! `FLOW_TABLE_LATENCY` cycles later, as `flow_table` does.
 //!
 //! The harness is for the default config's 1024-bit bus (the bridge's port types are
 //! generated for it).
 
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
+use prnic_rtl::flow_table::FLOW_TABLE_LATENCY;
 use prnic_verif::flow_table::{key, Value};
 use prnic_verif::sprayer::{flow_id, Mode, SprayerModel};
 use prnic_verif::tx::{encapsulate, inner_dst_ip, TxFrame, TxOutcome, TxSettings};
@@ -178,7 +179,7 @@ impl TxDut for bridge::PrnicTop {
 #[derive(Debug, Clone, Default)]
 pub struct Responder {
     pub table: HashMap<u64, Value>,
-    /// Cycles from a lookup to its answer (the flow table's is 3).
+    /// Cycles from a lookup to its answer (the flow table's is `FLOW_TABLE_LATENCY`).
     pub latency: u64,
     pending: VecDeque<(u64, Option<Value>)>,
     cycle: u64,
@@ -253,7 +254,7 @@ impl TxEncapBench {
         dut.set_cfg_spray_max(c[9]);
         let mut b = TxEncapBench {
             dut,
-            table: Responder::new(3),
+            table: Responder::new(FLOW_TABLE_LATENCY as u64),
         };
         b.reset(2);
         b
@@ -367,7 +368,7 @@ impl HdlTxEncap {
         crate::hdl_sim::settle(&mut uut, "initial values");
         let mut h = HdlTxEncap {
             uut,
-            table: Responder::new(3),
+            table: Responder::new(FLOW_TABLE_LATENCY as u64),
             cycle: 0,
         };
         h.uut.rst.next = true;
