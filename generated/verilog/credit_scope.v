@@ -863,18 +863,21 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     
     // Constant declarations
     localparam  depth_m1 = 16'h7ff;
-    localparam  slot_num = 48'h210;
-    localparam  slot_den = 48'h5;
+    localparam  z_init = 48'hfffffffffdf5;
+    localparam  z_den = 48'h5;
+    localparam  z_sign = 48'h400;
+    localparam  z_low = 48'h3ff;
+    localparam  slot_wait_max = 3'b110;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [31:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [31:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [31:0] ram$aux_read_data;
     reg  ring$clk;
     reg  ring$rst;
     reg  ring$s_valid;
@@ -890,17 +893,20 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  [15:0] clear_index$d;
     wire  [15:0] clear_index$q;
     reg  clear_index$clock;
-    reg  [47:0] acc$d;
-    wire  [47:0] acc$q;
-    reg  acc$clock;
+    reg  [47:0] z$d;
+    wire  [47:0] z$q;
+    reg  z$clock;
+    reg  bp$d;
+    wire  bp$q;
+    reg  bp$clock;
     reg  [3:0] bp_count$d;
     wire  [3:0] bp_count$q;
     reg  bp_count$clock;
     reg  slot_pending$d;
     wire  slot_pending$q;
     reg  slot_pending$clock;
-    reg  [1:0] slot_wait$d;
-    wire  [1:0] slot_wait$q;
+    reg  [2:0] slot_wait$d;
+    wire  [2:0] slot_wait$q;
     reg  slot_wait$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
@@ -914,21 +920,105 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  s1_on$d;
     wire  s1_on$q;
     reg  s1_on$clock;
-    reg  w_valid$d;
-    wire  w_valid$q;
-    reg  w_valid$clock;
-    reg  [15:0] w_qp$d;
-    wire  [15:0] w_qp$q;
-    reg  w_qp$clock;
-    reg  [31:0] w_word$d;
-    wire  [31:0] w_word$q;
-    reg  w_word$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  [1:0] s2_kind$d;
+    wire  [1:0] s2_kind$q;
+    reg  s2_kind$clock;
+    reg  [15:0] s2_qp$d;
+    wire  [15:0] s2_qp$q;
+    reg  s2_qp$clock;
+    reg  s2_on$d;
+    wire  s2_on$q;
+    reg  s2_on$clock;
+    reg  s2_f1$d;
+    wire  s2_f1$q;
+    reg  s2_f1$clock;
+    reg  s2_f2$d;
+    wire  s2_f2$q;
+    reg  s2_f2$clock;
+    reg  s2_f3$d;
+    wire  s2_f3$q;
+    reg  s2_f3$clock;
+    reg  s2_f4$d;
+    wire  s2_f4$q;
+    reg  s2_f4$clock;
+    reg  s3_valid$d;
+    wire  s3_valid$q;
+    reg  s3_valid$clock;
+    reg  [1:0] s3_kind$d;
+    wire  [1:0] s3_kind$q;
+    reg  s3_kind$clock;
+    reg  [15:0] s3_qp$d;
+    wire  [15:0] s3_qp$q;
+    reg  s3_qp$clock;
+    reg  s3_on$d;
+    wire  s3_on$q;
+    reg  s3_on$clock;
+    reg  s3_f1$d;
+    wire  s3_f1$q;
+    reg  s3_f1$clock;
+    reg  [31:0] s3_prep$d;
+    wire  [31:0] s3_prep$q;
+    reg  s3_prep$clock;
+    reg  s3_up$d;
+    wire  s3_up$q;
+    reg  s3_up$clock;
+    reg  s3_down$d;
+    wire  s3_down$q;
+    reg  s3_down$clock;
+    reg  w1_valid$d;
+    wire  w1_valid$q;
+    reg  w1_valid$clock;
+    reg  [15:0] w1_qp$d;
+    wire  [15:0] w1_qp$q;
+    reg  w1_qp$clock;
+    reg  [31:0] w1_word$d;
+    wire  [31:0] w1_word$q;
+    reg  w1_word$clock;
+    reg  w1_all$d;
+    wire  w1_all$q;
+    reg  w1_all$clock;
+    reg  w2_all$d;
+    wire  w2_all$q;
+    reg  w2_all$clock;
+    reg  w3_all$d;
+    wire  w3_all$q;
+    reg  w3_all$clock;
+    reg  w2_valid$d;
+    wire  w2_valid$q;
+    reg  w2_valid$clock;
+    reg  [15:0] w2_qp$d;
+    wire  [15:0] w2_qp$q;
+    reg  w2_qp$clock;
+    reg  [31:0] w2_word$d;
+    wire  [31:0] w2_word$q;
+    reg  w2_word$clock;
+    reg  w3_valid$d;
+    wire  w3_valid$q;
+    reg  w3_valid$clock;
+    reg  [15:0] w3_qp$d;
+    wire  [15:0] w3_qp$q;
+    reg  w3_qp$clock;
+    reg  [31:0] w3_word$d;
+    wire  [31:0] w3_word$q;
+    reg  w3_word$clock;
+    reg  push_valid$d;
+    wire  push_valid$q;
+    reg  push_valid$clock;
+    reg  [15:0] push_qp$d;
+    wire  [15:0] push_qp$q;
+    reg  push_qp$clock;
     reg  out_valid$d;
     wire  out_valid$q;
     reg  out_valid$clock;
     reg  [15:0] out_qp$d;
     wire  [15:0] out_qp$q;
     reg  out_qp$clock;
+    reg  [1:0] idle_inc$d;
+    wire  [1:0] idle_inc$q;
+    reg  idle_inc$clock;
     reg  [31:0] cnt_requests$d;
     wire  [31:0] cnt_requests$q;
     reg  cnt_requests$clock;
@@ -943,13 +1033,15 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  cnt_slots$clock;
     
     // Local signals
+    reg  [47:0] z_val;
     reg  slot_empty;
     reg  slot_lost;
     reg  idle_head;
     reg  [15:0] ev_qp;
-    reg  bp;
+    reg  [1:0] ev_kind;
     reg  tick;
-    reg  [47:0] acc_next;
+    reg  fire;
+    reg  [47:0] z_sum;
     reg  ev_slot;
     reg  ev_onoff;
     reg  ev_req;
@@ -963,18 +1055,27 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  push;
     reg  grant;
     reg  [31:0] word_n;
+    reg  ram_all;
+    reg  up;
+    reg  down;
+    reg  [31:0] prep;
+    reg  prep_all;
+    reg  all_n;
+    reg  [15:0] step;
+    reg  gt0;
+    reg  gt1;
     reg  unused_ring;
     
     // Sub module instances
     credit_scope$rx$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     credit_scope$rx$ring ring(
         .clk(ring$clk),
@@ -997,10 +1098,15 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         .q(clear_index$q),
         .clock(clear_index$clock)
     );
-    credit_scope$rx$acc acc(
-        .d(acc$d),
-        .q(acc$q),
-        .clock(acc$clock)
+    credit_scope$rx$z z(
+        .d(z$d),
+        .q(z$q),
+        .clock(z$clock)
+    );
+    credit_scope$rx$bp bp(
+        .d(bp$d),
+        .q(bp$q),
+        .clock(bp$clock)
     );
     credit_scope$rx$bp_count bp_count(
         .d(bp_count$d),
@@ -1037,20 +1143,155 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         .q(s1_on$q),
         .clock(s1_on$clock)
     );
-    credit_scope$rx$w_valid w_valid(
-        .d(w_valid$d),
-        .q(w_valid$q),
-        .clock(w_valid$clock)
+    credit_scope$rx$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
     );
-    credit_scope$rx$w_qp w_qp(
-        .d(w_qp$d),
-        .q(w_qp$q),
-        .clock(w_qp$clock)
+    credit_scope$rx$s2_kind s2_kind(
+        .d(s2_kind$d),
+        .q(s2_kind$q),
+        .clock(s2_kind$clock)
     );
-    credit_scope$rx$w_word w_word(
-        .d(w_word$d),
-        .q(w_word$q),
-        .clock(w_word$clock)
+    credit_scope$rx$s2_qp s2_qp(
+        .d(s2_qp$d),
+        .q(s2_qp$q),
+        .clock(s2_qp$clock)
+    );
+    credit_scope$rx$s2_on s2_on(
+        .d(s2_on$d),
+        .q(s2_on$q),
+        .clock(s2_on$clock)
+    );
+    credit_scope$rx$s2_f1 s2_f1(
+        .d(s2_f1$d),
+        .q(s2_f1$q),
+        .clock(s2_f1$clock)
+    );
+    credit_scope$rx$s2_f2 s2_f2(
+        .d(s2_f2$d),
+        .q(s2_f2$q),
+        .clock(s2_f2$clock)
+    );
+    credit_scope$rx$s2_f3 s2_f3(
+        .d(s2_f3$d),
+        .q(s2_f3$q),
+        .clock(s2_f3$clock)
+    );
+    credit_scope$rx$s2_f4 s2_f4(
+        .d(s2_f4$d),
+        .q(s2_f4$q),
+        .clock(s2_f4$clock)
+    );
+    credit_scope$rx$s3_valid s3_valid(
+        .d(s3_valid$d),
+        .q(s3_valid$q),
+        .clock(s3_valid$clock)
+    );
+    credit_scope$rx$s3_kind s3_kind(
+        .d(s3_kind$d),
+        .q(s3_kind$q),
+        .clock(s3_kind$clock)
+    );
+    credit_scope$rx$s3_qp s3_qp(
+        .d(s3_qp$d),
+        .q(s3_qp$q),
+        .clock(s3_qp$clock)
+    );
+    credit_scope$rx$s3_on s3_on(
+        .d(s3_on$d),
+        .q(s3_on$q),
+        .clock(s3_on$clock)
+    );
+    credit_scope$rx$s3_f1 s3_f1(
+        .d(s3_f1$d),
+        .q(s3_f1$q),
+        .clock(s3_f1$clock)
+    );
+    credit_scope$rx$s3_prep s3_prep(
+        .d(s3_prep$d),
+        .q(s3_prep$q),
+        .clock(s3_prep$clock)
+    );
+    credit_scope$rx$s3_up s3_up(
+        .d(s3_up$d),
+        .q(s3_up$q),
+        .clock(s3_up$clock)
+    );
+    credit_scope$rx$s3_down s3_down(
+        .d(s3_down$d),
+        .q(s3_down$q),
+        .clock(s3_down$clock)
+    );
+    credit_scope$rx$w1_valid w1_valid(
+        .d(w1_valid$d),
+        .q(w1_valid$q),
+        .clock(w1_valid$clock)
+    );
+    credit_scope$rx$w1_qp w1_qp(
+        .d(w1_qp$d),
+        .q(w1_qp$q),
+        .clock(w1_qp$clock)
+    );
+    credit_scope$rx$w1_word w1_word(
+        .d(w1_word$d),
+        .q(w1_word$q),
+        .clock(w1_word$clock)
+    );
+    credit_scope$rx$w1_all w1_all(
+        .d(w1_all$d),
+        .q(w1_all$q),
+        .clock(w1_all$clock)
+    );
+    credit_scope$rx$w2_all w2_all(
+        .d(w2_all$d),
+        .q(w2_all$q),
+        .clock(w2_all$clock)
+    );
+    credit_scope$rx$w3_all w3_all(
+        .d(w3_all$d),
+        .q(w3_all$q),
+        .clock(w3_all$clock)
+    );
+    credit_scope$rx$w2_valid w2_valid(
+        .d(w2_valid$d),
+        .q(w2_valid$q),
+        .clock(w2_valid$clock)
+    );
+    credit_scope$rx$w2_qp w2_qp(
+        .d(w2_qp$d),
+        .q(w2_qp$q),
+        .clock(w2_qp$clock)
+    );
+    credit_scope$rx$w2_word w2_word(
+        .d(w2_word$d),
+        .q(w2_word$q),
+        .clock(w2_word$clock)
+    );
+    credit_scope$rx$w3_valid w3_valid(
+        .d(w3_valid$d),
+        .q(w3_valid$q),
+        .clock(w3_valid$clock)
+    );
+    credit_scope$rx$w3_qp w3_qp(
+        .d(w3_qp$d),
+        .q(w3_qp$q),
+        .clock(w3_qp$clock)
+    );
+    credit_scope$rx$w3_word w3_word(
+        .d(w3_word$d),
+        .q(w3_word$q),
+        .clock(w3_word$clock)
+    );
+    credit_scope$rx$push_valid push_valid(
+        .d(push_valid$d),
+        .q(push_valid$q),
+        .clock(push_valid$clock)
+    );
+    credit_scope$rx$push_qp push_qp(
+        .d(push_qp$d),
+        .q(push_qp$q),
+        .clock(push_qp$clock)
     );
     credit_scope$rx$out_valid out_valid(
         .d(out_valid$d),
@@ -1061,6 +1302,11 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         .d(out_qp$d),
         .q(out_qp$q),
         .clock(out_qp$clock)
+    );
+    credit_scope$rx$idle_inc idle_inc(
+        .d(idle_inc$d),
+        .q(idle_inc$q),
+        .clock(idle_inc$clock)
     );
     credit_scope$rx$cnt_requests cnt_requests(
         .d(cnt_requests$d),
@@ -1087,7 +1333,8 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
-        acc$clock = clk;
+        z$clock = clk;
+        bp$clock = clk;
         bp_count$clock = clk;
         slot_pending$clock = clk;
         slot_wait$clock = clk;
@@ -1095,18 +1342,47 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         s1_kind$clock = clk;
         s1_qp$clock = clk;
         s1_on$clock = clk;
-        w_valid$clock = clk;
-        w_qp$clock = clk;
-        w_word$clock = clk;
+        s2_valid$clock = clk;
+        s2_kind$clock = clk;
+        s2_qp$clock = clk;
+        s2_on$clock = clk;
+        s2_f1$clock = clk;
+        s2_f2$clock = clk;
+        s2_f3$clock = clk;
+        s2_f4$clock = clk;
+        s3_valid$clock = clk;
+        s3_kind$clock = clk;
+        s3_qp$clock = clk;
+        s3_on$clock = clk;
+        s3_f1$clock = clk;
+        s3_prep$clock = clk;
+        s3_up$clock = clk;
+        s3_down$clock = clk;
+        w1_valid$clock = clk;
+        w1_qp$clock = clk;
+        w1_word$clock = clk;
+        w1_all$clock = clk;
+        w2_all$clock = clk;
+        w3_all$clock = clk;
+        w2_valid$clock = clk;
+        w2_qp$clock = clk;
+        w2_word$clock = clk;
+        w3_valid$clock = clk;
+        w3_qp$clock = clk;
+        w3_word$clock = clk;
+        push_valid$clock = clk;
+        push_qp$clock = clk;
         out_valid$clock = clk;
         out_qp$clock = clk;
+        idle_inc$clock = clk;
         cnt_requests$clock = clk;
         cnt_grants$clock = clk;
         cnt_idle$clock = clk;
         cnt_slots$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
-        acc$d = acc$q;
+        z$d = z$q;
+        bp$d = bp$q;
         bp_count$d = bp_count$q;
         slot_pending$d = slot_pending$q;
         slot_wait$d = slot_wait$q;
@@ -1114,22 +1390,51 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         s1_kind$d = s1_kind$q;
         s1_qp$d = s1_qp$q;
         s1_on$d = s1_on$q;
-        w_valid$d = w_valid$q;
-        w_qp$d = w_qp$q;
-        w_word$d = w_word$q;
+        s2_valid$d = s2_valid$q;
+        s2_kind$d = s2_kind$q;
+        s2_qp$d = s2_qp$q;
+        s2_on$d = s2_on$q;
+        s2_f1$d = s2_f1$q;
+        s2_f2$d = s2_f2$q;
+        s2_f3$d = s2_f3$q;
+        s2_f4$d = s2_f4$q;
+        s3_valid$d = s3_valid$q;
+        s3_kind$d = s3_kind$q;
+        s3_qp$d = s3_qp$q;
+        s3_on$d = s3_on$q;
+        s3_f1$d = s3_f1$q;
+        s3_prep$d = s3_prep$q;
+        s3_up$d = s3_up$q;
+        s3_down$d = s3_down$q;
+        w1_valid$d = w1_valid$q;
+        w1_qp$d = w1_qp$q;
+        w1_word$d = w1_word$q;
+        w1_all$d = w1_all$q;
+        w2_all$d = w2_all$q;
+        w3_all$d = w3_all$q;
+        w2_valid$d = w2_valid$q;
+        w2_qp$d = w2_qp$q;
+        w2_word$d = w2_word$q;
+        w3_valid$d = w3_valid$q;
+        w3_qp$d = w3_qp$q;
+        w3_word$d = w3_word$q;
+        push_valid$d = push_valid$q;
+        push_qp$d = push_qp$q;
         out_valid$d = out_valid$q;
         out_qp$d = out_qp$q;
+        idle_inc$d = idle_inc$q;
         cnt_requests$d = cnt_requests$q;
         cnt_grants$d = cnt_grants$q;
         cnt_idle$d = cnt_idle$q;
         cnt_slots$d = cnt_slots$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
+        ram$clk = clk;
+        ram$read_enable = 1'b1;
+        ram$out_enable = 1'b1;
         ring$clk = clk;
         ring$rst = rst;
-        bp = (s_pcie_depth > cfg_bp_threshold);
-        tick = ((~bp | (bp_count$q == 32'h0)) & ~clearing$q);
-        if (bp) begin
+        bp$d = (s_pcie_depth > cfg_bp_threshold);
+        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~clearing$q);
+        if (bp$q) begin
             if ((bp_count$q == 32'h0)) begin
                 bp_count$d = (cfg_bp_slowdown - 32'h1);
             end
@@ -1141,16 +1446,16 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
             bp_count$d = 32'h0;
         end
         ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
-        ev_slot = (((slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        ev_slot = ((slot_pending$q & ring$m_valid) & ~s_onoff_valid);
         ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
-        slot_empty = (((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        slot_empty = ((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid);
         if (slot_empty) begin
             slot_wait$d = (slot_wait$q + 32'h1);
         end
         else begin
             slot_wait$d = 32'h0;
         end
-        slot_lost = (slot_empty & (slot_wait$q == 32'h3));
+        slot_lost = (slot_empty & (slot_wait$q == slot_wait_max));
         if (slot_lost) begin
             slot_pending$d = 1'b0;
             slot_wait$d = 32'h0;
@@ -1161,53 +1466,108 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         ring$m_pop = ev_slot;
         if (s_onoff_valid) begin
             ev_qp = (s_onoff_qp & depth_m1);
-            s1_kind$d = 32'h1;
+            ev_kind = 32'h1;
         end
         else if (ev_slot) begin
             ev_qp = ring$m_data;
-            s1_kind$d = 32'h0;
+            ev_kind = 32'h0;
         end
         else begin
             ev_qp = (s_req_qp & depth_m1);
-            s1_kind$d = 32'h2;
+            ev_kind = 32'h2;
         end
         ram$read_address = ev_qp;
         s1_qp$d = ev_qp;
+        s1_kind$d = ev_kind;
         s1_valid$d = ((ev_slot | ev_onoff) | ev_req);
         s1_on$d = s_onoff_on;
-        acc_next = (acc$q + slot_den);
+        z_val = (z$q ^ z_init);
+        fire = ~|(z_val & z_sign);
+        if (fire) begin
+            z_sum = (z_val + z_init);
+        end
+        else begin
+            z_sum = (z_val + z_den);
+        end
         if (tick) begin
-            if ((acc_next >= slot_num)) begin
-                acc$d = (acc_next - slot_num);
+            if (|(z_sum & z_sign)) begin
+                z$d = ((z_sum | ~z_low) ^ z_init);
+            end
+            else begin
+                z$d = ((z_sum & z_low) ^ z_init);
+            end
+            if (fire) begin
                 slot_pending$d = 1'b1;
                 cnt_slots$d = (cnt_slots$q + 32'h1);
             end
-            else begin
-                acc$d = acc_next;
-            end
         end
-        if ((w_valid$q & (w_qp$q == s1_qp$q))) begin
-            word = w_word$q;
+        s2_valid$d = s1_valid$q;
+        s2_kind$d = s1_kind$q;
+        s2_qp$d = s1_qp$q;
+        s2_on$d = s1_on$q;
+        s2_f1$d = (s2_valid$q & (s2_qp$q == s1_qp$q));
+        s2_f2$d = (s3_valid$q & (s3_qp$q == s1_qp$q));
+        s2_f3$d = (w1_valid$q & (w1_qp$q == s1_qp$q));
+        s2_f4$d = (w2_valid$q & (w2_qp$q == s1_qp$q));
+        s3_valid$d = s2_valid$q;
+        s3_kind$d = s2_kind$q;
+        s3_qp$d = s2_qp$q;
+        s3_on$d = s2_on$q;
+        s3_f1$d = s2_f1$q;
+        ram_all = &ram$read_data[(32'h0)+:(16)];
+        if (s2_f2$q) begin
+            prep = w1_word$q;
+            prep_all = w1_all$q;
+        end
+        else if (s2_f3$q) begin
+            prep = w2_word$q;
+            prep_all = w2_all$q;
+        end
+        else if (s2_f4$q) begin
+            prep = w3_word$q;
+            prep_all = w3_all$q;
         end
         else begin
-            word = ram$read_data;
+            prep = ram$read_data;
+            prep_all = ram_all;
+        end
+        s3_prep$d = prep;
+        if (s3_f1$q) begin
+            word = w1_word$q;
+        end
+        else begin
+            word = s3_prep$q;
         end
         pending = word[(32'h0)+:(16)];
         off = word[32'h10];
         in_ring = word[32'h11];
+        gt0 = |pending;
+        gt1 = |pending[(32'h1)+:(15)];
+        up = s3_up$q;
+        down = s3_down$q;
+        if (up) begin
+            step = 32'h1;
+        end
+        else if (down) begin
+            step = 32'hffff;
+        end
+        else begin
+            step = 32'h0;
+        end
+        pending_n = (pending + step);
+        all_n = ((((pending == 32'hffff) & ~up) & ~down) | (((pending == 32'hfffe) & up) | (~gt0 & down)));
+        w1_all$d = all_n;
         grant = 1'b0;
         push = 1'b0;
-        pending_n = pending;
         off_n = off;
         in_ring_n = in_ring;
-        if ((s1_kind$q == 32'h0)) begin
+        if ((s3_kind$q == 32'h0)) begin
             if (off) begin
                 in_ring_n = 1'b0;
             end
             else begin
                 grant = 1'b1;
-                pending_n = (pending - 32'h1);
-                if ((pending > 32'h1)) begin
+                if (gt1) begin
                     push = 1'b1;
                 end
                 else begin
@@ -1215,42 +1575,56 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
                 end
             end
         end
-        else if ((s1_kind$q == 32'h1)) begin
-            off_n = ~s1_on$q;
-            if (((s1_on$q & ~in_ring) & |pending)) begin
+        else if ((s3_kind$q == 32'h1)) begin
+            off_n = ~s3_on$q;
+            if (((s3_on$q & ~in_ring) & gt0)) begin
                 push = 1'b1;
                 in_ring_n = 1'b1;
             end
         end
-        else begin
-            if (~&pending) begin
-                pending_n = (pending + 32'h1);
-            end
-            if ((~in_ring & ~off)) begin
-                push = 1'b1;
-                in_ring_n = 1'b1;
-            end
+        else if ((~in_ring & ~off)) begin
+            push = 1'b1;
+            in_ring_n = 1'b1;
         end
         word_n = ((((in_ring_n) & 32'hffffffff) << 32'h11) | (((off_n) & 32'hffffffff) << 32'h10) | ((pending_n) & 32'hffffffff));
-        ram$write_address = s1_qp$q;
-        ram$write_data = word_n;
-        ram$write_enable = s1_valid$q;
-        w_valid$d = s1_valid$q;
-        w_qp$d = s1_qp$q;
-        w_word$d = word_n;
-        ring$s_valid = (s1_valid$q & push);
-        ring$s_data = s1_qp$q;
-        out_valid$d = (s1_valid$q & grant);
-        out_qp$d = s1_qp$q;
-        if ((s1_valid$q & grant)) begin
+        if (s2_f1$q) begin
+            s3_up$d = ((s2_kind$q == 32'h2) & ~all_n);
+            s3_down$d = ((s2_kind$q == 32'h0) & ~off_n);
+        end
+        else begin
+            s3_up$d = ((s2_kind$q == 32'h2) & ~prep_all);
+            s3_down$d = ((s2_kind$q == 32'h0) & ~prep[32'h10]);
+        end
+        w1_valid$d = s3_valid$q;
+        w1_qp$d = s3_qp$q;
+        w1_word$d = word_n;
+        w2_valid$d = w1_valid$q;
+        w2_qp$d = w1_qp$q;
+        w2_word$d = w1_word$q;
+        w3_valid$d = w2_valid$q;
+        w3_qp$d = w2_qp$q;
+        w3_word$d = w2_word$q;
+        w2_all$d = w1_all$q;
+        w3_all$d = w2_all$q;
+        push_valid$d = (s3_valid$q & push);
+        push_qp$d = s3_qp$q;
+        ring$s_valid = push_valid$q;
+        ring$s_data = push_qp$q;
+        out_valid$d = (s3_valid$q & grant);
+        out_qp$d = s3_qp$q;
+        if ((s3_valid$q & grant)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
-        idle_head = ((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant);
-        cnt_idle$d = ((cnt_idle$q + ((slot_lost) & 32'hffffffff)) + ((idle_head) & 32'hffffffff));
+        idle_head = ((s3_valid$q & (s3_kind$q == 32'h0)) & ~grant);
+        idle_inc$d = (((slot_lost) & 2'h3) + ((idle_head) & 2'h3));
+        cnt_idle$d = (cnt_idle$q + ((idle_inc$q) & 32'hffffffff));
         if (ev_req) begin
             cnt_requests$d = (cnt_requests$q + 32'h1);
         end
-        unused_ring = (((ring$full | ring$status_overflow) | |ram$aux_read_data) | |word[(32'h12)+:(14)]);
+        unused_ring = ((ring$full | ring$status_overflow) | |word[(32'h12)+:(14)]);
+        ram$write_address = w1_qp$q;
+        ram$write_data = w1_word$q;
+        ram$write_enable = w1_valid$q;
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = 32'h0;
@@ -1263,13 +1637,19 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         if (rst) begin
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
-            acc$d = 32'h0;
+            z$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
             slot_wait$d = 32'h0;
             s1_valid$d = 1'b0;
-            w_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
+            s3_valid$d = 1'b0;
+            w1_valid$d = 1'b0;
+            w2_valid$d = 1'b0;
+            w3_valid$d = 1'b0;
+            push_valid$d = 1'b0;
             out_valid$d = 1'b0;
+            idle_inc$d = 32'h0;
             cnt_requests$d = 32'h0;
             cnt_grants$d = 32'h0;
             cnt_idle$d = 32'h0;
@@ -1288,23 +1668,23 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
 endmodule // credit_scope$rx
 
 
-module credit_scope$rx$acc(d,q,clock);
+module credit_scope$rx$bp(d,q,clock);
     
     // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 48'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // credit_scope$rx$acc
+endmodule // credit_scope$rx$bp
 
 
 module credit_scope$rx$bp_count(d,q,clock);
@@ -1440,6 +1820,25 @@ module credit_scope$rx$cnt_slots(d,q,clock);
 endmodule // credit_scope$rx$cnt_slots
 
 
+module credit_scope$rx$idle_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$idle_inc
+
+
 module credit_scope$rx$out_qp(d,q,clock);
     
     // Module arguments
@@ -1478,31 +1877,71 @@ module credit_scope$rx$out_valid(d,q,clock);
 endmodule // credit_scope$rx$out_valid
 
 
-module credit_scope$rx$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module credit_scope$rx$push_qp(d,q,clock);
     
     // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$push_qp
+
+
+module credit_scope$rx$push_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$push_valid
+
+
+module credit_scope$rx$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [31:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [31:0] write_data;
     input wire  write_enable;
-    output reg  [31:0] aux_read_data;
     
     // Update code (custom)
     reg [31:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [31:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -2004,6 +2443,310 @@ module credit_scope$rx$s1_valid(d,q,clock);
 endmodule // credit_scope$rx$s1_valid
 
 
+module credit_scope$rx$s2_f1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_f1
+
+
+module credit_scope$rx$s2_f2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_f2
+
+
+module credit_scope$rx$s2_f3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_f3
+
+
+module credit_scope$rx$s2_f4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_f4
+
+
+module credit_scope$rx$s2_kind(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_kind
+
+
+module credit_scope$rx$s2_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_on
+
+
+module credit_scope$rx$s2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_qp
+
+
+module credit_scope$rx$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s2_valid
+
+
+module credit_scope$rx$s3_down(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_down
+
+
+module credit_scope$rx$s3_f1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_f1
+
+
+module credit_scope$rx$s3_kind(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_kind
+
+
+module credit_scope$rx$s3_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_on
+
+
+module credit_scope$rx$s3_prep(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_prep
+
+
+module credit_scope$rx$s3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_qp
+
+
+module credit_scope$rx$s3_up(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_up
+
+
+module credit_scope$rx$s3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$s3_valid
+
+
 module credit_scope$rx$slot_pending(d,q,clock);
     
     // Module arguments
@@ -2026,13 +2769,13 @@ endmodule // credit_scope$rx$slot_pending
 module credit_scope$rx$slot_wait(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -2042,26 +2785,7 @@ module credit_scope$rx$slot_wait(d,q,clock);
 endmodule // credit_scope$rx$slot_wait
 
 
-module credit_scope$rx$w_qp(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_scope$rx$w_qp
-
-
-module credit_scope$rx$w_valid(d,q,clock);
+module credit_scope$rx$w1_all(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2077,10 +2801,48 @@ module credit_scope$rx$w_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_scope$rx$w_valid
+endmodule // credit_scope$rx$w1_all
 
 
-module credit_scope$rx$w_word(d,q,clock);
+module credit_scope$rx$w1_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w1_qp
+
+
+module credit_scope$rx$w1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w1_valid
+
+
+module credit_scope$rx$w1_word(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -2096,7 +2858,178 @@ module credit_scope$rx$w_word(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_scope$rx$w_word
+endmodule // credit_scope$rx$w1_word
+
+
+module credit_scope$rx$w2_all(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w2_all
+
+
+module credit_scope$rx$w2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w2_qp
+
+
+module credit_scope$rx$w2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w2_valid
+
+
+module credit_scope$rx$w2_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w2_word
+
+
+module credit_scope$rx$w3_all(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w3_all
+
+
+module credit_scope$rx$w3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w3_qp
+
+
+module credit_scope$rx$w3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w3_valid
+
+
+module credit_scope$rx$w3_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$w3_word
+
+
+module credit_scope$rx$z(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$z
 
 
 module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_send_valid,m_send_qp,m_send_bytes,m_send_credit,m_credit_valid,m_credit_qp,m_credit_value,m_credit_waiting,s_grant_valid,s_grant_qp,m_req_valid,m_req_qp,m_onoff_valid,m_onoff_qp,m_onoff_on,cfg_rule,cfg_batch,cfg_bdp,status_clearing,status_requests,status_grants,status_wasted_bytes,status_starved_cycles,status_starved,status_grants_dropped,status_debt_error);

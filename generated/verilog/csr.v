@@ -139,6 +139,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [15:0] hw_ft_rd_val3_bits;
     
     // Constant declarations
+    localparam  mapped_words = 1024'hfffffffffff0000000000f3f1ff0000003fffffffff00000000000000010000000fffff771f;
+    localparam  read_only_words = 1024'hfffffffffff000000000003f1000000003fffffffff0000000000000000000000000a08001f;
     localparam  id_magic_magic_const = 32'h50524e43;
     localparam  id_version_minor_const = 16'h4;
     localparam  id_version_major_const = 16'h1;
@@ -194,12 +196,54 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     localparam  ft_loc_way_reset = 2'b0;
     
     // Stub signals
+    reg  awready_q$d;
+    wire  awready_q$q;
+    reg  awready_q$clock;
+    reg  [11:0] wa_q$d;
+    wire  [11:0] wa_q$q;
+    reg  wa_q$clock;
+    reg  [31:0] wd_q$d;
+    wire  [31:0] wd_q$q;
+    reg  wd_q$clock;
+    reg  [3:0] ws_q$d;
+    wire  [3:0] ws_q$q;
+    reg  ws_q$clock;
+    reg  w1_q$d;
+    wire  w1_q$q;
+    reg  w1_q$clock;
+    reg  w2_q$d;
+    wire  w2_q$q;
+    reg  w2_q$clock;
+    reg  wr_bad_q$d;
+    wire  wr_bad_q$q;
+    reg  wr_bad_q$clock;
+    reg  ro_write_q$d;
+    wire  ro_write_q$q;
+    reg  ro_write_q$clock;
     reg  bvalid_q$d;
     wire  bvalid_q$q;
     reg  bvalid_q$clock;
     reg  [1:0] bresp_q$d;
     wire  [1:0] bresp_q$q;
     reg  bresp_q$clock;
+    reg  arready_q$d;
+    wire  arready_q$q;
+    reg  arready_q$clock;
+    reg  [11:0] ra_q$d;
+    wire  [11:0] ra_q$q;
+    reg  ra_q$clock;
+    reg  r1_q$d;
+    wire  r1_q$q;
+    reg  r1_q$clock;
+    reg  r2_q$d;
+    wire  r2_q$q;
+    reg  r2_q$clock;
+    reg  rd_ok_q$d;
+    wire  rd_ok_q$q;
+    reg  rd_ok_q$clock;
+    reg  rd_bad_q$d;
+    wire  rd_bad_q$q;
+    reg  rd_bad_q$clock;
     reg  rvalid_q$d;
     wire  rvalid_q$q;
     reg  rvalid_q$clock;
@@ -326,15 +370,33 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] cnt_csr_bad_access_shadow$d;
     wire  [31:0] cnt_csr_bad_access_shadow$q;
     reg  cnt_csr_bad_access_shadow$clock;
-    reg  [63:0] cnt_csr_bad_access_count$d;
-    wire  [63:0] cnt_csr_bad_access_count$q;
-    reg  cnt_csr_bad_access_count$clock;
+    reg  [31:0] cnt_csr_bad_access_lo$d;
+    wire  [31:0] cnt_csr_bad_access_lo$q;
+    reg  cnt_csr_bad_access_lo$clock;
+    reg  [31:0] cnt_csr_bad_access_hi$d;
+    wire  [31:0] cnt_csr_bad_access_hi$q;
+    reg  cnt_csr_bad_access_hi$clock;
+    reg  cnt_csr_bad_access_c$d;
+    wire  cnt_csr_bad_access_c$q;
+    reg  cnt_csr_bad_access_c$clock;
+    reg  cnt_csr_bad_access_lo_rd$d;
+    wire  cnt_csr_bad_access_lo_rd$q;
+    reg  cnt_csr_bad_access_lo_rd$clock;
     reg  [31:0] cnt_csr_ro_write_shadow$d;
     wire  [31:0] cnt_csr_ro_write_shadow$q;
     reg  cnt_csr_ro_write_shadow$clock;
-    reg  [63:0] cnt_csr_ro_write_count$d;
-    wire  [63:0] cnt_csr_ro_write_count$q;
-    reg  cnt_csr_ro_write_count$clock;
+    reg  [31:0] cnt_csr_ro_write_lo$d;
+    wire  [31:0] cnt_csr_ro_write_lo$q;
+    reg  cnt_csr_ro_write_lo$clock;
+    reg  [31:0] cnt_csr_ro_write_hi$d;
+    wire  [31:0] cnt_csr_ro_write_hi$q;
+    reg  cnt_csr_ro_write_hi$clock;
+    reg  cnt_csr_ro_write_c$d;
+    wire  cnt_csr_ro_write_c$q;
+    reg  cnt_csr_ro_write_c$clock;
+    reg  cnt_csr_ro_write_lo_rd$d;
+    wire  cnt_csr_ro_write_lo_rd$q;
+    reg  cnt_csr_ro_write_lo_rd$clock;
     reg  [31:0] cnt_ft_multi_hit_shadow$d;
     wire  [31:0] cnt_ft_multi_hit_shadow$q;
     reg  cnt_ft_multi_hit_shadow$clock;
@@ -500,556 +562,339 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [2:0] ft_cmd_op_cmd_q$d;
     wire  [2:0] ft_cmd_op_cmd_q$q;
     reg  ft_cmd_op_cmd_q$clock;
+    reg  [31:0] grp_0$d;
+    wire  [31:0] grp_0$q;
+    reg  grp_0$clock;
+    reg  [31:0] grp_1$d;
+    wire  [31:0] grp_1$q;
+    reg  grp_1$clock;
+    reg  [31:0] grp_2$d;
+    wire  [31:0] grp_2$q;
+    reg  grp_2$clock;
+    reg  [31:0] grp_4$d;
+    wire  [31:0] grp_4$q;
+    reg  grp_4$clock;
+    reg  [31:0] grp_8$d;
+    wire  [31:0] grp_8$q;
+    reg  grp_8$clock;
+    reg  [31:0] grp_9$d;
+    wire  [31:0] grp_9$q;
+    reg  grp_9$clock;
+    reg  [31:0] grp_10$d;
+    wire  [31:0] grp_10$q;
+    reg  grp_10$clock;
+    reg  [31:0] grp_12$d;
+    wire  [31:0] grp_12$q;
+    reg  grp_12$clock;
+    reg  [31:0] grp_13$d;
+    wire  [31:0] grp_13$q;
+    reg  grp_13$clock;
+    reg  [31:0] grp_16$d;
+    wire  [31:0] grp_16$q;
+    reg  grp_16$clock;
+    reg  [31:0] grp_17$d;
+    wire  [31:0] grp_17$q;
+    reg  grp_17$clock;
+    reg  [31:0] grp_18$d;
+    wire  [31:0] grp_18$q;
+    reg  grp_18$clock;
+    reg  [3:0] ra2_q$d;
+    wire  [3:0] ra2_q$q;
+    reg  ra2_q$clock;
     
     // Local signals
-    reg  wr_go;
-    reg  rd_go;
+    reg  wr_acc;
+    reg  rd_acc;
+    reg  w1_go;
+    reg  r1_go;
     reg  wr_hit;
     reg  rd_hit;
-    reg  wr_bad;
-    reg  rd_bad;
+    reg  wr_ro;
     reg  bad_access;
-    reg  ro_write;
     reg  [31:0] rd_data;
     reg  [31:0] wmask;
     reg  [31:0] wm0;
     reg  [31:0] wm1;
     reg  [31:0] wm2;
     reg  [31:0] wm3;
-    reg  wsel_id_magic_0;
-    reg  rsel_id_magic_0;
     reg  [31:0] rval_id_magic_0;
-    reg  wsel_id_version_0;
-    reg  rsel_id_version_0;
     reg  [31:0] rval_id_version_0;
-    reg  wsel_id_config_hash_lo_0;
-    reg  rsel_id_config_hash_lo_0;
     reg  [31:0] rval_id_config_hash_lo_0;
-    reg  wsel_id_config_hash_hi_0;
-    reg  rsel_id_config_hash_hi_0;
     reg  [31:0] rval_id_config_hash_hi_0;
-    reg  wsel_id_build_hash_0;
-    reg  rsel_id_build_hash_0;
     reg  [31:0] rval_id_build_hash_0;
-    reg  wsel_port0_mac_lo_0;
-    reg  rsel_port0_mac_lo_0;
     reg  [31:0] rval_port0_mac_lo_0;
-    reg  wsel_port0_mac_hi_0;
-    reg  rsel_port0_mac_hi_0;
+    reg  wsel_port0_mac_lo_0;
     reg  [31:0] rval_port0_mac_hi_0;
-    reg  wsel_port0_ipv4_0;
-    reg  rsel_port0_ipv4_0;
+    reg  wsel_port0_mac_hi_0;
     reg  [31:0] rval_port0_ipv4_0;
-    reg  wsel_port1_mac_lo_0;
-    reg  rsel_port1_mac_lo_0;
+    reg  wsel_port0_ipv4_0;
     reg  [31:0] rval_port1_mac_lo_0;
-    reg  wsel_port1_mac_hi_0;
-    reg  rsel_port1_mac_hi_0;
+    reg  wsel_port1_mac_lo_0;
     reg  [31:0] rval_port1_mac_hi_0;
-    reg  wsel_port1_ipv4_0;
-    reg  rsel_port1_ipv4_0;
+    reg  wsel_port1_mac_hi_0;
     reg  [31:0] rval_port1_ipv4_0;
-    reg  wsel_tx_ip_0;
-    reg  rsel_tx_ip_0;
+    reg  wsel_port1_ipv4_0;
     reg  [31:0] rval_tx_ip_0;
-    reg  wsel_spray_0;
-    reg  rsel_spray_0;
+    reg  wsel_tx_ip_0;
     reg  [31:0] rval_spray_0;
-    reg  wsel_spray_ports_0;
-    reg  rsel_spray_ports_0;
+    reg  wsel_spray_0;
     reg  [31:0] rval_spray_ports_0;
-    reg  wsel_tx_status_0;
-    reg  rsel_tx_status_0;
+    reg  wsel_spray_ports_0;
     reg  [31:0] rval_tx_status_0;
-    reg  wsel_reorder_thresh_0;
-    reg  rsel_reorder_thresh_0;
     reg  [31:0] rval_reorder_thresh_0;
-    reg  wsel_credit_0;
-    reg  rsel_credit_0;
+    reg  wsel_reorder_thresh_0;
     reg  [31:0] rval_credit_0;
-    reg  wsel_credit_batch_0;
-    reg  rsel_credit_batch_0;
+    reg  wsel_credit_0;
     reg  [31:0] rval_credit_batch_0;
-    reg  wsel_credit_bdp_0;
-    reg  rsel_credit_bdp_0;
+    reg  wsel_credit_batch_0;
     reg  [31:0] rval_credit_bdp_0;
-    reg  wsel_pcie_bp_0;
-    reg  rsel_pcie_bp_0;
+    reg  wsel_credit_bdp_0;
     reg  [31:0] rval_pcie_bp_0;
-    reg  wsel_credit_status_0;
-    reg  rsel_credit_status_0;
+    reg  wsel_pcie_bp_0;
     reg  [31:0] rval_credit_status_0;
-    reg  wsel_reorder_window_0;
-    reg  rsel_reorder_window_0;
     reg  [31:0] rval_reorder_window_0;
-    reg  wsel_rx_status_0;
-    reg  rsel_rx_status_0;
+    reg  wsel_reorder_window_0;
     reg  [31:0] rval_rx_status_0;
-    reg  wsel_local_vni0_0;
-    reg  rsel_local_vni0_0;
     reg  [31:0] rval_local_vni0_0;
-    reg  wsel_local_vni1_0;
-    reg  rsel_local_vni1_0;
+    reg  wsel_local_vni0_0;
     reg  [31:0] rval_local_vni1_0;
-    reg  wsel_local_vni2_0;
-    reg  rsel_local_vni2_0;
+    reg  wsel_local_vni1_0;
     reg  [31:0] rval_local_vni2_0;
-    reg  wsel_local_vni3_0;
-    reg  rsel_local_vni3_0;
+    reg  wsel_local_vni2_0;
     reg  [31:0] rval_local_vni3_0;
-    reg  wsel_local_vni4_0;
-    reg  rsel_local_vni4_0;
+    reg  wsel_local_vni3_0;
     reg  [31:0] rval_local_vni4_0;
-    reg  wsel_local_vni5_0;
-    reg  rsel_local_vni5_0;
+    reg  wsel_local_vni4_0;
     reg  [31:0] rval_local_vni5_0;
-    reg  wsel_local_vni6_0;
-    reg  rsel_local_vni6_0;
+    reg  wsel_local_vni5_0;
     reg  [31:0] rval_local_vni6_0;
-    reg  wsel_local_vni7_0;
-    reg  rsel_local_vni7_0;
+    reg  wsel_local_vni6_0;
     reg  [31:0] rval_local_vni7_0;
-    reg  wsel_err_flags_0;
-    reg  rsel_err_flags_0;
+    reg  wsel_local_vni7_0;
     reg  [31:0] rval_err_flags_0;
-    reg  wsel_cnt_csr_bad_access_0;
-    reg  rsel_cnt_csr_bad_access_0;
+    reg  wsel_err_flags_0;
     reg  [31:0] rval_cnt_csr_bad_access_0;
-    reg  wsel_cnt_csr_bad_access_1;
-    reg  rsel_cnt_csr_bad_access_1;
+    reg  rsel_cnt_csr_bad_access_0;
     reg  [31:0] rval_cnt_csr_bad_access_1;
-    reg  wsel_cnt_csr_ro_write_0;
-    reg  rsel_cnt_csr_ro_write_0;
     reg  [31:0] rval_cnt_csr_ro_write_0;
-    reg  wsel_cnt_csr_ro_write_1;
-    reg  rsel_cnt_csr_ro_write_1;
+    reg  rsel_cnt_csr_ro_write_0;
     reg  [31:0] rval_cnt_csr_ro_write_1;
-    reg  wsel_cnt_ft_multi_hit_0;
-    reg  rsel_cnt_ft_multi_hit_0;
     reg  [31:0] rval_cnt_ft_multi_hit_0;
-    reg  wsel_cnt_ft_multi_hit_1;
-    reg  rsel_cnt_ft_multi_hit_1;
+    reg  rsel_cnt_ft_multi_hit_0;
     reg  [31:0] rval_cnt_ft_multi_hit_1;
-    reg  wsel_cnt_ft_dup_hit_0;
-    reg  rsel_cnt_ft_dup_hit_0;
     reg  [31:0] rval_cnt_ft_dup_hit_0;
-    reg  wsel_cnt_ft_dup_hit_1;
-    reg  rsel_cnt_ft_dup_hit_1;
+    reg  rsel_cnt_ft_dup_hit_0;
     reg  [31:0] rval_cnt_ft_dup_hit_1;
-    reg  wsel_cnt_ft_bad_update_0;
-    reg  rsel_cnt_ft_bad_update_0;
     reg  [31:0] rval_cnt_ft_bad_update_0;
-    reg  wsel_cnt_ft_bad_update_1;
-    reg  rsel_cnt_ft_bad_update_1;
+    reg  rsel_cnt_ft_bad_update_0;
     reg  [31:0] rval_cnt_ft_bad_update_1;
-    reg  wsel_cnt_tx_frames_0;
-    reg  rsel_cnt_tx_frames_0;
     reg  [31:0] rval_cnt_tx_frames_0;
-    reg  wsel_cnt_tx_frames_1;
-    reg  rsel_cnt_tx_frames_1;
+    reg  rsel_cnt_tx_frames_0;
     reg  [31:0] rval_cnt_tx_frames_1;
-    reg  wsel_cnt_tx_drop_miss_0;
-    reg  rsel_cnt_tx_drop_miss_0;
     reg  [31:0] rval_cnt_tx_drop_miss_0;
-    reg  wsel_cnt_tx_drop_miss_1;
-    reg  rsel_cnt_tx_drop_miss_1;
+    reg  rsel_cnt_tx_drop_miss_0;
     reg  [31:0] rval_cnt_tx_drop_miss_1;
-    reg  wsel_cnt_tx_drop_short_0;
-    reg  rsel_cnt_tx_drop_short_0;
     reg  [31:0] rval_cnt_tx_drop_short_0;
-    reg  wsel_cnt_tx_drop_short_1;
-    reg  rsel_cnt_tx_drop_short_1;
+    reg  rsel_cnt_tx_drop_short_0;
     reg  [31:0] rval_cnt_tx_drop_short_1;
-    reg  wsel_cnt_tx_drop_not_ipv4_0;
-    reg  rsel_cnt_tx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_tx_drop_not_ipv4_0;
-    reg  wsel_cnt_tx_drop_not_ipv4_1;
-    reg  rsel_cnt_tx_drop_not_ipv4_1;
+    reg  rsel_cnt_tx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_tx_drop_not_ipv4_1;
-    reg  wsel_cnt_tx_drop_too_long_0;
-    reg  rsel_cnt_tx_drop_too_long_0;
     reg  [31:0] rval_cnt_tx_drop_too_long_0;
-    reg  wsel_cnt_tx_drop_too_long_1;
-    reg  rsel_cnt_tx_drop_too_long_1;
+    reg  rsel_cnt_tx_drop_too_long_0;
     reg  [31:0] rval_cnt_tx_drop_too_long_1;
-    reg  wsel_cnt_tx_drop_bad_keep_0;
-    reg  rsel_cnt_tx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_tx_drop_bad_keep_0;
-    reg  wsel_cnt_tx_drop_bad_keep_1;
-    reg  rsel_cnt_tx_drop_bad_keep_1;
+    reg  rsel_cnt_tx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_tx_drop_bad_keep_1;
-    reg  wsel_cnt_credit_requests_0;
-    reg  rsel_cnt_credit_requests_0;
     reg  [31:0] rval_cnt_credit_requests_0;
-    reg  wsel_cnt_credit_requests_1;
-    reg  rsel_cnt_credit_requests_1;
+    reg  rsel_cnt_credit_requests_0;
     reg  [31:0] rval_cnt_credit_requests_1;
-    reg  wsel_cnt_credit_grants_0;
-    reg  rsel_cnt_credit_grants_0;
     reg  [31:0] rval_cnt_credit_grants_0;
-    reg  wsel_cnt_credit_grants_1;
-    reg  rsel_cnt_credit_grants_1;
+    reg  rsel_cnt_credit_grants_0;
     reg  [31:0] rval_cnt_credit_grants_1;
-    reg  wsel_cnt_credit_wasted_bytes_0;
-    reg  rsel_cnt_credit_wasted_bytes_0;
     reg  [31:0] rval_cnt_credit_wasted_bytes_0;
-    reg  wsel_cnt_credit_wasted_bytes_1;
-    reg  rsel_cnt_credit_wasted_bytes_1;
+    reg  rsel_cnt_credit_wasted_bytes_0;
     reg  [31:0] rval_cnt_credit_wasted_bytes_1;
-    reg  wsel_cnt_credit_starved_cycles_0;
-    reg  rsel_cnt_credit_starved_cycles_0;
     reg  [31:0] rval_cnt_credit_starved_cycles_0;
-    reg  wsel_cnt_credit_starved_cycles_1;
-    reg  rsel_cnt_credit_starved_cycles_1;
+    reg  rsel_cnt_credit_starved_cycles_0;
     reg  [31:0] rval_cnt_credit_starved_cycles_1;
-    reg  wsel_cnt_credit_grants_dropped_0;
-    reg  rsel_cnt_credit_grants_dropped_0;
     reg  [31:0] rval_cnt_credit_grants_dropped_0;
-    reg  wsel_cnt_credit_grants_dropped_1;
-    reg  rsel_cnt_credit_grants_dropped_1;
+    reg  rsel_cnt_credit_grants_dropped_0;
     reg  [31:0] rval_cnt_credit_grants_dropped_1;
-    reg  wsel_cnt_credit_rx_requests_0;
-    reg  rsel_cnt_credit_rx_requests_0;
     reg  [31:0] rval_cnt_credit_rx_requests_0;
-    reg  wsel_cnt_credit_rx_requests_1;
-    reg  rsel_cnt_credit_rx_requests_1;
+    reg  rsel_cnt_credit_rx_requests_0;
     reg  [31:0] rval_cnt_credit_rx_requests_1;
-    reg  wsel_cnt_credit_rx_grants_0;
-    reg  rsel_cnt_credit_rx_grants_0;
     reg  [31:0] rval_cnt_credit_rx_grants_0;
-    reg  wsel_cnt_credit_rx_grants_1;
-    reg  rsel_cnt_credit_rx_grants_1;
+    reg  rsel_cnt_credit_rx_grants_0;
     reg  [31:0] rval_cnt_credit_rx_grants_1;
-    reg  wsel_cnt_credit_rx_idle_slots_0;
-    reg  rsel_cnt_credit_rx_idle_slots_0;
     reg  [31:0] rval_cnt_credit_rx_idle_slots_0;
-    reg  wsel_cnt_credit_rx_idle_slots_1;
-    reg  rsel_cnt_credit_rx_idle_slots_1;
+    reg  rsel_cnt_credit_rx_idle_slots_0;
     reg  [31:0] rval_cnt_credit_rx_idle_slots_1;
-    reg  wsel_qp_id_0;
-    reg  rsel_qp_id_0;
     reg  [31:0] rval_qp_id_0;
-    reg  wsel_qp_cfg_0;
-    reg  rsel_qp_cfg_0;
+    reg  wsel_qp_id_0;
     reg  [31:0] rval_qp_cfg_0;
-    reg  wsel_qp_psn_0;
-    reg  rsel_qp_psn_0;
+    reg  wsel_qp_cfg_0;
     reg  [31:0] rval_qp_psn_0;
-    reg  wsel_qp_cmd_0;
-    reg  rsel_qp_cmd_0;
+    reg  wsel_qp_psn_0;
     reg  [31:0] rval_qp_cmd_0;
-    reg  wsel_cnt_rx_frames_0;
-    reg  rsel_cnt_rx_frames_0;
+    reg  wsel_qp_cmd_0;
     reg  [31:0] rval_cnt_rx_frames_0;
-    reg  wsel_cnt_rx_frames_1;
-    reg  rsel_cnt_rx_frames_1;
+    reg  rsel_cnt_rx_frames_0;
     reg  [31:0] rval_cnt_rx_frames_1;
-    reg  wsel_cnt_rx_placed_0;
-    reg  rsel_cnt_rx_placed_0;
     reg  [31:0] rval_cnt_rx_placed_0;
-    reg  wsel_cnt_rx_placed_1;
-    reg  rsel_cnt_rx_placed_1;
+    reg  rsel_cnt_rx_placed_0;
     reg  [31:0] rval_cnt_rx_placed_1;
-    reg  wsel_cnt_rx_drop_bad_keep_0;
-    reg  rsel_cnt_rx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_rx_drop_bad_keep_0;
-    reg  wsel_cnt_rx_drop_bad_keep_1;
-    reg  rsel_cnt_rx_drop_bad_keep_1;
+    reg  rsel_cnt_rx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_rx_drop_bad_keep_1;
-    reg  wsel_cnt_rx_drop_too_long_0;
-    reg  rsel_cnt_rx_drop_too_long_0;
     reg  [31:0] rval_cnt_rx_drop_too_long_0;
-    reg  wsel_cnt_rx_drop_too_long_1;
-    reg  rsel_cnt_rx_drop_too_long_1;
+    reg  rsel_cnt_rx_drop_too_long_0;
     reg  [31:0] rval_cnt_rx_drop_too_long_1;
-    reg  wsel_cnt_rx_drop_truncated_0;
-    reg  rsel_cnt_rx_drop_truncated_0;
     reg  [31:0] rval_cnt_rx_drop_truncated_0;
-    reg  wsel_cnt_rx_drop_truncated_1;
-    reg  rsel_cnt_rx_drop_truncated_1;
+    reg  rsel_cnt_rx_drop_truncated_0;
     reg  [31:0] rval_cnt_rx_drop_truncated_1;
-    reg  wsel_cnt_rx_drop_not_ipv4_0;
-    reg  rsel_cnt_rx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_rx_drop_not_ipv4_0;
-    reg  wsel_cnt_rx_drop_not_ipv4_1;
-    reg  rsel_cnt_rx_drop_not_ipv4_1;
+    reg  rsel_cnt_rx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_rx_drop_not_ipv4_1;
-    reg  wsel_cnt_rx_drop_bad_checksum_0;
-    reg  rsel_cnt_rx_drop_bad_checksum_0;
     reg  [31:0] rval_cnt_rx_drop_bad_checksum_0;
-    reg  wsel_cnt_rx_drop_bad_checksum_1;
-    reg  rsel_cnt_rx_drop_bad_checksum_1;
+    reg  rsel_cnt_rx_drop_bad_checksum_0;
     reg  [31:0] rval_cnt_rx_drop_bad_checksum_1;
-    reg  wsel_cnt_rx_drop_bad_port_0;
-    reg  rsel_cnt_rx_drop_bad_port_0;
     reg  [31:0] rval_cnt_rx_drop_bad_port_0;
-    reg  wsel_cnt_rx_drop_bad_port_1;
-    reg  rsel_cnt_rx_drop_bad_port_1;
+    reg  rsel_cnt_rx_drop_bad_port_0;
     reg  [31:0] rval_cnt_rx_drop_bad_port_1;
-    reg  wsel_cnt_rx_drop_bad_vxlan_0;
-    reg  rsel_cnt_rx_drop_bad_vxlan_0;
     reg  [31:0] rval_cnt_rx_drop_bad_vxlan_0;
-    reg  wsel_cnt_rx_drop_bad_vxlan_1;
-    reg  rsel_cnt_rx_drop_bad_vxlan_1;
+    reg  rsel_cnt_rx_drop_bad_vxlan_0;
     reg  [31:0] rval_cnt_rx_drop_bad_vxlan_1;
-    reg  wsel_cnt_rx_drop_unknown_vni_0;
-    reg  rsel_cnt_rx_drop_unknown_vni_0;
     reg  [31:0] rval_cnt_rx_drop_unknown_vni_0;
-    reg  wsel_cnt_rx_drop_unknown_vni_1;
-    reg  rsel_cnt_rx_drop_unknown_vni_1;
+    reg  rsel_cnt_rx_drop_unknown_vni_0;
     reg  [31:0] rval_cnt_rx_drop_unknown_vni_1;
-    reg  wsel_cnt_rx_drop_bad_inner_0;
-    reg  rsel_cnt_rx_drop_bad_inner_0;
     reg  [31:0] rval_cnt_rx_drop_bad_inner_0;
-    reg  wsel_cnt_rx_drop_bad_inner_1;
-    reg  rsel_cnt_rx_drop_bad_inner_1;
+    reg  rsel_cnt_rx_drop_bad_inner_0;
     reg  [31:0] rval_cnt_rx_drop_bad_inner_1;
-    reg  wsel_cnt_rx_drop_bad_opcode_0;
-    reg  rsel_cnt_rx_drop_bad_opcode_0;
     reg  [31:0] rval_cnt_rx_drop_bad_opcode_0;
-    reg  wsel_cnt_rx_drop_bad_opcode_1;
-    reg  rsel_cnt_rx_drop_bad_opcode_1;
+    reg  rsel_cnt_rx_drop_bad_opcode_0;
     reg  [31:0] rval_cnt_rx_drop_bad_opcode_1;
-    reg  wsel_cnt_rx_drop_bad_length_0;
-    reg  rsel_cnt_rx_drop_bad_length_0;
     reg  [31:0] rval_cnt_rx_drop_bad_length_0;
-    reg  wsel_cnt_rx_drop_bad_length_1;
-    reg  rsel_cnt_rx_drop_bad_length_1;
+    reg  rsel_cnt_rx_drop_bad_length_0;
     reg  [31:0] rval_cnt_rx_drop_bad_length_1;
-    reg  wsel_cnt_rx_drop_refused_0;
-    reg  rsel_cnt_rx_drop_refused_0;
     reg  [31:0] rval_cnt_rx_drop_refused_0;
-    reg  wsel_cnt_rx_drop_refused_1;
-    reg  rsel_cnt_rx_drop_refused_1;
+    reg  rsel_cnt_rx_drop_refused_0;
     reg  [31:0] rval_cnt_rx_drop_refused_1;
-    reg  wsel_cnt_rx_reorder_duplicate_0;
-    reg  rsel_cnt_rx_reorder_duplicate_0;
     reg  [31:0] rval_cnt_rx_reorder_duplicate_0;
-    reg  wsel_cnt_rx_reorder_duplicate_1;
-    reg  rsel_cnt_rx_reorder_duplicate_1;
+    reg  rsel_cnt_rx_reorder_duplicate_0;
     reg  [31:0] rval_cnt_rx_reorder_duplicate_1;
-    reg  wsel_cnt_rx_reorder_beyond_window_0;
-    reg  rsel_cnt_rx_reorder_beyond_window_0;
     reg  [31:0] rval_cnt_rx_reorder_beyond_window_0;
-    reg  wsel_cnt_rx_reorder_beyond_window_1;
-    reg  rsel_cnt_rx_reorder_beyond_window_1;
+    reg  rsel_cnt_rx_reorder_beyond_window_0;
     reg  [31:0] rval_cnt_rx_reorder_beyond_window_1;
-    reg  wsel_cnt_rx_reorder_unknown_qp_0;
-    reg  rsel_cnt_rx_reorder_unknown_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_unknown_qp_0;
-    reg  wsel_cnt_rx_reorder_unknown_qp_1;
-    reg  rsel_cnt_rx_reorder_unknown_qp_1;
+    reg  rsel_cnt_rx_reorder_unknown_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_unknown_qp_1;
-    reg  wsel_cnt_rx_reorder_bad_qp_0;
-    reg  rsel_cnt_rx_reorder_bad_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_bad_qp_0;
-    reg  wsel_cnt_rx_reorder_bad_qp_1;
-    reg  rsel_cnt_rx_reorder_bad_qp_1;
+    reg  rsel_cnt_rx_reorder_bad_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_bad_qp_1;
-    reg  wsel_cnt_rx_reorder_imm_full_0;
-    reg  rsel_cnt_rx_reorder_imm_full_0;
     reg  [31:0] rval_cnt_rx_reorder_imm_full_0;
-    reg  wsel_cnt_rx_reorder_imm_full_1;
-    reg  rsel_cnt_rx_reorder_imm_full_1;
+    reg  rsel_cnt_rx_reorder_imm_full_0;
     reg  [31:0] rval_cnt_rx_reorder_imm_full_1;
-    reg  wsel_cnt_rx_cqes_0;
-    reg  rsel_cnt_rx_cqes_0;
     reg  [31:0] rval_cnt_rx_cqes_0;
-    reg  wsel_cnt_rx_cqes_1;
-    reg  rsel_cnt_rx_cqes_1;
+    reg  rsel_cnt_rx_cqes_0;
     reg  [31:0] rval_cnt_rx_cqes_1;
-    reg  wsel_cnt_rx_acks_0;
-    reg  rsel_cnt_rx_acks_0;
     reg  [31:0] rval_cnt_rx_acks_0;
-    reg  wsel_cnt_rx_acks_1;
-    reg  rsel_cnt_rx_acks_1;
+    reg  rsel_cnt_rx_acks_0;
     reg  [31:0] rval_cnt_rx_acks_1;
-    reg  wsel_cnt_rx_naks_0;
-    reg  rsel_cnt_rx_naks_0;
     reg  [31:0] rval_cnt_rx_naks_0;
-    reg  wsel_cnt_rx_naks_1;
-    reg  rsel_cnt_rx_naks_1;
+    reg  rsel_cnt_rx_naks_0;
     reg  [31:0] rval_cnt_rx_naks_1;
-    reg  wsel_ft_key_lo_0;
-    reg  rsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_lo_0;
-    reg  wsel_ft_key_hi_0;
-    reg  rsel_ft_key_hi_0;
+    reg  wsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_hi_0;
-    reg  wsel_ft_val0_0;
-    reg  rsel_ft_val0_0;
+    reg  wsel_ft_key_hi_0;
     reg  [31:0] rval_ft_val0_0;
-    reg  wsel_ft_val1_0;
-    reg  rsel_ft_val1_0;
+    reg  wsel_ft_val0_0;
     reg  [31:0] rval_ft_val1_0;
-    reg  wsel_ft_val2_0;
-    reg  rsel_ft_val2_0;
+    reg  wsel_ft_val1_0;
     reg  [31:0] rval_ft_val2_0;
-    reg  wsel_ft_val3_0;
-    reg  rsel_ft_val3_0;
+    reg  wsel_ft_val2_0;
     reg  [31:0] rval_ft_val3_0;
-    reg  wsel_ft_loc_0;
-    reg  rsel_ft_loc_0;
+    reg  wsel_ft_val3_0;
     reg  [31:0] rval_ft_loc_0;
-    reg  wsel_ft_cmd_0;
-    reg  rsel_ft_cmd_0;
+    reg  wsel_ft_loc_0;
     reg  [31:0] rval_ft_cmd_0;
-    reg  wsel_ft_status_0;
-    reg  rsel_ft_status_0;
+    reg  wsel_ft_cmd_0;
     reg  [31:0] rval_ft_status_0;
-    reg  wsel_ft_rd_key_lo_0;
-    reg  rsel_ft_rd_key_lo_0;
     reg  [31:0] rval_ft_rd_key_lo_0;
-    reg  wsel_ft_rd_key_hi_0;
-    reg  rsel_ft_rd_key_hi_0;
     reg  [31:0] rval_ft_rd_key_hi_0;
-    reg  wsel_ft_rd_val0_0;
-    reg  rsel_ft_rd_val0_0;
     reg  [31:0] rval_ft_rd_val0_0;
-    reg  wsel_ft_rd_val1_0;
-    reg  rsel_ft_rd_val1_0;
     reg  [31:0] rval_ft_rd_val1_0;
-    reg  wsel_ft_rd_val2_0;
-    reg  rsel_ft_rd_val2_0;
     reg  [31:0] rval_ft_rd_val2_0;
-    reg  wsel_ft_rd_val3_0;
-    reg  rsel_ft_rd_val3_0;
     reg  [31:0] rval_ft_rd_val3_0;
-    reg  [31:0] rterm_id_magic_0;
-    reg  [31:0] rterm_id_version_0;
-    reg  [31:0] rterm_id_config_hash_lo_0;
-    reg  [31:0] rterm_id_config_hash_hi_0;
-    reg  [31:0] rterm_id_build_hash_0;
-    reg  [31:0] rterm_port0_mac_lo_0;
-    reg  [31:0] rterm_port0_mac_hi_0;
-    reg  [31:0] rterm_port0_ipv4_0;
-    reg  [31:0] rterm_port1_mac_lo_0;
-    reg  [31:0] rterm_port1_mac_hi_0;
-    reg  [31:0] rterm_port1_ipv4_0;
-    reg  [31:0] rterm_tx_ip_0;
-    reg  [31:0] rterm_spray_0;
-    reg  [31:0] rterm_spray_ports_0;
-    reg  [31:0] rterm_tx_status_0;
-    reg  [31:0] rterm_reorder_thresh_0;
-    reg  [31:0] rterm_credit_0;
-    reg  [31:0] rterm_credit_batch_0;
-    reg  [31:0] rterm_credit_bdp_0;
-    reg  [31:0] rterm_pcie_bp_0;
-    reg  [31:0] rterm_credit_status_0;
-    reg  [31:0] rterm_reorder_window_0;
-    reg  [31:0] rterm_rx_status_0;
-    reg  [31:0] rterm_local_vni0_0;
-    reg  [31:0] rterm_local_vni1_0;
-    reg  [31:0] rterm_local_vni2_0;
-    reg  [31:0] rterm_local_vni3_0;
-    reg  [31:0] rterm_local_vni4_0;
-    reg  [31:0] rterm_local_vni5_0;
-    reg  [31:0] rterm_local_vni6_0;
-    reg  [31:0] rterm_local_vni7_0;
-    reg  [31:0] rterm_err_flags_0;
-    reg  [31:0] rterm_cnt_csr_bad_access_0;
-    reg  [31:0] rterm_cnt_csr_bad_access_1;
-    reg  [31:0] rterm_cnt_csr_ro_write_0;
-    reg  [31:0] rterm_cnt_csr_ro_write_1;
-    reg  [31:0] rterm_cnt_ft_multi_hit_0;
-    reg  [31:0] rterm_cnt_ft_multi_hit_1;
-    reg  [31:0] rterm_cnt_ft_dup_hit_0;
-    reg  [31:0] rterm_cnt_ft_dup_hit_1;
-    reg  [31:0] rterm_cnt_ft_bad_update_0;
-    reg  [31:0] rterm_cnt_ft_bad_update_1;
-    reg  [31:0] rterm_cnt_tx_frames_0;
-    reg  [31:0] rterm_cnt_tx_frames_1;
-    reg  [31:0] rterm_cnt_tx_drop_miss_0;
-    reg  [31:0] rterm_cnt_tx_drop_miss_1;
-    reg  [31:0] rterm_cnt_tx_drop_short_0;
-    reg  [31:0] rterm_cnt_tx_drop_short_1;
-    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_0;
-    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_1;
-    reg  [31:0] rterm_cnt_tx_drop_too_long_0;
-    reg  [31:0] rterm_cnt_tx_drop_too_long_1;
-    reg  [31:0] rterm_cnt_tx_drop_bad_keep_0;
-    reg  [31:0] rterm_cnt_tx_drop_bad_keep_1;
-    reg  [31:0] rterm_cnt_credit_requests_0;
-    reg  [31:0] rterm_cnt_credit_requests_1;
-    reg  [31:0] rterm_cnt_credit_grants_0;
-    reg  [31:0] rterm_cnt_credit_grants_1;
-    reg  [31:0] rterm_cnt_credit_wasted_bytes_0;
-    reg  [31:0] rterm_cnt_credit_wasted_bytes_1;
-    reg  [31:0] rterm_cnt_credit_starved_cycles_0;
-    reg  [31:0] rterm_cnt_credit_starved_cycles_1;
-    reg  [31:0] rterm_cnt_credit_grants_dropped_0;
-    reg  [31:0] rterm_cnt_credit_grants_dropped_1;
-    reg  [31:0] rterm_cnt_credit_rx_requests_0;
-    reg  [31:0] rterm_cnt_credit_rx_requests_1;
-    reg  [31:0] rterm_cnt_credit_rx_grants_0;
-    reg  [31:0] rterm_cnt_credit_rx_grants_1;
-    reg  [31:0] rterm_cnt_credit_rx_idle_slots_0;
-    reg  [31:0] rterm_cnt_credit_rx_idle_slots_1;
-    reg  [31:0] rterm_qp_id_0;
-    reg  [31:0] rterm_qp_cfg_0;
-    reg  [31:0] rterm_qp_psn_0;
-    reg  [31:0] rterm_qp_cmd_0;
-    reg  [31:0] rterm_cnt_rx_frames_0;
-    reg  [31:0] rterm_cnt_rx_frames_1;
-    reg  [31:0] rterm_cnt_rx_placed_0;
-    reg  [31:0] rterm_cnt_rx_placed_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_keep_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_keep_1;
-    reg  [31:0] rterm_cnt_rx_drop_too_long_0;
-    reg  [31:0] rterm_cnt_rx_drop_too_long_1;
-    reg  [31:0] rterm_cnt_rx_drop_truncated_0;
-    reg  [31:0] rterm_cnt_rx_drop_truncated_1;
-    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_0;
-    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_port_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_port_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_1;
-    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_0;
-    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_inner_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_inner_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_length_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_length_1;
-    reg  [31:0] rterm_cnt_rx_drop_refused_0;
-    reg  [31:0] rterm_cnt_rx_drop_refused_1;
-    reg  [31:0] rterm_cnt_rx_reorder_duplicate_0;
-    reg  [31:0] rterm_cnt_rx_reorder_duplicate_1;
-    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_0;
-    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_1;
-    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_0;
-    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_1;
-    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_0;
-    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_1;
-    reg  [31:0] rterm_cnt_rx_reorder_imm_full_0;
-    reg  [31:0] rterm_cnt_rx_reorder_imm_full_1;
-    reg  [31:0] rterm_cnt_rx_cqes_0;
-    reg  [31:0] rterm_cnt_rx_cqes_1;
-    reg  [31:0] rterm_cnt_rx_acks_0;
-    reg  [31:0] rterm_cnt_rx_acks_1;
-    reg  [31:0] rterm_cnt_rx_naks_0;
-    reg  [31:0] rterm_cnt_rx_naks_1;
-    reg  [31:0] rterm_ft_key_lo_0;
-    reg  [31:0] rterm_ft_key_hi_0;
-    reg  [31:0] rterm_ft_val0_0;
-    reg  [31:0] rterm_ft_val1_0;
-    reg  [31:0] rterm_ft_val2_0;
-    reg  [31:0] rterm_ft_val3_0;
-    reg  [31:0] rterm_ft_loc_0;
-    reg  [31:0] rterm_ft_cmd_0;
-    reg  [31:0] rterm_ft_status_0;
-    reg  [31:0] rterm_ft_rd_key_lo_0;
-    reg  [31:0] rterm_ft_rd_key_hi_0;
-    reg  [31:0] rterm_ft_rd_val0_0;
-    reg  [31:0] rterm_ft_rd_val1_0;
-    reg  [31:0] rterm_ft_rd_val2_0;
-    reg  [31:0] rterm_ft_rd_val3_0;
+    reg  [1:0] cnt_csr_bad_access_inc;
+    reg  [1:0] cnt_csr_ro_write_inc;
+    reg  [511:0] grp_0_words;
+    reg  [8:0] grp_0_bit;
+    reg  [511:0] grp_1_words;
+    reg  [8:0] grp_1_bit;
+    reg  [127:0] grp_2_words;
+    reg  [6:0] grp_2_bit;
+    reg  [511:0] grp_8_words;
+    reg  [8:0] grp_8_bit;
+    reg  [511:0] grp_9_words;
+    reg  [8:0] grp_9_bit;
+    reg  [255:0] grp_10_words;
+    reg  [7:0] grp_10_bit;
+    reg  [511:0] grp_12_words;
+    reg  [8:0] grp_12_bit;
+    reg  [255:0] grp_13_words;
+    reg  [7:0] grp_13_bit;
+    reg  [511:0] grp_16_words;
+    reg  [8:0] grp_16_bit;
+    reg  [511:0] grp_17_words;
+    reg  [8:0] grp_17_bit;
+    reg  [511:0] grp_18_words;
+    reg  [8:0] grp_18_bit;
+    reg  [8:0] ra2_bit;
+    reg  [511:0] grp_all;
     
     // Sub module instances
+    csr$awready_q awready_q(
+        .d(awready_q$d),
+        .q(awready_q$q),
+        .clock(awready_q$clock)
+    );
+    csr$wa_q wa_q(
+        .d(wa_q$d),
+        .q(wa_q$q),
+        .clock(wa_q$clock)
+    );
+    csr$wd_q wd_q(
+        .d(wd_q$d),
+        .q(wd_q$q),
+        .clock(wd_q$clock)
+    );
+    csr$ws_q ws_q(
+        .d(ws_q$d),
+        .q(ws_q$q),
+        .clock(ws_q$clock)
+    );
+    csr$w1_q w1_q(
+        .d(w1_q$d),
+        .q(w1_q$q),
+        .clock(w1_q$clock)
+    );
+    csr$w2_q w2_q(
+        .d(w2_q$d),
+        .q(w2_q$q),
+        .clock(w2_q$clock)
+    );
+    csr$wr_bad_q wr_bad_q(
+        .d(wr_bad_q$d),
+        .q(wr_bad_q$q),
+        .clock(wr_bad_q$clock)
+    );
+    csr$ro_write_q ro_write_q(
+        .d(ro_write_q$d),
+        .q(ro_write_q$q),
+        .clock(ro_write_q$clock)
+    );
     csr$bvalid_q bvalid_q(
         .d(bvalid_q$d),
         .q(bvalid_q$q),
@@ -1059,6 +904,36 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .d(bresp_q$d),
         .q(bresp_q$q),
         .clock(bresp_q$clock)
+    );
+    csr$arready_q arready_q(
+        .d(arready_q$d),
+        .q(arready_q$q),
+        .clock(arready_q$clock)
+    );
+    csr$ra_q ra_q(
+        .d(ra_q$d),
+        .q(ra_q$q),
+        .clock(ra_q$clock)
+    );
+    csr$r1_q r1_q(
+        .d(r1_q$d),
+        .q(r1_q$q),
+        .clock(r1_q$clock)
+    );
+    csr$r2_q r2_q(
+        .d(r2_q$d),
+        .q(r2_q$q),
+        .clock(r2_q$clock)
+    );
+    csr$rd_ok_q rd_ok_q(
+        .d(rd_ok_q$d),
+        .q(rd_ok_q$q),
+        .clock(rd_ok_q$clock)
+    );
+    csr$rd_bad_q rd_bad_q(
+        .d(rd_bad_q$d),
+        .q(rd_bad_q$q),
+        .clock(rd_bad_q$clock)
     );
     csr$rvalid_q rvalid_q(
         .d(rvalid_q$d),
@@ -1270,20 +1145,50 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_csr_bad_access_shadow$q),
         .clock(cnt_csr_bad_access_shadow$clock)
     );
-    csr$cnt_csr_bad_access_count cnt_csr_bad_access_count(
-        .d(cnt_csr_bad_access_count$d),
-        .q(cnt_csr_bad_access_count$q),
-        .clock(cnt_csr_bad_access_count$clock)
+    csr$cnt_csr_bad_access_lo cnt_csr_bad_access_lo(
+        .d(cnt_csr_bad_access_lo$d),
+        .q(cnt_csr_bad_access_lo$q),
+        .clock(cnt_csr_bad_access_lo$clock)
+    );
+    csr$cnt_csr_bad_access_hi cnt_csr_bad_access_hi(
+        .d(cnt_csr_bad_access_hi$d),
+        .q(cnt_csr_bad_access_hi$q),
+        .clock(cnt_csr_bad_access_hi$clock)
+    );
+    csr$cnt_csr_bad_access_c cnt_csr_bad_access_c(
+        .d(cnt_csr_bad_access_c$d),
+        .q(cnt_csr_bad_access_c$q),
+        .clock(cnt_csr_bad_access_c$clock)
+    );
+    csr$cnt_csr_bad_access_lo_rd cnt_csr_bad_access_lo_rd(
+        .d(cnt_csr_bad_access_lo_rd$d),
+        .q(cnt_csr_bad_access_lo_rd$q),
+        .clock(cnt_csr_bad_access_lo_rd$clock)
     );
     csr$cnt_csr_ro_write_shadow cnt_csr_ro_write_shadow(
         .d(cnt_csr_ro_write_shadow$d),
         .q(cnt_csr_ro_write_shadow$q),
         .clock(cnt_csr_ro_write_shadow$clock)
     );
-    csr$cnt_csr_ro_write_count cnt_csr_ro_write_count(
-        .d(cnt_csr_ro_write_count$d),
-        .q(cnt_csr_ro_write_count$q),
-        .clock(cnt_csr_ro_write_count$clock)
+    csr$cnt_csr_ro_write_lo cnt_csr_ro_write_lo(
+        .d(cnt_csr_ro_write_lo$d),
+        .q(cnt_csr_ro_write_lo$q),
+        .clock(cnt_csr_ro_write_lo$clock)
+    );
+    csr$cnt_csr_ro_write_hi cnt_csr_ro_write_hi(
+        .d(cnt_csr_ro_write_hi$d),
+        .q(cnt_csr_ro_write_hi$q),
+        .clock(cnt_csr_ro_write_hi$clock)
+    );
+    csr$cnt_csr_ro_write_c cnt_csr_ro_write_c(
+        .d(cnt_csr_ro_write_c$d),
+        .q(cnt_csr_ro_write_c$q),
+        .clock(cnt_csr_ro_write_c$clock)
+    );
+    csr$cnt_csr_ro_write_lo_rd cnt_csr_ro_write_lo_rd(
+        .d(cnt_csr_ro_write_lo_rd$d),
+        .q(cnt_csr_ro_write_lo_rd$q),
+        .clock(cnt_csr_ro_write_lo_rd$clock)
     );
     csr$cnt_ft_multi_hit_shadow cnt_ft_multi_hit_shadow(
         .d(cnt_ft_multi_hit_shadow$d),
@@ -1560,6 +1465,71 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(ft_cmd_op_cmd_q$q),
         .clock(ft_cmd_op_cmd_q$clock)
     );
+    csr$grp_0 grp_0(
+        .d(grp_0$d),
+        .q(grp_0$q),
+        .clock(grp_0$clock)
+    );
+    csr$grp_1 grp_1(
+        .d(grp_1$d),
+        .q(grp_1$q),
+        .clock(grp_1$clock)
+    );
+    csr$grp_2 grp_2(
+        .d(grp_2$d),
+        .q(grp_2$q),
+        .clock(grp_2$clock)
+    );
+    csr$grp_4 grp_4(
+        .d(grp_4$d),
+        .q(grp_4$q),
+        .clock(grp_4$clock)
+    );
+    csr$grp_8 grp_8(
+        .d(grp_8$d),
+        .q(grp_8$q),
+        .clock(grp_8$clock)
+    );
+    csr$grp_9 grp_9(
+        .d(grp_9$d),
+        .q(grp_9$q),
+        .clock(grp_9$clock)
+    );
+    csr$grp_10 grp_10(
+        .d(grp_10$d),
+        .q(grp_10$q),
+        .clock(grp_10$clock)
+    );
+    csr$grp_12 grp_12(
+        .d(grp_12$d),
+        .q(grp_12$q),
+        .clock(grp_12$clock)
+    );
+    csr$grp_13 grp_13(
+        .d(grp_13$d),
+        .q(grp_13$q),
+        .clock(grp_13$clock)
+    );
+    csr$grp_16 grp_16(
+        .d(grp_16$d),
+        .q(grp_16$q),
+        .clock(grp_16$clock)
+    );
+    csr$grp_17 grp_17(
+        .d(grp_17$d),
+        .q(grp_17$q),
+        .clock(grp_17$clock)
+    );
+    csr$grp_18 grp_18(
+        .d(grp_18$d),
+        .q(grp_18$q),
+        .clock(grp_18$clock)
+    );
+    csr$ra2_q ra2_q(
+        .d(ra2_q$d),
+        .q(ra2_q$q),
+        .clock(ra2_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1641,12 +1611,24 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         err_flags_csr_bad_access_q$d = err_flags_csr_bad_access_q$q;
         cnt_csr_bad_access_shadow$clock = clk;
         cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_shadow$q;
-        cnt_csr_bad_access_count$clock = clk;
-        cnt_csr_bad_access_count$d = cnt_csr_bad_access_count$q;
+        cnt_csr_bad_access_lo$clock = clk;
+        cnt_csr_bad_access_lo$d = cnt_csr_bad_access_lo$q;
+        cnt_csr_bad_access_hi$clock = clk;
+        cnt_csr_bad_access_hi$d = cnt_csr_bad_access_hi$q;
+        cnt_csr_bad_access_c$clock = clk;
+        cnt_csr_bad_access_c$d = cnt_csr_bad_access_c$q;
+        cnt_csr_bad_access_lo_rd$clock = clk;
+        cnt_csr_bad_access_lo_rd$d = cnt_csr_bad_access_lo_rd$q;
         cnt_csr_ro_write_shadow$clock = clk;
         cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_shadow$q;
-        cnt_csr_ro_write_count$clock = clk;
-        cnt_csr_ro_write_count$d = cnt_csr_ro_write_count$q;
+        cnt_csr_ro_write_lo$clock = clk;
+        cnt_csr_ro_write_lo$d = cnt_csr_ro_write_lo$q;
+        cnt_csr_ro_write_hi$clock = clk;
+        cnt_csr_ro_write_hi$d = cnt_csr_ro_write_hi$q;
+        cnt_csr_ro_write_c$clock = clk;
+        cnt_csr_ro_write_c$d = cnt_csr_ro_write_c$q;
+        cnt_csr_ro_write_lo_rd$clock = clk;
+        cnt_csr_ro_write_lo_rd$d = cnt_csr_ro_write_lo_rd$q;
         cnt_ft_multi_hit_shadow$clock = clk;
         cnt_ft_multi_hit_shadow$d = cnt_ft_multi_hit_shadow$q;
         cnt_ft_dup_hit_shadow$clock = clk;
@@ -1757,337 +1739,218 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cmd_ft_cmd_valid_q$d = cmd_ft_cmd_valid_q$q;
         ft_cmd_op_cmd_q$clock = clk;
         ft_cmd_op_cmd_q$d = ft_cmd_op_cmd_q$q;
-        ro_write = 1'b0;
+        grp_0$clock = clk;
+        grp_0$d = grp_0$q;
+        grp_1$clock = clk;
+        grp_1$d = grp_1$q;
+        grp_2$clock = clk;
+        grp_2$d = grp_2$q;
+        grp_4$clock = clk;
+        grp_4$d = grp_4$q;
+        grp_8$clock = clk;
+        grp_8$d = grp_8$q;
+        grp_9$clock = clk;
+        grp_9$d = grp_9$q;
+        grp_10$clock = clk;
+        grp_10$d = grp_10$q;
+        grp_12$clock = clk;
+        grp_12$d = grp_12$q;
+        grp_13$clock = clk;
+        grp_13$d = grp_13$q;
+        grp_16$clock = clk;
+        grp_16$d = grp_16$q;
+        grp_17$clock = clk;
+        grp_17$d = grp_17$q;
+        grp_18$clock = clk;
+        grp_18$d = grp_18$q;
+        ra2_q$clock = clk;
+        ra2_q$d = ra2_q$q;
+        awready_q$clock = clk;
+        wa_q$clock = clk;
+        wd_q$clock = clk;
+        ws_q$clock = clk;
+        w1_q$clock = clk;
+        w2_q$clock = clk;
+        wr_bad_q$clock = clk;
+        ro_write_q$clock = clk;
         bvalid_q$clock = clk;
         bresp_q$clock = clk;
+        arready_q$clock = clk;
+        ra_q$clock = clk;
+        r1_q$clock = clk;
+        r2_q$clock = clk;
+        rd_ok_q$clock = clk;
+        rd_bad_q$clock = clk;
         rvalid_q$clock = clk;
         rresp_q$clock = clk;
         rdata_q$clock = clk;
+        awready_q$d = awready_q$q;
+        wa_q$d = wa_q$q;
+        wd_q$d = wd_q$q;
+        ws_q$d = ws_q$q;
+        w1_q$d = w1_q$q;
+        w2_q$d = w2_q$q;
+        wr_bad_q$d = wr_bad_q$q;
+        ro_write_q$d = ro_write_q$q;
         bvalid_q$d = bvalid_q$q;
         bresp_q$d = bresp_q$q;
+        arready_q$d = arready_q$q;
+        ra_q$d = ra_q$q;
+        r1_q$d = r1_q$q;
+        r2_q$d = r2_q$q;
+        rd_ok_q$d = rd_ok_q$q;
+        rd_bad_q$d = rd_bad_q$q;
         rvalid_q$d = rvalid_q$q;
         rresp_q$d = rresp_q$q;
         rdata_q$d = rdata_q$q;
-        wr_go = (((s_axil_awvalid & s_axil_wvalid) & ~bvalid_q$q) & ~rst);
-        rd_go = ((s_axil_arvalid & ~rvalid_q$q) & ~rst);
-        if (s_axil_wstrb[32'h0]) begin
+        wr_acc = (((s_axil_awvalid & s_axil_wvalid) & awready_q$q) & ~rst);
+        rd_acc = ((s_axil_arvalid & arready_q$q) & ~rst);
+        if (wr_acc) begin
+            wa_q$d = s_axil_awaddr;
+            wd_q$d = s_axil_wdata;
+            ws_q$d = s_axil_wstrb;
+        end
+        if (rd_acc) begin
+            ra_q$d = s_axil_araddr;
+        end
+        w1_q$d = wr_acc;
+        r1_q$d = rd_acc;
+        w1_go = (w1_q$q & ~rst);
+        r1_go = (r1_q$q & ~rst);
+        w2_q$d = w1_go;
+        r2_q$d = r1_go;
+        if (ws_q$q[32'h0]) begin
             wm0 = 32'hff;
         end
         else begin
             wm0 = 32'h0;
         end
-        if (s_axil_wstrb[32'h1]) begin
+        if (ws_q$q[32'h1]) begin
             wm1 = 32'hff00;
         end
         else begin
             wm1 = 32'h0;
         end
-        if (s_axil_wstrb[32'h2]) begin
+        if (ws_q$q[32'h2]) begin
             wm2 = 32'hff0000;
         end
         else begin
             wm2 = 32'h0;
         end
-        if (s_axil_wstrb[32'h3]) begin
+        if (ws_q$q[32'h3]) begin
             wm3 = 64'hff000000;
         end
         else begin
             wm3 = 32'h0;
         end
         wmask = (((wm0 | wm1) | wm2) | wm3);
-        wsel_id_magic_0 = (wr_go & (s_axil_awaddr == 32'h0));
-        rsel_id_magic_0 = (rd_go & (s_axil_araddr == 32'h0));
-        wsel_id_version_0 = (wr_go & (s_axil_awaddr == 32'h4));
-        rsel_id_version_0 = (rd_go & (s_axil_araddr == 32'h4));
-        wsel_id_config_hash_lo_0 = (wr_go & (s_axil_awaddr == 32'h8));
-        rsel_id_config_hash_lo_0 = (rd_go & (s_axil_araddr == 32'h8));
-        wsel_id_config_hash_hi_0 = (wr_go & (s_axil_awaddr == 32'hc));
-        rsel_id_config_hash_hi_0 = (rd_go & (s_axil_araddr == 32'hc));
-        wsel_id_build_hash_0 = (wr_go & (s_axil_awaddr == 32'h10));
-        rsel_id_build_hash_0 = (rd_go & (s_axil_araddr == 32'h10));
-        wsel_port0_mac_lo_0 = (wr_go & (s_axil_awaddr == 32'h20));
-        rsel_port0_mac_lo_0 = (rd_go & (s_axil_araddr == 32'h20));
-        wsel_port0_mac_hi_0 = (wr_go & (s_axil_awaddr == 32'h24));
-        rsel_port0_mac_hi_0 = (rd_go & (s_axil_araddr == 32'h24));
-        wsel_port0_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h28));
-        rsel_port0_ipv4_0 = (rd_go & (s_axil_araddr == 32'h28));
-        wsel_port1_mac_lo_0 = (wr_go & (s_axil_awaddr == 32'h30));
-        rsel_port1_mac_lo_0 = (rd_go & (s_axil_araddr == 32'h30));
-        wsel_port1_mac_hi_0 = (wr_go & (s_axil_awaddr == 32'h34));
-        rsel_port1_mac_hi_0 = (rd_go & (s_axil_araddr == 32'h34));
-        wsel_port1_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h38));
-        rsel_port1_ipv4_0 = (rd_go & (s_axil_araddr == 32'h38));
-        wsel_tx_ip_0 = (wr_go & (s_axil_awaddr == 32'h40));
-        rsel_tx_ip_0 = (rd_go & (s_axil_araddr == 32'h40));
-        wsel_spray_0 = (wr_go & (s_axil_awaddr == 32'h44));
-        rsel_spray_0 = (rd_go & (s_axil_araddr == 32'h44));
-        wsel_spray_ports_0 = (wr_go & (s_axil_awaddr == 32'h48));
-        rsel_spray_ports_0 = (rd_go & (s_axil_araddr == 32'h48));
-        wsel_tx_status_0 = (wr_go & (s_axil_awaddr == 32'h4c));
-        rsel_tx_status_0 = (rd_go & (s_axil_araddr == 32'h4c));
-        wsel_reorder_thresh_0 = (wr_go & (s_axil_awaddr == 32'h50));
-        rsel_reorder_thresh_0 = (rd_go & (s_axil_araddr == 32'h50));
-        wsel_credit_0 = (wr_go & (s_axil_awaddr == 32'h54));
-        rsel_credit_0 = (rd_go & (s_axil_araddr == 32'h54));
-        wsel_credit_batch_0 = (wr_go & (s_axil_awaddr == 32'h58));
-        rsel_credit_batch_0 = (rd_go & (s_axil_araddr == 32'h58));
-        wsel_credit_bdp_0 = (wr_go & (s_axil_awaddr == 32'h5c));
-        rsel_credit_bdp_0 = (rd_go & (s_axil_araddr == 32'h5c));
-        wsel_pcie_bp_0 = (wr_go & (s_axil_awaddr == 32'h60));
-        rsel_pcie_bp_0 = (rd_go & (s_axil_araddr == 32'h60));
-        wsel_credit_status_0 = (wr_go & (s_axil_awaddr == 32'h64));
-        rsel_credit_status_0 = (rd_go & (s_axil_araddr == 32'h64));
-        wsel_reorder_window_0 = (wr_go & (s_axil_awaddr == 32'h68));
-        rsel_reorder_window_0 = (rd_go & (s_axil_araddr == 32'h68));
-        wsel_rx_status_0 = (wr_go & (s_axil_awaddr == 32'h6c));
-        rsel_rx_status_0 = (rd_go & (s_axil_araddr == 32'h6c));
-        wsel_local_vni0_0 = (wr_go & (s_axil_awaddr == 32'h70));
-        rsel_local_vni0_0 = (rd_go & (s_axil_araddr == 32'h70));
-        wsel_local_vni1_0 = (wr_go & (s_axil_awaddr == 32'h74));
-        rsel_local_vni1_0 = (rd_go & (s_axil_araddr == 32'h74));
-        wsel_local_vni2_0 = (wr_go & (s_axil_awaddr == 32'h78));
-        rsel_local_vni2_0 = (rd_go & (s_axil_araddr == 32'h78));
-        wsel_local_vni3_0 = (wr_go & (s_axil_awaddr == 32'h7c));
-        rsel_local_vni3_0 = (rd_go & (s_axil_araddr == 32'h7c));
-        wsel_local_vni4_0 = (wr_go & (s_axil_awaddr == 32'h80));
-        rsel_local_vni4_0 = (rd_go & (s_axil_araddr == 32'h80));
-        wsel_local_vni5_0 = (wr_go & (s_axil_awaddr == 32'h84));
-        rsel_local_vni5_0 = (rd_go & (s_axil_araddr == 32'h84));
-        wsel_local_vni6_0 = (wr_go & (s_axil_awaddr == 32'h88));
-        rsel_local_vni6_0 = (rd_go & (s_axil_araddr == 32'h88));
-        wsel_local_vni7_0 = (wr_go & (s_axil_awaddr == 32'h8c));
-        rsel_local_vni7_0 = (rd_go & (s_axil_araddr == 32'h8c));
-        wsel_err_flags_0 = (wr_go & (s_axil_awaddr == 32'h100));
-        rsel_err_flags_0 = (rd_go & (s_axil_araddr == 32'h100));
-        wsel_cnt_csr_bad_access_0 = (wr_go & (s_axil_awaddr == 32'h200));
-        rsel_cnt_csr_bad_access_0 = (rd_go & (s_axil_araddr == 32'h200));
-        wsel_cnt_csr_bad_access_1 = (wr_go & (s_axil_awaddr == 32'h204));
-        rsel_cnt_csr_bad_access_1 = (rd_go & (s_axil_araddr == 32'h204));
-        wsel_cnt_csr_ro_write_0 = (wr_go & (s_axil_awaddr == 32'h208));
-        rsel_cnt_csr_ro_write_0 = (rd_go & (s_axil_araddr == 32'h208));
-        wsel_cnt_csr_ro_write_1 = (wr_go & (s_axil_awaddr == 32'h20c));
-        rsel_cnt_csr_ro_write_1 = (rd_go & (s_axil_araddr == 32'h20c));
-        wsel_cnt_ft_multi_hit_0 = (wr_go & (s_axil_awaddr == 32'h210));
-        rsel_cnt_ft_multi_hit_0 = (rd_go & (s_axil_araddr == 32'h210));
-        wsel_cnt_ft_multi_hit_1 = (wr_go & (s_axil_awaddr == 32'h214));
-        rsel_cnt_ft_multi_hit_1 = (rd_go & (s_axil_araddr == 32'h214));
-        wsel_cnt_ft_dup_hit_0 = (wr_go & (s_axil_awaddr == 32'h218));
-        rsel_cnt_ft_dup_hit_0 = (rd_go & (s_axil_araddr == 32'h218));
-        wsel_cnt_ft_dup_hit_1 = (wr_go & (s_axil_awaddr == 32'h21c));
-        rsel_cnt_ft_dup_hit_1 = (rd_go & (s_axil_araddr == 32'h21c));
-        wsel_cnt_ft_bad_update_0 = (wr_go & (s_axil_awaddr == 32'h220));
-        rsel_cnt_ft_bad_update_0 = (rd_go & (s_axil_araddr == 32'h220));
-        wsel_cnt_ft_bad_update_1 = (wr_go & (s_axil_awaddr == 32'h224));
-        rsel_cnt_ft_bad_update_1 = (rd_go & (s_axil_araddr == 32'h224));
-        wsel_cnt_tx_frames_0 = (wr_go & (s_axil_awaddr == 32'h228));
-        rsel_cnt_tx_frames_0 = (rd_go & (s_axil_araddr == 32'h228));
-        wsel_cnt_tx_frames_1 = (wr_go & (s_axil_awaddr == 32'h22c));
-        rsel_cnt_tx_frames_1 = (rd_go & (s_axil_araddr == 32'h22c));
-        wsel_cnt_tx_drop_miss_0 = (wr_go & (s_axil_awaddr == 32'h230));
-        rsel_cnt_tx_drop_miss_0 = (rd_go & (s_axil_araddr == 32'h230));
-        wsel_cnt_tx_drop_miss_1 = (wr_go & (s_axil_awaddr == 32'h234));
-        rsel_cnt_tx_drop_miss_1 = (rd_go & (s_axil_araddr == 32'h234));
-        wsel_cnt_tx_drop_short_0 = (wr_go & (s_axil_awaddr == 32'h238));
-        rsel_cnt_tx_drop_short_0 = (rd_go & (s_axil_araddr == 32'h238));
-        wsel_cnt_tx_drop_short_1 = (wr_go & (s_axil_awaddr == 32'h23c));
-        rsel_cnt_tx_drop_short_1 = (rd_go & (s_axil_araddr == 32'h23c));
-        wsel_cnt_tx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h240));
-        rsel_cnt_tx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h240));
-        wsel_cnt_tx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h244));
-        rsel_cnt_tx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h244));
-        wsel_cnt_tx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h248));
-        rsel_cnt_tx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h248));
-        wsel_cnt_tx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h24c));
-        rsel_cnt_tx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h24c));
-        wsel_cnt_tx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h250));
-        rsel_cnt_tx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h250));
-        wsel_cnt_tx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h254));
-        rsel_cnt_tx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h254));
-        wsel_cnt_credit_requests_0 = (wr_go & (s_axil_awaddr == 32'h258));
-        rsel_cnt_credit_requests_0 = (rd_go & (s_axil_araddr == 32'h258));
-        wsel_cnt_credit_requests_1 = (wr_go & (s_axil_awaddr == 32'h25c));
-        rsel_cnt_credit_requests_1 = (rd_go & (s_axil_araddr == 32'h25c));
-        wsel_cnt_credit_grants_0 = (wr_go & (s_axil_awaddr == 32'h260));
-        rsel_cnt_credit_grants_0 = (rd_go & (s_axil_araddr == 32'h260));
-        wsel_cnt_credit_grants_1 = (wr_go & (s_axil_awaddr == 32'h264));
-        rsel_cnt_credit_grants_1 = (rd_go & (s_axil_araddr == 32'h264));
-        wsel_cnt_credit_wasted_bytes_0 = (wr_go & (s_axil_awaddr == 32'h268));
-        rsel_cnt_credit_wasted_bytes_0 = (rd_go & (s_axil_araddr == 32'h268));
-        wsel_cnt_credit_wasted_bytes_1 = (wr_go & (s_axil_awaddr == 32'h26c));
-        rsel_cnt_credit_wasted_bytes_1 = (rd_go & (s_axil_araddr == 32'h26c));
-        wsel_cnt_credit_starved_cycles_0 = (wr_go & (s_axil_awaddr == 32'h270));
-        rsel_cnt_credit_starved_cycles_0 = (rd_go & (s_axil_araddr == 32'h270));
-        wsel_cnt_credit_starved_cycles_1 = (wr_go & (s_axil_awaddr == 32'h274));
-        rsel_cnt_credit_starved_cycles_1 = (rd_go & (s_axil_araddr == 32'h274));
-        wsel_cnt_credit_grants_dropped_0 = (wr_go & (s_axil_awaddr == 32'h278));
-        rsel_cnt_credit_grants_dropped_0 = (rd_go & (s_axil_araddr == 32'h278));
-        wsel_cnt_credit_grants_dropped_1 = (wr_go & (s_axil_awaddr == 32'h27c));
-        rsel_cnt_credit_grants_dropped_1 = (rd_go & (s_axil_araddr == 32'h27c));
-        wsel_cnt_credit_rx_requests_0 = (wr_go & (s_axil_awaddr == 32'h280));
-        rsel_cnt_credit_rx_requests_0 = (rd_go & (s_axil_araddr == 32'h280));
-        wsel_cnt_credit_rx_requests_1 = (wr_go & (s_axil_awaddr == 32'h284));
-        rsel_cnt_credit_rx_requests_1 = (rd_go & (s_axil_araddr == 32'h284));
-        wsel_cnt_credit_rx_grants_0 = (wr_go & (s_axil_awaddr == 32'h288));
-        rsel_cnt_credit_rx_grants_0 = (rd_go & (s_axil_araddr == 32'h288));
-        wsel_cnt_credit_rx_grants_1 = (wr_go & (s_axil_awaddr == 32'h28c));
-        rsel_cnt_credit_rx_grants_1 = (rd_go & (s_axil_araddr == 32'h28c));
-        wsel_cnt_credit_rx_idle_slots_0 = (wr_go & (s_axil_awaddr == 32'h290));
-        rsel_cnt_credit_rx_idle_slots_0 = (rd_go & (s_axil_araddr == 32'h290));
-        wsel_cnt_credit_rx_idle_slots_1 = (wr_go & (s_axil_awaddr == 32'h294));
-        rsel_cnt_credit_rx_idle_slots_1 = (rd_go & (s_axil_araddr == 32'h294));
-        wsel_qp_id_0 = (wr_go & (s_axil_awaddr == 32'h350));
-        rsel_qp_id_0 = (rd_go & (s_axil_araddr == 32'h350));
-        wsel_qp_cfg_0 = (wr_go & (s_axil_awaddr == 32'h354));
-        rsel_qp_cfg_0 = (rd_go & (s_axil_araddr == 32'h354));
-        wsel_qp_psn_0 = (wr_go & (s_axil_awaddr == 32'h358));
-        rsel_qp_psn_0 = (rd_go & (s_axil_araddr == 32'h358));
-        wsel_qp_cmd_0 = (wr_go & (s_axil_awaddr == 32'h35c));
-        rsel_qp_cmd_0 = (rd_go & (s_axil_araddr == 32'h35c));
-        wsel_cnt_rx_frames_0 = (wr_go & (s_axil_awaddr == 32'h400));
-        rsel_cnt_rx_frames_0 = (rd_go & (s_axil_araddr == 32'h400));
-        wsel_cnt_rx_frames_1 = (wr_go & (s_axil_awaddr == 32'h404));
-        rsel_cnt_rx_frames_1 = (rd_go & (s_axil_araddr == 32'h404));
-        wsel_cnt_rx_placed_0 = (wr_go & (s_axil_awaddr == 32'h408));
-        rsel_cnt_rx_placed_0 = (rd_go & (s_axil_araddr == 32'h408));
-        wsel_cnt_rx_placed_1 = (wr_go & (s_axil_awaddr == 32'h40c));
-        rsel_cnt_rx_placed_1 = (rd_go & (s_axil_araddr == 32'h40c));
-        wsel_cnt_rx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h410));
-        rsel_cnt_rx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h410));
-        wsel_cnt_rx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h414));
-        rsel_cnt_rx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h414));
-        wsel_cnt_rx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h418));
-        rsel_cnt_rx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h418));
-        wsel_cnt_rx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h41c));
-        rsel_cnt_rx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h41c));
-        wsel_cnt_rx_drop_truncated_0 = (wr_go & (s_axil_awaddr == 32'h420));
-        rsel_cnt_rx_drop_truncated_0 = (rd_go & (s_axil_araddr == 32'h420));
-        wsel_cnt_rx_drop_truncated_1 = (wr_go & (s_axil_awaddr == 32'h424));
-        rsel_cnt_rx_drop_truncated_1 = (rd_go & (s_axil_araddr == 32'h424));
-        wsel_cnt_rx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h428));
-        rsel_cnt_rx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h428));
-        wsel_cnt_rx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h42c));
-        rsel_cnt_rx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h42c));
-        wsel_cnt_rx_drop_bad_checksum_0 = (wr_go & (s_axil_awaddr == 32'h430));
-        rsel_cnt_rx_drop_bad_checksum_0 = (rd_go & (s_axil_araddr == 32'h430));
-        wsel_cnt_rx_drop_bad_checksum_1 = (wr_go & (s_axil_awaddr == 32'h434));
-        rsel_cnt_rx_drop_bad_checksum_1 = (rd_go & (s_axil_araddr == 32'h434));
-        wsel_cnt_rx_drop_bad_port_0 = (wr_go & (s_axil_awaddr == 32'h438));
-        rsel_cnt_rx_drop_bad_port_0 = (rd_go & (s_axil_araddr == 32'h438));
-        wsel_cnt_rx_drop_bad_port_1 = (wr_go & (s_axil_awaddr == 32'h43c));
-        rsel_cnt_rx_drop_bad_port_1 = (rd_go & (s_axil_araddr == 32'h43c));
-        wsel_cnt_rx_drop_bad_vxlan_0 = (wr_go & (s_axil_awaddr == 32'h440));
-        rsel_cnt_rx_drop_bad_vxlan_0 = (rd_go & (s_axil_araddr == 32'h440));
-        wsel_cnt_rx_drop_bad_vxlan_1 = (wr_go & (s_axil_awaddr == 32'h444));
-        rsel_cnt_rx_drop_bad_vxlan_1 = (rd_go & (s_axil_araddr == 32'h444));
-        wsel_cnt_rx_drop_unknown_vni_0 = (wr_go & (s_axil_awaddr == 32'h448));
-        rsel_cnt_rx_drop_unknown_vni_0 = (rd_go & (s_axil_araddr == 32'h448));
-        wsel_cnt_rx_drop_unknown_vni_1 = (wr_go & (s_axil_awaddr == 32'h44c));
-        rsel_cnt_rx_drop_unknown_vni_1 = (rd_go & (s_axil_araddr == 32'h44c));
-        wsel_cnt_rx_drop_bad_inner_0 = (wr_go & (s_axil_awaddr == 32'h450));
-        rsel_cnt_rx_drop_bad_inner_0 = (rd_go & (s_axil_araddr == 32'h450));
-        wsel_cnt_rx_drop_bad_inner_1 = (wr_go & (s_axil_awaddr == 32'h454));
-        rsel_cnt_rx_drop_bad_inner_1 = (rd_go & (s_axil_araddr == 32'h454));
-        wsel_cnt_rx_drop_bad_opcode_0 = (wr_go & (s_axil_awaddr == 32'h458));
-        rsel_cnt_rx_drop_bad_opcode_0 = (rd_go & (s_axil_araddr == 32'h458));
-        wsel_cnt_rx_drop_bad_opcode_1 = (wr_go & (s_axil_awaddr == 32'h45c));
-        rsel_cnt_rx_drop_bad_opcode_1 = (rd_go & (s_axil_araddr == 32'h45c));
-        wsel_cnt_rx_drop_bad_length_0 = (wr_go & (s_axil_awaddr == 32'h460));
-        rsel_cnt_rx_drop_bad_length_0 = (rd_go & (s_axil_araddr == 32'h460));
-        wsel_cnt_rx_drop_bad_length_1 = (wr_go & (s_axil_awaddr == 32'h464));
-        rsel_cnt_rx_drop_bad_length_1 = (rd_go & (s_axil_araddr == 32'h464));
-        wsel_cnt_rx_drop_refused_0 = (wr_go & (s_axil_awaddr == 32'h468));
-        rsel_cnt_rx_drop_refused_0 = (rd_go & (s_axil_araddr == 32'h468));
-        wsel_cnt_rx_drop_refused_1 = (wr_go & (s_axil_awaddr == 32'h46c));
-        rsel_cnt_rx_drop_refused_1 = (rd_go & (s_axil_araddr == 32'h46c));
-        wsel_cnt_rx_reorder_duplicate_0 = (wr_go & (s_axil_awaddr == 32'h470));
-        rsel_cnt_rx_reorder_duplicate_0 = (rd_go & (s_axil_araddr == 32'h470));
-        wsel_cnt_rx_reorder_duplicate_1 = (wr_go & (s_axil_awaddr == 32'h474));
-        rsel_cnt_rx_reorder_duplicate_1 = (rd_go & (s_axil_araddr == 32'h474));
-        wsel_cnt_rx_reorder_beyond_window_0 = (wr_go & (s_axil_awaddr == 32'h478));
-        rsel_cnt_rx_reorder_beyond_window_0 = (rd_go & (s_axil_araddr == 32'h478));
-        wsel_cnt_rx_reorder_beyond_window_1 = (wr_go & (s_axil_awaddr == 32'h47c));
-        rsel_cnt_rx_reorder_beyond_window_1 = (rd_go & (s_axil_araddr == 32'h47c));
-        wsel_cnt_rx_reorder_unknown_qp_0 = (wr_go & (s_axil_awaddr == 32'h480));
-        rsel_cnt_rx_reorder_unknown_qp_0 = (rd_go & (s_axil_araddr == 32'h480));
-        wsel_cnt_rx_reorder_unknown_qp_1 = (wr_go & (s_axil_awaddr == 32'h484));
-        rsel_cnt_rx_reorder_unknown_qp_1 = (rd_go & (s_axil_araddr == 32'h484));
-        wsel_cnt_rx_reorder_bad_qp_0 = (wr_go & (s_axil_awaddr == 32'h488));
-        rsel_cnt_rx_reorder_bad_qp_0 = (rd_go & (s_axil_araddr == 32'h488));
-        wsel_cnt_rx_reorder_bad_qp_1 = (wr_go & (s_axil_awaddr == 32'h48c));
-        rsel_cnt_rx_reorder_bad_qp_1 = (rd_go & (s_axil_araddr == 32'h48c));
-        wsel_cnt_rx_reorder_imm_full_0 = (wr_go & (s_axil_awaddr == 32'h490));
-        rsel_cnt_rx_reorder_imm_full_0 = (rd_go & (s_axil_araddr == 32'h490));
-        wsel_cnt_rx_reorder_imm_full_1 = (wr_go & (s_axil_awaddr == 32'h494));
-        rsel_cnt_rx_reorder_imm_full_1 = (rd_go & (s_axil_araddr == 32'h494));
-        wsel_cnt_rx_cqes_0 = (wr_go & (s_axil_awaddr == 32'h498));
-        rsel_cnt_rx_cqes_0 = (rd_go & (s_axil_araddr == 32'h498));
-        wsel_cnt_rx_cqes_1 = (wr_go & (s_axil_awaddr == 32'h49c));
-        rsel_cnt_rx_cqes_1 = (rd_go & (s_axil_araddr == 32'h49c));
-        wsel_cnt_rx_acks_0 = (wr_go & (s_axil_awaddr == 32'h4a0));
-        rsel_cnt_rx_acks_0 = (rd_go & (s_axil_araddr == 32'h4a0));
-        wsel_cnt_rx_acks_1 = (wr_go & (s_axil_awaddr == 32'h4a4));
-        rsel_cnt_rx_acks_1 = (rd_go & (s_axil_araddr == 32'h4a4));
-        wsel_cnt_rx_naks_0 = (wr_go & (s_axil_awaddr == 32'h4a8));
-        rsel_cnt_rx_naks_0 = (rd_go & (s_axil_araddr == 32'h4a8));
-        wsel_cnt_rx_naks_1 = (wr_go & (s_axil_awaddr == 32'h4ac));
-        rsel_cnt_rx_naks_1 = (rd_go & (s_axil_araddr == 32'h4ac));
-        wsel_ft_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h300));
-        rsel_ft_key_lo_0 = (rd_go & (s_axil_araddr == 32'h300));
-        wsel_ft_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h304));
-        rsel_ft_key_hi_0 = (rd_go & (s_axil_araddr == 32'h304));
-        wsel_ft_val0_0 = (wr_go & (s_axil_awaddr == 32'h308));
-        rsel_ft_val0_0 = (rd_go & (s_axil_araddr == 32'h308));
-        wsel_ft_val1_0 = (wr_go & (s_axil_awaddr == 32'h30c));
-        rsel_ft_val1_0 = (rd_go & (s_axil_araddr == 32'h30c));
-        wsel_ft_val2_0 = (wr_go & (s_axil_awaddr == 32'h310));
-        rsel_ft_val2_0 = (rd_go & (s_axil_araddr == 32'h310));
-        wsel_ft_val3_0 = (wr_go & (s_axil_awaddr == 32'h314));
-        rsel_ft_val3_0 = (rd_go & (s_axil_araddr == 32'h314));
-        wsel_ft_loc_0 = (wr_go & (s_axil_awaddr == 32'h318));
-        rsel_ft_loc_0 = (rd_go & (s_axil_araddr == 32'h318));
-        wsel_ft_cmd_0 = (wr_go & (s_axil_awaddr == 32'h31c));
-        rsel_ft_cmd_0 = (rd_go & (s_axil_araddr == 32'h31c));
-        wsel_ft_status_0 = (wr_go & (s_axil_awaddr == 32'h320));
-        rsel_ft_status_0 = (rd_go & (s_axil_araddr == 32'h320));
-        wsel_ft_rd_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h330));
-        rsel_ft_rd_key_lo_0 = (rd_go & (s_axil_araddr == 32'h330));
-        wsel_ft_rd_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h334));
-        rsel_ft_rd_key_hi_0 = (rd_go & (s_axil_araddr == 32'h334));
-        wsel_ft_rd_val0_0 = (wr_go & (s_axil_awaddr == 32'h338));
-        rsel_ft_rd_val0_0 = (rd_go & (s_axil_araddr == 32'h338));
-        wsel_ft_rd_val1_0 = (wr_go & (s_axil_awaddr == 32'h33c));
-        rsel_ft_rd_val1_0 = (rd_go & (s_axil_araddr == 32'h33c));
-        wsel_ft_rd_val2_0 = (wr_go & (s_axil_awaddr == 32'h340));
-        rsel_ft_rd_val2_0 = (rd_go & (s_axil_araddr == 32'h340));
-        wsel_ft_rd_val3_0 = (wr_go & (s_axil_awaddr == 32'h344));
-        rsel_ft_rd_val3_0 = (rd_go & (s_axil_araddr == 32'h344));
-        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_credit_status_0 | rsel_reorder_window_0 | rsel_rx_status_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_cnt_credit_requests_0 | rsel_cnt_credit_requests_1 | rsel_cnt_credit_grants_0 | rsel_cnt_credit_grants_1 | rsel_cnt_credit_wasted_bytes_0 | rsel_cnt_credit_wasted_bytes_1 | rsel_cnt_credit_starved_cycles_0 | rsel_cnt_credit_starved_cycles_1 | rsel_cnt_credit_grants_dropped_0 | rsel_cnt_credit_grants_dropped_1 | rsel_cnt_credit_rx_requests_0 | rsel_cnt_credit_rx_requests_1 | rsel_cnt_credit_rx_grants_0 | rsel_cnt_credit_rx_grants_1 | rsel_cnt_credit_rx_idle_slots_0 | rsel_cnt_credit_rx_idle_slots_1 | rsel_qp_id_0 | rsel_qp_cfg_0 | rsel_qp_psn_0 | rsel_qp_cmd_0 | rsel_cnt_rx_frames_0 | rsel_cnt_rx_frames_1 | rsel_cnt_rx_placed_0 | rsel_cnt_rx_placed_1 | rsel_cnt_rx_drop_bad_keep_0 | rsel_cnt_rx_drop_bad_keep_1 | rsel_cnt_rx_drop_too_long_0 | rsel_cnt_rx_drop_too_long_1 | rsel_cnt_rx_drop_truncated_0 | rsel_cnt_rx_drop_truncated_1 | rsel_cnt_rx_drop_not_ipv4_0 | rsel_cnt_rx_drop_not_ipv4_1 | rsel_cnt_rx_drop_bad_checksum_0 | rsel_cnt_rx_drop_bad_checksum_1 | rsel_cnt_rx_drop_bad_port_0 | rsel_cnt_rx_drop_bad_port_1 | rsel_cnt_rx_drop_bad_vxlan_0 | rsel_cnt_rx_drop_bad_vxlan_1 | rsel_cnt_rx_drop_unknown_vni_0 | rsel_cnt_rx_drop_unknown_vni_1 | rsel_cnt_rx_drop_bad_inner_0 | rsel_cnt_rx_drop_bad_inner_1 | rsel_cnt_rx_drop_bad_opcode_0 | rsel_cnt_rx_drop_bad_opcode_1 | rsel_cnt_rx_drop_bad_length_0 | rsel_cnt_rx_drop_bad_length_1 | rsel_cnt_rx_drop_refused_0 | rsel_cnt_rx_drop_refused_1 | rsel_cnt_rx_reorder_duplicate_0 | rsel_cnt_rx_reorder_duplicate_1 | rsel_cnt_rx_reorder_beyond_window_0 | rsel_cnt_rx_reorder_beyond_window_1 | rsel_cnt_rx_reorder_unknown_qp_0 | rsel_cnt_rx_reorder_unknown_qp_1 | rsel_cnt_rx_reorder_bad_qp_0 | rsel_cnt_rx_reorder_bad_qp_1 | rsel_cnt_rx_reorder_imm_full_0 | rsel_cnt_rx_reorder_imm_full_1 | rsel_cnt_rx_cqes_0 | rsel_cnt_rx_cqes_1 | rsel_cnt_rx_acks_0 | rsel_cnt_rx_acks_1 | rsel_cnt_rx_naks_0 | rsel_cnt_rx_naks_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
-        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_credit_status_0 | wsel_reorder_window_0 | wsel_rx_status_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1 | wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1 | wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1 | wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1 | wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1 | wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1 | wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1 | wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1 | wsel_qp_id_0 | wsel_qp_cfg_0 | wsel_qp_psn_0 | wsel_qp_cmd_0 | wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1 | wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1 | wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1 | wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1 | wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1 | wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1 | wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1 | wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1 | wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1 | wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1 | wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1 | wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1 | wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1 | wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1 | wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1 | wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1 | wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1 | wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1 | wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1 | wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1 | wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1 | wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
-        wr_bad = (wr_go & ~wr_hit);
-        rd_bad = (rd_go & ~rd_hit);
-        bad_access = (wr_bad | rd_bad);
+        bad_access = (wr_bad_q$q | rd_bad_q$q);
+        if ((wr_bad_q$q & rd_bad_q$q)) begin
+            cnt_csr_bad_access_inc = 32'h2;
+        end
+        else if (bad_access) begin
+            cnt_csr_bad_access_inc = 32'h1;
+        end
+        else begin
+            cnt_csr_bad_access_inc = 32'h0;
+        end
+        if (ro_write_q$q) begin
+            cnt_csr_ro_write_inc = 32'h1;
+        end
+        else begin
+            cnt_csr_ro_write_inc = 32'h0;
+        end
+        wsel_port0_mac_lo_0 = (w1_go & (wa_q$q == 32'h20));
+        wsel_port0_mac_hi_0 = (w1_go & (wa_q$q == 32'h24));
+        wsel_port0_ipv4_0 = (w1_go & (wa_q$q == 32'h28));
+        wsel_port1_mac_lo_0 = (w1_go & (wa_q$q == 32'h30));
+        wsel_port1_mac_hi_0 = (w1_go & (wa_q$q == 32'h34));
+        wsel_port1_ipv4_0 = (w1_go & (wa_q$q == 32'h38));
+        wsel_tx_ip_0 = (w1_go & (wa_q$q == 32'h40));
+        wsel_spray_0 = (w1_go & (wa_q$q == 32'h44));
+        wsel_spray_ports_0 = (w1_go & (wa_q$q == 32'h48));
+        wsel_reorder_thresh_0 = (w1_go & (wa_q$q == 32'h50));
+        wsel_credit_0 = (w1_go & (wa_q$q == 32'h54));
+        wsel_credit_batch_0 = (w1_go & (wa_q$q == 32'h58));
+        wsel_credit_bdp_0 = (w1_go & (wa_q$q == 32'h5c));
+        wsel_pcie_bp_0 = (w1_go & (wa_q$q == 32'h60));
+        wsel_reorder_window_0 = (w1_go & (wa_q$q == 32'h68));
+        wsel_local_vni0_0 = (w1_go & (wa_q$q == 32'h70));
+        wsel_local_vni1_0 = (w1_go & (wa_q$q == 32'h74));
+        wsel_local_vni2_0 = (w1_go & (wa_q$q == 32'h78));
+        wsel_local_vni3_0 = (w1_go & (wa_q$q == 32'h7c));
+        wsel_local_vni4_0 = (w1_go & (wa_q$q == 32'h80));
+        wsel_local_vni5_0 = (w1_go & (wa_q$q == 32'h84));
+        wsel_local_vni6_0 = (w1_go & (wa_q$q == 32'h88));
+        wsel_local_vni7_0 = (w1_go & (wa_q$q == 32'h8c));
+        wsel_err_flags_0 = (w1_go & (wa_q$q == 32'h100));
+        rsel_cnt_csr_bad_access_0 = (r1_go & (ra_q$q == 32'h200));
+        rsel_cnt_csr_ro_write_0 = (r1_go & (ra_q$q == 32'h208));
+        rsel_cnt_ft_multi_hit_0 = (r1_go & (ra_q$q == 32'h210));
+        rsel_cnt_ft_dup_hit_0 = (r1_go & (ra_q$q == 32'h218));
+        rsel_cnt_ft_bad_update_0 = (r1_go & (ra_q$q == 32'h220));
+        rsel_cnt_tx_frames_0 = (r1_go & (ra_q$q == 32'h228));
+        rsel_cnt_tx_drop_miss_0 = (r1_go & (ra_q$q == 32'h230));
+        rsel_cnt_tx_drop_short_0 = (r1_go & (ra_q$q == 32'h238));
+        rsel_cnt_tx_drop_not_ipv4_0 = (r1_go & (ra_q$q == 32'h240));
+        rsel_cnt_tx_drop_too_long_0 = (r1_go & (ra_q$q == 32'h248));
+        rsel_cnt_tx_drop_bad_keep_0 = (r1_go & (ra_q$q == 32'h250));
+        rsel_cnt_credit_requests_0 = (r1_go & (ra_q$q == 32'h258));
+        rsel_cnt_credit_grants_0 = (r1_go & (ra_q$q == 32'h260));
+        rsel_cnt_credit_wasted_bytes_0 = (r1_go & (ra_q$q == 32'h268));
+        rsel_cnt_credit_starved_cycles_0 = (r1_go & (ra_q$q == 32'h270));
+        rsel_cnt_credit_grants_dropped_0 = (r1_go & (ra_q$q == 32'h278));
+        rsel_cnt_credit_rx_requests_0 = (r1_go & (ra_q$q == 32'h280));
+        rsel_cnt_credit_rx_grants_0 = (r1_go & (ra_q$q == 32'h288));
+        rsel_cnt_credit_rx_idle_slots_0 = (r1_go & (ra_q$q == 32'h290));
+        wsel_qp_id_0 = (w1_go & (wa_q$q == 32'h350));
+        wsel_qp_cfg_0 = (w1_go & (wa_q$q == 32'h354));
+        wsel_qp_psn_0 = (w1_go & (wa_q$q == 32'h358));
+        wsel_qp_cmd_0 = (w1_go & (wa_q$q == 32'h35c));
+        rsel_cnt_rx_frames_0 = (r1_go & (ra_q$q == 32'h400));
+        rsel_cnt_rx_placed_0 = (r1_go & (ra_q$q == 32'h408));
+        rsel_cnt_rx_drop_bad_keep_0 = (r1_go & (ra_q$q == 32'h410));
+        rsel_cnt_rx_drop_too_long_0 = (r1_go & (ra_q$q == 32'h418));
+        rsel_cnt_rx_drop_truncated_0 = (r1_go & (ra_q$q == 32'h420));
+        rsel_cnt_rx_drop_not_ipv4_0 = (r1_go & (ra_q$q == 32'h428));
+        rsel_cnt_rx_drop_bad_checksum_0 = (r1_go & (ra_q$q == 32'h430));
+        rsel_cnt_rx_drop_bad_port_0 = (r1_go & (ra_q$q == 32'h438));
+        rsel_cnt_rx_drop_bad_vxlan_0 = (r1_go & (ra_q$q == 32'h440));
+        rsel_cnt_rx_drop_unknown_vni_0 = (r1_go & (ra_q$q == 32'h448));
+        rsel_cnt_rx_drop_bad_inner_0 = (r1_go & (ra_q$q == 32'h450));
+        rsel_cnt_rx_drop_bad_opcode_0 = (r1_go & (ra_q$q == 32'h458));
+        rsel_cnt_rx_drop_bad_length_0 = (r1_go & (ra_q$q == 32'h460));
+        rsel_cnt_rx_drop_refused_0 = (r1_go & (ra_q$q == 32'h468));
+        rsel_cnt_rx_reorder_duplicate_0 = (r1_go & (ra_q$q == 32'h470));
+        rsel_cnt_rx_reorder_beyond_window_0 = (r1_go & (ra_q$q == 32'h478));
+        rsel_cnt_rx_reorder_unknown_qp_0 = (r1_go & (ra_q$q == 32'h480));
+        rsel_cnt_rx_reorder_bad_qp_0 = (r1_go & (ra_q$q == 32'h488));
+        rsel_cnt_rx_reorder_imm_full_0 = (r1_go & (ra_q$q == 32'h490));
+        rsel_cnt_rx_cqes_0 = (r1_go & (ra_q$q == 32'h498));
+        rsel_cnt_rx_acks_0 = (r1_go & (ra_q$q == 32'h4a0));
+        rsel_cnt_rx_naks_0 = (r1_go & (ra_q$q == 32'h4a8));
+        wsel_ft_key_lo_0 = (w1_go & (wa_q$q == 32'h300));
+        wsel_ft_key_hi_0 = (w1_go & (wa_q$q == 32'h304));
+        wsel_ft_val0_0 = (w1_go & (wa_q$q == 32'h308));
+        wsel_ft_val1_0 = (w1_go & (wa_q$q == 32'h30c));
+        wsel_ft_val2_0 = (w1_go & (wa_q$q == 32'h310));
+        wsel_ft_val3_0 = (w1_go & (wa_q$q == 32'h314));
+        wsel_ft_loc_0 = (w1_go & (wa_q$q == 32'h318));
+        wsel_ft_cmd_0 = (w1_go & (wa_q$q == 32'h31c));
+        wr_hit = ((wa_q$q[(32'h0)+:(2)] == 32'h0) & mapped_words[wa_q$q[(32'h2)+:(10)]]);
+        wr_ro = ((wa_q$q[(32'h0)+:(2)] == 32'h0) & read_only_words[wa_q$q[(32'h2)+:(10)]]);
+        rd_hit = ((ra_q$q[(32'h0)+:(2)] == 32'h0) & mapped_words[ra_q$q[(32'h2)+:(10)]]);
+        wr_bad_q$d = (w1_go & ~wr_hit);
+        ro_write_q$d = (w1_go & wr_ro);
+        rd_bad_q$d = (r1_go & ~rd_hit);
+        rd_ok_q$d = rd_hit;
         rval_id_magic_0 = (((id_magic_magic_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_magic_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_version_0 = (((id_version_minor_const) & 32'hffffffff) << 32'h0) | (((id_version_major_const) & 32'hffffffff) << 32'h10);
-        if (wsel_id_version_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_config_hash_lo_0 = (((id_config_hash_lo_hash_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_config_hash_lo_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_config_hash_hi_0 = (((id_config_hash_hi_hash_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_config_hash_hi_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_build_hash_0 = (((hw_id_build_hash_hash) & 32'hffffffff) << 32'h0);
-        if (wsel_id_build_hash_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_port0_mac_lo_0) begin
-            port0_mac_lo_mac_q$d = ((port0_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port0_mac_lo_mac_q$d = ((port0_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port0_mac_lo_mac_q$d = port0_mac_lo_mac_reset;
@@ -2095,7 +1958,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port0_mac_lo_mac = port0_mac_lo_mac_q$q;
         rval_port0_mac_lo_0 = (((port0_mac_lo_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port0_mac_hi_0) begin
-            port0_mac_hi_mac_q$d = ((port0_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            port0_mac_hi_mac_q$d = ((port0_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             port0_mac_hi_mac_q$d = port0_mac_hi_mac_reset;
@@ -2103,7 +1966,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port0_mac_hi_mac = port0_mac_hi_mac_q$q;
         rval_port0_mac_hi_0 = (((port0_mac_hi_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port0_ipv4_0) begin
-            port0_ipv4_addr_q$d = ((port0_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port0_ipv4_addr_q$d = ((port0_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port0_ipv4_addr_q$d = port0_ipv4_addr_reset;
@@ -2111,7 +1974,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port0_ipv4_addr = port0_ipv4_addr_q$q;
         rval_port0_ipv4_0 = (((port0_ipv4_addr_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_mac_lo_0) begin
-            port1_mac_lo_mac_q$d = ((port1_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port1_mac_lo_mac_q$d = ((port1_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port1_mac_lo_mac_q$d = port1_mac_lo_mac_reset;
@@ -2119,7 +1982,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port1_mac_lo_mac = port1_mac_lo_mac_q$q;
         rval_port1_mac_lo_0 = (((port1_mac_lo_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_mac_hi_0) begin
-            port1_mac_hi_mac_q$d = ((port1_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            port1_mac_hi_mac_q$d = ((port1_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             port1_mac_hi_mac_q$d = port1_mac_hi_mac_reset;
@@ -2127,7 +1990,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port1_mac_hi_mac = port1_mac_hi_mac_q$q;
         rval_port1_mac_hi_0 = (((port1_mac_hi_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_ipv4_0) begin
-            port1_ipv4_addr_q$d = ((port1_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port1_ipv4_addr_q$d = ((port1_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port1_ipv4_addr_q$d = port1_ipv4_addr_reset;
@@ -2135,14 +1998,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_port1_ipv4_addr = port1_ipv4_addr_q$q;
         rval_port1_ipv4_0 = (((port1_ipv4_addr_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_tx_ip_0) begin
-            tx_ip_dscp_q$d = ((tx_ip_dscp_q$q & ~wmask[(32'h0)+:(6)]) | (s_axil_wdata[(32'h0)+:(6)] & wmask[(32'h0)+:(6)]));
+            tx_ip_dscp_q$d = ((tx_ip_dscp_q$q & ~wmask[(32'h0)+:(6)]) | (wd_q$q[(32'h0)+:(6)] & wmask[(32'h0)+:(6)]));
         end
         if (rst) begin
             tx_ip_dscp_q$d = tx_ip_dscp_reset;
         end
         cfg_tx_ip_dscp = tx_ip_dscp_q$q;
         if (wsel_tx_ip_0) begin
-            tx_ip_ttl_q$d = ((tx_ip_ttl_q$q & ~wmask[(32'h8)+:(8)]) | (s_axil_wdata[(32'h8)+:(8)] & wmask[(32'h8)+:(8)]));
+            tx_ip_ttl_q$d = ((tx_ip_ttl_q$q & ~wmask[(32'h8)+:(8)]) | (wd_q$q[(32'h8)+:(8)] & wmask[(32'h8)+:(8)]));
         end
         if (rst) begin
             tx_ip_ttl_q$d = tx_ip_ttl_reset;
@@ -2150,14 +2013,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_tx_ip_ttl = tx_ip_ttl_q$q;
         rval_tx_ip_0 = (((tx_ip_dscp_q$q) & 32'hffffffff) << 32'h0) | (((tx_ip_ttl_q$q) & 32'hffffffff) << 32'h8);
         if (wsel_spray_0) begin
-            spray_mode_q$d = ((spray_mode_q$q & ~wmask[(32'h0)+:(2)]) | (s_axil_wdata[(32'h0)+:(2)] & wmask[(32'h0)+:(2)]));
+            spray_mode_q$d = ((spray_mode_q$q & ~wmask[(32'h0)+:(2)]) | (wd_q$q[(32'h0)+:(2)] & wmask[(32'h0)+:(2)]));
         end
         if (rst) begin
             spray_mode_q$d = spray_mode_reset;
         end
         cfg_spray_mode = spray_mode_q$q;
         if (wsel_spray_0) begin
-            spray_bth_mark_q$d = ((spray_bth_mark_q$q & ~wmask[(32'h8)+:(1)]) | (s_axil_wdata[(32'h8)+:(1)] & wmask[(32'h8)+:(1)]));
+            spray_bth_mark_q$d = ((spray_bth_mark_q$q & ~wmask[(32'h8)+:(1)]) | (wd_q$q[(32'h8)+:(1)] & wmask[(32'h8)+:(1)]));
         end
         if (rst) begin
             spray_bth_mark_q$d = spray_bth_mark_reset;
@@ -2165,14 +2028,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_spray_bth_mark = spray_bth_mark_q$q;
         rval_spray_0 = (((spray_mode_q$q) & 32'hffffffff) << 32'h0) | (((spray_bth_mark_q$q) & 32'hffffffff) << 32'h8);
         if (wsel_spray_ports_0) begin
-            spray_ports_min_q$d = ((spray_ports_min_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            spray_ports_min_q$d = ((spray_ports_min_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             spray_ports_min_q$d = spray_ports_min_reset;
         end
         cfg_spray_ports_min = spray_ports_min_q$q;
         if (wsel_spray_ports_0) begin
-            spray_ports_max_q$d = ((spray_ports_max_q$q & ~wmask[(32'h10)+:(16)]) | (s_axil_wdata[(32'h10)+:(16)] & wmask[(32'h10)+:(16)]));
+            spray_ports_max_q$d = ((spray_ports_max_q$q & ~wmask[(32'h10)+:(16)]) | (wd_q$q[(32'h10)+:(16)] & wmask[(32'h10)+:(16)]));
         end
         if (rst) begin
             spray_ports_max_q$d = spray_ports_max_reset;
@@ -2180,18 +2043,15 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_spray_ports_max = spray_ports_max_q$q;
         rval_spray_ports_0 = (((spray_ports_min_q$q) & 32'hffffffff) << 32'h0) | (((spray_ports_max_q$q) & 32'hffffffff) << 32'h10);
         rval_tx_status_0 = (((hw_tx_status_spray_cfg_error) & 32'hffffffff) << 32'h0) | (((hw_tx_status_fifo_overflow) & 32'hffffffff) << 32'h1);
-        if (wsel_tx_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_reorder_thresh_0) begin
-            reorder_thresh_ooo_q$d = ((reorder_thresh_ooo_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            reorder_thresh_ooo_q$d = ((reorder_thresh_ooo_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             reorder_thresh_ooo_q$d = reorder_thresh_ooo_reset;
         end
         cfg_reorder_thresh_ooo = reorder_thresh_ooo_q$q;
         if (wsel_reorder_thresh_0) begin
-            reorder_thresh_missing_pct_q$d = ((reorder_thresh_missing_pct_q$q & ~wmask[(32'h10)+:(8)]) | (s_axil_wdata[(32'h10)+:(8)] & wmask[(32'h10)+:(8)]));
+            reorder_thresh_missing_pct_q$d = ((reorder_thresh_missing_pct_q$q & ~wmask[(32'h10)+:(8)]) | (wd_q$q[(32'h10)+:(8)] & wmask[(32'h10)+:(8)]));
         end
         if (rst) begin
             reorder_thresh_missing_pct_q$d = reorder_thresh_missing_pct_reset;
@@ -2199,7 +2059,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_reorder_thresh_missing_pct = reorder_thresh_missing_pct_q$q;
         rval_reorder_thresh_0 = (((reorder_thresh_ooo_q$q) & 32'hffffffff) << 32'h0) | (((reorder_thresh_missing_pct_q$q) & 32'hffffffff) << 32'h10);
         if (wsel_credit_0) begin
-            credit_rule_q$d = ((credit_rule_q$q & ~wmask[(32'h0)+:(1)]) | (s_axil_wdata[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]));
+            credit_rule_q$d = ((credit_rule_q$q & ~wmask[(32'h0)+:(1)]) | (wd_q$q[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]));
         end
         if (rst) begin
             credit_rule_q$d = credit_rule_reset;
@@ -2207,7 +2067,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_credit_rule = credit_rule_q$q;
         rval_credit_0 = (((credit_rule_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_credit_batch_0) begin
-            credit_batch_bytes_q$d = ((credit_batch_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            credit_batch_bytes_q$d = ((credit_batch_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             credit_batch_bytes_q$d = credit_batch_bytes_reset;
@@ -2215,7 +2075,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_credit_batch_bytes = credit_batch_bytes_q$q;
         rval_credit_batch_0 = (((credit_batch_bytes_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_credit_bdp_0) begin
-            credit_bdp_bytes_q$d = ((credit_bdp_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            credit_bdp_bytes_q$d = ((credit_bdp_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             credit_bdp_bytes_q$d = credit_bdp_bytes_reset;
@@ -2223,14 +2083,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_credit_bdp_bytes = credit_bdp_bytes_q$q;
         rval_credit_bdp_0 = (((credit_bdp_bytes_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_pcie_bp_0) begin
-            pcie_bp_threshold_q$d = ((pcie_bp_threshold_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            pcie_bp_threshold_q$d = ((pcie_bp_threshold_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             pcie_bp_threshold_q$d = pcie_bp_threshold_reset;
         end
         cfg_pcie_bp_threshold = pcie_bp_threshold_q$q;
         if (wsel_pcie_bp_0) begin
-            pcie_bp_slowdown_q$d = ((pcie_bp_slowdown_q$q & ~wmask[(32'h10)+:(4)]) | (s_axil_wdata[(32'h10)+:(4)] & wmask[(32'h10)+:(4)]));
+            pcie_bp_slowdown_q$d = ((pcie_bp_slowdown_q$q & ~wmask[(32'h10)+:(4)]) | (wd_q$q[(32'h10)+:(4)] & wmask[(32'h10)+:(4)]));
         end
         if (rst) begin
             pcie_bp_slowdown_q$d = pcie_bp_slowdown_reset;
@@ -2238,11 +2098,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_pcie_bp_slowdown = pcie_bp_slowdown_q$q;
         rval_pcie_bp_0 = (((pcie_bp_threshold_q$q) & 32'hffffffff) << 32'h0) | (((pcie_bp_slowdown_q$q) & 32'hffffffff) << 32'h10);
         rval_credit_status_0 = (((hw_credit_status_tx_clearing) & 32'hffffffff) << 32'h0) | (((hw_credit_status_rx_clearing) & 32'hffffffff) << 32'h1) | (((hw_credit_status_debt_error) & 32'hffffffff) << 32'h2);
-        if (wsel_credit_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_reorder_window_0) begin
-            reorder_window_psns_q$d = ((reorder_window_psns_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            reorder_window_psns_q$d = ((reorder_window_psns_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             reorder_window_psns_q$d = reorder_window_psns_reset;
@@ -2250,18 +2107,15 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_reorder_window_psns = reorder_window_psns_q$q;
         rval_reorder_window_0 = (((reorder_window_psns_q$q) & 32'hffffffff) << 32'h0);
         rval_rx_status_0 = (((hw_rx_status_clearing) & 32'hffffffff) << 32'h0) | (((hw_rx_status_qp_busy) & 32'hffffffff) << 32'h1) | (((hw_rx_status_event_overflow) & 32'hffffffff) << 32'h2);
-        if (wsel_rx_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_local_vni0_0) begin
-            local_vni0_vni_q$d = ((local_vni0_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni0_vni_q$d = ((local_vni0_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni0_vni_q$d = local_vni0_vni_reset;
         end
         cfg_local_vni0_vni = local_vni0_vni_q$q;
         if (wsel_local_vni0_0) begin
-            local_vni0_en_q$d = ((local_vni0_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni0_en_q$d = ((local_vni0_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni0_en_q$d = local_vni0_en_reset;
@@ -2269,14 +2123,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni0_en = local_vni0_en_q$q;
         rval_local_vni0_0 = (((local_vni0_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni0_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni1_0) begin
-            local_vni1_vni_q$d = ((local_vni1_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni1_vni_q$d = ((local_vni1_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni1_vni_q$d = local_vni1_vni_reset;
         end
         cfg_local_vni1_vni = local_vni1_vni_q$q;
         if (wsel_local_vni1_0) begin
-            local_vni1_en_q$d = ((local_vni1_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni1_en_q$d = ((local_vni1_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni1_en_q$d = local_vni1_en_reset;
@@ -2284,14 +2138,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni1_en = local_vni1_en_q$q;
         rval_local_vni1_0 = (((local_vni1_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni1_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni2_0) begin
-            local_vni2_vni_q$d = ((local_vni2_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni2_vni_q$d = ((local_vni2_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni2_vni_q$d = local_vni2_vni_reset;
         end
         cfg_local_vni2_vni = local_vni2_vni_q$q;
         if (wsel_local_vni2_0) begin
-            local_vni2_en_q$d = ((local_vni2_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni2_en_q$d = ((local_vni2_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni2_en_q$d = local_vni2_en_reset;
@@ -2299,14 +2153,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni2_en = local_vni2_en_q$q;
         rval_local_vni2_0 = (((local_vni2_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni2_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni3_0) begin
-            local_vni3_vni_q$d = ((local_vni3_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni3_vni_q$d = ((local_vni3_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni3_vni_q$d = local_vni3_vni_reset;
         end
         cfg_local_vni3_vni = local_vni3_vni_q$q;
         if (wsel_local_vni3_0) begin
-            local_vni3_en_q$d = ((local_vni3_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni3_en_q$d = ((local_vni3_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni3_en_q$d = local_vni3_en_reset;
@@ -2314,14 +2168,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni3_en = local_vni3_en_q$q;
         rval_local_vni3_0 = (((local_vni3_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni3_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni4_0) begin
-            local_vni4_vni_q$d = ((local_vni4_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni4_vni_q$d = ((local_vni4_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni4_vni_q$d = local_vni4_vni_reset;
         end
         cfg_local_vni4_vni = local_vni4_vni_q$q;
         if (wsel_local_vni4_0) begin
-            local_vni4_en_q$d = ((local_vni4_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni4_en_q$d = ((local_vni4_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni4_en_q$d = local_vni4_en_reset;
@@ -2329,14 +2183,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni4_en = local_vni4_en_q$q;
         rval_local_vni4_0 = (((local_vni4_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni4_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni5_0) begin
-            local_vni5_vni_q$d = ((local_vni5_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni5_vni_q$d = ((local_vni5_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni5_vni_q$d = local_vni5_vni_reset;
         end
         cfg_local_vni5_vni = local_vni5_vni_q$q;
         if (wsel_local_vni5_0) begin
-            local_vni5_en_q$d = ((local_vni5_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni5_en_q$d = ((local_vni5_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni5_en_q$d = local_vni5_en_reset;
@@ -2344,14 +2198,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni5_en = local_vni5_en_q$q;
         rval_local_vni5_0 = (((local_vni5_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni5_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni6_0) begin
-            local_vni6_vni_q$d = ((local_vni6_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni6_vni_q$d = ((local_vni6_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni6_vni_q$d = local_vni6_vni_reset;
         end
         cfg_local_vni6_vni = local_vni6_vni_q$q;
         if (wsel_local_vni6_0) begin
-            local_vni6_en_q$d = ((local_vni6_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni6_en_q$d = ((local_vni6_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni6_en_q$d = local_vni6_en_reset;
@@ -2359,14 +2213,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_local_vni6_en = local_vni6_en_q$q;
         rval_local_vni6_0 = (((local_vni6_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni6_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni7_0) begin
-            local_vni7_vni_q$d = ((local_vni7_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni7_vni_q$d = ((local_vni7_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni7_vni_q$d = local_vni7_vni_reset;
         end
         cfg_local_vni7_vni = local_vni7_vni_q$q;
         if (wsel_local_vni7_0) begin
-            local_vni7_en_q$d = ((local_vni7_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni7_en_q$d = ((local_vni7_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni7_en_q$d = local_vni7_en_reset;
@@ -2375,11 +2229,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rval_local_vni7_0 = (((local_vni7_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni7_en_q$q) & 32'hffffffff) << 32'h1f);
         err_flags_ft_multi_hit_clr_q$d = 32'h0;
         if (wsel_err_flags_0) begin
-            err_flags_ft_multi_hit_clr_q$d = (s_axil_wdata[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]);
+            err_flags_ft_multi_hit_clr_q$d = (wd_q$q[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]);
         end
         clr_err_flags_ft_multi_hit = err_flags_ft_multi_hit_clr_q$q;
         if (wsel_err_flags_0) begin
-            err_flags_csr_bad_access_q$d = (err_flags_csr_bad_access_q$q & ~(s_axil_wdata[(32'h1)+:(1)] & wmask[(32'h1)+:(1)]));
+            err_flags_csr_bad_access_q$d = (err_flags_csr_bad_access_q$q & ~(wd_q$q[(32'h1)+:(1)] & wmask[(32'h1)+:(1)]));
         end
         if (bad_access) begin
             err_flags_csr_bad_access_q$d = 32'h1;
@@ -2388,160 +2242,121 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
             err_flags_csr_bad_access_q$d = 32'h0;
         end
         rval_err_flags_0 = (((hw_err_flags_ft_multi_hit) & 32'hffffffff) << 32'h0) | (((err_flags_csr_bad_access_q$q) & 32'hffffffff) << 32'h1);
-        rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_count$q[(32'h0)+:(32)];
+        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc) & 32'hffffffff));
+        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc[32'h1] | (cnt_csr_bad_access_inc[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
+        cnt_csr_bad_access_hi$d = (cnt_csr_bad_access_hi$q + ((cnt_csr_bad_access_c$q) & 32'hffffffff));
+        if (rst) begin
+            cnt_csr_bad_access_lo$d = 32'h0;
+            cnt_csr_bad_access_hi$d = 32'h0;
+            cnt_csr_bad_access_c$d = 1'b0;
+        end
+        cnt_csr_bad_access_lo_rd$d = rsel_cnt_csr_bad_access_0;
+        if (cnt_csr_bad_access_lo_rd$q) begin
+            cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_hi$q;
+        end
+        rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_lo$q;
         rval_cnt_csr_bad_access_1 = cnt_csr_bad_access_shadow$q;
-        if (rsel_cnt_csr_bad_access_0) begin
-            cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_count$q[(32'h20)+:(32)];
+        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc) & 32'hffffffff));
+        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc[32'h1] | (cnt_csr_ro_write_inc[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
+        cnt_csr_ro_write_hi$d = (cnt_csr_ro_write_hi$q + ((cnt_csr_ro_write_c$q) & 32'hffffffff));
+        if (rst) begin
+            cnt_csr_ro_write_lo$d = 32'h0;
+            cnt_csr_ro_write_hi$d = 32'h0;
+            cnt_csr_ro_write_c$d = 1'b0;
         end
-        if ((wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1)) begin
-            ro_write = 1'b1;
+        cnt_csr_ro_write_lo_rd$d = rsel_cnt_csr_ro_write_0;
+        if (cnt_csr_ro_write_lo_rd$q) begin
+            cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_hi$q;
         end
-        rval_cnt_csr_ro_write_0 = cnt_csr_ro_write_count$q[(32'h0)+:(32)];
+        rval_cnt_csr_ro_write_0 = cnt_csr_ro_write_lo$q;
         rval_cnt_csr_ro_write_1 = cnt_csr_ro_write_shadow$q;
-        if (rsel_cnt_csr_ro_write_0) begin
-            cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_count$q[(32'h20)+:(32)];
-        end
-        if ((wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_multi_hit_0 = hw_cnt_ft_multi_hit[(32'h0)+:(32)];
-        rval_cnt_ft_multi_hit_1 = cnt_ft_multi_hit_shadow$q;
         if (rsel_cnt_ft_multi_hit_0) begin
             cnt_ft_multi_hit_shadow$d = hw_cnt_ft_multi_hit[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_dup_hit_0 = hw_cnt_ft_dup_hit[(32'h0)+:(32)];
-        rval_cnt_ft_dup_hit_1 = cnt_ft_dup_hit_shadow$q;
+        rval_cnt_ft_multi_hit_0 = hw_cnt_ft_multi_hit[(32'h0)+:(32)];
+        rval_cnt_ft_multi_hit_1 = cnt_ft_multi_hit_shadow$q;
         if (rsel_cnt_ft_dup_hit_0) begin
             cnt_ft_dup_hit_shadow$d = hw_cnt_ft_dup_hit[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_bad_update_0 = hw_cnt_ft_bad_update[(32'h0)+:(32)];
-        rval_cnt_ft_bad_update_1 = cnt_ft_bad_update_shadow$q;
+        rval_cnt_ft_dup_hit_0 = hw_cnt_ft_dup_hit[(32'h0)+:(32)];
+        rval_cnt_ft_dup_hit_1 = cnt_ft_dup_hit_shadow$q;
         if (rsel_cnt_ft_bad_update_0) begin
             cnt_ft_bad_update_shadow$d = hw_cnt_ft_bad_update[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_frames_0 = hw_cnt_tx_frames[(32'h0)+:(32)];
-        rval_cnt_tx_frames_1 = cnt_tx_frames_shadow$q;
+        rval_cnt_ft_bad_update_0 = hw_cnt_ft_bad_update[(32'h0)+:(32)];
+        rval_cnt_ft_bad_update_1 = cnt_ft_bad_update_shadow$q;
         if (rsel_cnt_tx_frames_0) begin
             cnt_tx_frames_shadow$d = hw_cnt_tx_frames[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_miss_0 = hw_cnt_tx_drop_miss[(32'h0)+:(32)];
-        rval_cnt_tx_drop_miss_1 = cnt_tx_drop_miss_shadow$q;
+        rval_cnt_tx_frames_0 = hw_cnt_tx_frames[(32'h0)+:(32)];
+        rval_cnt_tx_frames_1 = cnt_tx_frames_shadow$q;
         if (rsel_cnt_tx_drop_miss_0) begin
             cnt_tx_drop_miss_shadow$d = hw_cnt_tx_drop_miss[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_short_0 = hw_cnt_tx_drop_short[(32'h0)+:(32)];
-        rval_cnt_tx_drop_short_1 = cnt_tx_drop_short_shadow$q;
+        rval_cnt_tx_drop_miss_0 = hw_cnt_tx_drop_miss[(32'h0)+:(32)];
+        rval_cnt_tx_drop_miss_1 = cnt_tx_drop_miss_shadow$q;
         if (rsel_cnt_tx_drop_short_0) begin
             cnt_tx_drop_short_shadow$d = hw_cnt_tx_drop_short[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_not_ipv4_0 = hw_cnt_tx_drop_not_ipv4[(32'h0)+:(32)];
-        rval_cnt_tx_drop_not_ipv4_1 = cnt_tx_drop_not_ipv4_shadow$q;
+        rval_cnt_tx_drop_short_0 = hw_cnt_tx_drop_short[(32'h0)+:(32)];
+        rval_cnt_tx_drop_short_1 = cnt_tx_drop_short_shadow$q;
         if (rsel_cnt_tx_drop_not_ipv4_0) begin
             cnt_tx_drop_not_ipv4_shadow$d = hw_cnt_tx_drop_not_ipv4[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_too_long_0 = hw_cnt_tx_drop_too_long[(32'h0)+:(32)];
-        rval_cnt_tx_drop_too_long_1 = cnt_tx_drop_too_long_shadow$q;
+        rval_cnt_tx_drop_not_ipv4_0 = hw_cnt_tx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_tx_drop_not_ipv4_1 = cnt_tx_drop_not_ipv4_shadow$q;
         if (rsel_cnt_tx_drop_too_long_0) begin
             cnt_tx_drop_too_long_shadow$d = hw_cnt_tx_drop_too_long[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_bad_keep_0 = hw_cnt_tx_drop_bad_keep[(32'h0)+:(32)];
-        rval_cnt_tx_drop_bad_keep_1 = cnt_tx_drop_bad_keep_shadow$q;
+        rval_cnt_tx_drop_too_long_0 = hw_cnt_tx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_tx_drop_too_long_1 = cnt_tx_drop_too_long_shadow$q;
         if (rsel_cnt_tx_drop_bad_keep_0) begin
             cnt_tx_drop_bad_keep_shadow$d = hw_cnt_tx_drop_bad_keep[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_requests_0 = hw_cnt_credit_requests[(32'h0)+:(32)];
-        rval_cnt_credit_requests_1 = cnt_credit_requests_shadow$q;
+        rval_cnt_tx_drop_bad_keep_0 = hw_cnt_tx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_tx_drop_bad_keep_1 = cnt_tx_drop_bad_keep_shadow$q;
         if (rsel_cnt_credit_requests_0) begin
             cnt_credit_requests_shadow$d = hw_cnt_credit_requests[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_grants_0 = hw_cnt_credit_grants[(32'h0)+:(32)];
-        rval_cnt_credit_grants_1 = cnt_credit_grants_shadow$q;
+        rval_cnt_credit_requests_0 = hw_cnt_credit_requests[(32'h0)+:(32)];
+        rval_cnt_credit_requests_1 = cnt_credit_requests_shadow$q;
         if (rsel_cnt_credit_grants_0) begin
             cnt_credit_grants_shadow$d = hw_cnt_credit_grants[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_wasted_bytes_0 = hw_cnt_credit_wasted_bytes[(32'h0)+:(32)];
-        rval_cnt_credit_wasted_bytes_1 = cnt_credit_wasted_bytes_shadow$q;
+        rval_cnt_credit_grants_0 = hw_cnt_credit_grants[(32'h0)+:(32)];
+        rval_cnt_credit_grants_1 = cnt_credit_grants_shadow$q;
         if (rsel_cnt_credit_wasted_bytes_0) begin
             cnt_credit_wasted_bytes_shadow$d = hw_cnt_credit_wasted_bytes[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_starved_cycles_0 = hw_cnt_credit_starved_cycles[(32'h0)+:(32)];
-        rval_cnt_credit_starved_cycles_1 = cnt_credit_starved_cycles_shadow$q;
+        rval_cnt_credit_wasted_bytes_0 = hw_cnt_credit_wasted_bytes[(32'h0)+:(32)];
+        rval_cnt_credit_wasted_bytes_1 = cnt_credit_wasted_bytes_shadow$q;
         if (rsel_cnt_credit_starved_cycles_0) begin
             cnt_credit_starved_cycles_shadow$d = hw_cnt_credit_starved_cycles[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_grants_dropped_0 = hw_cnt_credit_grants_dropped[(32'h0)+:(32)];
-        rval_cnt_credit_grants_dropped_1 = cnt_credit_grants_dropped_shadow$q;
+        rval_cnt_credit_starved_cycles_0 = hw_cnt_credit_starved_cycles[(32'h0)+:(32)];
+        rval_cnt_credit_starved_cycles_1 = cnt_credit_starved_cycles_shadow$q;
         if (rsel_cnt_credit_grants_dropped_0) begin
             cnt_credit_grants_dropped_shadow$d = hw_cnt_credit_grants_dropped[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_requests_0 = hw_cnt_credit_rx_requests[(32'h0)+:(32)];
-        rval_cnt_credit_rx_requests_1 = cnt_credit_rx_requests_shadow$q;
+        rval_cnt_credit_grants_dropped_0 = hw_cnt_credit_grants_dropped[(32'h0)+:(32)];
+        rval_cnt_credit_grants_dropped_1 = cnt_credit_grants_dropped_shadow$q;
         if (rsel_cnt_credit_rx_requests_0) begin
             cnt_credit_rx_requests_shadow$d = hw_cnt_credit_rx_requests[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_grants_0 = hw_cnt_credit_rx_grants[(32'h0)+:(32)];
-        rval_cnt_credit_rx_grants_1 = cnt_credit_rx_grants_shadow$q;
+        rval_cnt_credit_rx_requests_0 = hw_cnt_credit_rx_requests[(32'h0)+:(32)];
+        rval_cnt_credit_rx_requests_1 = cnt_credit_rx_requests_shadow$q;
         if (rsel_cnt_credit_rx_grants_0) begin
             cnt_credit_rx_grants_shadow$d = hw_cnt_credit_rx_grants[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_idle_slots_0 = hw_cnt_credit_rx_idle_slots[(32'h0)+:(32)];
-        rval_cnt_credit_rx_idle_slots_1 = cnt_credit_rx_idle_slots_shadow$q;
+        rval_cnt_credit_rx_grants_0 = hw_cnt_credit_rx_grants[(32'h0)+:(32)];
+        rval_cnt_credit_rx_grants_1 = cnt_credit_rx_grants_shadow$q;
         if (rsel_cnt_credit_rx_idle_slots_0) begin
             cnt_credit_rx_idle_slots_shadow$d = hw_cnt_credit_rx_idle_slots[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1)) begin
-            ro_write = 1'b1;
-        end
+        rval_cnt_credit_rx_idle_slots_0 = hw_cnt_credit_rx_idle_slots[(32'h0)+:(32)];
+        rval_cnt_credit_rx_idle_slots_1 = cnt_credit_rx_idle_slots_shadow$q;
         if (wsel_qp_id_0) begin
-            qp_id_qp_q$d = ((qp_id_qp_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            qp_id_qp_q$d = ((qp_id_qp_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             qp_id_qp_q$d = qp_id_qp_reset;
@@ -2549,14 +2364,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_qp_id_qp = qp_id_qp_q$q;
         rval_qp_id_0 = (((qp_id_qp_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_qp_cfg_0) begin
-            qp_cfg_vni_slot_q$d = ((qp_cfg_vni_slot_q$q & ~wmask[(32'h0)+:(3)]) | (s_axil_wdata[(32'h0)+:(3)] & wmask[(32'h0)+:(3)]));
+            qp_cfg_vni_slot_q$d = ((qp_cfg_vni_slot_q$q & ~wmask[(32'h0)+:(3)]) | (wd_q$q[(32'h0)+:(3)] & wmask[(32'h0)+:(3)]));
         end
         if (rst) begin
             qp_cfg_vni_slot_q$d = qp_cfg_vni_slot_reset;
         end
         cfg_qp_cfg_vni_slot = qp_cfg_vni_slot_q$q;
         if (wsel_qp_cfg_0) begin
-            qp_cfg_enable_q$d = ((qp_cfg_enable_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            qp_cfg_enable_q$d = ((qp_cfg_enable_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             qp_cfg_enable_q$d = qp_cfg_enable_reset;
@@ -2564,198 +2379,132 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_qp_cfg_enable = qp_cfg_enable_q$q;
         rval_qp_cfg_0 = (((qp_cfg_vni_slot_q$q) & 32'hffffffff) << 32'h0) | (((qp_cfg_enable_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_qp_psn_0) begin
-            qp_psn_psn_q$d = ((qp_psn_psn_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            qp_psn_psn_q$d = ((qp_psn_psn_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             qp_psn_psn_q$d = qp_psn_psn_reset;
         end
         cfg_qp_psn_psn = qp_psn_psn_q$q;
         rval_qp_psn_0 = (((qp_psn_psn_q$q) & 32'hffffffff) << 32'h0);
-        cmd_qp_cmd_valid_q$d = (wsel_qp_cmd_0 & |s_axil_wstrb);
+        cmd_qp_cmd_valid_q$d = (wsel_qp_cmd_0 & |ws_q$q);
         cmd_qp_cmd_valid = cmd_qp_cmd_valid_q$q;
         if (wsel_qp_cmd_0) begin
-            qp_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(1)];
+            qp_cmd_op_cmd_q$d = wd_q$q[(32'h0)+:(1)];
         end
         cmd_qp_cmd_op = qp_cmd_op_cmd_q$q;
         rval_qp_cmd_0 = 32'h0;
-        rval_cnt_rx_frames_0 = hw_cnt_rx_frames[(32'h0)+:(32)];
-        rval_cnt_rx_frames_1 = cnt_rx_frames_shadow$q;
         if (rsel_cnt_rx_frames_0) begin
             cnt_rx_frames_shadow$d = hw_cnt_rx_frames[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_placed_0 = hw_cnt_rx_placed[(32'h0)+:(32)];
-        rval_cnt_rx_placed_1 = cnt_rx_placed_shadow$q;
+        rval_cnt_rx_frames_0 = hw_cnt_rx_frames[(32'h0)+:(32)];
+        rval_cnt_rx_frames_1 = cnt_rx_frames_shadow$q;
         if (rsel_cnt_rx_placed_0) begin
             cnt_rx_placed_shadow$d = hw_cnt_rx_placed[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_keep_0 = hw_cnt_rx_drop_bad_keep[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_keep_1 = cnt_rx_drop_bad_keep_shadow$q;
+        rval_cnt_rx_placed_0 = hw_cnt_rx_placed[(32'h0)+:(32)];
+        rval_cnt_rx_placed_1 = cnt_rx_placed_shadow$q;
         if (rsel_cnt_rx_drop_bad_keep_0) begin
             cnt_rx_drop_bad_keep_shadow$d = hw_cnt_rx_drop_bad_keep[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_too_long_0 = hw_cnt_rx_drop_too_long[(32'h0)+:(32)];
-        rval_cnt_rx_drop_too_long_1 = cnt_rx_drop_too_long_shadow$q;
+        rval_cnt_rx_drop_bad_keep_0 = hw_cnt_rx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_keep_1 = cnt_rx_drop_bad_keep_shadow$q;
         if (rsel_cnt_rx_drop_too_long_0) begin
             cnt_rx_drop_too_long_shadow$d = hw_cnt_rx_drop_too_long[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_truncated_0 = hw_cnt_rx_drop_truncated[(32'h0)+:(32)];
-        rval_cnt_rx_drop_truncated_1 = cnt_rx_drop_truncated_shadow$q;
+        rval_cnt_rx_drop_too_long_0 = hw_cnt_rx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_rx_drop_too_long_1 = cnt_rx_drop_too_long_shadow$q;
         if (rsel_cnt_rx_drop_truncated_0) begin
             cnt_rx_drop_truncated_shadow$d = hw_cnt_rx_drop_truncated[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_not_ipv4_0 = hw_cnt_rx_drop_not_ipv4[(32'h0)+:(32)];
-        rval_cnt_rx_drop_not_ipv4_1 = cnt_rx_drop_not_ipv4_shadow$q;
+        rval_cnt_rx_drop_truncated_0 = hw_cnt_rx_drop_truncated[(32'h0)+:(32)];
+        rval_cnt_rx_drop_truncated_1 = cnt_rx_drop_truncated_shadow$q;
         if (rsel_cnt_rx_drop_not_ipv4_0) begin
             cnt_rx_drop_not_ipv4_shadow$d = hw_cnt_rx_drop_not_ipv4[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_checksum_0 = hw_cnt_rx_drop_bad_checksum[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_checksum_1 = cnt_rx_drop_bad_checksum_shadow$q;
+        rval_cnt_rx_drop_not_ipv4_0 = hw_cnt_rx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_rx_drop_not_ipv4_1 = cnt_rx_drop_not_ipv4_shadow$q;
         if (rsel_cnt_rx_drop_bad_checksum_0) begin
             cnt_rx_drop_bad_checksum_shadow$d = hw_cnt_rx_drop_bad_checksum[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_port_0 = hw_cnt_rx_drop_bad_port[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_port_1 = cnt_rx_drop_bad_port_shadow$q;
+        rval_cnt_rx_drop_bad_checksum_0 = hw_cnt_rx_drop_bad_checksum[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_checksum_1 = cnt_rx_drop_bad_checksum_shadow$q;
         if (rsel_cnt_rx_drop_bad_port_0) begin
             cnt_rx_drop_bad_port_shadow$d = hw_cnt_rx_drop_bad_port[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_vxlan_0 = hw_cnt_rx_drop_bad_vxlan[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_vxlan_1 = cnt_rx_drop_bad_vxlan_shadow$q;
+        rval_cnt_rx_drop_bad_port_0 = hw_cnt_rx_drop_bad_port[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_port_1 = cnt_rx_drop_bad_port_shadow$q;
         if (rsel_cnt_rx_drop_bad_vxlan_0) begin
             cnt_rx_drop_bad_vxlan_shadow$d = hw_cnt_rx_drop_bad_vxlan[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_unknown_vni_0 = hw_cnt_rx_drop_unknown_vni[(32'h0)+:(32)];
-        rval_cnt_rx_drop_unknown_vni_1 = cnt_rx_drop_unknown_vni_shadow$q;
+        rval_cnt_rx_drop_bad_vxlan_0 = hw_cnt_rx_drop_bad_vxlan[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_vxlan_1 = cnt_rx_drop_bad_vxlan_shadow$q;
         if (rsel_cnt_rx_drop_unknown_vni_0) begin
             cnt_rx_drop_unknown_vni_shadow$d = hw_cnt_rx_drop_unknown_vni[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_inner_0 = hw_cnt_rx_drop_bad_inner[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_inner_1 = cnt_rx_drop_bad_inner_shadow$q;
+        rval_cnt_rx_drop_unknown_vni_0 = hw_cnt_rx_drop_unknown_vni[(32'h0)+:(32)];
+        rval_cnt_rx_drop_unknown_vni_1 = cnt_rx_drop_unknown_vni_shadow$q;
         if (rsel_cnt_rx_drop_bad_inner_0) begin
             cnt_rx_drop_bad_inner_shadow$d = hw_cnt_rx_drop_bad_inner[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_opcode_0 = hw_cnt_rx_drop_bad_opcode[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_opcode_1 = cnt_rx_drop_bad_opcode_shadow$q;
+        rval_cnt_rx_drop_bad_inner_0 = hw_cnt_rx_drop_bad_inner[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_inner_1 = cnt_rx_drop_bad_inner_shadow$q;
         if (rsel_cnt_rx_drop_bad_opcode_0) begin
             cnt_rx_drop_bad_opcode_shadow$d = hw_cnt_rx_drop_bad_opcode[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_length_0 = hw_cnt_rx_drop_bad_length[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_length_1 = cnt_rx_drop_bad_length_shadow$q;
+        rval_cnt_rx_drop_bad_opcode_0 = hw_cnt_rx_drop_bad_opcode[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_opcode_1 = cnt_rx_drop_bad_opcode_shadow$q;
         if (rsel_cnt_rx_drop_bad_length_0) begin
             cnt_rx_drop_bad_length_shadow$d = hw_cnt_rx_drop_bad_length[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_refused_0 = hw_cnt_rx_drop_refused[(32'h0)+:(32)];
-        rval_cnt_rx_drop_refused_1 = cnt_rx_drop_refused_shadow$q;
+        rval_cnt_rx_drop_bad_length_0 = hw_cnt_rx_drop_bad_length[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_length_1 = cnt_rx_drop_bad_length_shadow$q;
         if (rsel_cnt_rx_drop_refused_0) begin
             cnt_rx_drop_refused_shadow$d = hw_cnt_rx_drop_refused[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_duplicate_0 = hw_cnt_rx_reorder_duplicate[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_duplicate_1 = cnt_rx_reorder_duplicate_shadow$q;
+        rval_cnt_rx_drop_refused_0 = hw_cnt_rx_drop_refused[(32'h0)+:(32)];
+        rval_cnt_rx_drop_refused_1 = cnt_rx_drop_refused_shadow$q;
         if (rsel_cnt_rx_reorder_duplicate_0) begin
             cnt_rx_reorder_duplicate_shadow$d = hw_cnt_rx_reorder_duplicate[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_beyond_window_0 = hw_cnt_rx_reorder_beyond_window[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_beyond_window_1 = cnt_rx_reorder_beyond_window_shadow$q;
+        rval_cnt_rx_reorder_duplicate_0 = hw_cnt_rx_reorder_duplicate[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_duplicate_1 = cnt_rx_reorder_duplicate_shadow$q;
         if (rsel_cnt_rx_reorder_beyond_window_0) begin
             cnt_rx_reorder_beyond_window_shadow$d = hw_cnt_rx_reorder_beyond_window[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_unknown_qp_0 = hw_cnt_rx_reorder_unknown_qp[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_unknown_qp_1 = cnt_rx_reorder_unknown_qp_shadow$q;
+        rval_cnt_rx_reorder_beyond_window_0 = hw_cnt_rx_reorder_beyond_window[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_beyond_window_1 = cnt_rx_reorder_beyond_window_shadow$q;
         if (rsel_cnt_rx_reorder_unknown_qp_0) begin
             cnt_rx_reorder_unknown_qp_shadow$d = hw_cnt_rx_reorder_unknown_qp[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_bad_qp_0 = hw_cnt_rx_reorder_bad_qp[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_bad_qp_1 = cnt_rx_reorder_bad_qp_shadow$q;
+        rval_cnt_rx_reorder_unknown_qp_0 = hw_cnt_rx_reorder_unknown_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_unknown_qp_1 = cnt_rx_reorder_unknown_qp_shadow$q;
         if (rsel_cnt_rx_reorder_bad_qp_0) begin
             cnt_rx_reorder_bad_qp_shadow$d = hw_cnt_rx_reorder_bad_qp[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_imm_full_0 = hw_cnt_rx_reorder_imm_full[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_imm_full_1 = cnt_rx_reorder_imm_full_shadow$q;
+        rval_cnt_rx_reorder_bad_qp_0 = hw_cnt_rx_reorder_bad_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_bad_qp_1 = cnt_rx_reorder_bad_qp_shadow$q;
         if (rsel_cnt_rx_reorder_imm_full_0) begin
             cnt_rx_reorder_imm_full_shadow$d = hw_cnt_rx_reorder_imm_full[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_cqes_0 = hw_cnt_rx_cqes[(32'h0)+:(32)];
-        rval_cnt_rx_cqes_1 = cnt_rx_cqes_shadow$q;
+        rval_cnt_rx_reorder_imm_full_0 = hw_cnt_rx_reorder_imm_full[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_imm_full_1 = cnt_rx_reorder_imm_full_shadow$q;
         if (rsel_cnt_rx_cqes_0) begin
             cnt_rx_cqes_shadow$d = hw_cnt_rx_cqes[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_acks_0 = hw_cnt_rx_acks[(32'h0)+:(32)];
-        rval_cnt_rx_acks_1 = cnt_rx_acks_shadow$q;
+        rval_cnt_rx_cqes_0 = hw_cnt_rx_cqes[(32'h0)+:(32)];
+        rval_cnt_rx_cqes_1 = cnt_rx_cqes_shadow$q;
         if (rsel_cnt_rx_acks_0) begin
             cnt_rx_acks_shadow$d = hw_cnt_rx_acks[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_naks_0 = hw_cnt_rx_naks[(32'h0)+:(32)];
-        rval_cnt_rx_naks_1 = cnt_rx_naks_shadow$q;
+        rval_cnt_rx_acks_0 = hw_cnt_rx_acks[(32'h0)+:(32)];
+        rval_cnt_rx_acks_1 = cnt_rx_acks_shadow$q;
         if (rsel_cnt_rx_naks_0) begin
             cnt_rx_naks_shadow$d = hw_cnt_rx_naks[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1)) begin
-            ro_write = 1'b1;
-        end
+        rval_cnt_rx_naks_0 = hw_cnt_rx_naks[(32'h0)+:(32)];
+        rval_cnt_rx_naks_1 = cnt_rx_naks_shadow$q;
         if (wsel_ft_key_lo_0) begin
-            ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_reset;
@@ -2763,7 +2512,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_key_lo_ipv4 = ft_key_lo_ipv4_q$q;
         rval_ft_key_lo_0 = (((ft_key_lo_ipv4_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_key_hi_0) begin
-            ft_key_hi_vni_q$d = ((ft_key_hi_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            ft_key_hi_vni_q$d = ((ft_key_hi_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             ft_key_hi_vni_q$d = ft_key_hi_vni_reset;
@@ -2771,7 +2520,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_key_hi_vni = ft_key_hi_vni_q$q;
         rval_ft_key_hi_0 = (((ft_key_hi_vni_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val0_0) begin
-            ft_val0_bits_q$d = ((ft_val0_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val0_bits_q$d = ((ft_val0_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val0_bits_q$d = ft_val0_bits_reset;
@@ -2779,7 +2528,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_val0_bits = ft_val0_bits_q$q;
         rval_ft_val0_0 = (((ft_val0_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val1_0) begin
-            ft_val1_bits_q$d = ((ft_val1_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val1_bits_q$d = ((ft_val1_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val1_bits_q$d = ft_val1_bits_reset;
@@ -2787,7 +2536,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_val1_bits = ft_val1_bits_q$q;
         rval_ft_val1_0 = (((ft_val1_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val2_0) begin
-            ft_val2_bits_q$d = ((ft_val2_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val2_bits_q$d = ((ft_val2_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val2_bits_q$d = ft_val2_bits_reset;
@@ -2795,7 +2544,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_val2_bits = ft_val2_bits_q$q;
         rval_ft_val2_0 = (((ft_val2_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val3_0) begin
-            ft_val3_bits_q$d = ((ft_val3_bits_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            ft_val3_bits_q$d = ((ft_val3_bits_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             ft_val3_bits_q$d = ft_val3_bits_reset;
@@ -2803,860 +2552,131 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cfg_ft_val3_bits = ft_val3_bits_q$q;
         rval_ft_val3_0 = (((ft_val3_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_loc_0) begin
-            ft_loc_index_q$d = ((ft_loc_index_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            ft_loc_index_q$d = ((ft_loc_index_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             ft_loc_index_q$d = ft_loc_index_reset;
         end
         cfg_ft_loc_index = ft_loc_index_q$q;
         if (wsel_ft_loc_0) begin
-            ft_loc_way_q$d = ((ft_loc_way_q$q & ~wmask[(32'h10)+:(2)]) | (s_axil_wdata[(32'h10)+:(2)] & wmask[(32'h10)+:(2)]));
+            ft_loc_way_q$d = ((ft_loc_way_q$q & ~wmask[(32'h10)+:(2)]) | (wd_q$q[(32'h10)+:(2)] & wmask[(32'h10)+:(2)]));
         end
         if (rst) begin
             ft_loc_way_q$d = ft_loc_way_reset;
         end
         cfg_ft_loc_way = ft_loc_way_q$q;
         rval_ft_loc_0 = (((ft_loc_index_q$q) & 32'hffffffff) << 32'h0) | (((ft_loc_way_q$q) & 32'hffffffff) << 32'h10);
-        cmd_ft_cmd_valid_q$d = (wsel_ft_cmd_0 & |s_axil_wstrb);
+        cmd_ft_cmd_valid_q$d = (wsel_ft_cmd_0 & |ws_q$q);
         cmd_ft_cmd_valid = cmd_ft_cmd_valid_q$q;
         if (wsel_ft_cmd_0) begin
-            ft_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(3)];
+            ft_cmd_op_cmd_q$d = wd_q$q[(32'h0)+:(3)];
         end
         cmd_ft_cmd_op = ft_cmd_op_cmd_q$q;
         rval_ft_cmd_0 = 32'h0;
         rval_ft_status_0 = (((hw_ft_status_clearing) & 32'hffffffff) << 32'h0) | (((hw_ft_status_rd_done) & 32'hffffffff) << 32'h1);
-        if (wsel_ft_status_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_key_lo_0 = (((hw_ft_rd_key_lo_ipv4) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_key_lo_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_key_hi_0 = (((hw_ft_rd_key_hi_vni) & 32'hffffffff) << 32'h0) | (((hw_ft_rd_key_hi_valid) & 32'hffffffff) << 32'h1f);
-        if (wsel_ft_rd_key_hi_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val0_0 = (((hw_ft_rd_val0_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val0_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val1_0 = (((hw_ft_rd_val1_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val1_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val2_0 = (((hw_ft_rd_val2_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val2_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val3_0 = (((hw_ft_rd_val3_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val3_0) begin
-            ro_write = 1'b1;
-        end
-        if (rsel_id_magic_0) begin
-            rterm_id_magic_0 = rval_id_magic_0;
-        end
-        else begin
-            rterm_id_magic_0 = 32'h0;
-        end
-        if (rsel_id_version_0) begin
-            rterm_id_version_0 = rval_id_version_0;
-        end
-        else begin
-            rterm_id_version_0 = 32'h0;
-        end
-        if (rsel_id_config_hash_lo_0) begin
-            rterm_id_config_hash_lo_0 = rval_id_config_hash_lo_0;
-        end
-        else begin
-            rterm_id_config_hash_lo_0 = 32'h0;
-        end
-        if (rsel_id_config_hash_hi_0) begin
-            rterm_id_config_hash_hi_0 = rval_id_config_hash_hi_0;
-        end
-        else begin
-            rterm_id_config_hash_hi_0 = 32'h0;
-        end
-        if (rsel_id_build_hash_0) begin
-            rterm_id_build_hash_0 = rval_id_build_hash_0;
-        end
-        else begin
-            rterm_id_build_hash_0 = 32'h0;
-        end
-        if (rsel_port0_mac_lo_0) begin
-            rterm_port0_mac_lo_0 = rval_port0_mac_lo_0;
-        end
-        else begin
-            rterm_port0_mac_lo_0 = 32'h0;
-        end
-        if (rsel_port0_mac_hi_0) begin
-            rterm_port0_mac_hi_0 = rval_port0_mac_hi_0;
-        end
-        else begin
-            rterm_port0_mac_hi_0 = 32'h0;
-        end
-        if (rsel_port0_ipv4_0) begin
-            rterm_port0_ipv4_0 = rval_port0_ipv4_0;
-        end
-        else begin
-            rterm_port0_ipv4_0 = 32'h0;
-        end
-        if (rsel_port1_mac_lo_0) begin
-            rterm_port1_mac_lo_0 = rval_port1_mac_lo_0;
-        end
-        else begin
-            rterm_port1_mac_lo_0 = 32'h0;
-        end
-        if (rsel_port1_mac_hi_0) begin
-            rterm_port1_mac_hi_0 = rval_port1_mac_hi_0;
-        end
-        else begin
-            rterm_port1_mac_hi_0 = 32'h0;
-        end
-        if (rsel_port1_ipv4_0) begin
-            rterm_port1_ipv4_0 = rval_port1_ipv4_0;
-        end
-        else begin
-            rterm_port1_ipv4_0 = 32'h0;
-        end
-        if (rsel_tx_ip_0) begin
-            rterm_tx_ip_0 = rval_tx_ip_0;
-        end
-        else begin
-            rterm_tx_ip_0 = 32'h0;
-        end
-        if (rsel_spray_0) begin
-            rterm_spray_0 = rval_spray_0;
-        end
-        else begin
-            rterm_spray_0 = 32'h0;
-        end
-        if (rsel_spray_ports_0) begin
-            rterm_spray_ports_0 = rval_spray_ports_0;
-        end
-        else begin
-            rterm_spray_ports_0 = 32'h0;
-        end
-        if (rsel_tx_status_0) begin
-            rterm_tx_status_0 = rval_tx_status_0;
-        end
-        else begin
-            rterm_tx_status_0 = 32'h0;
-        end
-        if (rsel_reorder_thresh_0) begin
-            rterm_reorder_thresh_0 = rval_reorder_thresh_0;
-        end
-        else begin
-            rterm_reorder_thresh_0 = 32'h0;
-        end
-        if (rsel_credit_0) begin
-            rterm_credit_0 = rval_credit_0;
-        end
-        else begin
-            rterm_credit_0 = 32'h0;
-        end
-        if (rsel_credit_batch_0) begin
-            rterm_credit_batch_0 = rval_credit_batch_0;
-        end
-        else begin
-            rterm_credit_batch_0 = 32'h0;
-        end
-        if (rsel_credit_bdp_0) begin
-            rterm_credit_bdp_0 = rval_credit_bdp_0;
-        end
-        else begin
-            rterm_credit_bdp_0 = 32'h0;
-        end
-        if (rsel_pcie_bp_0) begin
-            rterm_pcie_bp_0 = rval_pcie_bp_0;
-        end
-        else begin
-            rterm_pcie_bp_0 = 32'h0;
-        end
-        if (rsel_credit_status_0) begin
-            rterm_credit_status_0 = rval_credit_status_0;
-        end
-        else begin
-            rterm_credit_status_0 = 32'h0;
-        end
-        if (rsel_reorder_window_0) begin
-            rterm_reorder_window_0 = rval_reorder_window_0;
-        end
-        else begin
-            rterm_reorder_window_0 = 32'h0;
-        end
-        if (rsel_rx_status_0) begin
-            rterm_rx_status_0 = rval_rx_status_0;
-        end
-        else begin
-            rterm_rx_status_0 = 32'h0;
-        end
-        if (rsel_local_vni0_0) begin
-            rterm_local_vni0_0 = rval_local_vni0_0;
-        end
-        else begin
-            rterm_local_vni0_0 = 32'h0;
-        end
-        if (rsel_local_vni1_0) begin
-            rterm_local_vni1_0 = rval_local_vni1_0;
-        end
-        else begin
-            rterm_local_vni1_0 = 32'h0;
-        end
-        if (rsel_local_vni2_0) begin
-            rterm_local_vni2_0 = rval_local_vni2_0;
-        end
-        else begin
-            rterm_local_vni2_0 = 32'h0;
-        end
-        if (rsel_local_vni3_0) begin
-            rterm_local_vni3_0 = rval_local_vni3_0;
-        end
-        else begin
-            rterm_local_vni3_0 = 32'h0;
-        end
-        if (rsel_local_vni4_0) begin
-            rterm_local_vni4_0 = rval_local_vni4_0;
-        end
-        else begin
-            rterm_local_vni4_0 = 32'h0;
-        end
-        if (rsel_local_vni5_0) begin
-            rterm_local_vni5_0 = rval_local_vni5_0;
-        end
-        else begin
-            rterm_local_vni5_0 = 32'h0;
-        end
-        if (rsel_local_vni6_0) begin
-            rterm_local_vni6_0 = rval_local_vni6_0;
-        end
-        else begin
-            rterm_local_vni6_0 = 32'h0;
-        end
-        if (rsel_local_vni7_0) begin
-            rterm_local_vni7_0 = rval_local_vni7_0;
-        end
-        else begin
-            rterm_local_vni7_0 = 32'h0;
-        end
-        if (rsel_err_flags_0) begin
-            rterm_err_flags_0 = rval_err_flags_0;
-        end
-        else begin
-            rterm_err_flags_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_bad_access_0) begin
-            rterm_cnt_csr_bad_access_0 = rval_cnt_csr_bad_access_0;
-        end
-        else begin
-            rterm_cnt_csr_bad_access_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_bad_access_1) begin
-            rterm_cnt_csr_bad_access_1 = rval_cnt_csr_bad_access_1;
-        end
-        else begin
-            rterm_cnt_csr_bad_access_1 = 32'h0;
-        end
-        if (rsel_cnt_csr_ro_write_0) begin
-            rterm_cnt_csr_ro_write_0 = rval_cnt_csr_ro_write_0;
-        end
-        else begin
-            rterm_cnt_csr_ro_write_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_ro_write_1) begin
-            rterm_cnt_csr_ro_write_1 = rval_cnt_csr_ro_write_1;
-        end
-        else begin
-            rterm_cnt_csr_ro_write_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_multi_hit_0) begin
-            rterm_cnt_ft_multi_hit_0 = rval_cnt_ft_multi_hit_0;
-        end
-        else begin
-            rterm_cnt_ft_multi_hit_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_multi_hit_1) begin
-            rterm_cnt_ft_multi_hit_1 = rval_cnt_ft_multi_hit_1;
-        end
-        else begin
-            rterm_cnt_ft_multi_hit_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_dup_hit_0) begin
-            rterm_cnt_ft_dup_hit_0 = rval_cnt_ft_dup_hit_0;
-        end
-        else begin
-            rterm_cnt_ft_dup_hit_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_dup_hit_1) begin
-            rterm_cnt_ft_dup_hit_1 = rval_cnt_ft_dup_hit_1;
-        end
-        else begin
-            rterm_cnt_ft_dup_hit_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_bad_update_0) begin
-            rterm_cnt_ft_bad_update_0 = rval_cnt_ft_bad_update_0;
-        end
-        else begin
-            rterm_cnt_ft_bad_update_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_bad_update_1) begin
-            rterm_cnt_ft_bad_update_1 = rval_cnt_ft_bad_update_1;
-        end
-        else begin
-            rterm_cnt_ft_bad_update_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_frames_0) begin
-            rterm_cnt_tx_frames_0 = rval_cnt_tx_frames_0;
-        end
-        else begin
-            rterm_cnt_tx_frames_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_frames_1) begin
-            rterm_cnt_tx_frames_1 = rval_cnt_tx_frames_1;
-        end
-        else begin
-            rterm_cnt_tx_frames_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_miss_0) begin
-            rterm_cnt_tx_drop_miss_0 = rval_cnt_tx_drop_miss_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_miss_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_miss_1) begin
-            rterm_cnt_tx_drop_miss_1 = rval_cnt_tx_drop_miss_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_miss_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_short_0) begin
-            rterm_cnt_tx_drop_short_0 = rval_cnt_tx_drop_short_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_short_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_short_1) begin
-            rterm_cnt_tx_drop_short_1 = rval_cnt_tx_drop_short_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_short_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_not_ipv4_0) begin
-            rterm_cnt_tx_drop_not_ipv4_0 = rval_cnt_tx_drop_not_ipv4_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_not_ipv4_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_not_ipv4_1) begin
-            rterm_cnt_tx_drop_not_ipv4_1 = rval_cnt_tx_drop_not_ipv4_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_not_ipv4_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_too_long_0) begin
-            rterm_cnt_tx_drop_too_long_0 = rval_cnt_tx_drop_too_long_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_too_long_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_too_long_1) begin
-            rterm_cnt_tx_drop_too_long_1 = rval_cnt_tx_drop_too_long_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_too_long_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_bad_keep_0) begin
-            rterm_cnt_tx_drop_bad_keep_0 = rval_cnt_tx_drop_bad_keep_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_bad_keep_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_bad_keep_1) begin
-            rterm_cnt_tx_drop_bad_keep_1 = rval_cnt_tx_drop_bad_keep_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_bad_keep_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_requests_0) begin
-            rterm_cnt_credit_requests_0 = rval_cnt_credit_requests_0;
-        end
-        else begin
-            rterm_cnt_credit_requests_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_requests_1) begin
-            rterm_cnt_credit_requests_1 = rval_cnt_credit_requests_1;
-        end
-        else begin
-            rterm_cnt_credit_requests_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_0) begin
-            rterm_cnt_credit_grants_0 = rval_cnt_credit_grants_0;
-        end
-        else begin
-            rterm_cnt_credit_grants_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_1) begin
-            rterm_cnt_credit_grants_1 = rval_cnt_credit_grants_1;
-        end
-        else begin
-            rterm_cnt_credit_grants_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_wasted_bytes_0) begin
-            rterm_cnt_credit_wasted_bytes_0 = rval_cnt_credit_wasted_bytes_0;
-        end
-        else begin
-            rterm_cnt_credit_wasted_bytes_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_wasted_bytes_1) begin
-            rterm_cnt_credit_wasted_bytes_1 = rval_cnt_credit_wasted_bytes_1;
-        end
-        else begin
-            rterm_cnt_credit_wasted_bytes_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_starved_cycles_0) begin
-            rterm_cnt_credit_starved_cycles_0 = rval_cnt_credit_starved_cycles_0;
-        end
-        else begin
-            rterm_cnt_credit_starved_cycles_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_starved_cycles_1) begin
-            rterm_cnt_credit_starved_cycles_1 = rval_cnt_credit_starved_cycles_1;
-        end
-        else begin
-            rterm_cnt_credit_starved_cycles_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_dropped_0) begin
-            rterm_cnt_credit_grants_dropped_0 = rval_cnt_credit_grants_dropped_0;
-        end
-        else begin
-            rterm_cnt_credit_grants_dropped_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_dropped_1) begin
-            rterm_cnt_credit_grants_dropped_1 = rval_cnt_credit_grants_dropped_1;
-        end
-        else begin
-            rterm_cnt_credit_grants_dropped_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_requests_0) begin
-            rterm_cnt_credit_rx_requests_0 = rval_cnt_credit_rx_requests_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_requests_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_requests_1) begin
-            rterm_cnt_credit_rx_requests_1 = rval_cnt_credit_rx_requests_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_requests_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_grants_0) begin
-            rterm_cnt_credit_rx_grants_0 = rval_cnt_credit_rx_grants_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_grants_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_grants_1) begin
-            rterm_cnt_credit_rx_grants_1 = rval_cnt_credit_rx_grants_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_grants_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_idle_slots_0) begin
-            rterm_cnt_credit_rx_idle_slots_0 = rval_cnt_credit_rx_idle_slots_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_idle_slots_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_idle_slots_1) begin
-            rterm_cnt_credit_rx_idle_slots_1 = rval_cnt_credit_rx_idle_slots_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_idle_slots_1 = 32'h0;
-        end
-        if (rsel_qp_id_0) begin
-            rterm_qp_id_0 = rval_qp_id_0;
-        end
-        else begin
-            rterm_qp_id_0 = 32'h0;
-        end
-        if (rsel_qp_cfg_0) begin
-            rterm_qp_cfg_0 = rval_qp_cfg_0;
-        end
-        else begin
-            rterm_qp_cfg_0 = 32'h0;
-        end
-        if (rsel_qp_psn_0) begin
-            rterm_qp_psn_0 = rval_qp_psn_0;
-        end
-        else begin
-            rterm_qp_psn_0 = 32'h0;
-        end
-        if (rsel_qp_cmd_0) begin
-            rterm_qp_cmd_0 = rval_qp_cmd_0;
-        end
-        else begin
-            rterm_qp_cmd_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_frames_0) begin
-            rterm_cnt_rx_frames_0 = rval_cnt_rx_frames_0;
-        end
-        else begin
-            rterm_cnt_rx_frames_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_frames_1) begin
-            rterm_cnt_rx_frames_1 = rval_cnt_rx_frames_1;
-        end
-        else begin
-            rterm_cnt_rx_frames_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_placed_0) begin
-            rterm_cnt_rx_placed_0 = rval_cnt_rx_placed_0;
-        end
-        else begin
-            rterm_cnt_rx_placed_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_placed_1) begin
-            rterm_cnt_rx_placed_1 = rval_cnt_rx_placed_1;
-        end
-        else begin
-            rterm_cnt_rx_placed_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_keep_0) begin
-            rterm_cnt_rx_drop_bad_keep_0 = rval_cnt_rx_drop_bad_keep_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_keep_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_keep_1) begin
-            rterm_cnt_rx_drop_bad_keep_1 = rval_cnt_rx_drop_bad_keep_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_keep_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_too_long_0) begin
-            rterm_cnt_rx_drop_too_long_0 = rval_cnt_rx_drop_too_long_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_too_long_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_too_long_1) begin
-            rterm_cnt_rx_drop_too_long_1 = rval_cnt_rx_drop_too_long_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_too_long_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_truncated_0) begin
-            rterm_cnt_rx_drop_truncated_0 = rval_cnt_rx_drop_truncated_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_truncated_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_truncated_1) begin
-            rterm_cnt_rx_drop_truncated_1 = rval_cnt_rx_drop_truncated_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_truncated_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_not_ipv4_0) begin
-            rterm_cnt_rx_drop_not_ipv4_0 = rval_cnt_rx_drop_not_ipv4_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_not_ipv4_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_not_ipv4_1) begin
-            rterm_cnt_rx_drop_not_ipv4_1 = rval_cnt_rx_drop_not_ipv4_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_not_ipv4_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_checksum_0) begin
-            rterm_cnt_rx_drop_bad_checksum_0 = rval_cnt_rx_drop_bad_checksum_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_checksum_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_checksum_1) begin
-            rterm_cnt_rx_drop_bad_checksum_1 = rval_cnt_rx_drop_bad_checksum_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_checksum_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_port_0) begin
-            rterm_cnt_rx_drop_bad_port_0 = rval_cnt_rx_drop_bad_port_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_port_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_port_1) begin
-            rterm_cnt_rx_drop_bad_port_1 = rval_cnt_rx_drop_bad_port_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_port_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_vxlan_0) begin
-            rterm_cnt_rx_drop_bad_vxlan_0 = rval_cnt_rx_drop_bad_vxlan_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_vxlan_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_vxlan_1) begin
-            rterm_cnt_rx_drop_bad_vxlan_1 = rval_cnt_rx_drop_bad_vxlan_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_vxlan_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_unknown_vni_0) begin
-            rterm_cnt_rx_drop_unknown_vni_0 = rval_cnt_rx_drop_unknown_vni_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_unknown_vni_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_unknown_vni_1) begin
-            rterm_cnt_rx_drop_unknown_vni_1 = rval_cnt_rx_drop_unknown_vni_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_unknown_vni_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_inner_0) begin
-            rterm_cnt_rx_drop_bad_inner_0 = rval_cnt_rx_drop_bad_inner_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_inner_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_inner_1) begin
-            rterm_cnt_rx_drop_bad_inner_1 = rval_cnt_rx_drop_bad_inner_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_inner_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_opcode_0) begin
-            rterm_cnt_rx_drop_bad_opcode_0 = rval_cnt_rx_drop_bad_opcode_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_opcode_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_opcode_1) begin
-            rterm_cnt_rx_drop_bad_opcode_1 = rval_cnt_rx_drop_bad_opcode_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_opcode_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_length_0) begin
-            rterm_cnt_rx_drop_bad_length_0 = rval_cnt_rx_drop_bad_length_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_length_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_length_1) begin
-            rterm_cnt_rx_drop_bad_length_1 = rval_cnt_rx_drop_bad_length_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_length_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_refused_0) begin
-            rterm_cnt_rx_drop_refused_0 = rval_cnt_rx_drop_refused_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_refused_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_refused_1) begin
-            rterm_cnt_rx_drop_refused_1 = rval_cnt_rx_drop_refused_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_refused_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_duplicate_0) begin
-            rterm_cnt_rx_reorder_duplicate_0 = rval_cnt_rx_reorder_duplicate_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_duplicate_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_duplicate_1) begin
-            rterm_cnt_rx_reorder_duplicate_1 = rval_cnt_rx_reorder_duplicate_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_duplicate_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_beyond_window_0) begin
-            rterm_cnt_rx_reorder_beyond_window_0 = rval_cnt_rx_reorder_beyond_window_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_beyond_window_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_beyond_window_1) begin
-            rterm_cnt_rx_reorder_beyond_window_1 = rval_cnt_rx_reorder_beyond_window_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_beyond_window_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_unknown_qp_0) begin
-            rterm_cnt_rx_reorder_unknown_qp_0 = rval_cnt_rx_reorder_unknown_qp_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_unknown_qp_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_unknown_qp_1) begin
-            rterm_cnt_rx_reorder_unknown_qp_1 = rval_cnt_rx_reorder_unknown_qp_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_unknown_qp_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_bad_qp_0) begin
-            rterm_cnt_rx_reorder_bad_qp_0 = rval_cnt_rx_reorder_bad_qp_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_bad_qp_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_bad_qp_1) begin
-            rterm_cnt_rx_reorder_bad_qp_1 = rval_cnt_rx_reorder_bad_qp_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_bad_qp_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_imm_full_0) begin
-            rterm_cnt_rx_reorder_imm_full_0 = rval_cnt_rx_reorder_imm_full_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_imm_full_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_imm_full_1) begin
-            rterm_cnt_rx_reorder_imm_full_1 = rval_cnt_rx_reorder_imm_full_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_imm_full_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_cqes_0) begin
-            rterm_cnt_rx_cqes_0 = rval_cnt_rx_cqes_0;
-        end
-        else begin
-            rterm_cnt_rx_cqes_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_cqes_1) begin
-            rterm_cnt_rx_cqes_1 = rval_cnt_rx_cqes_1;
-        end
-        else begin
-            rterm_cnt_rx_cqes_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_acks_0) begin
-            rterm_cnt_rx_acks_0 = rval_cnt_rx_acks_0;
-        end
-        else begin
-            rterm_cnt_rx_acks_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_acks_1) begin
-            rterm_cnt_rx_acks_1 = rval_cnt_rx_acks_1;
-        end
-        else begin
-            rterm_cnt_rx_acks_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_naks_0) begin
-            rterm_cnt_rx_naks_0 = rval_cnt_rx_naks_0;
-        end
-        else begin
-            rterm_cnt_rx_naks_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_naks_1) begin
-            rterm_cnt_rx_naks_1 = rval_cnt_rx_naks_1;
-        end
-        else begin
-            rterm_cnt_rx_naks_1 = 32'h0;
-        end
-        if (rsel_ft_key_lo_0) begin
-            rterm_ft_key_lo_0 = rval_ft_key_lo_0;
-        end
-        else begin
-            rterm_ft_key_lo_0 = 32'h0;
-        end
-        if (rsel_ft_key_hi_0) begin
-            rterm_ft_key_hi_0 = rval_ft_key_hi_0;
-        end
-        else begin
-            rterm_ft_key_hi_0 = 32'h0;
-        end
-        if (rsel_ft_val0_0) begin
-            rterm_ft_val0_0 = rval_ft_val0_0;
-        end
-        else begin
-            rterm_ft_val0_0 = 32'h0;
-        end
-        if (rsel_ft_val1_0) begin
-            rterm_ft_val1_0 = rval_ft_val1_0;
-        end
-        else begin
-            rterm_ft_val1_0 = 32'h0;
-        end
-        if (rsel_ft_val2_0) begin
-            rterm_ft_val2_0 = rval_ft_val2_0;
-        end
-        else begin
-            rterm_ft_val2_0 = 32'h0;
-        end
-        if (rsel_ft_val3_0) begin
-            rterm_ft_val3_0 = rval_ft_val3_0;
-        end
-        else begin
-            rterm_ft_val3_0 = 32'h0;
-        end
-        if (rsel_ft_loc_0) begin
-            rterm_ft_loc_0 = rval_ft_loc_0;
-        end
-        else begin
-            rterm_ft_loc_0 = 32'h0;
-        end
-        if (rsel_ft_cmd_0) begin
-            rterm_ft_cmd_0 = rval_ft_cmd_0;
-        end
-        else begin
-            rterm_ft_cmd_0 = 32'h0;
-        end
-        if (rsel_ft_status_0) begin
-            rterm_ft_status_0 = rval_ft_status_0;
-        end
-        else begin
-            rterm_ft_status_0 = 32'h0;
-        end
-        if (rsel_ft_rd_key_lo_0) begin
-            rterm_ft_rd_key_lo_0 = rval_ft_rd_key_lo_0;
-        end
-        else begin
-            rterm_ft_rd_key_lo_0 = 32'h0;
-        end
-        if (rsel_ft_rd_key_hi_0) begin
-            rterm_ft_rd_key_hi_0 = rval_ft_rd_key_hi_0;
-        end
-        else begin
-            rterm_ft_rd_key_hi_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val0_0) begin
-            rterm_ft_rd_val0_0 = rval_ft_rd_val0_0;
-        end
-        else begin
-            rterm_ft_rd_val0_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val1_0) begin
-            rterm_ft_rd_val1_0 = rval_ft_rd_val1_0;
-        end
-        else begin
-            rterm_ft_rd_val1_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val2_0) begin
-            rterm_ft_rd_val2_0 = rval_ft_rd_val2_0;
-        end
-        else begin
-            rterm_ft_rd_val2_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val3_0) begin
-            rterm_ft_rd_val3_0 = rval_ft_rd_val3_0;
-        end
-        else begin
-            rterm_ft_rd_val3_0 = 32'h0;
-        end
-        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_credit_status_0 | rterm_reorder_window_0 | rterm_rx_status_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_cnt_credit_requests_0 | rterm_cnt_credit_requests_1 | rterm_cnt_credit_grants_0 | rterm_cnt_credit_grants_1 | rterm_cnt_credit_wasted_bytes_0 | rterm_cnt_credit_wasted_bytes_1 | rterm_cnt_credit_starved_cycles_0 | rterm_cnt_credit_starved_cycles_1 | rterm_cnt_credit_grants_dropped_0 | rterm_cnt_credit_grants_dropped_1 | rterm_cnt_credit_rx_requests_0 | rterm_cnt_credit_rx_requests_1 | rterm_cnt_credit_rx_grants_0 | rterm_cnt_credit_rx_grants_1 | rterm_cnt_credit_rx_idle_slots_0 | rterm_cnt_credit_rx_idle_slots_1 | rterm_qp_id_0 | rterm_qp_cfg_0 | rterm_qp_psn_0 | rterm_qp_cmd_0 | rterm_cnt_rx_frames_0 | rterm_cnt_rx_frames_1 | rterm_cnt_rx_placed_0 | rterm_cnt_rx_placed_1 | rterm_cnt_rx_drop_bad_keep_0 | rterm_cnt_rx_drop_bad_keep_1 | rterm_cnt_rx_drop_too_long_0 | rterm_cnt_rx_drop_too_long_1 | rterm_cnt_rx_drop_truncated_0 | rterm_cnt_rx_drop_truncated_1 | rterm_cnt_rx_drop_not_ipv4_0 | rterm_cnt_rx_drop_not_ipv4_1 | rterm_cnt_rx_drop_bad_checksum_0 | rterm_cnt_rx_drop_bad_checksum_1 | rterm_cnt_rx_drop_bad_port_0 | rterm_cnt_rx_drop_bad_port_1 | rterm_cnt_rx_drop_bad_vxlan_0 | rterm_cnt_rx_drop_bad_vxlan_1 | rterm_cnt_rx_drop_unknown_vni_0 | rterm_cnt_rx_drop_unknown_vni_1 | rterm_cnt_rx_drop_bad_inner_0 | rterm_cnt_rx_drop_bad_inner_1 | rterm_cnt_rx_drop_bad_opcode_0 | rterm_cnt_rx_drop_bad_opcode_1 | rterm_cnt_rx_drop_bad_length_0 | rterm_cnt_rx_drop_bad_length_1 | rterm_cnt_rx_drop_refused_0 | rterm_cnt_rx_drop_refused_1 | rterm_cnt_rx_reorder_duplicate_0 | rterm_cnt_rx_reorder_duplicate_1 | rterm_cnt_rx_reorder_beyond_window_0 | rterm_cnt_rx_reorder_beyond_window_1 | rterm_cnt_rx_reorder_unknown_qp_0 | rterm_cnt_rx_reorder_unknown_qp_1 | rterm_cnt_rx_reorder_bad_qp_0 | rterm_cnt_rx_reorder_bad_qp_1 | rterm_cnt_rx_reorder_imm_full_0 | rterm_cnt_rx_reorder_imm_full_1 | rterm_cnt_rx_cqes_0 | rterm_cnt_rx_cqes_1 | rterm_cnt_rx_acks_0 | rterm_cnt_rx_acks_1 | rterm_cnt_rx_naks_0 | rterm_cnt_rx_naks_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
-        s_axil_awready = wr_go;
-        s_axil_wready = wr_go;
-        s_axil_arready = rd_go;
-        if (wr_go) begin
+        grp_0_words = (((rval_id_magic_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_id_version_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_id_config_hash_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_id_config_hash_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_id_build_hash_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_port0_mac_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_port0_mac_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_port0_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_port1_mac_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_port1_mac_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_port1_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0);
+        grp_0_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_0$d = grp_0_words[(grp_0_bit)+:(32)];
+        grp_1_words = (((rval_tx_ip_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_spray_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_spray_ports_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_tx_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_reorder_thresh_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_credit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_credit_batch_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_credit_bdp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_pcie_bp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_credit_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_reorder_window_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_rx_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_local_vni0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_local_vni1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_local_vni2_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_local_vni3_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_1_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_1$d = grp_1_words[(grp_1_bit)+:(32)];
+        grp_2_words = (((rval_local_vni4_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_local_vni5_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_local_vni6_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_local_vni7_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
+        grp_2_bit = (((ra_q$q[(32'h2)+:(2)]) & 7'h7f) << 32'h5);
+        grp_2$d = grp_2_words[(grp_2_bit)+:(32)];
+        grp_4$d = rval_err_flags_0;
+        grp_8_words = (((rval_cnt_csr_bad_access_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_csr_bad_access_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_csr_ro_write_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_csr_ro_write_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_ft_multi_hit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_ft_multi_hit_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_ft_dup_hit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_ft_dup_hit_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_ft_bad_update_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_ft_bad_update_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_tx_frames_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_tx_frames_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_tx_drop_miss_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_tx_drop_miss_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_tx_drop_short_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_tx_drop_short_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_8_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_8$d = grp_8_words[(grp_8_bit)+:(32)];
+        grp_9_words = (((rval_cnt_tx_drop_not_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_tx_drop_not_ipv4_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_tx_drop_too_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_tx_drop_too_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_tx_drop_bad_keep_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_tx_drop_bad_keep_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_credit_requests_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_credit_requests_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_credit_grants_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_credit_grants_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_credit_wasted_bytes_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_credit_wasted_bytes_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_credit_starved_cycles_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_credit_starved_cycles_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_credit_grants_dropped_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_credit_grants_dropped_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_9_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_9$d = grp_9_words[(grp_9_bit)+:(32)];
+        grp_10_words = (((rval_cnt_credit_rx_requests_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_credit_rx_requests_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_credit_rx_grants_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_credit_rx_grants_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_credit_rx_idle_slots_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_credit_rx_idle_slots_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        grp_10_bit = (((ra_q$q[(32'h2)+:(3)]) & 8'hff) << 32'h5);
+        grp_10$d = grp_10_words[(grp_10_bit)+:(32)];
+        grp_12_words = (((rval_ft_key_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_ft_key_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_ft_val0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_ft_val1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_ft_val2_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_ft_val3_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_ft_loc_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_ft_cmd_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_ft_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_ft_rd_key_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_ft_rd_key_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_ft_rd_val0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_ft_rd_val1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_12_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_12$d = grp_12_words[(grp_12_bit)+:(32)];
+        grp_13_words = (((rval_qp_id_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_qp_cfg_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_qp_psn_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_qp_cmd_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_ft_rd_val2_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_ft_rd_val3_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        grp_13_bit = (((ra_q$q[(32'h2)+:(3)]) & 8'hff) << 32'h5);
+        grp_13$d = grp_13_words[(grp_13_bit)+:(32)];
+        grp_16_words = (((rval_cnt_rx_frames_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_frames_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_placed_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_placed_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_drop_bad_keep_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_drop_bad_keep_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_drop_too_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_drop_too_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_drop_truncated_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_drop_truncated_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_drop_not_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_drop_not_ipv4_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_rx_drop_bad_checksum_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_rx_drop_bad_checksum_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_rx_drop_bad_port_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_rx_drop_bad_port_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_16_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_16$d = grp_16_words[(grp_16_bit)+:(32)];
+        grp_17_words = (((rval_cnt_rx_drop_bad_vxlan_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_drop_bad_vxlan_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_drop_unknown_vni_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_drop_unknown_vni_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_drop_bad_inner_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_drop_bad_inner_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_drop_bad_opcode_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_drop_bad_opcode_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_drop_bad_length_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_drop_bad_length_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_drop_refused_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_drop_refused_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_rx_reorder_duplicate_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_rx_reorder_duplicate_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_rx_reorder_beyond_window_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_rx_reorder_beyond_window_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_17_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_17$d = grp_17_words[(grp_17_bit)+:(32)];
+        grp_18_words = (((rval_cnt_rx_reorder_unknown_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_reorder_unknown_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_reorder_bad_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_reorder_bad_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_reorder_imm_full_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_reorder_imm_full_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_cqes_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_cqes_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_acks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_acks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_naks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_naks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160);
+        grp_18_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_18$d = grp_18_words[(grp_18_bit)+:(32)];
+        case (ra_q$q[(32'h6)+:(6)])
+            0:
+                begin
+                    ra2_q$d = 32'h0;
+                end
+            1:
+                begin
+                    ra2_q$d = 32'h1;
+                end
+            2:
+                begin
+                    ra2_q$d = 32'h2;
+                end
+            4:
+                begin
+                    ra2_q$d = 32'h3;
+                end
+            8:
+                begin
+                    ra2_q$d = 32'h4;
+                end
+            9:
+                begin
+                    ra2_q$d = 32'h5;
+                end
+            10:
+                begin
+                    ra2_q$d = 32'h6;
+                end
+            12:
+                begin
+                    ra2_q$d = 32'h7;
+                end
+            13:
+                begin
+                    ra2_q$d = 32'h8;
+                end
+            16:
+                begin
+                    ra2_q$d = 32'h9;
+                end
+            17:
+                begin
+                    ra2_q$d = 32'ha;
+                end
+            18:
+                begin
+                    ra2_q$d = 32'hb;
+                end
+            default:
+                begin
+                    ra2_q$d = 32'h0;
+                end
+        endcase
+        ra2_bit = (((ra2_q$q) & 9'h1ff) << 32'h5);
+        grp_all = (((grp_0$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((grp_1$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((grp_2$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((grp_4$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((grp_8$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((grp_9$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((grp_10$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((grp_12$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((grp_13$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((grp_16$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((grp_17$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((grp_18$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160);
+        rd_data = grp_all[(ra2_bit)+:(32)];
+        if (~rd_ok_q$q) begin
+            rd_data = 32'h0;
+        end
+        if (w2_q$q) begin
             bvalid_q$d = 1'b1;
-            if (wr_bad) begin
+            if (wr_bad_q$q) begin
                 bresp_q$d = 32'h2;
             end
             else begin
@@ -3666,10 +2686,10 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else if (s_axil_bready) begin
             bvalid_q$d = 1'b0;
         end
-        if (rd_go) begin
+        if (r2_q$q) begin
             rvalid_q$d = 1'b1;
             rdata_q$d = rd_data;
-            if (rd_bad) begin
+            if (rd_bad_q$q) begin
                 rresp_q$d = 32'h2;
             end
             else begin
@@ -3679,21 +2699,15 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         else if (s_axil_rready) begin
             rvalid_q$d = 1'b0;
         end
-        if ((wr_bad & rd_bad)) begin
-            cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h2);
-        end
-        else if (bad_access) begin
-            cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h1);
-        end
-        if (ro_write) begin
-            cnt_csr_ro_write_count$d = (cnt_csr_ro_write_count$q + 32'h1);
-        end
+        awready_q$d = ((((~wr_acc & ~w1_q$q) & ~w2_q$q) & ~(bvalid_q$q & ~s_axil_bready)) & ~rst);
+        arready_q$d = ((((~rd_acc & ~r1_q$q) & ~r2_q$q) & ~(rvalid_q$q & ~s_axil_rready)) & ~rst);
         if (rst) begin
             bvalid_q$d = 1'b0;
             rvalid_q$d = 1'b0;
-            cnt_csr_bad_access_count$d = 32'h0;
-            cnt_csr_ro_write_count$d = 32'h0;
         end
+        s_axil_awready = awready_q$q;
+        s_axil_wready = awready_q$q;
+        s_axil_arready = arready_q$q;
         s_axil_bvalid = bvalid_q$q;
         s_axil_bresp = bresp_q$q;
         s_axil_rvalid = rvalid_q$q;
@@ -3702,6 +2716,44 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     end
     
 endmodule // csr
+
+
+module csr$arready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$arready_q
+
+
+module csr$awready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$awready_q
 
 
 module csr$bresp_q(d,q,clock);
@@ -3932,23 +2984,80 @@ module csr$cnt_credit_wasted_bytes_shadow(d,q,clock);
 endmodule // csr$cnt_credit_wasted_bytes_shadow
 
 
-module csr$cnt_csr_bad_access_count(d,q,clock);
+module csr$cnt_csr_bad_access_c(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // csr$cnt_csr_bad_access_count
+endmodule // csr$cnt_csr_bad_access_c
+
+
+module csr$cnt_csr_bad_access_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_bad_access_hi
+
+
+module csr$cnt_csr_bad_access_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_bad_access_lo
+
+
+module csr$cnt_csr_bad_access_lo_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_bad_access_lo_rd
 
 
 module csr$cnt_csr_bad_access_shadow(d,q,clock);
@@ -3970,23 +3079,80 @@ module csr$cnt_csr_bad_access_shadow(d,q,clock);
 endmodule // csr$cnt_csr_bad_access_shadow
 
 
-module csr$cnt_csr_ro_write_count(d,q,clock);
+module csr$cnt_csr_ro_write_c(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // csr$cnt_csr_ro_write_count
+endmodule // csr$cnt_csr_ro_write_c
+
+
+module csr$cnt_csr_ro_write_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_ro_write_hi
+
+
+module csr$cnt_csr_ro_write_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_ro_write_lo
+
+
+module csr$cnt_csr_ro_write_lo_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_ro_write_lo_rd
 
 
 module csr$cnt_csr_ro_write_shadow(d,q,clock);
@@ -4863,6 +4029,234 @@ module csr$ft_val3_bits_q(d,q,clock);
 endmodule // csr$ft_val3_bits_q
 
 
+module csr$grp_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_0
+
+
+module csr$grp_1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_1
+
+
+module csr$grp_10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_10
+
+
+module csr$grp_12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_12
+
+
+module csr$grp_13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_13
+
+
+module csr$grp_16(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_16
+
+
+module csr$grp_17(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_17
+
+
+module csr$grp_18(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_18
+
+
+module csr$grp_2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_2
+
+
+module csr$grp_4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_4
+
+
+module csr$grp_8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_8
+
+
+module csr$grp_9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$grp_9
+
+
 module csr$local_vni0_en_q(d,q,clock);
     
     // Module arguments
@@ -5414,6 +4808,120 @@ module csr$qp_psn_psn_q(d,q,clock);
 endmodule // csr$qp_psn_psn_q
 
 
+module csr$r1_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$r1_q
+
+
+module csr$r2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$r2_q
+
+
+module csr$ra2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$ra2_q
+
+
+module csr$ra_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$ra_q
+
+
+module csr$rd_bad_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$rd_bad_q
+
+
+module csr$rd_ok_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$rd_ok_q
+
+
 module csr$rdata_q(d,q,clock);
     
     // Module arguments
@@ -5488,6 +4996,25 @@ module csr$reorder_window_psns_q(d,q,clock);
     end
           
 endmodule // csr$reorder_window_psns_q
+
+
+module csr$ro_write_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$ro_write_q
 
 
 module csr$rresp_q(d,q,clock);
@@ -5640,3 +5167,117 @@ module csr$tx_ip_ttl_q(d,q,clock);
     end
           
 endmodule // csr$tx_ip_ttl_q
+
+
+module csr$w1_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$w1_q
+
+
+module csr$w2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$w2_q
+
+
+module csr$wa_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$wa_q
+
+
+module csr$wd_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$wd_q
+
+
+module csr$wr_bad_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$wr_bad_q
+
+
+module csr$ws_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$ws_q

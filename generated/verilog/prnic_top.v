@@ -1379,18 +1379,21 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     
     // Constant declarations
     localparam  depth_m1 = 16'h7ff;
-    localparam  slot_num = 48'h210;
-    localparam  slot_den = 48'h5;
+    localparam  z_init = 48'hfffffffffdf5;
+    localparam  z_den = 48'h5;
+    localparam  z_sign = 48'h400;
+    localparam  z_low = 48'h3ff;
+    localparam  slot_wait_max = 3'b110;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [31:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [31:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [31:0] ram$aux_read_data;
     reg  ring$clk;
     reg  ring$rst;
     reg  ring$s_valid;
@@ -1406,17 +1409,20 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     reg  [15:0] clear_index$d;
     wire  [15:0] clear_index$q;
     reg  clear_index$clock;
-    reg  [47:0] acc$d;
-    wire  [47:0] acc$q;
-    reg  acc$clock;
+    reg  [47:0] z$d;
+    wire  [47:0] z$q;
+    reg  z$clock;
+    reg  bp$d;
+    wire  bp$q;
+    reg  bp$clock;
     reg  [3:0] bp_count$d;
     wire  [3:0] bp_count$q;
     reg  bp_count$clock;
     reg  slot_pending$d;
     wire  slot_pending$q;
     reg  slot_pending$clock;
-    reg  [1:0] slot_wait$d;
-    wire  [1:0] slot_wait$q;
+    reg  [2:0] slot_wait$d;
+    wire  [2:0] slot_wait$q;
     reg  slot_wait$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
@@ -1430,21 +1436,105 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     reg  s1_on$d;
     wire  s1_on$q;
     reg  s1_on$clock;
-    reg  w_valid$d;
-    wire  w_valid$q;
-    reg  w_valid$clock;
-    reg  [15:0] w_qp$d;
-    wire  [15:0] w_qp$q;
-    reg  w_qp$clock;
-    reg  [31:0] w_word$d;
-    wire  [31:0] w_word$q;
-    reg  w_word$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  [1:0] s2_kind$d;
+    wire  [1:0] s2_kind$q;
+    reg  s2_kind$clock;
+    reg  [15:0] s2_qp$d;
+    wire  [15:0] s2_qp$q;
+    reg  s2_qp$clock;
+    reg  s2_on$d;
+    wire  s2_on$q;
+    reg  s2_on$clock;
+    reg  s2_f1$d;
+    wire  s2_f1$q;
+    reg  s2_f1$clock;
+    reg  s2_f2$d;
+    wire  s2_f2$q;
+    reg  s2_f2$clock;
+    reg  s2_f3$d;
+    wire  s2_f3$q;
+    reg  s2_f3$clock;
+    reg  s2_f4$d;
+    wire  s2_f4$q;
+    reg  s2_f4$clock;
+    reg  s3_valid$d;
+    wire  s3_valid$q;
+    reg  s3_valid$clock;
+    reg  [1:0] s3_kind$d;
+    wire  [1:0] s3_kind$q;
+    reg  s3_kind$clock;
+    reg  [15:0] s3_qp$d;
+    wire  [15:0] s3_qp$q;
+    reg  s3_qp$clock;
+    reg  s3_on$d;
+    wire  s3_on$q;
+    reg  s3_on$clock;
+    reg  s3_f1$d;
+    wire  s3_f1$q;
+    reg  s3_f1$clock;
+    reg  [31:0] s3_prep$d;
+    wire  [31:0] s3_prep$q;
+    reg  s3_prep$clock;
+    reg  s3_up$d;
+    wire  s3_up$q;
+    reg  s3_up$clock;
+    reg  s3_down$d;
+    wire  s3_down$q;
+    reg  s3_down$clock;
+    reg  w1_valid$d;
+    wire  w1_valid$q;
+    reg  w1_valid$clock;
+    reg  [15:0] w1_qp$d;
+    wire  [15:0] w1_qp$q;
+    reg  w1_qp$clock;
+    reg  [31:0] w1_word$d;
+    wire  [31:0] w1_word$q;
+    reg  w1_word$clock;
+    reg  w1_all$d;
+    wire  w1_all$q;
+    reg  w1_all$clock;
+    reg  w2_all$d;
+    wire  w2_all$q;
+    reg  w2_all$clock;
+    reg  w3_all$d;
+    wire  w3_all$q;
+    reg  w3_all$clock;
+    reg  w2_valid$d;
+    wire  w2_valid$q;
+    reg  w2_valid$clock;
+    reg  [15:0] w2_qp$d;
+    wire  [15:0] w2_qp$q;
+    reg  w2_qp$clock;
+    reg  [31:0] w2_word$d;
+    wire  [31:0] w2_word$q;
+    reg  w2_word$clock;
+    reg  w3_valid$d;
+    wire  w3_valid$q;
+    reg  w3_valid$clock;
+    reg  [15:0] w3_qp$d;
+    wire  [15:0] w3_qp$q;
+    reg  w3_qp$clock;
+    reg  [31:0] w3_word$d;
+    wire  [31:0] w3_word$q;
+    reg  w3_word$clock;
+    reg  push_valid$d;
+    wire  push_valid$q;
+    reg  push_valid$clock;
+    reg  [15:0] push_qp$d;
+    wire  [15:0] push_qp$q;
+    reg  push_qp$clock;
     reg  out_valid$d;
     wire  out_valid$q;
     reg  out_valid$clock;
     reg  [15:0] out_qp$d;
     wire  [15:0] out_qp$q;
     reg  out_qp$clock;
+    reg  [1:0] idle_inc$d;
+    wire  [1:0] idle_inc$q;
+    reg  idle_inc$clock;
     reg  [31:0] cnt_requests$d;
     wire  [31:0] cnt_requests$q;
     reg  cnt_requests$clock;
@@ -1459,13 +1549,15 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     reg  cnt_slots$clock;
     
     // Local signals
+    reg  [47:0] z_val;
     reg  slot_empty;
     reg  slot_lost;
     reg  idle_head;
     reg  [15:0] ev_qp;
-    reg  bp;
+    reg  [1:0] ev_kind;
     reg  tick;
-    reg  [47:0] acc_next;
+    reg  fire;
+    reg  [47:0] z_sum;
     reg  ev_slot;
     reg  ev_onoff;
     reg  ev_req;
@@ -1479,18 +1571,27 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     reg  push;
     reg  grant;
     reg  [31:0] word_n;
+    reg  ram_all;
+    reg  up;
+    reg  down;
+    reg  [31:0] prep;
+    reg  prep_all;
+    reg  all_n;
+    reg  [15:0] step;
+    reg  gt0;
+    reg  gt1;
     reg  unused_ring;
     
     // Sub module instances
     prnic_top$crx$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     prnic_top$crx$ring ring(
         .clk(ring$clk),
@@ -1513,10 +1614,15 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         .q(clear_index$q),
         .clock(clear_index$clock)
     );
-    prnic_top$crx$acc acc(
-        .d(acc$d),
-        .q(acc$q),
-        .clock(acc$clock)
+    prnic_top$crx$z z(
+        .d(z$d),
+        .q(z$q),
+        .clock(z$clock)
+    );
+    prnic_top$crx$bp bp(
+        .d(bp$d),
+        .q(bp$q),
+        .clock(bp$clock)
     );
     prnic_top$crx$bp_count bp_count(
         .d(bp_count$d),
@@ -1553,20 +1659,155 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         .q(s1_on$q),
         .clock(s1_on$clock)
     );
-    prnic_top$crx$w_valid w_valid(
-        .d(w_valid$d),
-        .q(w_valid$q),
-        .clock(w_valid$clock)
+    prnic_top$crx$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
     );
-    prnic_top$crx$w_qp w_qp(
-        .d(w_qp$d),
-        .q(w_qp$q),
-        .clock(w_qp$clock)
+    prnic_top$crx$s2_kind s2_kind(
+        .d(s2_kind$d),
+        .q(s2_kind$q),
+        .clock(s2_kind$clock)
     );
-    prnic_top$crx$w_word w_word(
-        .d(w_word$d),
-        .q(w_word$q),
-        .clock(w_word$clock)
+    prnic_top$crx$s2_qp s2_qp(
+        .d(s2_qp$d),
+        .q(s2_qp$q),
+        .clock(s2_qp$clock)
+    );
+    prnic_top$crx$s2_on s2_on(
+        .d(s2_on$d),
+        .q(s2_on$q),
+        .clock(s2_on$clock)
+    );
+    prnic_top$crx$s2_f1 s2_f1(
+        .d(s2_f1$d),
+        .q(s2_f1$q),
+        .clock(s2_f1$clock)
+    );
+    prnic_top$crx$s2_f2 s2_f2(
+        .d(s2_f2$d),
+        .q(s2_f2$q),
+        .clock(s2_f2$clock)
+    );
+    prnic_top$crx$s2_f3 s2_f3(
+        .d(s2_f3$d),
+        .q(s2_f3$q),
+        .clock(s2_f3$clock)
+    );
+    prnic_top$crx$s2_f4 s2_f4(
+        .d(s2_f4$d),
+        .q(s2_f4$q),
+        .clock(s2_f4$clock)
+    );
+    prnic_top$crx$s3_valid s3_valid(
+        .d(s3_valid$d),
+        .q(s3_valid$q),
+        .clock(s3_valid$clock)
+    );
+    prnic_top$crx$s3_kind s3_kind(
+        .d(s3_kind$d),
+        .q(s3_kind$q),
+        .clock(s3_kind$clock)
+    );
+    prnic_top$crx$s3_qp s3_qp(
+        .d(s3_qp$d),
+        .q(s3_qp$q),
+        .clock(s3_qp$clock)
+    );
+    prnic_top$crx$s3_on s3_on(
+        .d(s3_on$d),
+        .q(s3_on$q),
+        .clock(s3_on$clock)
+    );
+    prnic_top$crx$s3_f1 s3_f1(
+        .d(s3_f1$d),
+        .q(s3_f1$q),
+        .clock(s3_f1$clock)
+    );
+    prnic_top$crx$s3_prep s3_prep(
+        .d(s3_prep$d),
+        .q(s3_prep$q),
+        .clock(s3_prep$clock)
+    );
+    prnic_top$crx$s3_up s3_up(
+        .d(s3_up$d),
+        .q(s3_up$q),
+        .clock(s3_up$clock)
+    );
+    prnic_top$crx$s3_down s3_down(
+        .d(s3_down$d),
+        .q(s3_down$q),
+        .clock(s3_down$clock)
+    );
+    prnic_top$crx$w1_valid w1_valid(
+        .d(w1_valid$d),
+        .q(w1_valid$q),
+        .clock(w1_valid$clock)
+    );
+    prnic_top$crx$w1_qp w1_qp(
+        .d(w1_qp$d),
+        .q(w1_qp$q),
+        .clock(w1_qp$clock)
+    );
+    prnic_top$crx$w1_word w1_word(
+        .d(w1_word$d),
+        .q(w1_word$q),
+        .clock(w1_word$clock)
+    );
+    prnic_top$crx$w1_all w1_all(
+        .d(w1_all$d),
+        .q(w1_all$q),
+        .clock(w1_all$clock)
+    );
+    prnic_top$crx$w2_all w2_all(
+        .d(w2_all$d),
+        .q(w2_all$q),
+        .clock(w2_all$clock)
+    );
+    prnic_top$crx$w3_all w3_all(
+        .d(w3_all$d),
+        .q(w3_all$q),
+        .clock(w3_all$clock)
+    );
+    prnic_top$crx$w2_valid w2_valid(
+        .d(w2_valid$d),
+        .q(w2_valid$q),
+        .clock(w2_valid$clock)
+    );
+    prnic_top$crx$w2_qp w2_qp(
+        .d(w2_qp$d),
+        .q(w2_qp$q),
+        .clock(w2_qp$clock)
+    );
+    prnic_top$crx$w2_word w2_word(
+        .d(w2_word$d),
+        .q(w2_word$q),
+        .clock(w2_word$clock)
+    );
+    prnic_top$crx$w3_valid w3_valid(
+        .d(w3_valid$d),
+        .q(w3_valid$q),
+        .clock(w3_valid$clock)
+    );
+    prnic_top$crx$w3_qp w3_qp(
+        .d(w3_qp$d),
+        .q(w3_qp$q),
+        .clock(w3_qp$clock)
+    );
+    prnic_top$crx$w3_word w3_word(
+        .d(w3_word$d),
+        .q(w3_word$q),
+        .clock(w3_word$clock)
+    );
+    prnic_top$crx$push_valid push_valid(
+        .d(push_valid$d),
+        .q(push_valid$q),
+        .clock(push_valid$clock)
+    );
+    prnic_top$crx$push_qp push_qp(
+        .d(push_qp$d),
+        .q(push_qp$q),
+        .clock(push_qp$clock)
     );
     prnic_top$crx$out_valid out_valid(
         .d(out_valid$d),
@@ -1577,6 +1818,11 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         .d(out_qp$d),
         .q(out_qp$q),
         .clock(out_qp$clock)
+    );
+    prnic_top$crx$idle_inc idle_inc(
+        .d(idle_inc$d),
+        .q(idle_inc$q),
+        .clock(idle_inc$clock)
     );
     prnic_top$crx$cnt_requests cnt_requests(
         .d(cnt_requests$d),
@@ -1603,7 +1849,8 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
-        acc$clock = clk;
+        z$clock = clk;
+        bp$clock = clk;
         bp_count$clock = clk;
         slot_pending$clock = clk;
         slot_wait$clock = clk;
@@ -1611,18 +1858,47 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         s1_kind$clock = clk;
         s1_qp$clock = clk;
         s1_on$clock = clk;
-        w_valid$clock = clk;
-        w_qp$clock = clk;
-        w_word$clock = clk;
+        s2_valid$clock = clk;
+        s2_kind$clock = clk;
+        s2_qp$clock = clk;
+        s2_on$clock = clk;
+        s2_f1$clock = clk;
+        s2_f2$clock = clk;
+        s2_f3$clock = clk;
+        s2_f4$clock = clk;
+        s3_valid$clock = clk;
+        s3_kind$clock = clk;
+        s3_qp$clock = clk;
+        s3_on$clock = clk;
+        s3_f1$clock = clk;
+        s3_prep$clock = clk;
+        s3_up$clock = clk;
+        s3_down$clock = clk;
+        w1_valid$clock = clk;
+        w1_qp$clock = clk;
+        w1_word$clock = clk;
+        w1_all$clock = clk;
+        w2_all$clock = clk;
+        w3_all$clock = clk;
+        w2_valid$clock = clk;
+        w2_qp$clock = clk;
+        w2_word$clock = clk;
+        w3_valid$clock = clk;
+        w3_qp$clock = clk;
+        w3_word$clock = clk;
+        push_valid$clock = clk;
+        push_qp$clock = clk;
         out_valid$clock = clk;
         out_qp$clock = clk;
+        idle_inc$clock = clk;
         cnt_requests$clock = clk;
         cnt_grants$clock = clk;
         cnt_idle$clock = clk;
         cnt_slots$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
-        acc$d = acc$q;
+        z$d = z$q;
+        bp$d = bp$q;
         bp_count$d = bp_count$q;
         slot_pending$d = slot_pending$q;
         slot_wait$d = slot_wait$q;
@@ -1630,22 +1906,51 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         s1_kind$d = s1_kind$q;
         s1_qp$d = s1_qp$q;
         s1_on$d = s1_on$q;
-        w_valid$d = w_valid$q;
-        w_qp$d = w_qp$q;
-        w_word$d = w_word$q;
+        s2_valid$d = s2_valid$q;
+        s2_kind$d = s2_kind$q;
+        s2_qp$d = s2_qp$q;
+        s2_on$d = s2_on$q;
+        s2_f1$d = s2_f1$q;
+        s2_f2$d = s2_f2$q;
+        s2_f3$d = s2_f3$q;
+        s2_f4$d = s2_f4$q;
+        s3_valid$d = s3_valid$q;
+        s3_kind$d = s3_kind$q;
+        s3_qp$d = s3_qp$q;
+        s3_on$d = s3_on$q;
+        s3_f1$d = s3_f1$q;
+        s3_prep$d = s3_prep$q;
+        s3_up$d = s3_up$q;
+        s3_down$d = s3_down$q;
+        w1_valid$d = w1_valid$q;
+        w1_qp$d = w1_qp$q;
+        w1_word$d = w1_word$q;
+        w1_all$d = w1_all$q;
+        w2_all$d = w2_all$q;
+        w3_all$d = w3_all$q;
+        w2_valid$d = w2_valid$q;
+        w2_qp$d = w2_qp$q;
+        w2_word$d = w2_word$q;
+        w3_valid$d = w3_valid$q;
+        w3_qp$d = w3_qp$q;
+        w3_word$d = w3_word$q;
+        push_valid$d = push_valid$q;
+        push_qp$d = push_qp$q;
         out_valid$d = out_valid$q;
         out_qp$d = out_qp$q;
+        idle_inc$d = idle_inc$q;
         cnt_requests$d = cnt_requests$q;
         cnt_grants$d = cnt_grants$q;
         cnt_idle$d = cnt_idle$q;
         cnt_slots$d = cnt_slots$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
+        ram$clk = clk;
+        ram$read_enable = 1'b1;
+        ram$out_enable = 1'b1;
         ring$clk = clk;
         ring$rst = rst;
-        bp = (s_pcie_depth > cfg_bp_threshold);
-        tick = ((~bp | (bp_count$q == 32'h0)) & ~clearing$q);
-        if (bp) begin
+        bp$d = (s_pcie_depth > cfg_bp_threshold);
+        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~clearing$q);
+        if (bp$q) begin
             if ((bp_count$q == 32'h0)) begin
                 bp_count$d = (cfg_bp_slowdown - 32'h1);
             end
@@ -1657,16 +1962,16 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
             bp_count$d = 32'h0;
         end
         ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
-        ev_slot = (((slot_pending$q & ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        ev_slot = ((slot_pending$q & ring$m_valid) & ~s_onoff_valid);
         ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
-        slot_empty = (((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid) & ~clearing$q);
+        slot_empty = ((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid);
         if (slot_empty) begin
             slot_wait$d = (slot_wait$q + 32'h1);
         end
         else begin
             slot_wait$d = 32'h0;
         end
-        slot_lost = (slot_empty & (slot_wait$q == 32'h3));
+        slot_lost = (slot_empty & (slot_wait$q == slot_wait_max));
         if (slot_lost) begin
             slot_pending$d = 1'b0;
             slot_wait$d = 32'h0;
@@ -1677,53 +1982,108 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         ring$m_pop = ev_slot;
         if (s_onoff_valid) begin
             ev_qp = (s_onoff_qp & depth_m1);
-            s1_kind$d = 32'h1;
+            ev_kind = 32'h1;
         end
         else if (ev_slot) begin
             ev_qp = ring$m_data;
-            s1_kind$d = 32'h0;
+            ev_kind = 32'h0;
         end
         else begin
             ev_qp = (s_req_qp & depth_m1);
-            s1_kind$d = 32'h2;
+            ev_kind = 32'h2;
         end
         ram$read_address = ev_qp;
         s1_qp$d = ev_qp;
+        s1_kind$d = ev_kind;
         s1_valid$d = ((ev_slot | ev_onoff) | ev_req);
         s1_on$d = s_onoff_on;
-        acc_next = (acc$q + slot_den);
+        z_val = (z$q ^ z_init);
+        fire = ~|(z_val & z_sign);
+        if (fire) begin
+            z_sum = (z_val + z_init);
+        end
+        else begin
+            z_sum = (z_val + z_den);
+        end
         if (tick) begin
-            if ((acc_next >= slot_num)) begin
-                acc$d = (acc_next - slot_num);
+            if (|(z_sum & z_sign)) begin
+                z$d = ((z_sum | ~z_low) ^ z_init);
+            end
+            else begin
+                z$d = ((z_sum & z_low) ^ z_init);
+            end
+            if (fire) begin
                 slot_pending$d = 1'b1;
                 cnt_slots$d = (cnt_slots$q + 32'h1);
             end
-            else begin
-                acc$d = acc_next;
-            end
         end
-        if ((w_valid$q & (w_qp$q == s1_qp$q))) begin
-            word = w_word$q;
+        s2_valid$d = s1_valid$q;
+        s2_kind$d = s1_kind$q;
+        s2_qp$d = s1_qp$q;
+        s2_on$d = s1_on$q;
+        s2_f1$d = (s2_valid$q & (s2_qp$q == s1_qp$q));
+        s2_f2$d = (s3_valid$q & (s3_qp$q == s1_qp$q));
+        s2_f3$d = (w1_valid$q & (w1_qp$q == s1_qp$q));
+        s2_f4$d = (w2_valid$q & (w2_qp$q == s1_qp$q));
+        s3_valid$d = s2_valid$q;
+        s3_kind$d = s2_kind$q;
+        s3_qp$d = s2_qp$q;
+        s3_on$d = s2_on$q;
+        s3_f1$d = s2_f1$q;
+        ram_all = &ram$read_data[(32'h0)+:(16)];
+        if (s2_f2$q) begin
+            prep = w1_word$q;
+            prep_all = w1_all$q;
+        end
+        else if (s2_f3$q) begin
+            prep = w2_word$q;
+            prep_all = w2_all$q;
+        end
+        else if (s2_f4$q) begin
+            prep = w3_word$q;
+            prep_all = w3_all$q;
         end
         else begin
-            word = ram$read_data;
+            prep = ram$read_data;
+            prep_all = ram_all;
+        end
+        s3_prep$d = prep;
+        if (s3_f1$q) begin
+            word = w1_word$q;
+        end
+        else begin
+            word = s3_prep$q;
         end
         pending = word[(32'h0)+:(16)];
         off = word[32'h10];
         in_ring = word[32'h11];
+        gt0 = |pending;
+        gt1 = |pending[(32'h1)+:(15)];
+        up = s3_up$q;
+        down = s3_down$q;
+        if (up) begin
+            step = 32'h1;
+        end
+        else if (down) begin
+            step = 32'hffff;
+        end
+        else begin
+            step = 32'h0;
+        end
+        pending_n = (pending + step);
+        all_n = ((((pending == 32'hffff) & ~up) & ~down) | (((pending == 32'hfffe) & up) | (~gt0 & down)));
+        w1_all$d = all_n;
         grant = 1'b0;
         push = 1'b0;
-        pending_n = pending;
         off_n = off;
         in_ring_n = in_ring;
-        if ((s1_kind$q == 32'h0)) begin
+        if ((s3_kind$q == 32'h0)) begin
             if (off) begin
                 in_ring_n = 1'b0;
             end
             else begin
                 grant = 1'b1;
-                pending_n = (pending - 32'h1);
-                if ((pending > 32'h1)) begin
+                if (gt1) begin
                     push = 1'b1;
                 end
                 else begin
@@ -1731,42 +2091,56 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
                 end
             end
         end
-        else if ((s1_kind$q == 32'h1)) begin
-            off_n = ~s1_on$q;
-            if (((s1_on$q & ~in_ring) & |pending)) begin
+        else if ((s3_kind$q == 32'h1)) begin
+            off_n = ~s3_on$q;
+            if (((s3_on$q & ~in_ring) & gt0)) begin
                 push = 1'b1;
                 in_ring_n = 1'b1;
             end
         end
-        else begin
-            if (~&pending) begin
-                pending_n = (pending + 32'h1);
-            end
-            if ((~in_ring & ~off)) begin
-                push = 1'b1;
-                in_ring_n = 1'b1;
-            end
+        else if ((~in_ring & ~off)) begin
+            push = 1'b1;
+            in_ring_n = 1'b1;
         end
         word_n = ((((in_ring_n) & 32'hffffffff) << 32'h11) | (((off_n) & 32'hffffffff) << 32'h10) | ((pending_n) & 32'hffffffff));
-        ram$write_address = s1_qp$q;
-        ram$write_data = word_n;
-        ram$write_enable = s1_valid$q;
-        w_valid$d = s1_valid$q;
-        w_qp$d = s1_qp$q;
-        w_word$d = word_n;
-        ring$s_valid = (s1_valid$q & push);
-        ring$s_data = s1_qp$q;
-        out_valid$d = (s1_valid$q & grant);
-        out_qp$d = s1_qp$q;
-        if ((s1_valid$q & grant)) begin
+        if (s2_f1$q) begin
+            s3_up$d = ((s2_kind$q == 32'h2) & ~all_n);
+            s3_down$d = ((s2_kind$q == 32'h0) & ~off_n);
+        end
+        else begin
+            s3_up$d = ((s2_kind$q == 32'h2) & ~prep_all);
+            s3_down$d = ((s2_kind$q == 32'h0) & ~prep[32'h10]);
+        end
+        w1_valid$d = s3_valid$q;
+        w1_qp$d = s3_qp$q;
+        w1_word$d = word_n;
+        w2_valid$d = w1_valid$q;
+        w2_qp$d = w1_qp$q;
+        w2_word$d = w1_word$q;
+        w3_valid$d = w2_valid$q;
+        w3_qp$d = w2_qp$q;
+        w3_word$d = w2_word$q;
+        w2_all$d = w1_all$q;
+        w3_all$d = w2_all$q;
+        push_valid$d = (s3_valid$q & push);
+        push_qp$d = s3_qp$q;
+        ring$s_valid = push_valid$q;
+        ring$s_data = push_qp$q;
+        out_valid$d = (s3_valid$q & grant);
+        out_qp$d = s3_qp$q;
+        if ((s3_valid$q & grant)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
-        idle_head = ((s1_valid$q & (s1_kind$q == 32'h0)) & ~grant);
-        cnt_idle$d = ((cnt_idle$q + ((slot_lost) & 32'hffffffff)) + ((idle_head) & 32'hffffffff));
+        idle_head = ((s3_valid$q & (s3_kind$q == 32'h0)) & ~grant);
+        idle_inc$d = (((slot_lost) & 2'h3) + ((idle_head) & 2'h3));
+        cnt_idle$d = (cnt_idle$q + ((idle_inc$q) & 32'hffffffff));
         if (ev_req) begin
             cnt_requests$d = (cnt_requests$q + 32'h1);
         end
-        unused_ring = (((ring$full | ring$status_overflow) | |ram$aux_read_data) | |word[(32'h12)+:(14)]);
+        unused_ring = ((ring$full | ring$status_overflow) | |word[(32'h12)+:(14)]);
+        ram$write_address = w1_qp$q;
+        ram$write_data = w1_word$q;
+        ram$write_enable = w1_valid$q;
         if (clearing$q) begin
             ram$write_address = clear_index$q;
             ram$write_data = 32'h0;
@@ -1779,13 +2153,19 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         if (rst) begin
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
-            acc$d = 32'h0;
+            z$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
             slot_wait$d = 32'h0;
             s1_valid$d = 1'b0;
-            w_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
+            s3_valid$d = 1'b0;
+            w1_valid$d = 1'b0;
+            w2_valid$d = 1'b0;
+            w3_valid$d = 1'b0;
+            push_valid$d = 1'b0;
             out_valid$d = 1'b0;
+            idle_inc$d = 32'h0;
             cnt_requests$d = 32'h0;
             cnt_grants$d = 32'h0;
             cnt_idle$d = 32'h0;
@@ -1804,23 +2184,23 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
 endmodule // prnic_top$crx
 
 
-module prnic_top$crx$acc(d,q,clock);
+module prnic_top$crx$bp(d,q,clock);
     
     // Module arguments
-    input wire  [47:0] d;
-    output reg  [47:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 48'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$crx$acc
+endmodule // prnic_top$crx$bp
 
 
 module prnic_top$crx$bp_count(d,q,clock);
@@ -1956,6 +2336,25 @@ module prnic_top$crx$cnt_slots(d,q,clock);
 endmodule // prnic_top$crx$cnt_slots
 
 
+module prnic_top$crx$idle_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$idle_inc
+
+
 module prnic_top$crx$out_qp(d,q,clock);
     
     // Module arguments
@@ -1994,31 +2393,71 @@ module prnic_top$crx$out_valid(d,q,clock);
 endmodule // prnic_top$crx$out_valid
 
 
-module prnic_top$crx$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module prnic_top$crx$push_qp(d,q,clock);
     
     // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$push_qp
+
+
+module prnic_top$crx$push_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$push_valid
+
+
+module prnic_top$crx$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [31:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [31:0] write_data;
     input wire  write_enable;
-    output reg  [31:0] aux_read_data;
     
     // Update code (custom)
     reg [31:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [31:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -2520,6 +2959,310 @@ module prnic_top$crx$s1_valid(d,q,clock);
 endmodule // prnic_top$crx$s1_valid
 
 
+module prnic_top$crx$s2_f1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_f1
+
+
+module prnic_top$crx$s2_f2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_f2
+
+
+module prnic_top$crx$s2_f3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_f3
+
+
+module prnic_top$crx$s2_f4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_f4
+
+
+module prnic_top$crx$s2_kind(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_kind
+
+
+module prnic_top$crx$s2_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_on
+
+
+module prnic_top$crx$s2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_qp
+
+
+module prnic_top$crx$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s2_valid
+
+
+module prnic_top$crx$s3_down(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_down
+
+
+module prnic_top$crx$s3_f1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_f1
+
+
+module prnic_top$crx$s3_kind(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_kind
+
+
+module prnic_top$crx$s3_on(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_on
+
+
+module prnic_top$crx$s3_prep(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_prep
+
+
+module prnic_top$crx$s3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_qp
+
+
+module prnic_top$crx$s3_up(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_up
+
+
+module prnic_top$crx$s3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$s3_valid
+
+
 module prnic_top$crx$slot_pending(d,q,clock);
     
     // Module arguments
@@ -2542,13 +3285,13 @@ endmodule // prnic_top$crx$slot_pending
 module prnic_top$crx$slot_wait(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -2558,26 +3301,7 @@ module prnic_top$crx$slot_wait(d,q,clock);
 endmodule // prnic_top$crx$slot_wait
 
 
-module prnic_top$crx$w_qp(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$crx$w_qp
-
-
-module prnic_top$crx$w_valid(d,q,clock);
+module prnic_top$crx$w1_all(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2593,10 +3317,48 @@ module prnic_top$crx$w_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$crx$w_valid
+endmodule // prnic_top$crx$w1_all
 
 
-module prnic_top$crx$w_word(d,q,clock);
+module prnic_top$crx$w1_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w1_qp
+
+
+module prnic_top$crx$w1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w1_valid
+
+
+module prnic_top$crx$w1_word(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -2612,7 +3374,178 @@ module prnic_top$crx$w_word(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$crx$w_word
+endmodule // prnic_top$crx$w1_word
+
+
+module prnic_top$crx$w2_all(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w2_all
+
+
+module prnic_top$crx$w2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w2_qp
+
+
+module prnic_top$crx$w2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w2_valid
+
+
+module prnic_top$crx$w2_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w2_word
+
+
+module prnic_top$crx$w3_all(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w3_all
+
+
+module prnic_top$crx$w3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w3_qp
+
+
+module prnic_top$crx$w3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w3_valid
+
+
+module prnic_top$crx$w3_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$w3_word
+
+
+module prnic_top$crx$z(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$z
 
 
 module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_reorder_window_psns,hw_rx_status_clearing,hw_rx_status_qp_busy,hw_rx_status_event_overflow,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_qp_id_qp,cfg_qp_cfg_vni_slot,cfg_qp_cfg_enable,cfg_qp_psn_psn,cmd_qp_cmd_valid,cmd_qp_cmd_op,hw_cnt_rx_frames,hw_cnt_rx_placed,hw_cnt_rx_drop_bad_keep,hw_cnt_rx_drop_too_long,hw_cnt_rx_drop_truncated,hw_cnt_rx_drop_not_ipv4,hw_cnt_rx_drop_bad_checksum,hw_cnt_rx_drop_bad_port,hw_cnt_rx_drop_bad_vxlan,hw_cnt_rx_drop_unknown_vni,hw_cnt_rx_drop_bad_inner,hw_cnt_rx_drop_bad_opcode,hw_cnt_rx_drop_bad_length,hw_cnt_rx_drop_refused,hw_cnt_rx_reorder_duplicate,hw_cnt_rx_reorder_beyond_window,hw_cnt_rx_reorder_unknown_qp,hw_cnt_rx_reorder_bad_qp,hw_cnt_rx_reorder_imm_full,hw_cnt_rx_cqes,hw_cnt_rx_acks,hw_cnt_rx_naks,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
@@ -2750,6 +3683,8 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     input wire  [15:0] hw_ft_rd_val3_bits;
     
     // Constant declarations
+    localparam  mapped_words = 1024'hfffffffffff0000000000f3f1ff0000003fffffffff00000000000000010000000fffff771f;
+    localparam  read_only_words = 1024'hfffffffffff000000000003f1000000003fffffffff0000000000000000000000000a08001f;
     localparam  id_magic_magic_const = 32'h50524e43;
     localparam  id_version_minor_const = 16'h4;
     localparam  id_version_major_const = 16'h1;
@@ -2805,12 +3740,54 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     localparam  ft_loc_way_reset = 2'b0;
     
     // Stub signals
+    reg  awready_q$d;
+    wire  awready_q$q;
+    reg  awready_q$clock;
+    reg  [11:0] wa_q$d;
+    wire  [11:0] wa_q$q;
+    reg  wa_q$clock;
+    reg  [31:0] wd_q$d;
+    wire  [31:0] wd_q$q;
+    reg  wd_q$clock;
+    reg  [3:0] ws_q$d;
+    wire  [3:0] ws_q$q;
+    reg  ws_q$clock;
+    reg  w1_q$d;
+    wire  w1_q$q;
+    reg  w1_q$clock;
+    reg  w2_q$d;
+    wire  w2_q$q;
+    reg  w2_q$clock;
+    reg  wr_bad_q$d;
+    wire  wr_bad_q$q;
+    reg  wr_bad_q$clock;
+    reg  ro_write_q$d;
+    wire  ro_write_q$q;
+    reg  ro_write_q$clock;
     reg  bvalid_q$d;
     wire  bvalid_q$q;
     reg  bvalid_q$clock;
     reg  [1:0] bresp_q$d;
     wire  [1:0] bresp_q$q;
     reg  bresp_q$clock;
+    reg  arready_q$d;
+    wire  arready_q$q;
+    reg  arready_q$clock;
+    reg  [11:0] ra_q$d;
+    wire  [11:0] ra_q$q;
+    reg  ra_q$clock;
+    reg  r1_q$d;
+    wire  r1_q$q;
+    reg  r1_q$clock;
+    reg  r2_q$d;
+    wire  r2_q$q;
+    reg  r2_q$clock;
+    reg  rd_ok_q$d;
+    wire  rd_ok_q$q;
+    reg  rd_ok_q$clock;
+    reg  rd_bad_q$d;
+    wire  rd_bad_q$q;
+    reg  rd_bad_q$clock;
     reg  rvalid_q$d;
     wire  rvalid_q$q;
     reg  rvalid_q$clock;
@@ -2937,15 +3914,33 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     reg  [31:0] cnt_csr_bad_access_shadow$d;
     wire  [31:0] cnt_csr_bad_access_shadow$q;
     reg  cnt_csr_bad_access_shadow$clock;
-    reg  [63:0] cnt_csr_bad_access_count$d;
-    wire  [63:0] cnt_csr_bad_access_count$q;
-    reg  cnt_csr_bad_access_count$clock;
+    reg  [31:0] cnt_csr_bad_access_lo$d;
+    wire  [31:0] cnt_csr_bad_access_lo$q;
+    reg  cnt_csr_bad_access_lo$clock;
+    reg  [31:0] cnt_csr_bad_access_hi$d;
+    wire  [31:0] cnt_csr_bad_access_hi$q;
+    reg  cnt_csr_bad_access_hi$clock;
+    reg  cnt_csr_bad_access_c$d;
+    wire  cnt_csr_bad_access_c$q;
+    reg  cnt_csr_bad_access_c$clock;
+    reg  cnt_csr_bad_access_lo_rd$d;
+    wire  cnt_csr_bad_access_lo_rd$q;
+    reg  cnt_csr_bad_access_lo_rd$clock;
     reg  [31:0] cnt_csr_ro_write_shadow$d;
     wire  [31:0] cnt_csr_ro_write_shadow$q;
     reg  cnt_csr_ro_write_shadow$clock;
-    reg  [63:0] cnt_csr_ro_write_count$d;
-    wire  [63:0] cnt_csr_ro_write_count$q;
-    reg  cnt_csr_ro_write_count$clock;
+    reg  [31:0] cnt_csr_ro_write_lo$d;
+    wire  [31:0] cnt_csr_ro_write_lo$q;
+    reg  cnt_csr_ro_write_lo$clock;
+    reg  [31:0] cnt_csr_ro_write_hi$d;
+    wire  [31:0] cnt_csr_ro_write_hi$q;
+    reg  cnt_csr_ro_write_hi$clock;
+    reg  cnt_csr_ro_write_c$d;
+    wire  cnt_csr_ro_write_c$q;
+    reg  cnt_csr_ro_write_c$clock;
+    reg  cnt_csr_ro_write_lo_rd$d;
+    wire  cnt_csr_ro_write_lo_rd$q;
+    reg  cnt_csr_ro_write_lo_rd$clock;
     reg  [31:0] cnt_ft_multi_hit_shadow$d;
     wire  [31:0] cnt_ft_multi_hit_shadow$q;
     reg  cnt_ft_multi_hit_shadow$clock;
@@ -3111,556 +4106,339 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     reg  [2:0] ft_cmd_op_cmd_q$d;
     wire  [2:0] ft_cmd_op_cmd_q$q;
     reg  ft_cmd_op_cmd_q$clock;
+    reg  [31:0] grp_0$d;
+    wire  [31:0] grp_0$q;
+    reg  grp_0$clock;
+    reg  [31:0] grp_1$d;
+    wire  [31:0] grp_1$q;
+    reg  grp_1$clock;
+    reg  [31:0] grp_2$d;
+    wire  [31:0] grp_2$q;
+    reg  grp_2$clock;
+    reg  [31:0] grp_4$d;
+    wire  [31:0] grp_4$q;
+    reg  grp_4$clock;
+    reg  [31:0] grp_8$d;
+    wire  [31:0] grp_8$q;
+    reg  grp_8$clock;
+    reg  [31:0] grp_9$d;
+    wire  [31:0] grp_9$q;
+    reg  grp_9$clock;
+    reg  [31:0] grp_10$d;
+    wire  [31:0] grp_10$q;
+    reg  grp_10$clock;
+    reg  [31:0] grp_12$d;
+    wire  [31:0] grp_12$q;
+    reg  grp_12$clock;
+    reg  [31:0] grp_13$d;
+    wire  [31:0] grp_13$q;
+    reg  grp_13$clock;
+    reg  [31:0] grp_16$d;
+    wire  [31:0] grp_16$q;
+    reg  grp_16$clock;
+    reg  [31:0] grp_17$d;
+    wire  [31:0] grp_17$q;
+    reg  grp_17$clock;
+    reg  [31:0] grp_18$d;
+    wire  [31:0] grp_18$q;
+    reg  grp_18$clock;
+    reg  [3:0] ra2_q$d;
+    wire  [3:0] ra2_q$q;
+    reg  ra2_q$clock;
     
     // Local signals
-    reg  wr_go;
-    reg  rd_go;
+    reg  wr_acc;
+    reg  rd_acc;
+    reg  w1_go;
+    reg  r1_go;
     reg  wr_hit;
     reg  rd_hit;
-    reg  wr_bad;
-    reg  rd_bad;
+    reg  wr_ro;
     reg  bad_access;
-    reg  ro_write;
     reg  [31:0] rd_data;
     reg  [31:0] wmask;
     reg  [31:0] wm0;
     reg  [31:0] wm1;
     reg  [31:0] wm2;
     reg  [31:0] wm3;
-    reg  wsel_id_magic_0;
-    reg  rsel_id_magic_0;
     reg  [31:0] rval_id_magic_0;
-    reg  wsel_id_version_0;
-    reg  rsel_id_version_0;
     reg  [31:0] rval_id_version_0;
-    reg  wsel_id_config_hash_lo_0;
-    reg  rsel_id_config_hash_lo_0;
     reg  [31:0] rval_id_config_hash_lo_0;
-    reg  wsel_id_config_hash_hi_0;
-    reg  rsel_id_config_hash_hi_0;
     reg  [31:0] rval_id_config_hash_hi_0;
-    reg  wsel_id_build_hash_0;
-    reg  rsel_id_build_hash_0;
     reg  [31:0] rval_id_build_hash_0;
-    reg  wsel_port0_mac_lo_0;
-    reg  rsel_port0_mac_lo_0;
     reg  [31:0] rval_port0_mac_lo_0;
-    reg  wsel_port0_mac_hi_0;
-    reg  rsel_port0_mac_hi_0;
+    reg  wsel_port0_mac_lo_0;
     reg  [31:0] rval_port0_mac_hi_0;
-    reg  wsel_port0_ipv4_0;
-    reg  rsel_port0_ipv4_0;
+    reg  wsel_port0_mac_hi_0;
     reg  [31:0] rval_port0_ipv4_0;
-    reg  wsel_port1_mac_lo_0;
-    reg  rsel_port1_mac_lo_0;
+    reg  wsel_port0_ipv4_0;
     reg  [31:0] rval_port1_mac_lo_0;
-    reg  wsel_port1_mac_hi_0;
-    reg  rsel_port1_mac_hi_0;
+    reg  wsel_port1_mac_lo_0;
     reg  [31:0] rval_port1_mac_hi_0;
-    reg  wsel_port1_ipv4_0;
-    reg  rsel_port1_ipv4_0;
+    reg  wsel_port1_mac_hi_0;
     reg  [31:0] rval_port1_ipv4_0;
-    reg  wsel_tx_ip_0;
-    reg  rsel_tx_ip_0;
+    reg  wsel_port1_ipv4_0;
     reg  [31:0] rval_tx_ip_0;
-    reg  wsel_spray_0;
-    reg  rsel_spray_0;
+    reg  wsel_tx_ip_0;
     reg  [31:0] rval_spray_0;
-    reg  wsel_spray_ports_0;
-    reg  rsel_spray_ports_0;
+    reg  wsel_spray_0;
     reg  [31:0] rval_spray_ports_0;
-    reg  wsel_tx_status_0;
-    reg  rsel_tx_status_0;
+    reg  wsel_spray_ports_0;
     reg  [31:0] rval_tx_status_0;
-    reg  wsel_reorder_thresh_0;
-    reg  rsel_reorder_thresh_0;
     reg  [31:0] rval_reorder_thresh_0;
-    reg  wsel_credit_0;
-    reg  rsel_credit_0;
+    reg  wsel_reorder_thresh_0;
     reg  [31:0] rval_credit_0;
-    reg  wsel_credit_batch_0;
-    reg  rsel_credit_batch_0;
+    reg  wsel_credit_0;
     reg  [31:0] rval_credit_batch_0;
-    reg  wsel_credit_bdp_0;
-    reg  rsel_credit_bdp_0;
+    reg  wsel_credit_batch_0;
     reg  [31:0] rval_credit_bdp_0;
-    reg  wsel_pcie_bp_0;
-    reg  rsel_pcie_bp_0;
+    reg  wsel_credit_bdp_0;
     reg  [31:0] rval_pcie_bp_0;
-    reg  wsel_credit_status_0;
-    reg  rsel_credit_status_0;
+    reg  wsel_pcie_bp_0;
     reg  [31:0] rval_credit_status_0;
-    reg  wsel_reorder_window_0;
-    reg  rsel_reorder_window_0;
     reg  [31:0] rval_reorder_window_0;
-    reg  wsel_rx_status_0;
-    reg  rsel_rx_status_0;
+    reg  wsel_reorder_window_0;
     reg  [31:0] rval_rx_status_0;
-    reg  wsel_local_vni0_0;
-    reg  rsel_local_vni0_0;
     reg  [31:0] rval_local_vni0_0;
-    reg  wsel_local_vni1_0;
-    reg  rsel_local_vni1_0;
+    reg  wsel_local_vni0_0;
     reg  [31:0] rval_local_vni1_0;
-    reg  wsel_local_vni2_0;
-    reg  rsel_local_vni2_0;
+    reg  wsel_local_vni1_0;
     reg  [31:0] rval_local_vni2_0;
-    reg  wsel_local_vni3_0;
-    reg  rsel_local_vni3_0;
+    reg  wsel_local_vni2_0;
     reg  [31:0] rval_local_vni3_0;
-    reg  wsel_local_vni4_0;
-    reg  rsel_local_vni4_0;
+    reg  wsel_local_vni3_0;
     reg  [31:0] rval_local_vni4_0;
-    reg  wsel_local_vni5_0;
-    reg  rsel_local_vni5_0;
+    reg  wsel_local_vni4_0;
     reg  [31:0] rval_local_vni5_0;
-    reg  wsel_local_vni6_0;
-    reg  rsel_local_vni6_0;
+    reg  wsel_local_vni5_0;
     reg  [31:0] rval_local_vni6_0;
-    reg  wsel_local_vni7_0;
-    reg  rsel_local_vni7_0;
+    reg  wsel_local_vni6_0;
     reg  [31:0] rval_local_vni7_0;
-    reg  wsel_err_flags_0;
-    reg  rsel_err_flags_0;
+    reg  wsel_local_vni7_0;
     reg  [31:0] rval_err_flags_0;
-    reg  wsel_cnt_csr_bad_access_0;
-    reg  rsel_cnt_csr_bad_access_0;
+    reg  wsel_err_flags_0;
     reg  [31:0] rval_cnt_csr_bad_access_0;
-    reg  wsel_cnt_csr_bad_access_1;
-    reg  rsel_cnt_csr_bad_access_1;
+    reg  rsel_cnt_csr_bad_access_0;
     reg  [31:0] rval_cnt_csr_bad_access_1;
-    reg  wsel_cnt_csr_ro_write_0;
-    reg  rsel_cnt_csr_ro_write_0;
     reg  [31:0] rval_cnt_csr_ro_write_0;
-    reg  wsel_cnt_csr_ro_write_1;
-    reg  rsel_cnt_csr_ro_write_1;
+    reg  rsel_cnt_csr_ro_write_0;
     reg  [31:0] rval_cnt_csr_ro_write_1;
-    reg  wsel_cnt_ft_multi_hit_0;
-    reg  rsel_cnt_ft_multi_hit_0;
     reg  [31:0] rval_cnt_ft_multi_hit_0;
-    reg  wsel_cnt_ft_multi_hit_1;
-    reg  rsel_cnt_ft_multi_hit_1;
+    reg  rsel_cnt_ft_multi_hit_0;
     reg  [31:0] rval_cnt_ft_multi_hit_1;
-    reg  wsel_cnt_ft_dup_hit_0;
-    reg  rsel_cnt_ft_dup_hit_0;
     reg  [31:0] rval_cnt_ft_dup_hit_0;
-    reg  wsel_cnt_ft_dup_hit_1;
-    reg  rsel_cnt_ft_dup_hit_1;
+    reg  rsel_cnt_ft_dup_hit_0;
     reg  [31:0] rval_cnt_ft_dup_hit_1;
-    reg  wsel_cnt_ft_bad_update_0;
-    reg  rsel_cnt_ft_bad_update_0;
     reg  [31:0] rval_cnt_ft_bad_update_0;
-    reg  wsel_cnt_ft_bad_update_1;
-    reg  rsel_cnt_ft_bad_update_1;
+    reg  rsel_cnt_ft_bad_update_0;
     reg  [31:0] rval_cnt_ft_bad_update_1;
-    reg  wsel_cnt_tx_frames_0;
-    reg  rsel_cnt_tx_frames_0;
     reg  [31:0] rval_cnt_tx_frames_0;
-    reg  wsel_cnt_tx_frames_1;
-    reg  rsel_cnt_tx_frames_1;
+    reg  rsel_cnt_tx_frames_0;
     reg  [31:0] rval_cnt_tx_frames_1;
-    reg  wsel_cnt_tx_drop_miss_0;
-    reg  rsel_cnt_tx_drop_miss_0;
     reg  [31:0] rval_cnt_tx_drop_miss_0;
-    reg  wsel_cnt_tx_drop_miss_1;
-    reg  rsel_cnt_tx_drop_miss_1;
+    reg  rsel_cnt_tx_drop_miss_0;
     reg  [31:0] rval_cnt_tx_drop_miss_1;
-    reg  wsel_cnt_tx_drop_short_0;
-    reg  rsel_cnt_tx_drop_short_0;
     reg  [31:0] rval_cnt_tx_drop_short_0;
-    reg  wsel_cnt_tx_drop_short_1;
-    reg  rsel_cnt_tx_drop_short_1;
+    reg  rsel_cnt_tx_drop_short_0;
     reg  [31:0] rval_cnt_tx_drop_short_1;
-    reg  wsel_cnt_tx_drop_not_ipv4_0;
-    reg  rsel_cnt_tx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_tx_drop_not_ipv4_0;
-    reg  wsel_cnt_tx_drop_not_ipv4_1;
-    reg  rsel_cnt_tx_drop_not_ipv4_1;
+    reg  rsel_cnt_tx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_tx_drop_not_ipv4_1;
-    reg  wsel_cnt_tx_drop_too_long_0;
-    reg  rsel_cnt_tx_drop_too_long_0;
     reg  [31:0] rval_cnt_tx_drop_too_long_0;
-    reg  wsel_cnt_tx_drop_too_long_1;
-    reg  rsel_cnt_tx_drop_too_long_1;
+    reg  rsel_cnt_tx_drop_too_long_0;
     reg  [31:0] rval_cnt_tx_drop_too_long_1;
-    reg  wsel_cnt_tx_drop_bad_keep_0;
-    reg  rsel_cnt_tx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_tx_drop_bad_keep_0;
-    reg  wsel_cnt_tx_drop_bad_keep_1;
-    reg  rsel_cnt_tx_drop_bad_keep_1;
+    reg  rsel_cnt_tx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_tx_drop_bad_keep_1;
-    reg  wsel_cnt_credit_requests_0;
-    reg  rsel_cnt_credit_requests_0;
     reg  [31:0] rval_cnt_credit_requests_0;
-    reg  wsel_cnt_credit_requests_1;
-    reg  rsel_cnt_credit_requests_1;
+    reg  rsel_cnt_credit_requests_0;
     reg  [31:0] rval_cnt_credit_requests_1;
-    reg  wsel_cnt_credit_grants_0;
-    reg  rsel_cnt_credit_grants_0;
     reg  [31:0] rval_cnt_credit_grants_0;
-    reg  wsel_cnt_credit_grants_1;
-    reg  rsel_cnt_credit_grants_1;
+    reg  rsel_cnt_credit_grants_0;
     reg  [31:0] rval_cnt_credit_grants_1;
-    reg  wsel_cnt_credit_wasted_bytes_0;
-    reg  rsel_cnt_credit_wasted_bytes_0;
     reg  [31:0] rval_cnt_credit_wasted_bytes_0;
-    reg  wsel_cnt_credit_wasted_bytes_1;
-    reg  rsel_cnt_credit_wasted_bytes_1;
+    reg  rsel_cnt_credit_wasted_bytes_0;
     reg  [31:0] rval_cnt_credit_wasted_bytes_1;
-    reg  wsel_cnt_credit_starved_cycles_0;
-    reg  rsel_cnt_credit_starved_cycles_0;
     reg  [31:0] rval_cnt_credit_starved_cycles_0;
-    reg  wsel_cnt_credit_starved_cycles_1;
-    reg  rsel_cnt_credit_starved_cycles_1;
+    reg  rsel_cnt_credit_starved_cycles_0;
     reg  [31:0] rval_cnt_credit_starved_cycles_1;
-    reg  wsel_cnt_credit_grants_dropped_0;
-    reg  rsel_cnt_credit_grants_dropped_0;
     reg  [31:0] rval_cnt_credit_grants_dropped_0;
-    reg  wsel_cnt_credit_grants_dropped_1;
-    reg  rsel_cnt_credit_grants_dropped_1;
+    reg  rsel_cnt_credit_grants_dropped_0;
     reg  [31:0] rval_cnt_credit_grants_dropped_1;
-    reg  wsel_cnt_credit_rx_requests_0;
-    reg  rsel_cnt_credit_rx_requests_0;
     reg  [31:0] rval_cnt_credit_rx_requests_0;
-    reg  wsel_cnt_credit_rx_requests_1;
-    reg  rsel_cnt_credit_rx_requests_1;
+    reg  rsel_cnt_credit_rx_requests_0;
     reg  [31:0] rval_cnt_credit_rx_requests_1;
-    reg  wsel_cnt_credit_rx_grants_0;
-    reg  rsel_cnt_credit_rx_grants_0;
     reg  [31:0] rval_cnt_credit_rx_grants_0;
-    reg  wsel_cnt_credit_rx_grants_1;
-    reg  rsel_cnt_credit_rx_grants_1;
+    reg  rsel_cnt_credit_rx_grants_0;
     reg  [31:0] rval_cnt_credit_rx_grants_1;
-    reg  wsel_cnt_credit_rx_idle_slots_0;
-    reg  rsel_cnt_credit_rx_idle_slots_0;
     reg  [31:0] rval_cnt_credit_rx_idle_slots_0;
-    reg  wsel_cnt_credit_rx_idle_slots_1;
-    reg  rsel_cnt_credit_rx_idle_slots_1;
+    reg  rsel_cnt_credit_rx_idle_slots_0;
     reg  [31:0] rval_cnt_credit_rx_idle_slots_1;
-    reg  wsel_qp_id_0;
-    reg  rsel_qp_id_0;
     reg  [31:0] rval_qp_id_0;
-    reg  wsel_qp_cfg_0;
-    reg  rsel_qp_cfg_0;
+    reg  wsel_qp_id_0;
     reg  [31:0] rval_qp_cfg_0;
-    reg  wsel_qp_psn_0;
-    reg  rsel_qp_psn_0;
+    reg  wsel_qp_cfg_0;
     reg  [31:0] rval_qp_psn_0;
-    reg  wsel_qp_cmd_0;
-    reg  rsel_qp_cmd_0;
+    reg  wsel_qp_psn_0;
     reg  [31:0] rval_qp_cmd_0;
-    reg  wsel_cnt_rx_frames_0;
-    reg  rsel_cnt_rx_frames_0;
+    reg  wsel_qp_cmd_0;
     reg  [31:0] rval_cnt_rx_frames_0;
-    reg  wsel_cnt_rx_frames_1;
-    reg  rsel_cnt_rx_frames_1;
+    reg  rsel_cnt_rx_frames_0;
     reg  [31:0] rval_cnt_rx_frames_1;
-    reg  wsel_cnt_rx_placed_0;
-    reg  rsel_cnt_rx_placed_0;
     reg  [31:0] rval_cnt_rx_placed_0;
-    reg  wsel_cnt_rx_placed_1;
-    reg  rsel_cnt_rx_placed_1;
+    reg  rsel_cnt_rx_placed_0;
     reg  [31:0] rval_cnt_rx_placed_1;
-    reg  wsel_cnt_rx_drop_bad_keep_0;
-    reg  rsel_cnt_rx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_rx_drop_bad_keep_0;
-    reg  wsel_cnt_rx_drop_bad_keep_1;
-    reg  rsel_cnt_rx_drop_bad_keep_1;
+    reg  rsel_cnt_rx_drop_bad_keep_0;
     reg  [31:0] rval_cnt_rx_drop_bad_keep_1;
-    reg  wsel_cnt_rx_drop_too_long_0;
-    reg  rsel_cnt_rx_drop_too_long_0;
     reg  [31:0] rval_cnt_rx_drop_too_long_0;
-    reg  wsel_cnt_rx_drop_too_long_1;
-    reg  rsel_cnt_rx_drop_too_long_1;
+    reg  rsel_cnt_rx_drop_too_long_0;
     reg  [31:0] rval_cnt_rx_drop_too_long_1;
-    reg  wsel_cnt_rx_drop_truncated_0;
-    reg  rsel_cnt_rx_drop_truncated_0;
     reg  [31:0] rval_cnt_rx_drop_truncated_0;
-    reg  wsel_cnt_rx_drop_truncated_1;
-    reg  rsel_cnt_rx_drop_truncated_1;
+    reg  rsel_cnt_rx_drop_truncated_0;
     reg  [31:0] rval_cnt_rx_drop_truncated_1;
-    reg  wsel_cnt_rx_drop_not_ipv4_0;
-    reg  rsel_cnt_rx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_rx_drop_not_ipv4_0;
-    reg  wsel_cnt_rx_drop_not_ipv4_1;
-    reg  rsel_cnt_rx_drop_not_ipv4_1;
+    reg  rsel_cnt_rx_drop_not_ipv4_0;
     reg  [31:0] rval_cnt_rx_drop_not_ipv4_1;
-    reg  wsel_cnt_rx_drop_bad_checksum_0;
-    reg  rsel_cnt_rx_drop_bad_checksum_0;
     reg  [31:0] rval_cnt_rx_drop_bad_checksum_0;
-    reg  wsel_cnt_rx_drop_bad_checksum_1;
-    reg  rsel_cnt_rx_drop_bad_checksum_1;
+    reg  rsel_cnt_rx_drop_bad_checksum_0;
     reg  [31:0] rval_cnt_rx_drop_bad_checksum_1;
-    reg  wsel_cnt_rx_drop_bad_port_0;
-    reg  rsel_cnt_rx_drop_bad_port_0;
     reg  [31:0] rval_cnt_rx_drop_bad_port_0;
-    reg  wsel_cnt_rx_drop_bad_port_1;
-    reg  rsel_cnt_rx_drop_bad_port_1;
+    reg  rsel_cnt_rx_drop_bad_port_0;
     reg  [31:0] rval_cnt_rx_drop_bad_port_1;
-    reg  wsel_cnt_rx_drop_bad_vxlan_0;
-    reg  rsel_cnt_rx_drop_bad_vxlan_0;
     reg  [31:0] rval_cnt_rx_drop_bad_vxlan_0;
-    reg  wsel_cnt_rx_drop_bad_vxlan_1;
-    reg  rsel_cnt_rx_drop_bad_vxlan_1;
+    reg  rsel_cnt_rx_drop_bad_vxlan_0;
     reg  [31:0] rval_cnt_rx_drop_bad_vxlan_1;
-    reg  wsel_cnt_rx_drop_unknown_vni_0;
-    reg  rsel_cnt_rx_drop_unknown_vni_0;
     reg  [31:0] rval_cnt_rx_drop_unknown_vni_0;
-    reg  wsel_cnt_rx_drop_unknown_vni_1;
-    reg  rsel_cnt_rx_drop_unknown_vni_1;
+    reg  rsel_cnt_rx_drop_unknown_vni_0;
     reg  [31:0] rval_cnt_rx_drop_unknown_vni_1;
-    reg  wsel_cnt_rx_drop_bad_inner_0;
-    reg  rsel_cnt_rx_drop_bad_inner_0;
     reg  [31:0] rval_cnt_rx_drop_bad_inner_0;
-    reg  wsel_cnt_rx_drop_bad_inner_1;
-    reg  rsel_cnt_rx_drop_bad_inner_1;
+    reg  rsel_cnt_rx_drop_bad_inner_0;
     reg  [31:0] rval_cnt_rx_drop_bad_inner_1;
-    reg  wsel_cnt_rx_drop_bad_opcode_0;
-    reg  rsel_cnt_rx_drop_bad_opcode_0;
     reg  [31:0] rval_cnt_rx_drop_bad_opcode_0;
-    reg  wsel_cnt_rx_drop_bad_opcode_1;
-    reg  rsel_cnt_rx_drop_bad_opcode_1;
+    reg  rsel_cnt_rx_drop_bad_opcode_0;
     reg  [31:0] rval_cnt_rx_drop_bad_opcode_1;
-    reg  wsel_cnt_rx_drop_bad_length_0;
-    reg  rsel_cnt_rx_drop_bad_length_0;
     reg  [31:0] rval_cnt_rx_drop_bad_length_0;
-    reg  wsel_cnt_rx_drop_bad_length_1;
-    reg  rsel_cnt_rx_drop_bad_length_1;
+    reg  rsel_cnt_rx_drop_bad_length_0;
     reg  [31:0] rval_cnt_rx_drop_bad_length_1;
-    reg  wsel_cnt_rx_drop_refused_0;
-    reg  rsel_cnt_rx_drop_refused_0;
     reg  [31:0] rval_cnt_rx_drop_refused_0;
-    reg  wsel_cnt_rx_drop_refused_1;
-    reg  rsel_cnt_rx_drop_refused_1;
+    reg  rsel_cnt_rx_drop_refused_0;
     reg  [31:0] rval_cnt_rx_drop_refused_1;
-    reg  wsel_cnt_rx_reorder_duplicate_0;
-    reg  rsel_cnt_rx_reorder_duplicate_0;
     reg  [31:0] rval_cnt_rx_reorder_duplicate_0;
-    reg  wsel_cnt_rx_reorder_duplicate_1;
-    reg  rsel_cnt_rx_reorder_duplicate_1;
+    reg  rsel_cnt_rx_reorder_duplicate_0;
     reg  [31:0] rval_cnt_rx_reorder_duplicate_1;
-    reg  wsel_cnt_rx_reorder_beyond_window_0;
-    reg  rsel_cnt_rx_reorder_beyond_window_0;
     reg  [31:0] rval_cnt_rx_reorder_beyond_window_0;
-    reg  wsel_cnt_rx_reorder_beyond_window_1;
-    reg  rsel_cnt_rx_reorder_beyond_window_1;
+    reg  rsel_cnt_rx_reorder_beyond_window_0;
     reg  [31:0] rval_cnt_rx_reorder_beyond_window_1;
-    reg  wsel_cnt_rx_reorder_unknown_qp_0;
-    reg  rsel_cnt_rx_reorder_unknown_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_unknown_qp_0;
-    reg  wsel_cnt_rx_reorder_unknown_qp_1;
-    reg  rsel_cnt_rx_reorder_unknown_qp_1;
+    reg  rsel_cnt_rx_reorder_unknown_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_unknown_qp_1;
-    reg  wsel_cnt_rx_reorder_bad_qp_0;
-    reg  rsel_cnt_rx_reorder_bad_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_bad_qp_0;
-    reg  wsel_cnt_rx_reorder_bad_qp_1;
-    reg  rsel_cnt_rx_reorder_bad_qp_1;
+    reg  rsel_cnt_rx_reorder_bad_qp_0;
     reg  [31:0] rval_cnt_rx_reorder_bad_qp_1;
-    reg  wsel_cnt_rx_reorder_imm_full_0;
-    reg  rsel_cnt_rx_reorder_imm_full_0;
     reg  [31:0] rval_cnt_rx_reorder_imm_full_0;
-    reg  wsel_cnt_rx_reorder_imm_full_1;
-    reg  rsel_cnt_rx_reorder_imm_full_1;
+    reg  rsel_cnt_rx_reorder_imm_full_0;
     reg  [31:0] rval_cnt_rx_reorder_imm_full_1;
-    reg  wsel_cnt_rx_cqes_0;
-    reg  rsel_cnt_rx_cqes_0;
     reg  [31:0] rval_cnt_rx_cqes_0;
-    reg  wsel_cnt_rx_cqes_1;
-    reg  rsel_cnt_rx_cqes_1;
+    reg  rsel_cnt_rx_cqes_0;
     reg  [31:0] rval_cnt_rx_cqes_1;
-    reg  wsel_cnt_rx_acks_0;
-    reg  rsel_cnt_rx_acks_0;
     reg  [31:0] rval_cnt_rx_acks_0;
-    reg  wsel_cnt_rx_acks_1;
-    reg  rsel_cnt_rx_acks_1;
+    reg  rsel_cnt_rx_acks_0;
     reg  [31:0] rval_cnt_rx_acks_1;
-    reg  wsel_cnt_rx_naks_0;
-    reg  rsel_cnt_rx_naks_0;
     reg  [31:0] rval_cnt_rx_naks_0;
-    reg  wsel_cnt_rx_naks_1;
-    reg  rsel_cnt_rx_naks_1;
+    reg  rsel_cnt_rx_naks_0;
     reg  [31:0] rval_cnt_rx_naks_1;
-    reg  wsel_ft_key_lo_0;
-    reg  rsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_lo_0;
-    reg  wsel_ft_key_hi_0;
-    reg  rsel_ft_key_hi_0;
+    reg  wsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_hi_0;
-    reg  wsel_ft_val0_0;
-    reg  rsel_ft_val0_0;
+    reg  wsel_ft_key_hi_0;
     reg  [31:0] rval_ft_val0_0;
-    reg  wsel_ft_val1_0;
-    reg  rsel_ft_val1_0;
+    reg  wsel_ft_val0_0;
     reg  [31:0] rval_ft_val1_0;
-    reg  wsel_ft_val2_0;
-    reg  rsel_ft_val2_0;
+    reg  wsel_ft_val1_0;
     reg  [31:0] rval_ft_val2_0;
-    reg  wsel_ft_val3_0;
-    reg  rsel_ft_val3_0;
+    reg  wsel_ft_val2_0;
     reg  [31:0] rval_ft_val3_0;
-    reg  wsel_ft_loc_0;
-    reg  rsel_ft_loc_0;
+    reg  wsel_ft_val3_0;
     reg  [31:0] rval_ft_loc_0;
-    reg  wsel_ft_cmd_0;
-    reg  rsel_ft_cmd_0;
+    reg  wsel_ft_loc_0;
     reg  [31:0] rval_ft_cmd_0;
-    reg  wsel_ft_status_0;
-    reg  rsel_ft_status_0;
+    reg  wsel_ft_cmd_0;
     reg  [31:0] rval_ft_status_0;
-    reg  wsel_ft_rd_key_lo_0;
-    reg  rsel_ft_rd_key_lo_0;
     reg  [31:0] rval_ft_rd_key_lo_0;
-    reg  wsel_ft_rd_key_hi_0;
-    reg  rsel_ft_rd_key_hi_0;
     reg  [31:0] rval_ft_rd_key_hi_0;
-    reg  wsel_ft_rd_val0_0;
-    reg  rsel_ft_rd_val0_0;
     reg  [31:0] rval_ft_rd_val0_0;
-    reg  wsel_ft_rd_val1_0;
-    reg  rsel_ft_rd_val1_0;
     reg  [31:0] rval_ft_rd_val1_0;
-    reg  wsel_ft_rd_val2_0;
-    reg  rsel_ft_rd_val2_0;
     reg  [31:0] rval_ft_rd_val2_0;
-    reg  wsel_ft_rd_val3_0;
-    reg  rsel_ft_rd_val3_0;
     reg  [31:0] rval_ft_rd_val3_0;
-    reg  [31:0] rterm_id_magic_0;
-    reg  [31:0] rterm_id_version_0;
-    reg  [31:0] rterm_id_config_hash_lo_0;
-    reg  [31:0] rterm_id_config_hash_hi_0;
-    reg  [31:0] rterm_id_build_hash_0;
-    reg  [31:0] rterm_port0_mac_lo_0;
-    reg  [31:0] rterm_port0_mac_hi_0;
-    reg  [31:0] rterm_port0_ipv4_0;
-    reg  [31:0] rterm_port1_mac_lo_0;
-    reg  [31:0] rterm_port1_mac_hi_0;
-    reg  [31:0] rterm_port1_ipv4_0;
-    reg  [31:0] rterm_tx_ip_0;
-    reg  [31:0] rterm_spray_0;
-    reg  [31:0] rterm_spray_ports_0;
-    reg  [31:0] rterm_tx_status_0;
-    reg  [31:0] rterm_reorder_thresh_0;
-    reg  [31:0] rterm_credit_0;
-    reg  [31:0] rterm_credit_batch_0;
-    reg  [31:0] rterm_credit_bdp_0;
-    reg  [31:0] rterm_pcie_bp_0;
-    reg  [31:0] rterm_credit_status_0;
-    reg  [31:0] rterm_reorder_window_0;
-    reg  [31:0] rterm_rx_status_0;
-    reg  [31:0] rterm_local_vni0_0;
-    reg  [31:0] rterm_local_vni1_0;
-    reg  [31:0] rterm_local_vni2_0;
-    reg  [31:0] rterm_local_vni3_0;
-    reg  [31:0] rterm_local_vni4_0;
-    reg  [31:0] rterm_local_vni5_0;
-    reg  [31:0] rterm_local_vni6_0;
-    reg  [31:0] rterm_local_vni7_0;
-    reg  [31:0] rterm_err_flags_0;
-    reg  [31:0] rterm_cnt_csr_bad_access_0;
-    reg  [31:0] rterm_cnt_csr_bad_access_1;
-    reg  [31:0] rterm_cnt_csr_ro_write_0;
-    reg  [31:0] rterm_cnt_csr_ro_write_1;
-    reg  [31:0] rterm_cnt_ft_multi_hit_0;
-    reg  [31:0] rterm_cnt_ft_multi_hit_1;
-    reg  [31:0] rterm_cnt_ft_dup_hit_0;
-    reg  [31:0] rterm_cnt_ft_dup_hit_1;
-    reg  [31:0] rterm_cnt_ft_bad_update_0;
-    reg  [31:0] rterm_cnt_ft_bad_update_1;
-    reg  [31:0] rterm_cnt_tx_frames_0;
-    reg  [31:0] rterm_cnt_tx_frames_1;
-    reg  [31:0] rterm_cnt_tx_drop_miss_0;
-    reg  [31:0] rterm_cnt_tx_drop_miss_1;
-    reg  [31:0] rterm_cnt_tx_drop_short_0;
-    reg  [31:0] rterm_cnt_tx_drop_short_1;
-    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_0;
-    reg  [31:0] rterm_cnt_tx_drop_not_ipv4_1;
-    reg  [31:0] rterm_cnt_tx_drop_too_long_0;
-    reg  [31:0] rterm_cnt_tx_drop_too_long_1;
-    reg  [31:0] rterm_cnt_tx_drop_bad_keep_0;
-    reg  [31:0] rterm_cnt_tx_drop_bad_keep_1;
-    reg  [31:0] rterm_cnt_credit_requests_0;
-    reg  [31:0] rterm_cnt_credit_requests_1;
-    reg  [31:0] rterm_cnt_credit_grants_0;
-    reg  [31:0] rterm_cnt_credit_grants_1;
-    reg  [31:0] rterm_cnt_credit_wasted_bytes_0;
-    reg  [31:0] rterm_cnt_credit_wasted_bytes_1;
-    reg  [31:0] rterm_cnt_credit_starved_cycles_0;
-    reg  [31:0] rterm_cnt_credit_starved_cycles_1;
-    reg  [31:0] rterm_cnt_credit_grants_dropped_0;
-    reg  [31:0] rterm_cnt_credit_grants_dropped_1;
-    reg  [31:0] rterm_cnt_credit_rx_requests_0;
-    reg  [31:0] rterm_cnt_credit_rx_requests_1;
-    reg  [31:0] rterm_cnt_credit_rx_grants_0;
-    reg  [31:0] rterm_cnt_credit_rx_grants_1;
-    reg  [31:0] rterm_cnt_credit_rx_idle_slots_0;
-    reg  [31:0] rterm_cnt_credit_rx_idle_slots_1;
-    reg  [31:0] rterm_qp_id_0;
-    reg  [31:0] rterm_qp_cfg_0;
-    reg  [31:0] rterm_qp_psn_0;
-    reg  [31:0] rterm_qp_cmd_0;
-    reg  [31:0] rterm_cnt_rx_frames_0;
-    reg  [31:0] rterm_cnt_rx_frames_1;
-    reg  [31:0] rterm_cnt_rx_placed_0;
-    reg  [31:0] rterm_cnt_rx_placed_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_keep_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_keep_1;
-    reg  [31:0] rterm_cnt_rx_drop_too_long_0;
-    reg  [31:0] rterm_cnt_rx_drop_too_long_1;
-    reg  [31:0] rterm_cnt_rx_drop_truncated_0;
-    reg  [31:0] rterm_cnt_rx_drop_truncated_1;
-    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_0;
-    reg  [31:0] rterm_cnt_rx_drop_not_ipv4_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_checksum_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_port_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_port_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_vxlan_1;
-    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_0;
-    reg  [31:0] rterm_cnt_rx_drop_unknown_vni_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_inner_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_inner_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_opcode_1;
-    reg  [31:0] rterm_cnt_rx_drop_bad_length_0;
-    reg  [31:0] rterm_cnt_rx_drop_bad_length_1;
-    reg  [31:0] rterm_cnt_rx_drop_refused_0;
-    reg  [31:0] rterm_cnt_rx_drop_refused_1;
-    reg  [31:0] rterm_cnt_rx_reorder_duplicate_0;
-    reg  [31:0] rterm_cnt_rx_reorder_duplicate_1;
-    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_0;
-    reg  [31:0] rterm_cnt_rx_reorder_beyond_window_1;
-    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_0;
-    reg  [31:0] rterm_cnt_rx_reorder_unknown_qp_1;
-    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_0;
-    reg  [31:0] rterm_cnt_rx_reorder_bad_qp_1;
-    reg  [31:0] rterm_cnt_rx_reorder_imm_full_0;
-    reg  [31:0] rterm_cnt_rx_reorder_imm_full_1;
-    reg  [31:0] rterm_cnt_rx_cqes_0;
-    reg  [31:0] rterm_cnt_rx_cqes_1;
-    reg  [31:0] rterm_cnt_rx_acks_0;
-    reg  [31:0] rterm_cnt_rx_acks_1;
-    reg  [31:0] rterm_cnt_rx_naks_0;
-    reg  [31:0] rterm_cnt_rx_naks_1;
-    reg  [31:0] rterm_ft_key_lo_0;
-    reg  [31:0] rterm_ft_key_hi_0;
-    reg  [31:0] rterm_ft_val0_0;
-    reg  [31:0] rterm_ft_val1_0;
-    reg  [31:0] rterm_ft_val2_0;
-    reg  [31:0] rterm_ft_val3_0;
-    reg  [31:0] rterm_ft_loc_0;
-    reg  [31:0] rterm_ft_cmd_0;
-    reg  [31:0] rterm_ft_status_0;
-    reg  [31:0] rterm_ft_rd_key_lo_0;
-    reg  [31:0] rterm_ft_rd_key_hi_0;
-    reg  [31:0] rterm_ft_rd_val0_0;
-    reg  [31:0] rterm_ft_rd_val1_0;
-    reg  [31:0] rterm_ft_rd_val2_0;
-    reg  [31:0] rterm_ft_rd_val3_0;
+    reg  [1:0] cnt_csr_bad_access_inc;
+    reg  [1:0] cnt_csr_ro_write_inc;
+    reg  [511:0] grp_0_words;
+    reg  [8:0] grp_0_bit;
+    reg  [511:0] grp_1_words;
+    reg  [8:0] grp_1_bit;
+    reg  [127:0] grp_2_words;
+    reg  [6:0] grp_2_bit;
+    reg  [511:0] grp_8_words;
+    reg  [8:0] grp_8_bit;
+    reg  [511:0] grp_9_words;
+    reg  [8:0] grp_9_bit;
+    reg  [255:0] grp_10_words;
+    reg  [7:0] grp_10_bit;
+    reg  [511:0] grp_12_words;
+    reg  [8:0] grp_12_bit;
+    reg  [255:0] grp_13_words;
+    reg  [7:0] grp_13_bit;
+    reg  [511:0] grp_16_words;
+    reg  [8:0] grp_16_bit;
+    reg  [511:0] grp_17_words;
+    reg  [8:0] grp_17_bit;
+    reg  [511:0] grp_18_words;
+    reg  [8:0] grp_18_bit;
+    reg  [8:0] ra2_bit;
+    reg  [511:0] grp_all;
     
     // Sub module instances
+    prnic_top$csr$awready_q awready_q(
+        .d(awready_q$d),
+        .q(awready_q$q),
+        .clock(awready_q$clock)
+    );
+    prnic_top$csr$wa_q wa_q(
+        .d(wa_q$d),
+        .q(wa_q$q),
+        .clock(wa_q$clock)
+    );
+    prnic_top$csr$wd_q wd_q(
+        .d(wd_q$d),
+        .q(wd_q$q),
+        .clock(wd_q$clock)
+    );
+    prnic_top$csr$ws_q ws_q(
+        .d(ws_q$d),
+        .q(ws_q$q),
+        .clock(ws_q$clock)
+    );
+    prnic_top$csr$w1_q w1_q(
+        .d(w1_q$d),
+        .q(w1_q$q),
+        .clock(w1_q$clock)
+    );
+    prnic_top$csr$w2_q w2_q(
+        .d(w2_q$d),
+        .q(w2_q$q),
+        .clock(w2_q$clock)
+    );
+    prnic_top$csr$wr_bad_q wr_bad_q(
+        .d(wr_bad_q$d),
+        .q(wr_bad_q$q),
+        .clock(wr_bad_q$clock)
+    );
+    prnic_top$csr$ro_write_q ro_write_q(
+        .d(ro_write_q$d),
+        .q(ro_write_q$q),
+        .clock(ro_write_q$clock)
+    );
     prnic_top$csr$bvalid_q bvalid_q(
         .d(bvalid_q$d),
         .q(bvalid_q$q),
@@ -3670,6 +4448,36 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         .d(bresp_q$d),
         .q(bresp_q$q),
         .clock(bresp_q$clock)
+    );
+    prnic_top$csr$arready_q arready_q(
+        .d(arready_q$d),
+        .q(arready_q$q),
+        .clock(arready_q$clock)
+    );
+    prnic_top$csr$ra_q ra_q(
+        .d(ra_q$d),
+        .q(ra_q$q),
+        .clock(ra_q$clock)
+    );
+    prnic_top$csr$r1_q r1_q(
+        .d(r1_q$d),
+        .q(r1_q$q),
+        .clock(r1_q$clock)
+    );
+    prnic_top$csr$r2_q r2_q(
+        .d(r2_q$d),
+        .q(r2_q$q),
+        .clock(r2_q$clock)
+    );
+    prnic_top$csr$rd_ok_q rd_ok_q(
+        .d(rd_ok_q$d),
+        .q(rd_ok_q$q),
+        .clock(rd_ok_q$clock)
+    );
+    prnic_top$csr$rd_bad_q rd_bad_q(
+        .d(rd_bad_q$d),
+        .q(rd_bad_q$q),
+        .clock(rd_bad_q$clock)
     );
     prnic_top$csr$rvalid_q rvalid_q(
         .d(rvalid_q$d),
@@ -3881,20 +4689,50 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         .q(cnt_csr_bad_access_shadow$q),
         .clock(cnt_csr_bad_access_shadow$clock)
     );
-    prnic_top$csr$cnt_csr_bad_access_count cnt_csr_bad_access_count(
-        .d(cnt_csr_bad_access_count$d),
-        .q(cnt_csr_bad_access_count$q),
-        .clock(cnt_csr_bad_access_count$clock)
+    prnic_top$csr$cnt_csr_bad_access_lo cnt_csr_bad_access_lo(
+        .d(cnt_csr_bad_access_lo$d),
+        .q(cnt_csr_bad_access_lo$q),
+        .clock(cnt_csr_bad_access_lo$clock)
+    );
+    prnic_top$csr$cnt_csr_bad_access_hi cnt_csr_bad_access_hi(
+        .d(cnt_csr_bad_access_hi$d),
+        .q(cnt_csr_bad_access_hi$q),
+        .clock(cnt_csr_bad_access_hi$clock)
+    );
+    prnic_top$csr$cnt_csr_bad_access_c cnt_csr_bad_access_c(
+        .d(cnt_csr_bad_access_c$d),
+        .q(cnt_csr_bad_access_c$q),
+        .clock(cnt_csr_bad_access_c$clock)
+    );
+    prnic_top$csr$cnt_csr_bad_access_lo_rd cnt_csr_bad_access_lo_rd(
+        .d(cnt_csr_bad_access_lo_rd$d),
+        .q(cnt_csr_bad_access_lo_rd$q),
+        .clock(cnt_csr_bad_access_lo_rd$clock)
     );
     prnic_top$csr$cnt_csr_ro_write_shadow cnt_csr_ro_write_shadow(
         .d(cnt_csr_ro_write_shadow$d),
         .q(cnt_csr_ro_write_shadow$q),
         .clock(cnt_csr_ro_write_shadow$clock)
     );
-    prnic_top$csr$cnt_csr_ro_write_count cnt_csr_ro_write_count(
-        .d(cnt_csr_ro_write_count$d),
-        .q(cnt_csr_ro_write_count$q),
-        .clock(cnt_csr_ro_write_count$clock)
+    prnic_top$csr$cnt_csr_ro_write_lo cnt_csr_ro_write_lo(
+        .d(cnt_csr_ro_write_lo$d),
+        .q(cnt_csr_ro_write_lo$q),
+        .clock(cnt_csr_ro_write_lo$clock)
+    );
+    prnic_top$csr$cnt_csr_ro_write_hi cnt_csr_ro_write_hi(
+        .d(cnt_csr_ro_write_hi$d),
+        .q(cnt_csr_ro_write_hi$q),
+        .clock(cnt_csr_ro_write_hi$clock)
+    );
+    prnic_top$csr$cnt_csr_ro_write_c cnt_csr_ro_write_c(
+        .d(cnt_csr_ro_write_c$d),
+        .q(cnt_csr_ro_write_c$q),
+        .clock(cnt_csr_ro_write_c$clock)
+    );
+    prnic_top$csr$cnt_csr_ro_write_lo_rd cnt_csr_ro_write_lo_rd(
+        .d(cnt_csr_ro_write_lo_rd$d),
+        .q(cnt_csr_ro_write_lo_rd$q),
+        .clock(cnt_csr_ro_write_lo_rd$clock)
     );
     prnic_top$csr$cnt_ft_multi_hit_shadow cnt_ft_multi_hit_shadow(
         .d(cnt_ft_multi_hit_shadow$d),
@@ -4171,6 +5009,71 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         .q(ft_cmd_op_cmd_q$q),
         .clock(ft_cmd_op_cmd_q$clock)
     );
+    prnic_top$csr$grp_0 grp_0(
+        .d(grp_0$d),
+        .q(grp_0$q),
+        .clock(grp_0$clock)
+    );
+    prnic_top$csr$grp_1 grp_1(
+        .d(grp_1$d),
+        .q(grp_1$q),
+        .clock(grp_1$clock)
+    );
+    prnic_top$csr$grp_2 grp_2(
+        .d(grp_2$d),
+        .q(grp_2$q),
+        .clock(grp_2$clock)
+    );
+    prnic_top$csr$grp_4 grp_4(
+        .d(grp_4$d),
+        .q(grp_4$q),
+        .clock(grp_4$clock)
+    );
+    prnic_top$csr$grp_8 grp_8(
+        .d(grp_8$d),
+        .q(grp_8$q),
+        .clock(grp_8$clock)
+    );
+    prnic_top$csr$grp_9 grp_9(
+        .d(grp_9$d),
+        .q(grp_9$q),
+        .clock(grp_9$clock)
+    );
+    prnic_top$csr$grp_10 grp_10(
+        .d(grp_10$d),
+        .q(grp_10$q),
+        .clock(grp_10$clock)
+    );
+    prnic_top$csr$grp_12 grp_12(
+        .d(grp_12$d),
+        .q(grp_12$q),
+        .clock(grp_12$clock)
+    );
+    prnic_top$csr$grp_13 grp_13(
+        .d(grp_13$d),
+        .q(grp_13$q),
+        .clock(grp_13$clock)
+    );
+    prnic_top$csr$grp_16 grp_16(
+        .d(grp_16$d),
+        .q(grp_16$q),
+        .clock(grp_16$clock)
+    );
+    prnic_top$csr$grp_17 grp_17(
+        .d(grp_17$d),
+        .q(grp_17$q),
+        .clock(grp_17$clock)
+    );
+    prnic_top$csr$grp_18 grp_18(
+        .d(grp_18$d),
+        .q(grp_18$q),
+        .clock(grp_18$clock)
+    );
+    prnic_top$csr$ra2_q ra2_q(
+        .d(ra2_q$d),
+        .q(ra2_q$q),
+        .clock(ra2_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -4252,12 +5155,24 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         err_flags_csr_bad_access_q$d = err_flags_csr_bad_access_q$q;
         cnt_csr_bad_access_shadow$clock = clk;
         cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_shadow$q;
-        cnt_csr_bad_access_count$clock = clk;
-        cnt_csr_bad_access_count$d = cnt_csr_bad_access_count$q;
+        cnt_csr_bad_access_lo$clock = clk;
+        cnt_csr_bad_access_lo$d = cnt_csr_bad_access_lo$q;
+        cnt_csr_bad_access_hi$clock = clk;
+        cnt_csr_bad_access_hi$d = cnt_csr_bad_access_hi$q;
+        cnt_csr_bad_access_c$clock = clk;
+        cnt_csr_bad_access_c$d = cnt_csr_bad_access_c$q;
+        cnt_csr_bad_access_lo_rd$clock = clk;
+        cnt_csr_bad_access_lo_rd$d = cnt_csr_bad_access_lo_rd$q;
         cnt_csr_ro_write_shadow$clock = clk;
         cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_shadow$q;
-        cnt_csr_ro_write_count$clock = clk;
-        cnt_csr_ro_write_count$d = cnt_csr_ro_write_count$q;
+        cnt_csr_ro_write_lo$clock = clk;
+        cnt_csr_ro_write_lo$d = cnt_csr_ro_write_lo$q;
+        cnt_csr_ro_write_hi$clock = clk;
+        cnt_csr_ro_write_hi$d = cnt_csr_ro_write_hi$q;
+        cnt_csr_ro_write_c$clock = clk;
+        cnt_csr_ro_write_c$d = cnt_csr_ro_write_c$q;
+        cnt_csr_ro_write_lo_rd$clock = clk;
+        cnt_csr_ro_write_lo_rd$d = cnt_csr_ro_write_lo_rd$q;
         cnt_ft_multi_hit_shadow$clock = clk;
         cnt_ft_multi_hit_shadow$d = cnt_ft_multi_hit_shadow$q;
         cnt_ft_dup_hit_shadow$clock = clk;
@@ -4368,337 +5283,218 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cmd_ft_cmd_valid_q$d = cmd_ft_cmd_valid_q$q;
         ft_cmd_op_cmd_q$clock = clk;
         ft_cmd_op_cmd_q$d = ft_cmd_op_cmd_q$q;
-        ro_write = 1'b0;
+        grp_0$clock = clk;
+        grp_0$d = grp_0$q;
+        grp_1$clock = clk;
+        grp_1$d = grp_1$q;
+        grp_2$clock = clk;
+        grp_2$d = grp_2$q;
+        grp_4$clock = clk;
+        grp_4$d = grp_4$q;
+        grp_8$clock = clk;
+        grp_8$d = grp_8$q;
+        grp_9$clock = clk;
+        grp_9$d = grp_9$q;
+        grp_10$clock = clk;
+        grp_10$d = grp_10$q;
+        grp_12$clock = clk;
+        grp_12$d = grp_12$q;
+        grp_13$clock = clk;
+        grp_13$d = grp_13$q;
+        grp_16$clock = clk;
+        grp_16$d = grp_16$q;
+        grp_17$clock = clk;
+        grp_17$d = grp_17$q;
+        grp_18$clock = clk;
+        grp_18$d = grp_18$q;
+        ra2_q$clock = clk;
+        ra2_q$d = ra2_q$q;
+        awready_q$clock = clk;
+        wa_q$clock = clk;
+        wd_q$clock = clk;
+        ws_q$clock = clk;
+        w1_q$clock = clk;
+        w2_q$clock = clk;
+        wr_bad_q$clock = clk;
+        ro_write_q$clock = clk;
         bvalid_q$clock = clk;
         bresp_q$clock = clk;
+        arready_q$clock = clk;
+        ra_q$clock = clk;
+        r1_q$clock = clk;
+        r2_q$clock = clk;
+        rd_ok_q$clock = clk;
+        rd_bad_q$clock = clk;
         rvalid_q$clock = clk;
         rresp_q$clock = clk;
         rdata_q$clock = clk;
+        awready_q$d = awready_q$q;
+        wa_q$d = wa_q$q;
+        wd_q$d = wd_q$q;
+        ws_q$d = ws_q$q;
+        w1_q$d = w1_q$q;
+        w2_q$d = w2_q$q;
+        wr_bad_q$d = wr_bad_q$q;
+        ro_write_q$d = ro_write_q$q;
         bvalid_q$d = bvalid_q$q;
         bresp_q$d = bresp_q$q;
+        arready_q$d = arready_q$q;
+        ra_q$d = ra_q$q;
+        r1_q$d = r1_q$q;
+        r2_q$d = r2_q$q;
+        rd_ok_q$d = rd_ok_q$q;
+        rd_bad_q$d = rd_bad_q$q;
         rvalid_q$d = rvalid_q$q;
         rresp_q$d = rresp_q$q;
         rdata_q$d = rdata_q$q;
-        wr_go = (((s_axil_awvalid & s_axil_wvalid) & ~bvalid_q$q) & ~rst);
-        rd_go = ((s_axil_arvalid & ~rvalid_q$q) & ~rst);
-        if (s_axil_wstrb[32'h0]) begin
+        wr_acc = (((s_axil_awvalid & s_axil_wvalid) & awready_q$q) & ~rst);
+        rd_acc = ((s_axil_arvalid & arready_q$q) & ~rst);
+        if (wr_acc) begin
+            wa_q$d = s_axil_awaddr;
+            wd_q$d = s_axil_wdata;
+            ws_q$d = s_axil_wstrb;
+        end
+        if (rd_acc) begin
+            ra_q$d = s_axil_araddr;
+        end
+        w1_q$d = wr_acc;
+        r1_q$d = rd_acc;
+        w1_go = (w1_q$q & ~rst);
+        r1_go = (r1_q$q & ~rst);
+        w2_q$d = w1_go;
+        r2_q$d = r1_go;
+        if (ws_q$q[32'h0]) begin
             wm0 = 32'hff;
         end
         else begin
             wm0 = 32'h0;
         end
-        if (s_axil_wstrb[32'h1]) begin
+        if (ws_q$q[32'h1]) begin
             wm1 = 32'hff00;
         end
         else begin
             wm1 = 32'h0;
         end
-        if (s_axil_wstrb[32'h2]) begin
+        if (ws_q$q[32'h2]) begin
             wm2 = 32'hff0000;
         end
         else begin
             wm2 = 32'h0;
         end
-        if (s_axil_wstrb[32'h3]) begin
+        if (ws_q$q[32'h3]) begin
             wm3 = 64'hff000000;
         end
         else begin
             wm3 = 32'h0;
         end
         wmask = (((wm0 | wm1) | wm2) | wm3);
-        wsel_id_magic_0 = (wr_go & (s_axil_awaddr == 32'h0));
-        rsel_id_magic_0 = (rd_go & (s_axil_araddr == 32'h0));
-        wsel_id_version_0 = (wr_go & (s_axil_awaddr == 32'h4));
-        rsel_id_version_0 = (rd_go & (s_axil_araddr == 32'h4));
-        wsel_id_config_hash_lo_0 = (wr_go & (s_axil_awaddr == 32'h8));
-        rsel_id_config_hash_lo_0 = (rd_go & (s_axil_araddr == 32'h8));
-        wsel_id_config_hash_hi_0 = (wr_go & (s_axil_awaddr == 32'hc));
-        rsel_id_config_hash_hi_0 = (rd_go & (s_axil_araddr == 32'hc));
-        wsel_id_build_hash_0 = (wr_go & (s_axil_awaddr == 32'h10));
-        rsel_id_build_hash_0 = (rd_go & (s_axil_araddr == 32'h10));
-        wsel_port0_mac_lo_0 = (wr_go & (s_axil_awaddr == 32'h20));
-        rsel_port0_mac_lo_0 = (rd_go & (s_axil_araddr == 32'h20));
-        wsel_port0_mac_hi_0 = (wr_go & (s_axil_awaddr == 32'h24));
-        rsel_port0_mac_hi_0 = (rd_go & (s_axil_araddr == 32'h24));
-        wsel_port0_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h28));
-        rsel_port0_ipv4_0 = (rd_go & (s_axil_araddr == 32'h28));
-        wsel_port1_mac_lo_0 = (wr_go & (s_axil_awaddr == 32'h30));
-        rsel_port1_mac_lo_0 = (rd_go & (s_axil_araddr == 32'h30));
-        wsel_port1_mac_hi_0 = (wr_go & (s_axil_awaddr == 32'h34));
-        rsel_port1_mac_hi_0 = (rd_go & (s_axil_araddr == 32'h34));
-        wsel_port1_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h38));
-        rsel_port1_ipv4_0 = (rd_go & (s_axil_araddr == 32'h38));
-        wsel_tx_ip_0 = (wr_go & (s_axil_awaddr == 32'h40));
-        rsel_tx_ip_0 = (rd_go & (s_axil_araddr == 32'h40));
-        wsel_spray_0 = (wr_go & (s_axil_awaddr == 32'h44));
-        rsel_spray_0 = (rd_go & (s_axil_araddr == 32'h44));
-        wsel_spray_ports_0 = (wr_go & (s_axil_awaddr == 32'h48));
-        rsel_spray_ports_0 = (rd_go & (s_axil_araddr == 32'h48));
-        wsel_tx_status_0 = (wr_go & (s_axil_awaddr == 32'h4c));
-        rsel_tx_status_0 = (rd_go & (s_axil_araddr == 32'h4c));
-        wsel_reorder_thresh_0 = (wr_go & (s_axil_awaddr == 32'h50));
-        rsel_reorder_thresh_0 = (rd_go & (s_axil_araddr == 32'h50));
-        wsel_credit_0 = (wr_go & (s_axil_awaddr == 32'h54));
-        rsel_credit_0 = (rd_go & (s_axil_araddr == 32'h54));
-        wsel_credit_batch_0 = (wr_go & (s_axil_awaddr == 32'h58));
-        rsel_credit_batch_0 = (rd_go & (s_axil_araddr == 32'h58));
-        wsel_credit_bdp_0 = (wr_go & (s_axil_awaddr == 32'h5c));
-        rsel_credit_bdp_0 = (rd_go & (s_axil_araddr == 32'h5c));
-        wsel_pcie_bp_0 = (wr_go & (s_axil_awaddr == 32'h60));
-        rsel_pcie_bp_0 = (rd_go & (s_axil_araddr == 32'h60));
-        wsel_credit_status_0 = (wr_go & (s_axil_awaddr == 32'h64));
-        rsel_credit_status_0 = (rd_go & (s_axil_araddr == 32'h64));
-        wsel_reorder_window_0 = (wr_go & (s_axil_awaddr == 32'h68));
-        rsel_reorder_window_0 = (rd_go & (s_axil_araddr == 32'h68));
-        wsel_rx_status_0 = (wr_go & (s_axil_awaddr == 32'h6c));
-        rsel_rx_status_0 = (rd_go & (s_axil_araddr == 32'h6c));
-        wsel_local_vni0_0 = (wr_go & (s_axil_awaddr == 32'h70));
-        rsel_local_vni0_0 = (rd_go & (s_axil_araddr == 32'h70));
-        wsel_local_vni1_0 = (wr_go & (s_axil_awaddr == 32'h74));
-        rsel_local_vni1_0 = (rd_go & (s_axil_araddr == 32'h74));
-        wsel_local_vni2_0 = (wr_go & (s_axil_awaddr == 32'h78));
-        rsel_local_vni2_0 = (rd_go & (s_axil_araddr == 32'h78));
-        wsel_local_vni3_0 = (wr_go & (s_axil_awaddr == 32'h7c));
-        rsel_local_vni3_0 = (rd_go & (s_axil_araddr == 32'h7c));
-        wsel_local_vni4_0 = (wr_go & (s_axil_awaddr == 32'h80));
-        rsel_local_vni4_0 = (rd_go & (s_axil_araddr == 32'h80));
-        wsel_local_vni5_0 = (wr_go & (s_axil_awaddr == 32'h84));
-        rsel_local_vni5_0 = (rd_go & (s_axil_araddr == 32'h84));
-        wsel_local_vni6_0 = (wr_go & (s_axil_awaddr == 32'h88));
-        rsel_local_vni6_0 = (rd_go & (s_axil_araddr == 32'h88));
-        wsel_local_vni7_0 = (wr_go & (s_axil_awaddr == 32'h8c));
-        rsel_local_vni7_0 = (rd_go & (s_axil_araddr == 32'h8c));
-        wsel_err_flags_0 = (wr_go & (s_axil_awaddr == 32'h100));
-        rsel_err_flags_0 = (rd_go & (s_axil_araddr == 32'h100));
-        wsel_cnt_csr_bad_access_0 = (wr_go & (s_axil_awaddr == 32'h200));
-        rsel_cnt_csr_bad_access_0 = (rd_go & (s_axil_araddr == 32'h200));
-        wsel_cnt_csr_bad_access_1 = (wr_go & (s_axil_awaddr == 32'h204));
-        rsel_cnt_csr_bad_access_1 = (rd_go & (s_axil_araddr == 32'h204));
-        wsel_cnt_csr_ro_write_0 = (wr_go & (s_axil_awaddr == 32'h208));
-        rsel_cnt_csr_ro_write_0 = (rd_go & (s_axil_araddr == 32'h208));
-        wsel_cnt_csr_ro_write_1 = (wr_go & (s_axil_awaddr == 32'h20c));
-        rsel_cnt_csr_ro_write_1 = (rd_go & (s_axil_araddr == 32'h20c));
-        wsel_cnt_ft_multi_hit_0 = (wr_go & (s_axil_awaddr == 32'h210));
-        rsel_cnt_ft_multi_hit_0 = (rd_go & (s_axil_araddr == 32'h210));
-        wsel_cnt_ft_multi_hit_1 = (wr_go & (s_axil_awaddr == 32'h214));
-        rsel_cnt_ft_multi_hit_1 = (rd_go & (s_axil_araddr == 32'h214));
-        wsel_cnt_ft_dup_hit_0 = (wr_go & (s_axil_awaddr == 32'h218));
-        rsel_cnt_ft_dup_hit_0 = (rd_go & (s_axil_araddr == 32'h218));
-        wsel_cnt_ft_dup_hit_1 = (wr_go & (s_axil_awaddr == 32'h21c));
-        rsel_cnt_ft_dup_hit_1 = (rd_go & (s_axil_araddr == 32'h21c));
-        wsel_cnt_ft_bad_update_0 = (wr_go & (s_axil_awaddr == 32'h220));
-        rsel_cnt_ft_bad_update_0 = (rd_go & (s_axil_araddr == 32'h220));
-        wsel_cnt_ft_bad_update_1 = (wr_go & (s_axil_awaddr == 32'h224));
-        rsel_cnt_ft_bad_update_1 = (rd_go & (s_axil_araddr == 32'h224));
-        wsel_cnt_tx_frames_0 = (wr_go & (s_axil_awaddr == 32'h228));
-        rsel_cnt_tx_frames_0 = (rd_go & (s_axil_araddr == 32'h228));
-        wsel_cnt_tx_frames_1 = (wr_go & (s_axil_awaddr == 32'h22c));
-        rsel_cnt_tx_frames_1 = (rd_go & (s_axil_araddr == 32'h22c));
-        wsel_cnt_tx_drop_miss_0 = (wr_go & (s_axil_awaddr == 32'h230));
-        rsel_cnt_tx_drop_miss_0 = (rd_go & (s_axil_araddr == 32'h230));
-        wsel_cnt_tx_drop_miss_1 = (wr_go & (s_axil_awaddr == 32'h234));
-        rsel_cnt_tx_drop_miss_1 = (rd_go & (s_axil_araddr == 32'h234));
-        wsel_cnt_tx_drop_short_0 = (wr_go & (s_axil_awaddr == 32'h238));
-        rsel_cnt_tx_drop_short_0 = (rd_go & (s_axil_araddr == 32'h238));
-        wsel_cnt_tx_drop_short_1 = (wr_go & (s_axil_awaddr == 32'h23c));
-        rsel_cnt_tx_drop_short_1 = (rd_go & (s_axil_araddr == 32'h23c));
-        wsel_cnt_tx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h240));
-        rsel_cnt_tx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h240));
-        wsel_cnt_tx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h244));
-        rsel_cnt_tx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h244));
-        wsel_cnt_tx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h248));
-        rsel_cnt_tx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h248));
-        wsel_cnt_tx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h24c));
-        rsel_cnt_tx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h24c));
-        wsel_cnt_tx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h250));
-        rsel_cnt_tx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h250));
-        wsel_cnt_tx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h254));
-        rsel_cnt_tx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h254));
-        wsel_cnt_credit_requests_0 = (wr_go & (s_axil_awaddr == 32'h258));
-        rsel_cnt_credit_requests_0 = (rd_go & (s_axil_araddr == 32'h258));
-        wsel_cnt_credit_requests_1 = (wr_go & (s_axil_awaddr == 32'h25c));
-        rsel_cnt_credit_requests_1 = (rd_go & (s_axil_araddr == 32'h25c));
-        wsel_cnt_credit_grants_0 = (wr_go & (s_axil_awaddr == 32'h260));
-        rsel_cnt_credit_grants_0 = (rd_go & (s_axil_araddr == 32'h260));
-        wsel_cnt_credit_grants_1 = (wr_go & (s_axil_awaddr == 32'h264));
-        rsel_cnt_credit_grants_1 = (rd_go & (s_axil_araddr == 32'h264));
-        wsel_cnt_credit_wasted_bytes_0 = (wr_go & (s_axil_awaddr == 32'h268));
-        rsel_cnt_credit_wasted_bytes_0 = (rd_go & (s_axil_araddr == 32'h268));
-        wsel_cnt_credit_wasted_bytes_1 = (wr_go & (s_axil_awaddr == 32'h26c));
-        rsel_cnt_credit_wasted_bytes_1 = (rd_go & (s_axil_araddr == 32'h26c));
-        wsel_cnt_credit_starved_cycles_0 = (wr_go & (s_axil_awaddr == 32'h270));
-        rsel_cnt_credit_starved_cycles_0 = (rd_go & (s_axil_araddr == 32'h270));
-        wsel_cnt_credit_starved_cycles_1 = (wr_go & (s_axil_awaddr == 32'h274));
-        rsel_cnt_credit_starved_cycles_1 = (rd_go & (s_axil_araddr == 32'h274));
-        wsel_cnt_credit_grants_dropped_0 = (wr_go & (s_axil_awaddr == 32'h278));
-        rsel_cnt_credit_grants_dropped_0 = (rd_go & (s_axil_araddr == 32'h278));
-        wsel_cnt_credit_grants_dropped_1 = (wr_go & (s_axil_awaddr == 32'h27c));
-        rsel_cnt_credit_grants_dropped_1 = (rd_go & (s_axil_araddr == 32'h27c));
-        wsel_cnt_credit_rx_requests_0 = (wr_go & (s_axil_awaddr == 32'h280));
-        rsel_cnt_credit_rx_requests_0 = (rd_go & (s_axil_araddr == 32'h280));
-        wsel_cnt_credit_rx_requests_1 = (wr_go & (s_axil_awaddr == 32'h284));
-        rsel_cnt_credit_rx_requests_1 = (rd_go & (s_axil_araddr == 32'h284));
-        wsel_cnt_credit_rx_grants_0 = (wr_go & (s_axil_awaddr == 32'h288));
-        rsel_cnt_credit_rx_grants_0 = (rd_go & (s_axil_araddr == 32'h288));
-        wsel_cnt_credit_rx_grants_1 = (wr_go & (s_axil_awaddr == 32'h28c));
-        rsel_cnt_credit_rx_grants_1 = (rd_go & (s_axil_araddr == 32'h28c));
-        wsel_cnt_credit_rx_idle_slots_0 = (wr_go & (s_axil_awaddr == 32'h290));
-        rsel_cnt_credit_rx_idle_slots_0 = (rd_go & (s_axil_araddr == 32'h290));
-        wsel_cnt_credit_rx_idle_slots_1 = (wr_go & (s_axil_awaddr == 32'h294));
-        rsel_cnt_credit_rx_idle_slots_1 = (rd_go & (s_axil_araddr == 32'h294));
-        wsel_qp_id_0 = (wr_go & (s_axil_awaddr == 32'h350));
-        rsel_qp_id_0 = (rd_go & (s_axil_araddr == 32'h350));
-        wsel_qp_cfg_0 = (wr_go & (s_axil_awaddr == 32'h354));
-        rsel_qp_cfg_0 = (rd_go & (s_axil_araddr == 32'h354));
-        wsel_qp_psn_0 = (wr_go & (s_axil_awaddr == 32'h358));
-        rsel_qp_psn_0 = (rd_go & (s_axil_araddr == 32'h358));
-        wsel_qp_cmd_0 = (wr_go & (s_axil_awaddr == 32'h35c));
-        rsel_qp_cmd_0 = (rd_go & (s_axil_araddr == 32'h35c));
-        wsel_cnt_rx_frames_0 = (wr_go & (s_axil_awaddr == 32'h400));
-        rsel_cnt_rx_frames_0 = (rd_go & (s_axil_araddr == 32'h400));
-        wsel_cnt_rx_frames_1 = (wr_go & (s_axil_awaddr == 32'h404));
-        rsel_cnt_rx_frames_1 = (rd_go & (s_axil_araddr == 32'h404));
-        wsel_cnt_rx_placed_0 = (wr_go & (s_axil_awaddr == 32'h408));
-        rsel_cnt_rx_placed_0 = (rd_go & (s_axil_araddr == 32'h408));
-        wsel_cnt_rx_placed_1 = (wr_go & (s_axil_awaddr == 32'h40c));
-        rsel_cnt_rx_placed_1 = (rd_go & (s_axil_araddr == 32'h40c));
-        wsel_cnt_rx_drop_bad_keep_0 = (wr_go & (s_axil_awaddr == 32'h410));
-        rsel_cnt_rx_drop_bad_keep_0 = (rd_go & (s_axil_araddr == 32'h410));
-        wsel_cnt_rx_drop_bad_keep_1 = (wr_go & (s_axil_awaddr == 32'h414));
-        rsel_cnt_rx_drop_bad_keep_1 = (rd_go & (s_axil_araddr == 32'h414));
-        wsel_cnt_rx_drop_too_long_0 = (wr_go & (s_axil_awaddr == 32'h418));
-        rsel_cnt_rx_drop_too_long_0 = (rd_go & (s_axil_araddr == 32'h418));
-        wsel_cnt_rx_drop_too_long_1 = (wr_go & (s_axil_awaddr == 32'h41c));
-        rsel_cnt_rx_drop_too_long_1 = (rd_go & (s_axil_araddr == 32'h41c));
-        wsel_cnt_rx_drop_truncated_0 = (wr_go & (s_axil_awaddr == 32'h420));
-        rsel_cnt_rx_drop_truncated_0 = (rd_go & (s_axil_araddr == 32'h420));
-        wsel_cnt_rx_drop_truncated_1 = (wr_go & (s_axil_awaddr == 32'h424));
-        rsel_cnt_rx_drop_truncated_1 = (rd_go & (s_axil_araddr == 32'h424));
-        wsel_cnt_rx_drop_not_ipv4_0 = (wr_go & (s_axil_awaddr == 32'h428));
-        rsel_cnt_rx_drop_not_ipv4_0 = (rd_go & (s_axil_araddr == 32'h428));
-        wsel_cnt_rx_drop_not_ipv4_1 = (wr_go & (s_axil_awaddr == 32'h42c));
-        rsel_cnt_rx_drop_not_ipv4_1 = (rd_go & (s_axil_araddr == 32'h42c));
-        wsel_cnt_rx_drop_bad_checksum_0 = (wr_go & (s_axil_awaddr == 32'h430));
-        rsel_cnt_rx_drop_bad_checksum_0 = (rd_go & (s_axil_araddr == 32'h430));
-        wsel_cnt_rx_drop_bad_checksum_1 = (wr_go & (s_axil_awaddr == 32'h434));
-        rsel_cnt_rx_drop_bad_checksum_1 = (rd_go & (s_axil_araddr == 32'h434));
-        wsel_cnt_rx_drop_bad_port_0 = (wr_go & (s_axil_awaddr == 32'h438));
-        rsel_cnt_rx_drop_bad_port_0 = (rd_go & (s_axil_araddr == 32'h438));
-        wsel_cnt_rx_drop_bad_port_1 = (wr_go & (s_axil_awaddr == 32'h43c));
-        rsel_cnt_rx_drop_bad_port_1 = (rd_go & (s_axil_araddr == 32'h43c));
-        wsel_cnt_rx_drop_bad_vxlan_0 = (wr_go & (s_axil_awaddr == 32'h440));
-        rsel_cnt_rx_drop_bad_vxlan_0 = (rd_go & (s_axil_araddr == 32'h440));
-        wsel_cnt_rx_drop_bad_vxlan_1 = (wr_go & (s_axil_awaddr == 32'h444));
-        rsel_cnt_rx_drop_bad_vxlan_1 = (rd_go & (s_axil_araddr == 32'h444));
-        wsel_cnt_rx_drop_unknown_vni_0 = (wr_go & (s_axil_awaddr == 32'h448));
-        rsel_cnt_rx_drop_unknown_vni_0 = (rd_go & (s_axil_araddr == 32'h448));
-        wsel_cnt_rx_drop_unknown_vni_1 = (wr_go & (s_axil_awaddr == 32'h44c));
-        rsel_cnt_rx_drop_unknown_vni_1 = (rd_go & (s_axil_araddr == 32'h44c));
-        wsel_cnt_rx_drop_bad_inner_0 = (wr_go & (s_axil_awaddr == 32'h450));
-        rsel_cnt_rx_drop_bad_inner_0 = (rd_go & (s_axil_araddr == 32'h450));
-        wsel_cnt_rx_drop_bad_inner_1 = (wr_go & (s_axil_awaddr == 32'h454));
-        rsel_cnt_rx_drop_bad_inner_1 = (rd_go & (s_axil_araddr == 32'h454));
-        wsel_cnt_rx_drop_bad_opcode_0 = (wr_go & (s_axil_awaddr == 32'h458));
-        rsel_cnt_rx_drop_bad_opcode_0 = (rd_go & (s_axil_araddr == 32'h458));
-        wsel_cnt_rx_drop_bad_opcode_1 = (wr_go & (s_axil_awaddr == 32'h45c));
-        rsel_cnt_rx_drop_bad_opcode_1 = (rd_go & (s_axil_araddr == 32'h45c));
-        wsel_cnt_rx_drop_bad_length_0 = (wr_go & (s_axil_awaddr == 32'h460));
-        rsel_cnt_rx_drop_bad_length_0 = (rd_go & (s_axil_araddr == 32'h460));
-        wsel_cnt_rx_drop_bad_length_1 = (wr_go & (s_axil_awaddr == 32'h464));
-        rsel_cnt_rx_drop_bad_length_1 = (rd_go & (s_axil_araddr == 32'h464));
-        wsel_cnt_rx_drop_refused_0 = (wr_go & (s_axil_awaddr == 32'h468));
-        rsel_cnt_rx_drop_refused_0 = (rd_go & (s_axil_araddr == 32'h468));
-        wsel_cnt_rx_drop_refused_1 = (wr_go & (s_axil_awaddr == 32'h46c));
-        rsel_cnt_rx_drop_refused_1 = (rd_go & (s_axil_araddr == 32'h46c));
-        wsel_cnt_rx_reorder_duplicate_0 = (wr_go & (s_axil_awaddr == 32'h470));
-        rsel_cnt_rx_reorder_duplicate_0 = (rd_go & (s_axil_araddr == 32'h470));
-        wsel_cnt_rx_reorder_duplicate_1 = (wr_go & (s_axil_awaddr == 32'h474));
-        rsel_cnt_rx_reorder_duplicate_1 = (rd_go & (s_axil_araddr == 32'h474));
-        wsel_cnt_rx_reorder_beyond_window_0 = (wr_go & (s_axil_awaddr == 32'h478));
-        rsel_cnt_rx_reorder_beyond_window_0 = (rd_go & (s_axil_araddr == 32'h478));
-        wsel_cnt_rx_reorder_beyond_window_1 = (wr_go & (s_axil_awaddr == 32'h47c));
-        rsel_cnt_rx_reorder_beyond_window_1 = (rd_go & (s_axil_araddr == 32'h47c));
-        wsel_cnt_rx_reorder_unknown_qp_0 = (wr_go & (s_axil_awaddr == 32'h480));
-        rsel_cnt_rx_reorder_unknown_qp_0 = (rd_go & (s_axil_araddr == 32'h480));
-        wsel_cnt_rx_reorder_unknown_qp_1 = (wr_go & (s_axil_awaddr == 32'h484));
-        rsel_cnt_rx_reorder_unknown_qp_1 = (rd_go & (s_axil_araddr == 32'h484));
-        wsel_cnt_rx_reorder_bad_qp_0 = (wr_go & (s_axil_awaddr == 32'h488));
-        rsel_cnt_rx_reorder_bad_qp_0 = (rd_go & (s_axil_araddr == 32'h488));
-        wsel_cnt_rx_reorder_bad_qp_1 = (wr_go & (s_axil_awaddr == 32'h48c));
-        rsel_cnt_rx_reorder_bad_qp_1 = (rd_go & (s_axil_araddr == 32'h48c));
-        wsel_cnt_rx_reorder_imm_full_0 = (wr_go & (s_axil_awaddr == 32'h490));
-        rsel_cnt_rx_reorder_imm_full_0 = (rd_go & (s_axil_araddr == 32'h490));
-        wsel_cnt_rx_reorder_imm_full_1 = (wr_go & (s_axil_awaddr == 32'h494));
-        rsel_cnt_rx_reorder_imm_full_1 = (rd_go & (s_axil_araddr == 32'h494));
-        wsel_cnt_rx_cqes_0 = (wr_go & (s_axil_awaddr == 32'h498));
-        rsel_cnt_rx_cqes_0 = (rd_go & (s_axil_araddr == 32'h498));
-        wsel_cnt_rx_cqes_1 = (wr_go & (s_axil_awaddr == 32'h49c));
-        rsel_cnt_rx_cqes_1 = (rd_go & (s_axil_araddr == 32'h49c));
-        wsel_cnt_rx_acks_0 = (wr_go & (s_axil_awaddr == 32'h4a0));
-        rsel_cnt_rx_acks_0 = (rd_go & (s_axil_araddr == 32'h4a0));
-        wsel_cnt_rx_acks_1 = (wr_go & (s_axil_awaddr == 32'h4a4));
-        rsel_cnt_rx_acks_1 = (rd_go & (s_axil_araddr == 32'h4a4));
-        wsel_cnt_rx_naks_0 = (wr_go & (s_axil_awaddr == 32'h4a8));
-        rsel_cnt_rx_naks_0 = (rd_go & (s_axil_araddr == 32'h4a8));
-        wsel_cnt_rx_naks_1 = (wr_go & (s_axil_awaddr == 32'h4ac));
-        rsel_cnt_rx_naks_1 = (rd_go & (s_axil_araddr == 32'h4ac));
-        wsel_ft_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h300));
-        rsel_ft_key_lo_0 = (rd_go & (s_axil_araddr == 32'h300));
-        wsel_ft_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h304));
-        rsel_ft_key_hi_0 = (rd_go & (s_axil_araddr == 32'h304));
-        wsel_ft_val0_0 = (wr_go & (s_axil_awaddr == 32'h308));
-        rsel_ft_val0_0 = (rd_go & (s_axil_araddr == 32'h308));
-        wsel_ft_val1_0 = (wr_go & (s_axil_awaddr == 32'h30c));
-        rsel_ft_val1_0 = (rd_go & (s_axil_araddr == 32'h30c));
-        wsel_ft_val2_0 = (wr_go & (s_axil_awaddr == 32'h310));
-        rsel_ft_val2_0 = (rd_go & (s_axil_araddr == 32'h310));
-        wsel_ft_val3_0 = (wr_go & (s_axil_awaddr == 32'h314));
-        rsel_ft_val3_0 = (rd_go & (s_axil_araddr == 32'h314));
-        wsel_ft_loc_0 = (wr_go & (s_axil_awaddr == 32'h318));
-        rsel_ft_loc_0 = (rd_go & (s_axil_araddr == 32'h318));
-        wsel_ft_cmd_0 = (wr_go & (s_axil_awaddr == 32'h31c));
-        rsel_ft_cmd_0 = (rd_go & (s_axil_araddr == 32'h31c));
-        wsel_ft_status_0 = (wr_go & (s_axil_awaddr == 32'h320));
-        rsel_ft_status_0 = (rd_go & (s_axil_araddr == 32'h320));
-        wsel_ft_rd_key_lo_0 = (wr_go & (s_axil_awaddr == 32'h330));
-        rsel_ft_rd_key_lo_0 = (rd_go & (s_axil_araddr == 32'h330));
-        wsel_ft_rd_key_hi_0 = (wr_go & (s_axil_awaddr == 32'h334));
-        rsel_ft_rd_key_hi_0 = (rd_go & (s_axil_araddr == 32'h334));
-        wsel_ft_rd_val0_0 = (wr_go & (s_axil_awaddr == 32'h338));
-        rsel_ft_rd_val0_0 = (rd_go & (s_axil_araddr == 32'h338));
-        wsel_ft_rd_val1_0 = (wr_go & (s_axil_awaddr == 32'h33c));
-        rsel_ft_rd_val1_0 = (rd_go & (s_axil_araddr == 32'h33c));
-        wsel_ft_rd_val2_0 = (wr_go & (s_axil_awaddr == 32'h340));
-        rsel_ft_rd_val2_0 = (rd_go & (s_axil_araddr == 32'h340));
-        wsel_ft_rd_val3_0 = (wr_go & (s_axil_awaddr == 32'h344));
-        rsel_ft_rd_val3_0 = (rd_go & (s_axil_araddr == 32'h344));
-        rd_hit = rsel_id_magic_0 | rsel_id_version_0 | rsel_id_config_hash_lo_0 | rsel_id_config_hash_hi_0 | rsel_id_build_hash_0 | rsel_port0_mac_lo_0 | rsel_port0_mac_hi_0 | rsel_port0_ipv4_0 | rsel_port1_mac_lo_0 | rsel_port1_mac_hi_0 | rsel_port1_ipv4_0 | rsel_tx_ip_0 | rsel_spray_0 | rsel_spray_ports_0 | rsel_tx_status_0 | rsel_reorder_thresh_0 | rsel_credit_0 | rsel_credit_batch_0 | rsel_credit_bdp_0 | rsel_pcie_bp_0 | rsel_credit_status_0 | rsel_reorder_window_0 | rsel_rx_status_0 | rsel_local_vni0_0 | rsel_local_vni1_0 | rsel_local_vni2_0 | rsel_local_vni3_0 | rsel_local_vni4_0 | rsel_local_vni5_0 | rsel_local_vni6_0 | rsel_local_vni7_0 | rsel_err_flags_0 | rsel_cnt_csr_bad_access_0 | rsel_cnt_csr_bad_access_1 | rsel_cnt_csr_ro_write_0 | rsel_cnt_csr_ro_write_1 | rsel_cnt_ft_multi_hit_0 | rsel_cnt_ft_multi_hit_1 | rsel_cnt_ft_dup_hit_0 | rsel_cnt_ft_dup_hit_1 | rsel_cnt_ft_bad_update_0 | rsel_cnt_ft_bad_update_1 | rsel_cnt_tx_frames_0 | rsel_cnt_tx_frames_1 | rsel_cnt_tx_drop_miss_0 | rsel_cnt_tx_drop_miss_1 | rsel_cnt_tx_drop_short_0 | rsel_cnt_tx_drop_short_1 | rsel_cnt_tx_drop_not_ipv4_0 | rsel_cnt_tx_drop_not_ipv4_1 | rsel_cnt_tx_drop_too_long_0 | rsel_cnt_tx_drop_too_long_1 | rsel_cnt_tx_drop_bad_keep_0 | rsel_cnt_tx_drop_bad_keep_1 | rsel_cnt_credit_requests_0 | rsel_cnt_credit_requests_1 | rsel_cnt_credit_grants_0 | rsel_cnt_credit_grants_1 | rsel_cnt_credit_wasted_bytes_0 | rsel_cnt_credit_wasted_bytes_1 | rsel_cnt_credit_starved_cycles_0 | rsel_cnt_credit_starved_cycles_1 | rsel_cnt_credit_grants_dropped_0 | rsel_cnt_credit_grants_dropped_1 | rsel_cnt_credit_rx_requests_0 | rsel_cnt_credit_rx_requests_1 | rsel_cnt_credit_rx_grants_0 | rsel_cnt_credit_rx_grants_1 | rsel_cnt_credit_rx_idle_slots_0 | rsel_cnt_credit_rx_idle_slots_1 | rsel_qp_id_0 | rsel_qp_cfg_0 | rsel_qp_psn_0 | rsel_qp_cmd_0 | rsel_cnt_rx_frames_0 | rsel_cnt_rx_frames_1 | rsel_cnt_rx_placed_0 | rsel_cnt_rx_placed_1 | rsel_cnt_rx_drop_bad_keep_0 | rsel_cnt_rx_drop_bad_keep_1 | rsel_cnt_rx_drop_too_long_0 | rsel_cnt_rx_drop_too_long_1 | rsel_cnt_rx_drop_truncated_0 | rsel_cnt_rx_drop_truncated_1 | rsel_cnt_rx_drop_not_ipv4_0 | rsel_cnt_rx_drop_not_ipv4_1 | rsel_cnt_rx_drop_bad_checksum_0 | rsel_cnt_rx_drop_bad_checksum_1 | rsel_cnt_rx_drop_bad_port_0 | rsel_cnt_rx_drop_bad_port_1 | rsel_cnt_rx_drop_bad_vxlan_0 | rsel_cnt_rx_drop_bad_vxlan_1 | rsel_cnt_rx_drop_unknown_vni_0 | rsel_cnt_rx_drop_unknown_vni_1 | rsel_cnt_rx_drop_bad_inner_0 | rsel_cnt_rx_drop_bad_inner_1 | rsel_cnt_rx_drop_bad_opcode_0 | rsel_cnt_rx_drop_bad_opcode_1 | rsel_cnt_rx_drop_bad_length_0 | rsel_cnt_rx_drop_bad_length_1 | rsel_cnt_rx_drop_refused_0 | rsel_cnt_rx_drop_refused_1 | rsel_cnt_rx_reorder_duplicate_0 | rsel_cnt_rx_reorder_duplicate_1 | rsel_cnt_rx_reorder_beyond_window_0 | rsel_cnt_rx_reorder_beyond_window_1 | rsel_cnt_rx_reorder_unknown_qp_0 | rsel_cnt_rx_reorder_unknown_qp_1 | rsel_cnt_rx_reorder_bad_qp_0 | rsel_cnt_rx_reorder_bad_qp_1 | rsel_cnt_rx_reorder_imm_full_0 | rsel_cnt_rx_reorder_imm_full_1 | rsel_cnt_rx_cqes_0 | rsel_cnt_rx_cqes_1 | rsel_cnt_rx_acks_0 | rsel_cnt_rx_acks_1 | rsel_cnt_rx_naks_0 | rsel_cnt_rx_naks_1 | rsel_ft_key_lo_0 | rsel_ft_key_hi_0 | rsel_ft_val0_0 | rsel_ft_val1_0 | rsel_ft_val2_0 | rsel_ft_val3_0 | rsel_ft_loc_0 | rsel_ft_cmd_0 | rsel_ft_status_0 | rsel_ft_rd_key_lo_0 | rsel_ft_rd_key_hi_0 | rsel_ft_rd_val0_0 | rsel_ft_rd_val1_0 | rsel_ft_rd_val2_0 | rsel_ft_rd_val3_0;
-        wr_hit = wsel_id_magic_0 | wsel_id_version_0 | wsel_id_config_hash_lo_0 | wsel_id_config_hash_hi_0 | wsel_id_build_hash_0 | wsel_port0_mac_lo_0 | wsel_port0_mac_hi_0 | wsel_port0_ipv4_0 | wsel_port1_mac_lo_0 | wsel_port1_mac_hi_0 | wsel_port1_ipv4_0 | wsel_tx_ip_0 | wsel_spray_0 | wsel_spray_ports_0 | wsel_tx_status_0 | wsel_reorder_thresh_0 | wsel_credit_0 | wsel_credit_batch_0 | wsel_credit_bdp_0 | wsel_pcie_bp_0 | wsel_credit_status_0 | wsel_reorder_window_0 | wsel_rx_status_0 | wsel_local_vni0_0 | wsel_local_vni1_0 | wsel_local_vni2_0 | wsel_local_vni3_0 | wsel_local_vni4_0 | wsel_local_vni5_0 | wsel_local_vni6_0 | wsel_local_vni7_0 | wsel_err_flags_0 | wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1 | wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1 | wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1 | wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1 | wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1 | wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1 | wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1 | wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1 | wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1 | wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1 | wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1 | wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1 | wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1 | wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1 | wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1 | wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1 | wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1 | wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1 | wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1 | wsel_qp_id_0 | wsel_qp_cfg_0 | wsel_qp_psn_0 | wsel_qp_cmd_0 | wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1 | wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1 | wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1 | wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1 | wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1 | wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1 | wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1 | wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1 | wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1 | wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1 | wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1 | wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1 | wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1 | wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1 | wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1 | wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1 | wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1 | wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1 | wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1 | wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1 | wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1 | wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1 | wsel_ft_key_lo_0 | wsel_ft_key_hi_0 | wsel_ft_val0_0 | wsel_ft_val1_0 | wsel_ft_val2_0 | wsel_ft_val3_0 | wsel_ft_loc_0 | wsel_ft_cmd_0 | wsel_ft_status_0 | wsel_ft_rd_key_lo_0 | wsel_ft_rd_key_hi_0 | wsel_ft_rd_val0_0 | wsel_ft_rd_val1_0 | wsel_ft_rd_val2_0 | wsel_ft_rd_val3_0;
-        wr_bad = (wr_go & ~wr_hit);
-        rd_bad = (rd_go & ~rd_hit);
-        bad_access = (wr_bad | rd_bad);
+        bad_access = (wr_bad_q$q | rd_bad_q$q);
+        if ((wr_bad_q$q & rd_bad_q$q)) begin
+            cnt_csr_bad_access_inc = 32'h2;
+        end
+        else if (bad_access) begin
+            cnt_csr_bad_access_inc = 32'h1;
+        end
+        else begin
+            cnt_csr_bad_access_inc = 32'h0;
+        end
+        if (ro_write_q$q) begin
+            cnt_csr_ro_write_inc = 32'h1;
+        end
+        else begin
+            cnt_csr_ro_write_inc = 32'h0;
+        end
+        wsel_port0_mac_lo_0 = (w1_go & (wa_q$q == 32'h20));
+        wsel_port0_mac_hi_0 = (w1_go & (wa_q$q == 32'h24));
+        wsel_port0_ipv4_0 = (w1_go & (wa_q$q == 32'h28));
+        wsel_port1_mac_lo_0 = (w1_go & (wa_q$q == 32'h30));
+        wsel_port1_mac_hi_0 = (w1_go & (wa_q$q == 32'h34));
+        wsel_port1_ipv4_0 = (w1_go & (wa_q$q == 32'h38));
+        wsel_tx_ip_0 = (w1_go & (wa_q$q == 32'h40));
+        wsel_spray_0 = (w1_go & (wa_q$q == 32'h44));
+        wsel_spray_ports_0 = (w1_go & (wa_q$q == 32'h48));
+        wsel_reorder_thresh_0 = (w1_go & (wa_q$q == 32'h50));
+        wsel_credit_0 = (w1_go & (wa_q$q == 32'h54));
+        wsel_credit_batch_0 = (w1_go & (wa_q$q == 32'h58));
+        wsel_credit_bdp_0 = (w1_go & (wa_q$q == 32'h5c));
+        wsel_pcie_bp_0 = (w1_go & (wa_q$q == 32'h60));
+        wsel_reorder_window_0 = (w1_go & (wa_q$q == 32'h68));
+        wsel_local_vni0_0 = (w1_go & (wa_q$q == 32'h70));
+        wsel_local_vni1_0 = (w1_go & (wa_q$q == 32'h74));
+        wsel_local_vni2_0 = (w1_go & (wa_q$q == 32'h78));
+        wsel_local_vni3_0 = (w1_go & (wa_q$q == 32'h7c));
+        wsel_local_vni4_0 = (w1_go & (wa_q$q == 32'h80));
+        wsel_local_vni5_0 = (w1_go & (wa_q$q == 32'h84));
+        wsel_local_vni6_0 = (w1_go & (wa_q$q == 32'h88));
+        wsel_local_vni7_0 = (w1_go & (wa_q$q == 32'h8c));
+        wsel_err_flags_0 = (w1_go & (wa_q$q == 32'h100));
+        rsel_cnt_csr_bad_access_0 = (r1_go & (ra_q$q == 32'h200));
+        rsel_cnt_csr_ro_write_0 = (r1_go & (ra_q$q == 32'h208));
+        rsel_cnt_ft_multi_hit_0 = (r1_go & (ra_q$q == 32'h210));
+        rsel_cnt_ft_dup_hit_0 = (r1_go & (ra_q$q == 32'h218));
+        rsel_cnt_ft_bad_update_0 = (r1_go & (ra_q$q == 32'h220));
+        rsel_cnt_tx_frames_0 = (r1_go & (ra_q$q == 32'h228));
+        rsel_cnt_tx_drop_miss_0 = (r1_go & (ra_q$q == 32'h230));
+        rsel_cnt_tx_drop_short_0 = (r1_go & (ra_q$q == 32'h238));
+        rsel_cnt_tx_drop_not_ipv4_0 = (r1_go & (ra_q$q == 32'h240));
+        rsel_cnt_tx_drop_too_long_0 = (r1_go & (ra_q$q == 32'h248));
+        rsel_cnt_tx_drop_bad_keep_0 = (r1_go & (ra_q$q == 32'h250));
+        rsel_cnt_credit_requests_0 = (r1_go & (ra_q$q == 32'h258));
+        rsel_cnt_credit_grants_0 = (r1_go & (ra_q$q == 32'h260));
+        rsel_cnt_credit_wasted_bytes_0 = (r1_go & (ra_q$q == 32'h268));
+        rsel_cnt_credit_starved_cycles_0 = (r1_go & (ra_q$q == 32'h270));
+        rsel_cnt_credit_grants_dropped_0 = (r1_go & (ra_q$q == 32'h278));
+        rsel_cnt_credit_rx_requests_0 = (r1_go & (ra_q$q == 32'h280));
+        rsel_cnt_credit_rx_grants_0 = (r1_go & (ra_q$q == 32'h288));
+        rsel_cnt_credit_rx_idle_slots_0 = (r1_go & (ra_q$q == 32'h290));
+        wsel_qp_id_0 = (w1_go & (wa_q$q == 32'h350));
+        wsel_qp_cfg_0 = (w1_go & (wa_q$q == 32'h354));
+        wsel_qp_psn_0 = (w1_go & (wa_q$q == 32'h358));
+        wsel_qp_cmd_0 = (w1_go & (wa_q$q == 32'h35c));
+        rsel_cnt_rx_frames_0 = (r1_go & (ra_q$q == 32'h400));
+        rsel_cnt_rx_placed_0 = (r1_go & (ra_q$q == 32'h408));
+        rsel_cnt_rx_drop_bad_keep_0 = (r1_go & (ra_q$q == 32'h410));
+        rsel_cnt_rx_drop_too_long_0 = (r1_go & (ra_q$q == 32'h418));
+        rsel_cnt_rx_drop_truncated_0 = (r1_go & (ra_q$q == 32'h420));
+        rsel_cnt_rx_drop_not_ipv4_0 = (r1_go & (ra_q$q == 32'h428));
+        rsel_cnt_rx_drop_bad_checksum_0 = (r1_go & (ra_q$q == 32'h430));
+        rsel_cnt_rx_drop_bad_port_0 = (r1_go & (ra_q$q == 32'h438));
+        rsel_cnt_rx_drop_bad_vxlan_0 = (r1_go & (ra_q$q == 32'h440));
+        rsel_cnt_rx_drop_unknown_vni_0 = (r1_go & (ra_q$q == 32'h448));
+        rsel_cnt_rx_drop_bad_inner_0 = (r1_go & (ra_q$q == 32'h450));
+        rsel_cnt_rx_drop_bad_opcode_0 = (r1_go & (ra_q$q == 32'h458));
+        rsel_cnt_rx_drop_bad_length_0 = (r1_go & (ra_q$q == 32'h460));
+        rsel_cnt_rx_drop_refused_0 = (r1_go & (ra_q$q == 32'h468));
+        rsel_cnt_rx_reorder_duplicate_0 = (r1_go & (ra_q$q == 32'h470));
+        rsel_cnt_rx_reorder_beyond_window_0 = (r1_go & (ra_q$q == 32'h478));
+        rsel_cnt_rx_reorder_unknown_qp_0 = (r1_go & (ra_q$q == 32'h480));
+        rsel_cnt_rx_reorder_bad_qp_0 = (r1_go & (ra_q$q == 32'h488));
+        rsel_cnt_rx_reorder_imm_full_0 = (r1_go & (ra_q$q == 32'h490));
+        rsel_cnt_rx_cqes_0 = (r1_go & (ra_q$q == 32'h498));
+        rsel_cnt_rx_acks_0 = (r1_go & (ra_q$q == 32'h4a0));
+        rsel_cnt_rx_naks_0 = (r1_go & (ra_q$q == 32'h4a8));
+        wsel_ft_key_lo_0 = (w1_go & (wa_q$q == 32'h300));
+        wsel_ft_key_hi_0 = (w1_go & (wa_q$q == 32'h304));
+        wsel_ft_val0_0 = (w1_go & (wa_q$q == 32'h308));
+        wsel_ft_val1_0 = (w1_go & (wa_q$q == 32'h30c));
+        wsel_ft_val2_0 = (w1_go & (wa_q$q == 32'h310));
+        wsel_ft_val3_0 = (w1_go & (wa_q$q == 32'h314));
+        wsel_ft_loc_0 = (w1_go & (wa_q$q == 32'h318));
+        wsel_ft_cmd_0 = (w1_go & (wa_q$q == 32'h31c));
+        wr_hit = ((wa_q$q[(32'h0)+:(2)] == 32'h0) & mapped_words[wa_q$q[(32'h2)+:(10)]]);
+        wr_ro = ((wa_q$q[(32'h0)+:(2)] == 32'h0) & read_only_words[wa_q$q[(32'h2)+:(10)]]);
+        rd_hit = ((ra_q$q[(32'h0)+:(2)] == 32'h0) & mapped_words[ra_q$q[(32'h2)+:(10)]]);
+        wr_bad_q$d = (w1_go & ~wr_hit);
+        ro_write_q$d = (w1_go & wr_ro);
+        rd_bad_q$d = (r1_go & ~rd_hit);
+        rd_ok_q$d = rd_hit;
         rval_id_magic_0 = (((id_magic_magic_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_magic_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_version_0 = (((id_version_minor_const) & 32'hffffffff) << 32'h0) | (((id_version_major_const) & 32'hffffffff) << 32'h10);
-        if (wsel_id_version_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_config_hash_lo_0 = (((id_config_hash_lo_hash_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_config_hash_lo_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_config_hash_hi_0 = (((id_config_hash_hi_hash_const) & 32'hffffffff) << 32'h0);
-        if (wsel_id_config_hash_hi_0) begin
-            ro_write = 1'b1;
-        end
         rval_id_build_hash_0 = (((hw_id_build_hash_hash) & 32'hffffffff) << 32'h0);
-        if (wsel_id_build_hash_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_port0_mac_lo_0) begin
-            port0_mac_lo_mac_q$d = ((port0_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port0_mac_lo_mac_q$d = ((port0_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port0_mac_lo_mac_q$d = port0_mac_lo_mac_reset;
@@ -4706,7 +5502,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port0_mac_lo_mac = port0_mac_lo_mac_q$q;
         rval_port0_mac_lo_0 = (((port0_mac_lo_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port0_mac_hi_0) begin
-            port0_mac_hi_mac_q$d = ((port0_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            port0_mac_hi_mac_q$d = ((port0_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             port0_mac_hi_mac_q$d = port0_mac_hi_mac_reset;
@@ -4714,7 +5510,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port0_mac_hi_mac = port0_mac_hi_mac_q$q;
         rval_port0_mac_hi_0 = (((port0_mac_hi_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port0_ipv4_0) begin
-            port0_ipv4_addr_q$d = ((port0_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port0_ipv4_addr_q$d = ((port0_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port0_ipv4_addr_q$d = port0_ipv4_addr_reset;
@@ -4722,7 +5518,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port0_ipv4_addr = port0_ipv4_addr_q$q;
         rval_port0_ipv4_0 = (((port0_ipv4_addr_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_mac_lo_0) begin
-            port1_mac_lo_mac_q$d = ((port1_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port1_mac_lo_mac_q$d = ((port1_mac_lo_mac_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port1_mac_lo_mac_q$d = port1_mac_lo_mac_reset;
@@ -4730,7 +5526,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port1_mac_lo_mac = port1_mac_lo_mac_q$q;
         rval_port1_mac_lo_0 = (((port1_mac_lo_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_mac_hi_0) begin
-            port1_mac_hi_mac_q$d = ((port1_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            port1_mac_hi_mac_q$d = ((port1_mac_hi_mac_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             port1_mac_hi_mac_q$d = port1_mac_hi_mac_reset;
@@ -4738,7 +5534,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port1_mac_hi_mac = port1_mac_hi_mac_q$q;
         rval_port1_mac_hi_0 = (((port1_mac_hi_mac_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_port1_ipv4_0) begin
-            port1_ipv4_addr_q$d = ((port1_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            port1_ipv4_addr_q$d = ((port1_ipv4_addr_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             port1_ipv4_addr_q$d = port1_ipv4_addr_reset;
@@ -4746,14 +5542,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_port1_ipv4_addr = port1_ipv4_addr_q$q;
         rval_port1_ipv4_0 = (((port1_ipv4_addr_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_tx_ip_0) begin
-            tx_ip_dscp_q$d = ((tx_ip_dscp_q$q & ~wmask[(32'h0)+:(6)]) | (s_axil_wdata[(32'h0)+:(6)] & wmask[(32'h0)+:(6)]));
+            tx_ip_dscp_q$d = ((tx_ip_dscp_q$q & ~wmask[(32'h0)+:(6)]) | (wd_q$q[(32'h0)+:(6)] & wmask[(32'h0)+:(6)]));
         end
         if (rst) begin
             tx_ip_dscp_q$d = tx_ip_dscp_reset;
         end
         cfg_tx_ip_dscp = tx_ip_dscp_q$q;
         if (wsel_tx_ip_0) begin
-            tx_ip_ttl_q$d = ((tx_ip_ttl_q$q & ~wmask[(32'h8)+:(8)]) | (s_axil_wdata[(32'h8)+:(8)] & wmask[(32'h8)+:(8)]));
+            tx_ip_ttl_q$d = ((tx_ip_ttl_q$q & ~wmask[(32'h8)+:(8)]) | (wd_q$q[(32'h8)+:(8)] & wmask[(32'h8)+:(8)]));
         end
         if (rst) begin
             tx_ip_ttl_q$d = tx_ip_ttl_reset;
@@ -4761,14 +5557,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_tx_ip_ttl = tx_ip_ttl_q$q;
         rval_tx_ip_0 = (((tx_ip_dscp_q$q) & 32'hffffffff) << 32'h0) | (((tx_ip_ttl_q$q) & 32'hffffffff) << 32'h8);
         if (wsel_spray_0) begin
-            spray_mode_q$d = ((spray_mode_q$q & ~wmask[(32'h0)+:(2)]) | (s_axil_wdata[(32'h0)+:(2)] & wmask[(32'h0)+:(2)]));
+            spray_mode_q$d = ((spray_mode_q$q & ~wmask[(32'h0)+:(2)]) | (wd_q$q[(32'h0)+:(2)] & wmask[(32'h0)+:(2)]));
         end
         if (rst) begin
             spray_mode_q$d = spray_mode_reset;
         end
         cfg_spray_mode = spray_mode_q$q;
         if (wsel_spray_0) begin
-            spray_bth_mark_q$d = ((spray_bth_mark_q$q & ~wmask[(32'h8)+:(1)]) | (s_axil_wdata[(32'h8)+:(1)] & wmask[(32'h8)+:(1)]));
+            spray_bth_mark_q$d = ((spray_bth_mark_q$q & ~wmask[(32'h8)+:(1)]) | (wd_q$q[(32'h8)+:(1)] & wmask[(32'h8)+:(1)]));
         end
         if (rst) begin
             spray_bth_mark_q$d = spray_bth_mark_reset;
@@ -4776,14 +5572,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_spray_bth_mark = spray_bth_mark_q$q;
         rval_spray_0 = (((spray_mode_q$q) & 32'hffffffff) << 32'h0) | (((spray_bth_mark_q$q) & 32'hffffffff) << 32'h8);
         if (wsel_spray_ports_0) begin
-            spray_ports_min_q$d = ((spray_ports_min_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            spray_ports_min_q$d = ((spray_ports_min_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             spray_ports_min_q$d = spray_ports_min_reset;
         end
         cfg_spray_ports_min = spray_ports_min_q$q;
         if (wsel_spray_ports_0) begin
-            spray_ports_max_q$d = ((spray_ports_max_q$q & ~wmask[(32'h10)+:(16)]) | (s_axil_wdata[(32'h10)+:(16)] & wmask[(32'h10)+:(16)]));
+            spray_ports_max_q$d = ((spray_ports_max_q$q & ~wmask[(32'h10)+:(16)]) | (wd_q$q[(32'h10)+:(16)] & wmask[(32'h10)+:(16)]));
         end
         if (rst) begin
             spray_ports_max_q$d = spray_ports_max_reset;
@@ -4791,18 +5587,15 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_spray_ports_max = spray_ports_max_q$q;
         rval_spray_ports_0 = (((spray_ports_min_q$q) & 32'hffffffff) << 32'h0) | (((spray_ports_max_q$q) & 32'hffffffff) << 32'h10);
         rval_tx_status_0 = (((hw_tx_status_spray_cfg_error) & 32'hffffffff) << 32'h0) | (((hw_tx_status_fifo_overflow) & 32'hffffffff) << 32'h1);
-        if (wsel_tx_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_reorder_thresh_0) begin
-            reorder_thresh_ooo_q$d = ((reorder_thresh_ooo_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            reorder_thresh_ooo_q$d = ((reorder_thresh_ooo_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             reorder_thresh_ooo_q$d = reorder_thresh_ooo_reset;
         end
         cfg_reorder_thresh_ooo = reorder_thresh_ooo_q$q;
         if (wsel_reorder_thresh_0) begin
-            reorder_thresh_missing_pct_q$d = ((reorder_thresh_missing_pct_q$q & ~wmask[(32'h10)+:(8)]) | (s_axil_wdata[(32'h10)+:(8)] & wmask[(32'h10)+:(8)]));
+            reorder_thresh_missing_pct_q$d = ((reorder_thresh_missing_pct_q$q & ~wmask[(32'h10)+:(8)]) | (wd_q$q[(32'h10)+:(8)] & wmask[(32'h10)+:(8)]));
         end
         if (rst) begin
             reorder_thresh_missing_pct_q$d = reorder_thresh_missing_pct_reset;
@@ -4810,7 +5603,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_reorder_thresh_missing_pct = reorder_thresh_missing_pct_q$q;
         rval_reorder_thresh_0 = (((reorder_thresh_ooo_q$q) & 32'hffffffff) << 32'h0) | (((reorder_thresh_missing_pct_q$q) & 32'hffffffff) << 32'h10);
         if (wsel_credit_0) begin
-            credit_rule_q$d = ((credit_rule_q$q & ~wmask[(32'h0)+:(1)]) | (s_axil_wdata[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]));
+            credit_rule_q$d = ((credit_rule_q$q & ~wmask[(32'h0)+:(1)]) | (wd_q$q[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]));
         end
         if (rst) begin
             credit_rule_q$d = credit_rule_reset;
@@ -4818,7 +5611,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_credit_rule = credit_rule_q$q;
         rval_credit_0 = (((credit_rule_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_credit_batch_0) begin
-            credit_batch_bytes_q$d = ((credit_batch_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            credit_batch_bytes_q$d = ((credit_batch_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             credit_batch_bytes_q$d = credit_batch_bytes_reset;
@@ -4826,7 +5619,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_credit_batch_bytes = credit_batch_bytes_q$q;
         rval_credit_batch_0 = (((credit_batch_bytes_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_credit_bdp_0) begin
-            credit_bdp_bytes_q$d = ((credit_bdp_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            credit_bdp_bytes_q$d = ((credit_bdp_bytes_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             credit_bdp_bytes_q$d = credit_bdp_bytes_reset;
@@ -4834,14 +5627,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_credit_bdp_bytes = credit_bdp_bytes_q$q;
         rval_credit_bdp_0 = (((credit_bdp_bytes_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_pcie_bp_0) begin
-            pcie_bp_threshold_q$d = ((pcie_bp_threshold_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            pcie_bp_threshold_q$d = ((pcie_bp_threshold_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             pcie_bp_threshold_q$d = pcie_bp_threshold_reset;
         end
         cfg_pcie_bp_threshold = pcie_bp_threshold_q$q;
         if (wsel_pcie_bp_0) begin
-            pcie_bp_slowdown_q$d = ((pcie_bp_slowdown_q$q & ~wmask[(32'h10)+:(4)]) | (s_axil_wdata[(32'h10)+:(4)] & wmask[(32'h10)+:(4)]));
+            pcie_bp_slowdown_q$d = ((pcie_bp_slowdown_q$q & ~wmask[(32'h10)+:(4)]) | (wd_q$q[(32'h10)+:(4)] & wmask[(32'h10)+:(4)]));
         end
         if (rst) begin
             pcie_bp_slowdown_q$d = pcie_bp_slowdown_reset;
@@ -4849,11 +5642,8 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_pcie_bp_slowdown = pcie_bp_slowdown_q$q;
         rval_pcie_bp_0 = (((pcie_bp_threshold_q$q) & 32'hffffffff) << 32'h0) | (((pcie_bp_slowdown_q$q) & 32'hffffffff) << 32'h10);
         rval_credit_status_0 = (((hw_credit_status_tx_clearing) & 32'hffffffff) << 32'h0) | (((hw_credit_status_rx_clearing) & 32'hffffffff) << 32'h1) | (((hw_credit_status_debt_error) & 32'hffffffff) << 32'h2);
-        if (wsel_credit_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_reorder_window_0) begin
-            reorder_window_psns_q$d = ((reorder_window_psns_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            reorder_window_psns_q$d = ((reorder_window_psns_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             reorder_window_psns_q$d = reorder_window_psns_reset;
@@ -4861,18 +5651,15 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_reorder_window_psns = reorder_window_psns_q$q;
         rval_reorder_window_0 = (((reorder_window_psns_q$q) & 32'hffffffff) << 32'h0);
         rval_rx_status_0 = (((hw_rx_status_clearing) & 32'hffffffff) << 32'h0) | (((hw_rx_status_qp_busy) & 32'hffffffff) << 32'h1) | (((hw_rx_status_event_overflow) & 32'hffffffff) << 32'h2);
-        if (wsel_rx_status_0) begin
-            ro_write = 1'b1;
-        end
         if (wsel_local_vni0_0) begin
-            local_vni0_vni_q$d = ((local_vni0_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni0_vni_q$d = ((local_vni0_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni0_vni_q$d = local_vni0_vni_reset;
         end
         cfg_local_vni0_vni = local_vni0_vni_q$q;
         if (wsel_local_vni0_0) begin
-            local_vni0_en_q$d = ((local_vni0_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni0_en_q$d = ((local_vni0_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni0_en_q$d = local_vni0_en_reset;
@@ -4880,14 +5667,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni0_en = local_vni0_en_q$q;
         rval_local_vni0_0 = (((local_vni0_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni0_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni1_0) begin
-            local_vni1_vni_q$d = ((local_vni1_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni1_vni_q$d = ((local_vni1_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni1_vni_q$d = local_vni1_vni_reset;
         end
         cfg_local_vni1_vni = local_vni1_vni_q$q;
         if (wsel_local_vni1_0) begin
-            local_vni1_en_q$d = ((local_vni1_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni1_en_q$d = ((local_vni1_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni1_en_q$d = local_vni1_en_reset;
@@ -4895,14 +5682,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni1_en = local_vni1_en_q$q;
         rval_local_vni1_0 = (((local_vni1_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni1_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni2_0) begin
-            local_vni2_vni_q$d = ((local_vni2_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni2_vni_q$d = ((local_vni2_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni2_vni_q$d = local_vni2_vni_reset;
         end
         cfg_local_vni2_vni = local_vni2_vni_q$q;
         if (wsel_local_vni2_0) begin
-            local_vni2_en_q$d = ((local_vni2_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni2_en_q$d = ((local_vni2_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni2_en_q$d = local_vni2_en_reset;
@@ -4910,14 +5697,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni2_en = local_vni2_en_q$q;
         rval_local_vni2_0 = (((local_vni2_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni2_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni3_0) begin
-            local_vni3_vni_q$d = ((local_vni3_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni3_vni_q$d = ((local_vni3_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni3_vni_q$d = local_vni3_vni_reset;
         end
         cfg_local_vni3_vni = local_vni3_vni_q$q;
         if (wsel_local_vni3_0) begin
-            local_vni3_en_q$d = ((local_vni3_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni3_en_q$d = ((local_vni3_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni3_en_q$d = local_vni3_en_reset;
@@ -4925,14 +5712,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni3_en = local_vni3_en_q$q;
         rval_local_vni3_0 = (((local_vni3_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni3_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni4_0) begin
-            local_vni4_vni_q$d = ((local_vni4_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni4_vni_q$d = ((local_vni4_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni4_vni_q$d = local_vni4_vni_reset;
         end
         cfg_local_vni4_vni = local_vni4_vni_q$q;
         if (wsel_local_vni4_0) begin
-            local_vni4_en_q$d = ((local_vni4_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni4_en_q$d = ((local_vni4_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni4_en_q$d = local_vni4_en_reset;
@@ -4940,14 +5727,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni4_en = local_vni4_en_q$q;
         rval_local_vni4_0 = (((local_vni4_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni4_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni5_0) begin
-            local_vni5_vni_q$d = ((local_vni5_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni5_vni_q$d = ((local_vni5_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni5_vni_q$d = local_vni5_vni_reset;
         end
         cfg_local_vni5_vni = local_vni5_vni_q$q;
         if (wsel_local_vni5_0) begin
-            local_vni5_en_q$d = ((local_vni5_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni5_en_q$d = ((local_vni5_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni5_en_q$d = local_vni5_en_reset;
@@ -4955,14 +5742,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni5_en = local_vni5_en_q$q;
         rval_local_vni5_0 = (((local_vni5_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni5_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni6_0) begin
-            local_vni6_vni_q$d = ((local_vni6_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni6_vni_q$d = ((local_vni6_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni6_vni_q$d = local_vni6_vni_reset;
         end
         cfg_local_vni6_vni = local_vni6_vni_q$q;
         if (wsel_local_vni6_0) begin
-            local_vni6_en_q$d = ((local_vni6_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni6_en_q$d = ((local_vni6_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni6_en_q$d = local_vni6_en_reset;
@@ -4970,14 +5757,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_local_vni6_en = local_vni6_en_q$q;
         rval_local_vni6_0 = (((local_vni6_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni6_en_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_local_vni7_0) begin
-            local_vni7_vni_q$d = ((local_vni7_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            local_vni7_vni_q$d = ((local_vni7_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             local_vni7_vni_q$d = local_vni7_vni_reset;
         end
         cfg_local_vni7_vni = local_vni7_vni_q$q;
         if (wsel_local_vni7_0) begin
-            local_vni7_en_q$d = ((local_vni7_en_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            local_vni7_en_q$d = ((local_vni7_en_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             local_vni7_en_q$d = local_vni7_en_reset;
@@ -4986,11 +5773,11 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         rval_local_vni7_0 = (((local_vni7_vni_q$q) & 32'hffffffff) << 32'h0) | (((local_vni7_en_q$q) & 32'hffffffff) << 32'h1f);
         err_flags_ft_multi_hit_clr_q$d = 32'h0;
         if (wsel_err_flags_0) begin
-            err_flags_ft_multi_hit_clr_q$d = (s_axil_wdata[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]);
+            err_flags_ft_multi_hit_clr_q$d = (wd_q$q[(32'h0)+:(1)] & wmask[(32'h0)+:(1)]);
         end
         clr_err_flags_ft_multi_hit = err_flags_ft_multi_hit_clr_q$q;
         if (wsel_err_flags_0) begin
-            err_flags_csr_bad_access_q$d = (err_flags_csr_bad_access_q$q & ~(s_axil_wdata[(32'h1)+:(1)] & wmask[(32'h1)+:(1)]));
+            err_flags_csr_bad_access_q$d = (err_flags_csr_bad_access_q$q & ~(wd_q$q[(32'h1)+:(1)] & wmask[(32'h1)+:(1)]));
         end
         if (bad_access) begin
             err_flags_csr_bad_access_q$d = 32'h1;
@@ -4999,160 +5786,121 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
             err_flags_csr_bad_access_q$d = 32'h0;
         end
         rval_err_flags_0 = (((hw_err_flags_ft_multi_hit) & 32'hffffffff) << 32'h0) | (((err_flags_csr_bad_access_q$q) & 32'hffffffff) << 32'h1);
-        rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_count$q[(32'h0)+:(32)];
+        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc) & 32'hffffffff));
+        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc[32'h1] | (cnt_csr_bad_access_inc[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
+        cnt_csr_bad_access_hi$d = (cnt_csr_bad_access_hi$q + ((cnt_csr_bad_access_c$q) & 32'hffffffff));
+        if (rst) begin
+            cnt_csr_bad_access_lo$d = 32'h0;
+            cnt_csr_bad_access_hi$d = 32'h0;
+            cnt_csr_bad_access_c$d = 1'b0;
+        end
+        cnt_csr_bad_access_lo_rd$d = rsel_cnt_csr_bad_access_0;
+        if (cnt_csr_bad_access_lo_rd$q) begin
+            cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_hi$q;
+        end
+        rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_lo$q;
         rval_cnt_csr_bad_access_1 = cnt_csr_bad_access_shadow$q;
-        if (rsel_cnt_csr_bad_access_0) begin
-            cnt_csr_bad_access_shadow$d = cnt_csr_bad_access_count$q[(32'h20)+:(32)];
+        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc) & 32'hffffffff));
+        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc[32'h1] | (cnt_csr_ro_write_inc[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
+        cnt_csr_ro_write_hi$d = (cnt_csr_ro_write_hi$q + ((cnt_csr_ro_write_c$q) & 32'hffffffff));
+        if (rst) begin
+            cnt_csr_ro_write_lo$d = 32'h0;
+            cnt_csr_ro_write_hi$d = 32'h0;
+            cnt_csr_ro_write_c$d = 1'b0;
         end
-        if ((wsel_cnt_csr_bad_access_0 | wsel_cnt_csr_bad_access_1)) begin
-            ro_write = 1'b1;
+        cnt_csr_ro_write_lo_rd$d = rsel_cnt_csr_ro_write_0;
+        if (cnt_csr_ro_write_lo_rd$q) begin
+            cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_hi$q;
         end
-        rval_cnt_csr_ro_write_0 = cnt_csr_ro_write_count$q[(32'h0)+:(32)];
+        rval_cnt_csr_ro_write_0 = cnt_csr_ro_write_lo$q;
         rval_cnt_csr_ro_write_1 = cnt_csr_ro_write_shadow$q;
-        if (rsel_cnt_csr_ro_write_0) begin
-            cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_count$q[(32'h20)+:(32)];
-        end
-        if ((wsel_cnt_csr_ro_write_0 | wsel_cnt_csr_ro_write_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_multi_hit_0 = hw_cnt_ft_multi_hit[(32'h0)+:(32)];
-        rval_cnt_ft_multi_hit_1 = cnt_ft_multi_hit_shadow$q;
         if (rsel_cnt_ft_multi_hit_0) begin
             cnt_ft_multi_hit_shadow$d = hw_cnt_ft_multi_hit[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_multi_hit_0 | wsel_cnt_ft_multi_hit_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_dup_hit_0 = hw_cnt_ft_dup_hit[(32'h0)+:(32)];
-        rval_cnt_ft_dup_hit_1 = cnt_ft_dup_hit_shadow$q;
+        rval_cnt_ft_multi_hit_0 = hw_cnt_ft_multi_hit[(32'h0)+:(32)];
+        rval_cnt_ft_multi_hit_1 = cnt_ft_multi_hit_shadow$q;
         if (rsel_cnt_ft_dup_hit_0) begin
             cnt_ft_dup_hit_shadow$d = hw_cnt_ft_dup_hit[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_dup_hit_0 | wsel_cnt_ft_dup_hit_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_ft_bad_update_0 = hw_cnt_ft_bad_update[(32'h0)+:(32)];
-        rval_cnt_ft_bad_update_1 = cnt_ft_bad_update_shadow$q;
+        rval_cnt_ft_dup_hit_0 = hw_cnt_ft_dup_hit[(32'h0)+:(32)];
+        rval_cnt_ft_dup_hit_1 = cnt_ft_dup_hit_shadow$q;
         if (rsel_cnt_ft_bad_update_0) begin
             cnt_ft_bad_update_shadow$d = hw_cnt_ft_bad_update[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_ft_bad_update_0 | wsel_cnt_ft_bad_update_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_frames_0 = hw_cnt_tx_frames[(32'h0)+:(32)];
-        rval_cnt_tx_frames_1 = cnt_tx_frames_shadow$q;
+        rval_cnt_ft_bad_update_0 = hw_cnt_ft_bad_update[(32'h0)+:(32)];
+        rval_cnt_ft_bad_update_1 = cnt_ft_bad_update_shadow$q;
         if (rsel_cnt_tx_frames_0) begin
             cnt_tx_frames_shadow$d = hw_cnt_tx_frames[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_frames_0 | wsel_cnt_tx_frames_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_miss_0 = hw_cnt_tx_drop_miss[(32'h0)+:(32)];
-        rval_cnt_tx_drop_miss_1 = cnt_tx_drop_miss_shadow$q;
+        rval_cnt_tx_frames_0 = hw_cnt_tx_frames[(32'h0)+:(32)];
+        rval_cnt_tx_frames_1 = cnt_tx_frames_shadow$q;
         if (rsel_cnt_tx_drop_miss_0) begin
             cnt_tx_drop_miss_shadow$d = hw_cnt_tx_drop_miss[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_miss_0 | wsel_cnt_tx_drop_miss_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_short_0 = hw_cnt_tx_drop_short[(32'h0)+:(32)];
-        rval_cnt_tx_drop_short_1 = cnt_tx_drop_short_shadow$q;
+        rval_cnt_tx_drop_miss_0 = hw_cnt_tx_drop_miss[(32'h0)+:(32)];
+        rval_cnt_tx_drop_miss_1 = cnt_tx_drop_miss_shadow$q;
         if (rsel_cnt_tx_drop_short_0) begin
             cnt_tx_drop_short_shadow$d = hw_cnt_tx_drop_short[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_short_0 | wsel_cnt_tx_drop_short_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_not_ipv4_0 = hw_cnt_tx_drop_not_ipv4[(32'h0)+:(32)];
-        rval_cnt_tx_drop_not_ipv4_1 = cnt_tx_drop_not_ipv4_shadow$q;
+        rval_cnt_tx_drop_short_0 = hw_cnt_tx_drop_short[(32'h0)+:(32)];
+        rval_cnt_tx_drop_short_1 = cnt_tx_drop_short_shadow$q;
         if (rsel_cnt_tx_drop_not_ipv4_0) begin
             cnt_tx_drop_not_ipv4_shadow$d = hw_cnt_tx_drop_not_ipv4[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_not_ipv4_0 | wsel_cnt_tx_drop_not_ipv4_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_too_long_0 = hw_cnt_tx_drop_too_long[(32'h0)+:(32)];
-        rval_cnt_tx_drop_too_long_1 = cnt_tx_drop_too_long_shadow$q;
+        rval_cnt_tx_drop_not_ipv4_0 = hw_cnt_tx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_tx_drop_not_ipv4_1 = cnt_tx_drop_not_ipv4_shadow$q;
         if (rsel_cnt_tx_drop_too_long_0) begin
             cnt_tx_drop_too_long_shadow$d = hw_cnt_tx_drop_too_long[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_too_long_0 | wsel_cnt_tx_drop_too_long_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_tx_drop_bad_keep_0 = hw_cnt_tx_drop_bad_keep[(32'h0)+:(32)];
-        rval_cnt_tx_drop_bad_keep_1 = cnt_tx_drop_bad_keep_shadow$q;
+        rval_cnt_tx_drop_too_long_0 = hw_cnt_tx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_tx_drop_too_long_1 = cnt_tx_drop_too_long_shadow$q;
         if (rsel_cnt_tx_drop_bad_keep_0) begin
             cnt_tx_drop_bad_keep_shadow$d = hw_cnt_tx_drop_bad_keep[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_tx_drop_bad_keep_0 | wsel_cnt_tx_drop_bad_keep_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_requests_0 = hw_cnt_credit_requests[(32'h0)+:(32)];
-        rval_cnt_credit_requests_1 = cnt_credit_requests_shadow$q;
+        rval_cnt_tx_drop_bad_keep_0 = hw_cnt_tx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_tx_drop_bad_keep_1 = cnt_tx_drop_bad_keep_shadow$q;
         if (rsel_cnt_credit_requests_0) begin
             cnt_credit_requests_shadow$d = hw_cnt_credit_requests[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_requests_0 | wsel_cnt_credit_requests_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_grants_0 = hw_cnt_credit_grants[(32'h0)+:(32)];
-        rval_cnt_credit_grants_1 = cnt_credit_grants_shadow$q;
+        rval_cnt_credit_requests_0 = hw_cnt_credit_requests[(32'h0)+:(32)];
+        rval_cnt_credit_requests_1 = cnt_credit_requests_shadow$q;
         if (rsel_cnt_credit_grants_0) begin
             cnt_credit_grants_shadow$d = hw_cnt_credit_grants[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_grants_0 | wsel_cnt_credit_grants_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_wasted_bytes_0 = hw_cnt_credit_wasted_bytes[(32'h0)+:(32)];
-        rval_cnt_credit_wasted_bytes_1 = cnt_credit_wasted_bytes_shadow$q;
+        rval_cnt_credit_grants_0 = hw_cnt_credit_grants[(32'h0)+:(32)];
+        rval_cnt_credit_grants_1 = cnt_credit_grants_shadow$q;
         if (rsel_cnt_credit_wasted_bytes_0) begin
             cnt_credit_wasted_bytes_shadow$d = hw_cnt_credit_wasted_bytes[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_wasted_bytes_0 | wsel_cnt_credit_wasted_bytes_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_starved_cycles_0 = hw_cnt_credit_starved_cycles[(32'h0)+:(32)];
-        rval_cnt_credit_starved_cycles_1 = cnt_credit_starved_cycles_shadow$q;
+        rval_cnt_credit_wasted_bytes_0 = hw_cnt_credit_wasted_bytes[(32'h0)+:(32)];
+        rval_cnt_credit_wasted_bytes_1 = cnt_credit_wasted_bytes_shadow$q;
         if (rsel_cnt_credit_starved_cycles_0) begin
             cnt_credit_starved_cycles_shadow$d = hw_cnt_credit_starved_cycles[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_starved_cycles_0 | wsel_cnt_credit_starved_cycles_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_grants_dropped_0 = hw_cnt_credit_grants_dropped[(32'h0)+:(32)];
-        rval_cnt_credit_grants_dropped_1 = cnt_credit_grants_dropped_shadow$q;
+        rval_cnt_credit_starved_cycles_0 = hw_cnt_credit_starved_cycles[(32'h0)+:(32)];
+        rval_cnt_credit_starved_cycles_1 = cnt_credit_starved_cycles_shadow$q;
         if (rsel_cnt_credit_grants_dropped_0) begin
             cnt_credit_grants_dropped_shadow$d = hw_cnt_credit_grants_dropped[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_grants_dropped_0 | wsel_cnt_credit_grants_dropped_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_requests_0 = hw_cnt_credit_rx_requests[(32'h0)+:(32)];
-        rval_cnt_credit_rx_requests_1 = cnt_credit_rx_requests_shadow$q;
+        rval_cnt_credit_grants_dropped_0 = hw_cnt_credit_grants_dropped[(32'h0)+:(32)];
+        rval_cnt_credit_grants_dropped_1 = cnt_credit_grants_dropped_shadow$q;
         if (rsel_cnt_credit_rx_requests_0) begin
             cnt_credit_rx_requests_shadow$d = hw_cnt_credit_rx_requests[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_requests_0 | wsel_cnt_credit_rx_requests_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_grants_0 = hw_cnt_credit_rx_grants[(32'h0)+:(32)];
-        rval_cnt_credit_rx_grants_1 = cnt_credit_rx_grants_shadow$q;
+        rval_cnt_credit_rx_requests_0 = hw_cnt_credit_rx_requests[(32'h0)+:(32)];
+        rval_cnt_credit_rx_requests_1 = cnt_credit_rx_requests_shadow$q;
         if (rsel_cnt_credit_rx_grants_0) begin
             cnt_credit_rx_grants_shadow$d = hw_cnt_credit_rx_grants[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_grants_0 | wsel_cnt_credit_rx_grants_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_credit_rx_idle_slots_0 = hw_cnt_credit_rx_idle_slots[(32'h0)+:(32)];
-        rval_cnt_credit_rx_idle_slots_1 = cnt_credit_rx_idle_slots_shadow$q;
+        rval_cnt_credit_rx_grants_0 = hw_cnt_credit_rx_grants[(32'h0)+:(32)];
+        rval_cnt_credit_rx_grants_1 = cnt_credit_rx_grants_shadow$q;
         if (rsel_cnt_credit_rx_idle_slots_0) begin
             cnt_credit_rx_idle_slots_shadow$d = hw_cnt_credit_rx_idle_slots[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_credit_rx_idle_slots_0 | wsel_cnt_credit_rx_idle_slots_1)) begin
-            ro_write = 1'b1;
-        end
+        rval_cnt_credit_rx_idle_slots_0 = hw_cnt_credit_rx_idle_slots[(32'h0)+:(32)];
+        rval_cnt_credit_rx_idle_slots_1 = cnt_credit_rx_idle_slots_shadow$q;
         if (wsel_qp_id_0) begin
-            qp_id_qp_q$d = ((qp_id_qp_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            qp_id_qp_q$d = ((qp_id_qp_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             qp_id_qp_q$d = qp_id_qp_reset;
@@ -5160,14 +5908,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_qp_id_qp = qp_id_qp_q$q;
         rval_qp_id_0 = (((qp_id_qp_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_qp_cfg_0) begin
-            qp_cfg_vni_slot_q$d = ((qp_cfg_vni_slot_q$q & ~wmask[(32'h0)+:(3)]) | (s_axil_wdata[(32'h0)+:(3)] & wmask[(32'h0)+:(3)]));
+            qp_cfg_vni_slot_q$d = ((qp_cfg_vni_slot_q$q & ~wmask[(32'h0)+:(3)]) | (wd_q$q[(32'h0)+:(3)] & wmask[(32'h0)+:(3)]));
         end
         if (rst) begin
             qp_cfg_vni_slot_q$d = qp_cfg_vni_slot_reset;
         end
         cfg_qp_cfg_vni_slot = qp_cfg_vni_slot_q$q;
         if (wsel_qp_cfg_0) begin
-            qp_cfg_enable_q$d = ((qp_cfg_enable_q$q & ~wmask[(32'h1f)+:(1)]) | (s_axil_wdata[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
+            qp_cfg_enable_q$d = ((qp_cfg_enable_q$q & ~wmask[(32'h1f)+:(1)]) | (wd_q$q[(32'h1f)+:(1)] & wmask[(32'h1f)+:(1)]));
         end
         if (rst) begin
             qp_cfg_enable_q$d = qp_cfg_enable_reset;
@@ -5175,198 +5923,132 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_qp_cfg_enable = qp_cfg_enable_q$q;
         rval_qp_cfg_0 = (((qp_cfg_vni_slot_q$q) & 32'hffffffff) << 32'h0) | (((qp_cfg_enable_q$q) & 32'hffffffff) << 32'h1f);
         if (wsel_qp_psn_0) begin
-            qp_psn_psn_q$d = ((qp_psn_psn_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            qp_psn_psn_q$d = ((qp_psn_psn_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             qp_psn_psn_q$d = qp_psn_psn_reset;
         end
         cfg_qp_psn_psn = qp_psn_psn_q$q;
         rval_qp_psn_0 = (((qp_psn_psn_q$q) & 32'hffffffff) << 32'h0);
-        cmd_qp_cmd_valid_q$d = (wsel_qp_cmd_0 & |s_axil_wstrb);
+        cmd_qp_cmd_valid_q$d = (wsel_qp_cmd_0 & |ws_q$q);
         cmd_qp_cmd_valid = cmd_qp_cmd_valid_q$q;
         if (wsel_qp_cmd_0) begin
-            qp_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(1)];
+            qp_cmd_op_cmd_q$d = wd_q$q[(32'h0)+:(1)];
         end
         cmd_qp_cmd_op = qp_cmd_op_cmd_q$q;
         rval_qp_cmd_0 = 32'h0;
-        rval_cnt_rx_frames_0 = hw_cnt_rx_frames[(32'h0)+:(32)];
-        rval_cnt_rx_frames_1 = cnt_rx_frames_shadow$q;
         if (rsel_cnt_rx_frames_0) begin
             cnt_rx_frames_shadow$d = hw_cnt_rx_frames[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_frames_0 | wsel_cnt_rx_frames_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_placed_0 = hw_cnt_rx_placed[(32'h0)+:(32)];
-        rval_cnt_rx_placed_1 = cnt_rx_placed_shadow$q;
+        rval_cnt_rx_frames_0 = hw_cnt_rx_frames[(32'h0)+:(32)];
+        rval_cnt_rx_frames_1 = cnt_rx_frames_shadow$q;
         if (rsel_cnt_rx_placed_0) begin
             cnt_rx_placed_shadow$d = hw_cnt_rx_placed[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_placed_0 | wsel_cnt_rx_placed_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_keep_0 = hw_cnt_rx_drop_bad_keep[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_keep_1 = cnt_rx_drop_bad_keep_shadow$q;
+        rval_cnt_rx_placed_0 = hw_cnt_rx_placed[(32'h0)+:(32)];
+        rval_cnt_rx_placed_1 = cnt_rx_placed_shadow$q;
         if (rsel_cnt_rx_drop_bad_keep_0) begin
             cnt_rx_drop_bad_keep_shadow$d = hw_cnt_rx_drop_bad_keep[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_keep_0 | wsel_cnt_rx_drop_bad_keep_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_too_long_0 = hw_cnt_rx_drop_too_long[(32'h0)+:(32)];
-        rval_cnt_rx_drop_too_long_1 = cnt_rx_drop_too_long_shadow$q;
+        rval_cnt_rx_drop_bad_keep_0 = hw_cnt_rx_drop_bad_keep[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_keep_1 = cnt_rx_drop_bad_keep_shadow$q;
         if (rsel_cnt_rx_drop_too_long_0) begin
             cnt_rx_drop_too_long_shadow$d = hw_cnt_rx_drop_too_long[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_too_long_0 | wsel_cnt_rx_drop_too_long_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_truncated_0 = hw_cnt_rx_drop_truncated[(32'h0)+:(32)];
-        rval_cnt_rx_drop_truncated_1 = cnt_rx_drop_truncated_shadow$q;
+        rval_cnt_rx_drop_too_long_0 = hw_cnt_rx_drop_too_long[(32'h0)+:(32)];
+        rval_cnt_rx_drop_too_long_1 = cnt_rx_drop_too_long_shadow$q;
         if (rsel_cnt_rx_drop_truncated_0) begin
             cnt_rx_drop_truncated_shadow$d = hw_cnt_rx_drop_truncated[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_truncated_0 | wsel_cnt_rx_drop_truncated_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_not_ipv4_0 = hw_cnt_rx_drop_not_ipv4[(32'h0)+:(32)];
-        rval_cnt_rx_drop_not_ipv4_1 = cnt_rx_drop_not_ipv4_shadow$q;
+        rval_cnt_rx_drop_truncated_0 = hw_cnt_rx_drop_truncated[(32'h0)+:(32)];
+        rval_cnt_rx_drop_truncated_1 = cnt_rx_drop_truncated_shadow$q;
         if (rsel_cnt_rx_drop_not_ipv4_0) begin
             cnt_rx_drop_not_ipv4_shadow$d = hw_cnt_rx_drop_not_ipv4[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_not_ipv4_0 | wsel_cnt_rx_drop_not_ipv4_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_checksum_0 = hw_cnt_rx_drop_bad_checksum[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_checksum_1 = cnt_rx_drop_bad_checksum_shadow$q;
+        rval_cnt_rx_drop_not_ipv4_0 = hw_cnt_rx_drop_not_ipv4[(32'h0)+:(32)];
+        rval_cnt_rx_drop_not_ipv4_1 = cnt_rx_drop_not_ipv4_shadow$q;
         if (rsel_cnt_rx_drop_bad_checksum_0) begin
             cnt_rx_drop_bad_checksum_shadow$d = hw_cnt_rx_drop_bad_checksum[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_checksum_0 | wsel_cnt_rx_drop_bad_checksum_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_port_0 = hw_cnt_rx_drop_bad_port[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_port_1 = cnt_rx_drop_bad_port_shadow$q;
+        rval_cnt_rx_drop_bad_checksum_0 = hw_cnt_rx_drop_bad_checksum[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_checksum_1 = cnt_rx_drop_bad_checksum_shadow$q;
         if (rsel_cnt_rx_drop_bad_port_0) begin
             cnt_rx_drop_bad_port_shadow$d = hw_cnt_rx_drop_bad_port[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_port_0 | wsel_cnt_rx_drop_bad_port_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_vxlan_0 = hw_cnt_rx_drop_bad_vxlan[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_vxlan_1 = cnt_rx_drop_bad_vxlan_shadow$q;
+        rval_cnt_rx_drop_bad_port_0 = hw_cnt_rx_drop_bad_port[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_port_1 = cnt_rx_drop_bad_port_shadow$q;
         if (rsel_cnt_rx_drop_bad_vxlan_0) begin
             cnt_rx_drop_bad_vxlan_shadow$d = hw_cnt_rx_drop_bad_vxlan[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_vxlan_0 | wsel_cnt_rx_drop_bad_vxlan_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_unknown_vni_0 = hw_cnt_rx_drop_unknown_vni[(32'h0)+:(32)];
-        rval_cnt_rx_drop_unknown_vni_1 = cnt_rx_drop_unknown_vni_shadow$q;
+        rval_cnt_rx_drop_bad_vxlan_0 = hw_cnt_rx_drop_bad_vxlan[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_vxlan_1 = cnt_rx_drop_bad_vxlan_shadow$q;
         if (rsel_cnt_rx_drop_unknown_vni_0) begin
             cnt_rx_drop_unknown_vni_shadow$d = hw_cnt_rx_drop_unknown_vni[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_unknown_vni_0 | wsel_cnt_rx_drop_unknown_vni_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_inner_0 = hw_cnt_rx_drop_bad_inner[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_inner_1 = cnt_rx_drop_bad_inner_shadow$q;
+        rval_cnt_rx_drop_unknown_vni_0 = hw_cnt_rx_drop_unknown_vni[(32'h0)+:(32)];
+        rval_cnt_rx_drop_unknown_vni_1 = cnt_rx_drop_unknown_vni_shadow$q;
         if (rsel_cnt_rx_drop_bad_inner_0) begin
             cnt_rx_drop_bad_inner_shadow$d = hw_cnt_rx_drop_bad_inner[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_inner_0 | wsel_cnt_rx_drop_bad_inner_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_opcode_0 = hw_cnt_rx_drop_bad_opcode[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_opcode_1 = cnt_rx_drop_bad_opcode_shadow$q;
+        rval_cnt_rx_drop_bad_inner_0 = hw_cnt_rx_drop_bad_inner[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_inner_1 = cnt_rx_drop_bad_inner_shadow$q;
         if (rsel_cnt_rx_drop_bad_opcode_0) begin
             cnt_rx_drop_bad_opcode_shadow$d = hw_cnt_rx_drop_bad_opcode[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_opcode_0 | wsel_cnt_rx_drop_bad_opcode_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_bad_length_0 = hw_cnt_rx_drop_bad_length[(32'h0)+:(32)];
-        rval_cnt_rx_drop_bad_length_1 = cnt_rx_drop_bad_length_shadow$q;
+        rval_cnt_rx_drop_bad_opcode_0 = hw_cnt_rx_drop_bad_opcode[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_opcode_1 = cnt_rx_drop_bad_opcode_shadow$q;
         if (rsel_cnt_rx_drop_bad_length_0) begin
             cnt_rx_drop_bad_length_shadow$d = hw_cnt_rx_drop_bad_length[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_bad_length_0 | wsel_cnt_rx_drop_bad_length_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_drop_refused_0 = hw_cnt_rx_drop_refused[(32'h0)+:(32)];
-        rval_cnt_rx_drop_refused_1 = cnt_rx_drop_refused_shadow$q;
+        rval_cnt_rx_drop_bad_length_0 = hw_cnt_rx_drop_bad_length[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_length_1 = cnt_rx_drop_bad_length_shadow$q;
         if (rsel_cnt_rx_drop_refused_0) begin
             cnt_rx_drop_refused_shadow$d = hw_cnt_rx_drop_refused[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_drop_refused_0 | wsel_cnt_rx_drop_refused_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_duplicate_0 = hw_cnt_rx_reorder_duplicate[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_duplicate_1 = cnt_rx_reorder_duplicate_shadow$q;
+        rval_cnt_rx_drop_refused_0 = hw_cnt_rx_drop_refused[(32'h0)+:(32)];
+        rval_cnt_rx_drop_refused_1 = cnt_rx_drop_refused_shadow$q;
         if (rsel_cnt_rx_reorder_duplicate_0) begin
             cnt_rx_reorder_duplicate_shadow$d = hw_cnt_rx_reorder_duplicate[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_duplicate_0 | wsel_cnt_rx_reorder_duplicate_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_beyond_window_0 = hw_cnt_rx_reorder_beyond_window[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_beyond_window_1 = cnt_rx_reorder_beyond_window_shadow$q;
+        rval_cnt_rx_reorder_duplicate_0 = hw_cnt_rx_reorder_duplicate[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_duplicate_1 = cnt_rx_reorder_duplicate_shadow$q;
         if (rsel_cnt_rx_reorder_beyond_window_0) begin
             cnt_rx_reorder_beyond_window_shadow$d = hw_cnt_rx_reorder_beyond_window[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_beyond_window_0 | wsel_cnt_rx_reorder_beyond_window_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_unknown_qp_0 = hw_cnt_rx_reorder_unknown_qp[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_unknown_qp_1 = cnt_rx_reorder_unknown_qp_shadow$q;
+        rval_cnt_rx_reorder_beyond_window_0 = hw_cnt_rx_reorder_beyond_window[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_beyond_window_1 = cnt_rx_reorder_beyond_window_shadow$q;
         if (rsel_cnt_rx_reorder_unknown_qp_0) begin
             cnt_rx_reorder_unknown_qp_shadow$d = hw_cnt_rx_reorder_unknown_qp[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_unknown_qp_0 | wsel_cnt_rx_reorder_unknown_qp_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_bad_qp_0 = hw_cnt_rx_reorder_bad_qp[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_bad_qp_1 = cnt_rx_reorder_bad_qp_shadow$q;
+        rval_cnt_rx_reorder_unknown_qp_0 = hw_cnt_rx_reorder_unknown_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_unknown_qp_1 = cnt_rx_reorder_unknown_qp_shadow$q;
         if (rsel_cnt_rx_reorder_bad_qp_0) begin
             cnt_rx_reorder_bad_qp_shadow$d = hw_cnt_rx_reorder_bad_qp[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_bad_qp_0 | wsel_cnt_rx_reorder_bad_qp_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_reorder_imm_full_0 = hw_cnt_rx_reorder_imm_full[(32'h0)+:(32)];
-        rval_cnt_rx_reorder_imm_full_1 = cnt_rx_reorder_imm_full_shadow$q;
+        rval_cnt_rx_reorder_bad_qp_0 = hw_cnt_rx_reorder_bad_qp[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_bad_qp_1 = cnt_rx_reorder_bad_qp_shadow$q;
         if (rsel_cnt_rx_reorder_imm_full_0) begin
             cnt_rx_reorder_imm_full_shadow$d = hw_cnt_rx_reorder_imm_full[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_reorder_imm_full_0 | wsel_cnt_rx_reorder_imm_full_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_cqes_0 = hw_cnt_rx_cqes[(32'h0)+:(32)];
-        rval_cnt_rx_cqes_1 = cnt_rx_cqes_shadow$q;
+        rval_cnt_rx_reorder_imm_full_0 = hw_cnt_rx_reorder_imm_full[(32'h0)+:(32)];
+        rval_cnt_rx_reorder_imm_full_1 = cnt_rx_reorder_imm_full_shadow$q;
         if (rsel_cnt_rx_cqes_0) begin
             cnt_rx_cqes_shadow$d = hw_cnt_rx_cqes[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_cqes_0 | wsel_cnt_rx_cqes_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_acks_0 = hw_cnt_rx_acks[(32'h0)+:(32)];
-        rval_cnt_rx_acks_1 = cnt_rx_acks_shadow$q;
+        rval_cnt_rx_cqes_0 = hw_cnt_rx_cqes[(32'h0)+:(32)];
+        rval_cnt_rx_cqes_1 = cnt_rx_cqes_shadow$q;
         if (rsel_cnt_rx_acks_0) begin
             cnt_rx_acks_shadow$d = hw_cnt_rx_acks[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_acks_0 | wsel_cnt_rx_acks_1)) begin
-            ro_write = 1'b1;
-        end
-        rval_cnt_rx_naks_0 = hw_cnt_rx_naks[(32'h0)+:(32)];
-        rval_cnt_rx_naks_1 = cnt_rx_naks_shadow$q;
+        rval_cnt_rx_acks_0 = hw_cnt_rx_acks[(32'h0)+:(32)];
+        rval_cnt_rx_acks_1 = cnt_rx_acks_shadow$q;
         if (rsel_cnt_rx_naks_0) begin
             cnt_rx_naks_shadow$d = hw_cnt_rx_naks[(32'h20)+:(32)];
         end
-        if ((wsel_cnt_rx_naks_0 | wsel_cnt_rx_naks_1)) begin
-            ro_write = 1'b1;
-        end
+        rval_cnt_rx_naks_0 = hw_cnt_rx_naks[(32'h0)+:(32)];
+        rval_cnt_rx_naks_1 = cnt_rx_naks_shadow$q;
         if (wsel_ft_key_lo_0) begin
-            ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_reset;
@@ -5374,7 +6056,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_key_lo_ipv4 = ft_key_lo_ipv4_q$q;
         rval_ft_key_lo_0 = (((ft_key_lo_ipv4_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_key_hi_0) begin
-            ft_key_hi_vni_q$d = ((ft_key_hi_vni_q$q & ~wmask[(32'h0)+:(24)]) | (s_axil_wdata[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
+            ft_key_hi_vni_q$d = ((ft_key_hi_vni_q$q & ~wmask[(32'h0)+:(24)]) | (wd_q$q[(32'h0)+:(24)] & wmask[(32'h0)+:(24)]));
         end
         if (rst) begin
             ft_key_hi_vni_q$d = ft_key_hi_vni_reset;
@@ -5382,7 +6064,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_key_hi_vni = ft_key_hi_vni_q$q;
         rval_ft_key_hi_0 = (((ft_key_hi_vni_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val0_0) begin
-            ft_val0_bits_q$d = ((ft_val0_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val0_bits_q$d = ((ft_val0_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val0_bits_q$d = ft_val0_bits_reset;
@@ -5390,7 +6072,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_val0_bits = ft_val0_bits_q$q;
         rval_ft_val0_0 = (((ft_val0_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val1_0) begin
-            ft_val1_bits_q$d = ((ft_val1_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val1_bits_q$d = ((ft_val1_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val1_bits_q$d = ft_val1_bits_reset;
@@ -5398,7 +6080,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_val1_bits = ft_val1_bits_q$q;
         rval_ft_val1_0 = (((ft_val1_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val2_0) begin
-            ft_val2_bits_q$d = ((ft_val2_bits_q$q & ~wmask[(32'h0)+:(32)]) | (s_axil_wdata[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
+            ft_val2_bits_q$d = ((ft_val2_bits_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
         if (rst) begin
             ft_val2_bits_q$d = ft_val2_bits_reset;
@@ -5406,7 +6088,7 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_val2_bits = ft_val2_bits_q$q;
         rval_ft_val2_0 = (((ft_val2_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_val3_0) begin
-            ft_val3_bits_q$d = ((ft_val3_bits_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            ft_val3_bits_q$d = ((ft_val3_bits_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             ft_val3_bits_q$d = ft_val3_bits_reset;
@@ -5414,860 +6096,131 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cfg_ft_val3_bits = ft_val3_bits_q$q;
         rval_ft_val3_0 = (((ft_val3_bits_q$q) & 32'hffffffff) << 32'h0);
         if (wsel_ft_loc_0) begin
-            ft_loc_index_q$d = ((ft_loc_index_q$q & ~wmask[(32'h0)+:(16)]) | (s_axil_wdata[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
+            ft_loc_index_q$d = ((ft_loc_index_q$q & ~wmask[(32'h0)+:(16)]) | (wd_q$q[(32'h0)+:(16)] & wmask[(32'h0)+:(16)]));
         end
         if (rst) begin
             ft_loc_index_q$d = ft_loc_index_reset;
         end
         cfg_ft_loc_index = ft_loc_index_q$q;
         if (wsel_ft_loc_0) begin
-            ft_loc_way_q$d = ((ft_loc_way_q$q & ~wmask[(32'h10)+:(2)]) | (s_axil_wdata[(32'h10)+:(2)] & wmask[(32'h10)+:(2)]));
+            ft_loc_way_q$d = ((ft_loc_way_q$q & ~wmask[(32'h10)+:(2)]) | (wd_q$q[(32'h10)+:(2)] & wmask[(32'h10)+:(2)]));
         end
         if (rst) begin
             ft_loc_way_q$d = ft_loc_way_reset;
         end
         cfg_ft_loc_way = ft_loc_way_q$q;
         rval_ft_loc_0 = (((ft_loc_index_q$q) & 32'hffffffff) << 32'h0) | (((ft_loc_way_q$q) & 32'hffffffff) << 32'h10);
-        cmd_ft_cmd_valid_q$d = (wsel_ft_cmd_0 & |s_axil_wstrb);
+        cmd_ft_cmd_valid_q$d = (wsel_ft_cmd_0 & |ws_q$q);
         cmd_ft_cmd_valid = cmd_ft_cmd_valid_q$q;
         if (wsel_ft_cmd_0) begin
-            ft_cmd_op_cmd_q$d = s_axil_wdata[(32'h0)+:(3)];
+            ft_cmd_op_cmd_q$d = wd_q$q[(32'h0)+:(3)];
         end
         cmd_ft_cmd_op = ft_cmd_op_cmd_q$q;
         rval_ft_cmd_0 = 32'h0;
         rval_ft_status_0 = (((hw_ft_status_clearing) & 32'hffffffff) << 32'h0) | (((hw_ft_status_rd_done) & 32'hffffffff) << 32'h1);
-        if (wsel_ft_status_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_key_lo_0 = (((hw_ft_rd_key_lo_ipv4) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_key_lo_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_key_hi_0 = (((hw_ft_rd_key_hi_vni) & 32'hffffffff) << 32'h0) | (((hw_ft_rd_key_hi_valid) & 32'hffffffff) << 32'h1f);
-        if (wsel_ft_rd_key_hi_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val0_0 = (((hw_ft_rd_val0_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val0_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val1_0 = (((hw_ft_rd_val1_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val1_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val2_0 = (((hw_ft_rd_val2_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val2_0) begin
-            ro_write = 1'b1;
-        end
         rval_ft_rd_val3_0 = (((hw_ft_rd_val3_bits) & 32'hffffffff) << 32'h0);
-        if (wsel_ft_rd_val3_0) begin
-            ro_write = 1'b1;
-        end
-        if (rsel_id_magic_0) begin
-            rterm_id_magic_0 = rval_id_magic_0;
-        end
-        else begin
-            rterm_id_magic_0 = 32'h0;
-        end
-        if (rsel_id_version_0) begin
-            rterm_id_version_0 = rval_id_version_0;
-        end
-        else begin
-            rterm_id_version_0 = 32'h0;
-        end
-        if (rsel_id_config_hash_lo_0) begin
-            rterm_id_config_hash_lo_0 = rval_id_config_hash_lo_0;
-        end
-        else begin
-            rterm_id_config_hash_lo_0 = 32'h0;
-        end
-        if (rsel_id_config_hash_hi_0) begin
-            rterm_id_config_hash_hi_0 = rval_id_config_hash_hi_0;
-        end
-        else begin
-            rterm_id_config_hash_hi_0 = 32'h0;
-        end
-        if (rsel_id_build_hash_0) begin
-            rterm_id_build_hash_0 = rval_id_build_hash_0;
-        end
-        else begin
-            rterm_id_build_hash_0 = 32'h0;
-        end
-        if (rsel_port0_mac_lo_0) begin
-            rterm_port0_mac_lo_0 = rval_port0_mac_lo_0;
-        end
-        else begin
-            rterm_port0_mac_lo_0 = 32'h0;
-        end
-        if (rsel_port0_mac_hi_0) begin
-            rterm_port0_mac_hi_0 = rval_port0_mac_hi_0;
-        end
-        else begin
-            rterm_port0_mac_hi_0 = 32'h0;
-        end
-        if (rsel_port0_ipv4_0) begin
-            rterm_port0_ipv4_0 = rval_port0_ipv4_0;
-        end
-        else begin
-            rterm_port0_ipv4_0 = 32'h0;
-        end
-        if (rsel_port1_mac_lo_0) begin
-            rterm_port1_mac_lo_0 = rval_port1_mac_lo_0;
-        end
-        else begin
-            rterm_port1_mac_lo_0 = 32'h0;
-        end
-        if (rsel_port1_mac_hi_0) begin
-            rterm_port1_mac_hi_0 = rval_port1_mac_hi_0;
-        end
-        else begin
-            rterm_port1_mac_hi_0 = 32'h0;
-        end
-        if (rsel_port1_ipv4_0) begin
-            rterm_port1_ipv4_0 = rval_port1_ipv4_0;
-        end
-        else begin
-            rterm_port1_ipv4_0 = 32'h0;
-        end
-        if (rsel_tx_ip_0) begin
-            rterm_tx_ip_0 = rval_tx_ip_0;
-        end
-        else begin
-            rterm_tx_ip_0 = 32'h0;
-        end
-        if (rsel_spray_0) begin
-            rterm_spray_0 = rval_spray_0;
-        end
-        else begin
-            rterm_spray_0 = 32'h0;
-        end
-        if (rsel_spray_ports_0) begin
-            rterm_spray_ports_0 = rval_spray_ports_0;
-        end
-        else begin
-            rterm_spray_ports_0 = 32'h0;
-        end
-        if (rsel_tx_status_0) begin
-            rterm_tx_status_0 = rval_tx_status_0;
-        end
-        else begin
-            rterm_tx_status_0 = 32'h0;
-        end
-        if (rsel_reorder_thresh_0) begin
-            rterm_reorder_thresh_0 = rval_reorder_thresh_0;
-        end
-        else begin
-            rterm_reorder_thresh_0 = 32'h0;
-        end
-        if (rsel_credit_0) begin
-            rterm_credit_0 = rval_credit_0;
-        end
-        else begin
-            rterm_credit_0 = 32'h0;
-        end
-        if (rsel_credit_batch_0) begin
-            rterm_credit_batch_0 = rval_credit_batch_0;
-        end
-        else begin
-            rterm_credit_batch_0 = 32'h0;
-        end
-        if (rsel_credit_bdp_0) begin
-            rterm_credit_bdp_0 = rval_credit_bdp_0;
-        end
-        else begin
-            rterm_credit_bdp_0 = 32'h0;
-        end
-        if (rsel_pcie_bp_0) begin
-            rterm_pcie_bp_0 = rval_pcie_bp_0;
-        end
-        else begin
-            rterm_pcie_bp_0 = 32'h0;
-        end
-        if (rsel_credit_status_0) begin
-            rterm_credit_status_0 = rval_credit_status_0;
-        end
-        else begin
-            rterm_credit_status_0 = 32'h0;
-        end
-        if (rsel_reorder_window_0) begin
-            rterm_reorder_window_0 = rval_reorder_window_0;
-        end
-        else begin
-            rterm_reorder_window_0 = 32'h0;
-        end
-        if (rsel_rx_status_0) begin
-            rterm_rx_status_0 = rval_rx_status_0;
-        end
-        else begin
-            rterm_rx_status_0 = 32'h0;
-        end
-        if (rsel_local_vni0_0) begin
-            rterm_local_vni0_0 = rval_local_vni0_0;
-        end
-        else begin
-            rterm_local_vni0_0 = 32'h0;
-        end
-        if (rsel_local_vni1_0) begin
-            rterm_local_vni1_0 = rval_local_vni1_0;
-        end
-        else begin
-            rterm_local_vni1_0 = 32'h0;
-        end
-        if (rsel_local_vni2_0) begin
-            rterm_local_vni2_0 = rval_local_vni2_0;
-        end
-        else begin
-            rterm_local_vni2_0 = 32'h0;
-        end
-        if (rsel_local_vni3_0) begin
-            rterm_local_vni3_0 = rval_local_vni3_0;
-        end
-        else begin
-            rterm_local_vni3_0 = 32'h0;
-        end
-        if (rsel_local_vni4_0) begin
-            rterm_local_vni4_0 = rval_local_vni4_0;
-        end
-        else begin
-            rterm_local_vni4_0 = 32'h0;
-        end
-        if (rsel_local_vni5_0) begin
-            rterm_local_vni5_0 = rval_local_vni5_0;
-        end
-        else begin
-            rterm_local_vni5_0 = 32'h0;
-        end
-        if (rsel_local_vni6_0) begin
-            rterm_local_vni6_0 = rval_local_vni6_0;
-        end
-        else begin
-            rterm_local_vni6_0 = 32'h0;
-        end
-        if (rsel_local_vni7_0) begin
-            rterm_local_vni7_0 = rval_local_vni7_0;
-        end
-        else begin
-            rterm_local_vni7_0 = 32'h0;
-        end
-        if (rsel_err_flags_0) begin
-            rterm_err_flags_0 = rval_err_flags_0;
-        end
-        else begin
-            rterm_err_flags_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_bad_access_0) begin
-            rterm_cnt_csr_bad_access_0 = rval_cnt_csr_bad_access_0;
-        end
-        else begin
-            rterm_cnt_csr_bad_access_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_bad_access_1) begin
-            rterm_cnt_csr_bad_access_1 = rval_cnt_csr_bad_access_1;
-        end
-        else begin
-            rterm_cnt_csr_bad_access_1 = 32'h0;
-        end
-        if (rsel_cnt_csr_ro_write_0) begin
-            rterm_cnt_csr_ro_write_0 = rval_cnt_csr_ro_write_0;
-        end
-        else begin
-            rterm_cnt_csr_ro_write_0 = 32'h0;
-        end
-        if (rsel_cnt_csr_ro_write_1) begin
-            rterm_cnt_csr_ro_write_1 = rval_cnt_csr_ro_write_1;
-        end
-        else begin
-            rterm_cnt_csr_ro_write_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_multi_hit_0) begin
-            rterm_cnt_ft_multi_hit_0 = rval_cnt_ft_multi_hit_0;
-        end
-        else begin
-            rterm_cnt_ft_multi_hit_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_multi_hit_1) begin
-            rterm_cnt_ft_multi_hit_1 = rval_cnt_ft_multi_hit_1;
-        end
-        else begin
-            rterm_cnt_ft_multi_hit_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_dup_hit_0) begin
-            rterm_cnt_ft_dup_hit_0 = rval_cnt_ft_dup_hit_0;
-        end
-        else begin
-            rterm_cnt_ft_dup_hit_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_dup_hit_1) begin
-            rterm_cnt_ft_dup_hit_1 = rval_cnt_ft_dup_hit_1;
-        end
-        else begin
-            rterm_cnt_ft_dup_hit_1 = 32'h0;
-        end
-        if (rsel_cnt_ft_bad_update_0) begin
-            rterm_cnt_ft_bad_update_0 = rval_cnt_ft_bad_update_0;
-        end
-        else begin
-            rterm_cnt_ft_bad_update_0 = 32'h0;
-        end
-        if (rsel_cnt_ft_bad_update_1) begin
-            rterm_cnt_ft_bad_update_1 = rval_cnt_ft_bad_update_1;
-        end
-        else begin
-            rterm_cnt_ft_bad_update_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_frames_0) begin
-            rterm_cnt_tx_frames_0 = rval_cnt_tx_frames_0;
-        end
-        else begin
-            rterm_cnt_tx_frames_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_frames_1) begin
-            rterm_cnt_tx_frames_1 = rval_cnt_tx_frames_1;
-        end
-        else begin
-            rterm_cnt_tx_frames_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_miss_0) begin
-            rterm_cnt_tx_drop_miss_0 = rval_cnt_tx_drop_miss_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_miss_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_miss_1) begin
-            rterm_cnt_tx_drop_miss_1 = rval_cnt_tx_drop_miss_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_miss_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_short_0) begin
-            rterm_cnt_tx_drop_short_0 = rval_cnt_tx_drop_short_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_short_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_short_1) begin
-            rterm_cnt_tx_drop_short_1 = rval_cnt_tx_drop_short_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_short_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_not_ipv4_0) begin
-            rterm_cnt_tx_drop_not_ipv4_0 = rval_cnt_tx_drop_not_ipv4_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_not_ipv4_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_not_ipv4_1) begin
-            rterm_cnt_tx_drop_not_ipv4_1 = rval_cnt_tx_drop_not_ipv4_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_not_ipv4_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_too_long_0) begin
-            rterm_cnt_tx_drop_too_long_0 = rval_cnt_tx_drop_too_long_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_too_long_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_too_long_1) begin
-            rterm_cnt_tx_drop_too_long_1 = rval_cnt_tx_drop_too_long_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_too_long_1 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_bad_keep_0) begin
-            rterm_cnt_tx_drop_bad_keep_0 = rval_cnt_tx_drop_bad_keep_0;
-        end
-        else begin
-            rterm_cnt_tx_drop_bad_keep_0 = 32'h0;
-        end
-        if (rsel_cnt_tx_drop_bad_keep_1) begin
-            rterm_cnt_tx_drop_bad_keep_1 = rval_cnt_tx_drop_bad_keep_1;
-        end
-        else begin
-            rterm_cnt_tx_drop_bad_keep_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_requests_0) begin
-            rterm_cnt_credit_requests_0 = rval_cnt_credit_requests_0;
-        end
-        else begin
-            rterm_cnt_credit_requests_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_requests_1) begin
-            rterm_cnt_credit_requests_1 = rval_cnt_credit_requests_1;
-        end
-        else begin
-            rterm_cnt_credit_requests_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_0) begin
-            rterm_cnt_credit_grants_0 = rval_cnt_credit_grants_0;
-        end
-        else begin
-            rterm_cnt_credit_grants_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_1) begin
-            rterm_cnt_credit_grants_1 = rval_cnt_credit_grants_1;
-        end
-        else begin
-            rterm_cnt_credit_grants_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_wasted_bytes_0) begin
-            rterm_cnt_credit_wasted_bytes_0 = rval_cnt_credit_wasted_bytes_0;
-        end
-        else begin
-            rterm_cnt_credit_wasted_bytes_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_wasted_bytes_1) begin
-            rterm_cnt_credit_wasted_bytes_1 = rval_cnt_credit_wasted_bytes_1;
-        end
-        else begin
-            rterm_cnt_credit_wasted_bytes_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_starved_cycles_0) begin
-            rterm_cnt_credit_starved_cycles_0 = rval_cnt_credit_starved_cycles_0;
-        end
-        else begin
-            rterm_cnt_credit_starved_cycles_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_starved_cycles_1) begin
-            rterm_cnt_credit_starved_cycles_1 = rval_cnt_credit_starved_cycles_1;
-        end
-        else begin
-            rterm_cnt_credit_starved_cycles_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_dropped_0) begin
-            rterm_cnt_credit_grants_dropped_0 = rval_cnt_credit_grants_dropped_0;
-        end
-        else begin
-            rterm_cnt_credit_grants_dropped_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_grants_dropped_1) begin
-            rterm_cnt_credit_grants_dropped_1 = rval_cnt_credit_grants_dropped_1;
-        end
-        else begin
-            rterm_cnt_credit_grants_dropped_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_requests_0) begin
-            rterm_cnt_credit_rx_requests_0 = rval_cnt_credit_rx_requests_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_requests_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_requests_1) begin
-            rterm_cnt_credit_rx_requests_1 = rval_cnt_credit_rx_requests_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_requests_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_grants_0) begin
-            rterm_cnt_credit_rx_grants_0 = rval_cnt_credit_rx_grants_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_grants_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_grants_1) begin
-            rterm_cnt_credit_rx_grants_1 = rval_cnt_credit_rx_grants_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_grants_1 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_idle_slots_0) begin
-            rterm_cnt_credit_rx_idle_slots_0 = rval_cnt_credit_rx_idle_slots_0;
-        end
-        else begin
-            rterm_cnt_credit_rx_idle_slots_0 = 32'h0;
-        end
-        if (rsel_cnt_credit_rx_idle_slots_1) begin
-            rterm_cnt_credit_rx_idle_slots_1 = rval_cnt_credit_rx_idle_slots_1;
-        end
-        else begin
-            rterm_cnt_credit_rx_idle_slots_1 = 32'h0;
-        end
-        if (rsel_qp_id_0) begin
-            rterm_qp_id_0 = rval_qp_id_0;
-        end
-        else begin
-            rterm_qp_id_0 = 32'h0;
-        end
-        if (rsel_qp_cfg_0) begin
-            rterm_qp_cfg_0 = rval_qp_cfg_0;
-        end
-        else begin
-            rterm_qp_cfg_0 = 32'h0;
-        end
-        if (rsel_qp_psn_0) begin
-            rterm_qp_psn_0 = rval_qp_psn_0;
-        end
-        else begin
-            rterm_qp_psn_0 = 32'h0;
-        end
-        if (rsel_qp_cmd_0) begin
-            rterm_qp_cmd_0 = rval_qp_cmd_0;
-        end
-        else begin
-            rterm_qp_cmd_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_frames_0) begin
-            rterm_cnt_rx_frames_0 = rval_cnt_rx_frames_0;
-        end
-        else begin
-            rterm_cnt_rx_frames_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_frames_1) begin
-            rterm_cnt_rx_frames_1 = rval_cnt_rx_frames_1;
-        end
-        else begin
-            rterm_cnt_rx_frames_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_placed_0) begin
-            rterm_cnt_rx_placed_0 = rval_cnt_rx_placed_0;
-        end
-        else begin
-            rterm_cnt_rx_placed_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_placed_1) begin
-            rterm_cnt_rx_placed_1 = rval_cnt_rx_placed_1;
-        end
-        else begin
-            rterm_cnt_rx_placed_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_keep_0) begin
-            rterm_cnt_rx_drop_bad_keep_0 = rval_cnt_rx_drop_bad_keep_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_keep_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_keep_1) begin
-            rterm_cnt_rx_drop_bad_keep_1 = rval_cnt_rx_drop_bad_keep_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_keep_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_too_long_0) begin
-            rterm_cnt_rx_drop_too_long_0 = rval_cnt_rx_drop_too_long_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_too_long_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_too_long_1) begin
-            rterm_cnt_rx_drop_too_long_1 = rval_cnt_rx_drop_too_long_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_too_long_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_truncated_0) begin
-            rterm_cnt_rx_drop_truncated_0 = rval_cnt_rx_drop_truncated_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_truncated_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_truncated_1) begin
-            rterm_cnt_rx_drop_truncated_1 = rval_cnt_rx_drop_truncated_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_truncated_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_not_ipv4_0) begin
-            rterm_cnt_rx_drop_not_ipv4_0 = rval_cnt_rx_drop_not_ipv4_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_not_ipv4_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_not_ipv4_1) begin
-            rterm_cnt_rx_drop_not_ipv4_1 = rval_cnt_rx_drop_not_ipv4_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_not_ipv4_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_checksum_0) begin
-            rterm_cnt_rx_drop_bad_checksum_0 = rval_cnt_rx_drop_bad_checksum_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_checksum_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_checksum_1) begin
-            rterm_cnt_rx_drop_bad_checksum_1 = rval_cnt_rx_drop_bad_checksum_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_checksum_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_port_0) begin
-            rterm_cnt_rx_drop_bad_port_0 = rval_cnt_rx_drop_bad_port_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_port_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_port_1) begin
-            rterm_cnt_rx_drop_bad_port_1 = rval_cnt_rx_drop_bad_port_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_port_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_vxlan_0) begin
-            rterm_cnt_rx_drop_bad_vxlan_0 = rval_cnt_rx_drop_bad_vxlan_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_vxlan_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_vxlan_1) begin
-            rterm_cnt_rx_drop_bad_vxlan_1 = rval_cnt_rx_drop_bad_vxlan_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_vxlan_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_unknown_vni_0) begin
-            rterm_cnt_rx_drop_unknown_vni_0 = rval_cnt_rx_drop_unknown_vni_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_unknown_vni_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_unknown_vni_1) begin
-            rterm_cnt_rx_drop_unknown_vni_1 = rval_cnt_rx_drop_unknown_vni_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_unknown_vni_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_inner_0) begin
-            rterm_cnt_rx_drop_bad_inner_0 = rval_cnt_rx_drop_bad_inner_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_inner_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_inner_1) begin
-            rterm_cnt_rx_drop_bad_inner_1 = rval_cnt_rx_drop_bad_inner_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_inner_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_opcode_0) begin
-            rterm_cnt_rx_drop_bad_opcode_0 = rval_cnt_rx_drop_bad_opcode_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_opcode_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_opcode_1) begin
-            rterm_cnt_rx_drop_bad_opcode_1 = rval_cnt_rx_drop_bad_opcode_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_opcode_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_length_0) begin
-            rterm_cnt_rx_drop_bad_length_0 = rval_cnt_rx_drop_bad_length_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_length_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_bad_length_1) begin
-            rterm_cnt_rx_drop_bad_length_1 = rval_cnt_rx_drop_bad_length_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_bad_length_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_refused_0) begin
-            rterm_cnt_rx_drop_refused_0 = rval_cnt_rx_drop_refused_0;
-        end
-        else begin
-            rterm_cnt_rx_drop_refused_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_drop_refused_1) begin
-            rterm_cnt_rx_drop_refused_1 = rval_cnt_rx_drop_refused_1;
-        end
-        else begin
-            rterm_cnt_rx_drop_refused_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_duplicate_0) begin
-            rterm_cnt_rx_reorder_duplicate_0 = rval_cnt_rx_reorder_duplicate_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_duplicate_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_duplicate_1) begin
-            rterm_cnt_rx_reorder_duplicate_1 = rval_cnt_rx_reorder_duplicate_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_duplicate_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_beyond_window_0) begin
-            rterm_cnt_rx_reorder_beyond_window_0 = rval_cnt_rx_reorder_beyond_window_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_beyond_window_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_beyond_window_1) begin
-            rterm_cnt_rx_reorder_beyond_window_1 = rval_cnt_rx_reorder_beyond_window_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_beyond_window_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_unknown_qp_0) begin
-            rterm_cnt_rx_reorder_unknown_qp_0 = rval_cnt_rx_reorder_unknown_qp_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_unknown_qp_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_unknown_qp_1) begin
-            rterm_cnt_rx_reorder_unknown_qp_1 = rval_cnt_rx_reorder_unknown_qp_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_unknown_qp_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_bad_qp_0) begin
-            rterm_cnt_rx_reorder_bad_qp_0 = rval_cnt_rx_reorder_bad_qp_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_bad_qp_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_bad_qp_1) begin
-            rterm_cnt_rx_reorder_bad_qp_1 = rval_cnt_rx_reorder_bad_qp_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_bad_qp_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_imm_full_0) begin
-            rterm_cnt_rx_reorder_imm_full_0 = rval_cnt_rx_reorder_imm_full_0;
-        end
-        else begin
-            rterm_cnt_rx_reorder_imm_full_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_reorder_imm_full_1) begin
-            rterm_cnt_rx_reorder_imm_full_1 = rval_cnt_rx_reorder_imm_full_1;
-        end
-        else begin
-            rterm_cnt_rx_reorder_imm_full_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_cqes_0) begin
-            rterm_cnt_rx_cqes_0 = rval_cnt_rx_cqes_0;
-        end
-        else begin
-            rterm_cnt_rx_cqes_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_cqes_1) begin
-            rterm_cnt_rx_cqes_1 = rval_cnt_rx_cqes_1;
-        end
-        else begin
-            rterm_cnt_rx_cqes_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_acks_0) begin
-            rterm_cnt_rx_acks_0 = rval_cnt_rx_acks_0;
-        end
-        else begin
-            rterm_cnt_rx_acks_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_acks_1) begin
-            rterm_cnt_rx_acks_1 = rval_cnt_rx_acks_1;
-        end
-        else begin
-            rterm_cnt_rx_acks_1 = 32'h0;
-        end
-        if (rsel_cnt_rx_naks_0) begin
-            rterm_cnt_rx_naks_0 = rval_cnt_rx_naks_0;
-        end
-        else begin
-            rterm_cnt_rx_naks_0 = 32'h0;
-        end
-        if (rsel_cnt_rx_naks_1) begin
-            rterm_cnt_rx_naks_1 = rval_cnt_rx_naks_1;
-        end
-        else begin
-            rterm_cnt_rx_naks_1 = 32'h0;
-        end
-        if (rsel_ft_key_lo_0) begin
-            rterm_ft_key_lo_0 = rval_ft_key_lo_0;
-        end
-        else begin
-            rterm_ft_key_lo_0 = 32'h0;
-        end
-        if (rsel_ft_key_hi_0) begin
-            rterm_ft_key_hi_0 = rval_ft_key_hi_0;
-        end
-        else begin
-            rterm_ft_key_hi_0 = 32'h0;
-        end
-        if (rsel_ft_val0_0) begin
-            rterm_ft_val0_0 = rval_ft_val0_0;
-        end
-        else begin
-            rterm_ft_val0_0 = 32'h0;
-        end
-        if (rsel_ft_val1_0) begin
-            rterm_ft_val1_0 = rval_ft_val1_0;
-        end
-        else begin
-            rterm_ft_val1_0 = 32'h0;
-        end
-        if (rsel_ft_val2_0) begin
-            rterm_ft_val2_0 = rval_ft_val2_0;
-        end
-        else begin
-            rterm_ft_val2_0 = 32'h0;
-        end
-        if (rsel_ft_val3_0) begin
-            rterm_ft_val3_0 = rval_ft_val3_0;
-        end
-        else begin
-            rterm_ft_val3_0 = 32'h0;
-        end
-        if (rsel_ft_loc_0) begin
-            rterm_ft_loc_0 = rval_ft_loc_0;
-        end
-        else begin
-            rterm_ft_loc_0 = 32'h0;
-        end
-        if (rsel_ft_cmd_0) begin
-            rterm_ft_cmd_0 = rval_ft_cmd_0;
-        end
-        else begin
-            rterm_ft_cmd_0 = 32'h0;
-        end
-        if (rsel_ft_status_0) begin
-            rterm_ft_status_0 = rval_ft_status_0;
-        end
-        else begin
-            rterm_ft_status_0 = 32'h0;
-        end
-        if (rsel_ft_rd_key_lo_0) begin
-            rterm_ft_rd_key_lo_0 = rval_ft_rd_key_lo_0;
-        end
-        else begin
-            rterm_ft_rd_key_lo_0 = 32'h0;
-        end
-        if (rsel_ft_rd_key_hi_0) begin
-            rterm_ft_rd_key_hi_0 = rval_ft_rd_key_hi_0;
-        end
-        else begin
-            rterm_ft_rd_key_hi_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val0_0) begin
-            rterm_ft_rd_val0_0 = rval_ft_rd_val0_0;
-        end
-        else begin
-            rterm_ft_rd_val0_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val1_0) begin
-            rterm_ft_rd_val1_0 = rval_ft_rd_val1_0;
-        end
-        else begin
-            rterm_ft_rd_val1_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val2_0) begin
-            rterm_ft_rd_val2_0 = rval_ft_rd_val2_0;
-        end
-        else begin
-            rterm_ft_rd_val2_0 = 32'h0;
-        end
-        if (rsel_ft_rd_val3_0) begin
-            rterm_ft_rd_val3_0 = rval_ft_rd_val3_0;
-        end
-        else begin
-            rterm_ft_rd_val3_0 = 32'h0;
-        end
-        rd_data = rterm_id_magic_0 | rterm_id_version_0 | rterm_id_config_hash_lo_0 | rterm_id_config_hash_hi_0 | rterm_id_build_hash_0 | rterm_port0_mac_lo_0 | rterm_port0_mac_hi_0 | rterm_port0_ipv4_0 | rterm_port1_mac_lo_0 | rterm_port1_mac_hi_0 | rterm_port1_ipv4_0 | rterm_tx_ip_0 | rterm_spray_0 | rterm_spray_ports_0 | rterm_tx_status_0 | rterm_reorder_thresh_0 | rterm_credit_0 | rterm_credit_batch_0 | rterm_credit_bdp_0 | rterm_pcie_bp_0 | rterm_credit_status_0 | rterm_reorder_window_0 | rterm_rx_status_0 | rterm_local_vni0_0 | rterm_local_vni1_0 | rterm_local_vni2_0 | rterm_local_vni3_0 | rterm_local_vni4_0 | rterm_local_vni5_0 | rterm_local_vni6_0 | rterm_local_vni7_0 | rterm_err_flags_0 | rterm_cnt_csr_bad_access_0 | rterm_cnt_csr_bad_access_1 | rterm_cnt_csr_ro_write_0 | rterm_cnt_csr_ro_write_1 | rterm_cnt_ft_multi_hit_0 | rterm_cnt_ft_multi_hit_1 | rterm_cnt_ft_dup_hit_0 | rterm_cnt_ft_dup_hit_1 | rterm_cnt_ft_bad_update_0 | rterm_cnt_ft_bad_update_1 | rterm_cnt_tx_frames_0 | rterm_cnt_tx_frames_1 | rterm_cnt_tx_drop_miss_0 | rterm_cnt_tx_drop_miss_1 | rterm_cnt_tx_drop_short_0 | rterm_cnt_tx_drop_short_1 | rterm_cnt_tx_drop_not_ipv4_0 | rterm_cnt_tx_drop_not_ipv4_1 | rterm_cnt_tx_drop_too_long_0 | rterm_cnt_tx_drop_too_long_1 | rterm_cnt_tx_drop_bad_keep_0 | rterm_cnt_tx_drop_bad_keep_1 | rterm_cnt_credit_requests_0 | rterm_cnt_credit_requests_1 | rterm_cnt_credit_grants_0 | rterm_cnt_credit_grants_1 | rterm_cnt_credit_wasted_bytes_0 | rterm_cnt_credit_wasted_bytes_1 | rterm_cnt_credit_starved_cycles_0 | rterm_cnt_credit_starved_cycles_1 | rterm_cnt_credit_grants_dropped_0 | rterm_cnt_credit_grants_dropped_1 | rterm_cnt_credit_rx_requests_0 | rterm_cnt_credit_rx_requests_1 | rterm_cnt_credit_rx_grants_0 | rterm_cnt_credit_rx_grants_1 | rterm_cnt_credit_rx_idle_slots_0 | rterm_cnt_credit_rx_idle_slots_1 | rterm_qp_id_0 | rterm_qp_cfg_0 | rterm_qp_psn_0 | rterm_qp_cmd_0 | rterm_cnt_rx_frames_0 | rterm_cnt_rx_frames_1 | rterm_cnt_rx_placed_0 | rterm_cnt_rx_placed_1 | rterm_cnt_rx_drop_bad_keep_0 | rterm_cnt_rx_drop_bad_keep_1 | rterm_cnt_rx_drop_too_long_0 | rterm_cnt_rx_drop_too_long_1 | rterm_cnt_rx_drop_truncated_0 | rterm_cnt_rx_drop_truncated_1 | rterm_cnt_rx_drop_not_ipv4_0 | rterm_cnt_rx_drop_not_ipv4_1 | rterm_cnt_rx_drop_bad_checksum_0 | rterm_cnt_rx_drop_bad_checksum_1 | rterm_cnt_rx_drop_bad_port_0 | rterm_cnt_rx_drop_bad_port_1 | rterm_cnt_rx_drop_bad_vxlan_0 | rterm_cnt_rx_drop_bad_vxlan_1 | rterm_cnt_rx_drop_unknown_vni_0 | rterm_cnt_rx_drop_unknown_vni_1 | rterm_cnt_rx_drop_bad_inner_0 | rterm_cnt_rx_drop_bad_inner_1 | rterm_cnt_rx_drop_bad_opcode_0 | rterm_cnt_rx_drop_bad_opcode_1 | rterm_cnt_rx_drop_bad_length_0 | rterm_cnt_rx_drop_bad_length_1 | rterm_cnt_rx_drop_refused_0 | rterm_cnt_rx_drop_refused_1 | rterm_cnt_rx_reorder_duplicate_0 | rterm_cnt_rx_reorder_duplicate_1 | rterm_cnt_rx_reorder_beyond_window_0 | rterm_cnt_rx_reorder_beyond_window_1 | rterm_cnt_rx_reorder_unknown_qp_0 | rterm_cnt_rx_reorder_unknown_qp_1 | rterm_cnt_rx_reorder_bad_qp_0 | rterm_cnt_rx_reorder_bad_qp_1 | rterm_cnt_rx_reorder_imm_full_0 | rterm_cnt_rx_reorder_imm_full_1 | rterm_cnt_rx_cqes_0 | rterm_cnt_rx_cqes_1 | rterm_cnt_rx_acks_0 | rterm_cnt_rx_acks_1 | rterm_cnt_rx_naks_0 | rterm_cnt_rx_naks_1 | rterm_ft_key_lo_0 | rterm_ft_key_hi_0 | rterm_ft_val0_0 | rterm_ft_val1_0 | rterm_ft_val2_0 | rterm_ft_val3_0 | rterm_ft_loc_0 | rterm_ft_cmd_0 | rterm_ft_status_0 | rterm_ft_rd_key_lo_0 | rterm_ft_rd_key_hi_0 | rterm_ft_rd_val0_0 | rterm_ft_rd_val1_0 | rterm_ft_rd_val2_0 | rterm_ft_rd_val3_0;
-        s_axil_awready = wr_go;
-        s_axil_wready = wr_go;
-        s_axil_arready = rd_go;
-        if (wr_go) begin
+        grp_0_words = (((rval_id_magic_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_id_version_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_id_config_hash_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_id_config_hash_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_id_build_hash_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_port0_mac_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_port0_mac_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_port0_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_port1_mac_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_port1_mac_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_port1_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0);
+        grp_0_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_0$d = grp_0_words[(grp_0_bit)+:(32)];
+        grp_1_words = (((rval_tx_ip_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_spray_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_spray_ports_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_tx_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_reorder_thresh_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_credit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_credit_batch_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_credit_bdp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_pcie_bp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_credit_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_reorder_window_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_rx_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_local_vni0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_local_vni1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_local_vni2_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_local_vni3_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_1_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_1$d = grp_1_words[(grp_1_bit)+:(32)];
+        grp_2_words = (((rval_local_vni4_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_local_vni5_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_local_vni6_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_local_vni7_0) & 128'hffffffffffffffffffffffffffffffff) << 32'h60);
+        grp_2_bit = (((ra_q$q[(32'h2)+:(2)]) & 7'h7f) << 32'h5);
+        grp_2$d = grp_2_words[(grp_2_bit)+:(32)];
+        grp_4$d = rval_err_flags_0;
+        grp_8_words = (((rval_cnt_csr_bad_access_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_csr_bad_access_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_csr_ro_write_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_csr_ro_write_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_ft_multi_hit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_ft_multi_hit_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_ft_dup_hit_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_ft_dup_hit_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_ft_bad_update_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_ft_bad_update_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_tx_frames_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_tx_frames_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_tx_drop_miss_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_tx_drop_miss_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_tx_drop_short_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_tx_drop_short_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_8_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_8$d = grp_8_words[(grp_8_bit)+:(32)];
+        grp_9_words = (((rval_cnt_tx_drop_not_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_tx_drop_not_ipv4_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_tx_drop_too_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_tx_drop_too_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_tx_drop_bad_keep_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_tx_drop_bad_keep_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_credit_requests_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_credit_requests_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_credit_grants_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_credit_grants_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_credit_wasted_bytes_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_credit_wasted_bytes_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_credit_starved_cycles_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_credit_starved_cycles_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_credit_grants_dropped_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_credit_grants_dropped_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_9_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_9$d = grp_9_words[(grp_9_bit)+:(32)];
+        grp_10_words = (((rval_cnt_credit_rx_requests_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_credit_rx_requests_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_credit_rx_grants_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_credit_rx_grants_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_credit_rx_idle_slots_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_credit_rx_idle_slots_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0);
+        grp_10_bit = (((ra_q$q[(32'h2)+:(3)]) & 8'hff) << 32'h5);
+        grp_10$d = grp_10_words[(grp_10_bit)+:(32)];
+        grp_12_words = (((rval_ft_key_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_ft_key_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_ft_val0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_ft_val1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_ft_val2_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_ft_val3_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_ft_loc_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_ft_cmd_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_ft_status_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_ft_rd_key_lo_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_ft_rd_key_hi_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_ft_rd_val0_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_ft_rd_val1_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_12_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_12$d = grp_12_words[(grp_12_bit)+:(32)];
+        grp_13_words = (((rval_qp_id_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_qp_cfg_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_qp_psn_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_qp_cmd_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_ft_rd_val2_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_ft_rd_val3_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20);
+        grp_13_bit = (((ra_q$q[(32'h2)+:(3)]) & 8'hff) << 32'h5);
+        grp_13$d = grp_13_words[(grp_13_bit)+:(32)];
+        grp_16_words = (((rval_cnt_rx_frames_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_frames_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_placed_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_placed_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_drop_bad_keep_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_drop_bad_keep_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_drop_too_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_drop_too_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_drop_truncated_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_drop_truncated_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_drop_not_ipv4_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_drop_not_ipv4_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_rx_drop_bad_checksum_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_rx_drop_bad_checksum_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_rx_drop_bad_port_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_rx_drop_bad_port_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_16_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_16$d = grp_16_words[(grp_16_bit)+:(32)];
+        grp_17_words = (((rval_cnt_rx_drop_bad_vxlan_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_drop_bad_vxlan_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_drop_unknown_vni_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_drop_unknown_vni_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_drop_bad_inner_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_drop_bad_inner_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_drop_bad_opcode_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_drop_bad_opcode_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_drop_bad_length_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_drop_bad_length_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_drop_refused_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_drop_refused_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_rx_reorder_duplicate_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_rx_reorder_duplicate_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_rx_reorder_beyond_window_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_rx_reorder_beyond_window_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
+        grp_17_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_17$d = grp_17_words[(grp_17_bit)+:(32)];
+        grp_18_words = (((rval_cnt_rx_reorder_unknown_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_reorder_unknown_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_reorder_bad_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_reorder_bad_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_reorder_imm_full_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_reorder_imm_full_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_cqes_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_cqes_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_acks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_acks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_naks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_naks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160);
+        grp_18_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
+        grp_18$d = grp_18_words[(grp_18_bit)+:(32)];
+        case (ra_q$q[(32'h6)+:(6)])
+            0:
+                begin
+                    ra2_q$d = 32'h0;
+                end
+            1:
+                begin
+                    ra2_q$d = 32'h1;
+                end
+            2:
+                begin
+                    ra2_q$d = 32'h2;
+                end
+            4:
+                begin
+                    ra2_q$d = 32'h3;
+                end
+            8:
+                begin
+                    ra2_q$d = 32'h4;
+                end
+            9:
+                begin
+                    ra2_q$d = 32'h5;
+                end
+            10:
+                begin
+                    ra2_q$d = 32'h6;
+                end
+            12:
+                begin
+                    ra2_q$d = 32'h7;
+                end
+            13:
+                begin
+                    ra2_q$d = 32'h8;
+                end
+            16:
+                begin
+                    ra2_q$d = 32'h9;
+                end
+            17:
+                begin
+                    ra2_q$d = 32'ha;
+                end
+            18:
+                begin
+                    ra2_q$d = 32'hb;
+                end
+            default:
+                begin
+                    ra2_q$d = 32'h0;
+                end
+        endcase
+        ra2_bit = (((ra2_q$q) & 9'h1ff) << 32'h5);
+        grp_all = (((grp_0$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((grp_1$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((grp_2$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((grp_4$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((grp_8$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((grp_9$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((grp_10$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((grp_12$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((grp_13$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((grp_16$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((grp_17$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((grp_18$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160);
+        rd_data = grp_all[(ra2_bit)+:(32)];
+        if (~rd_ok_q$q) begin
+            rd_data = 32'h0;
+        end
+        if (w2_q$q) begin
             bvalid_q$d = 1'b1;
-            if (wr_bad) begin
+            if (wr_bad_q$q) begin
                 bresp_q$d = 32'h2;
             end
             else begin
@@ -6277,10 +6230,10 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         else if (s_axil_bready) begin
             bvalid_q$d = 1'b0;
         end
-        if (rd_go) begin
+        if (r2_q$q) begin
             rvalid_q$d = 1'b1;
             rdata_q$d = rd_data;
-            if (rd_bad) begin
+            if (rd_bad_q$q) begin
                 rresp_q$d = 32'h2;
             end
             else begin
@@ -6290,21 +6243,15 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         else if (s_axil_rready) begin
             rvalid_q$d = 1'b0;
         end
-        if ((wr_bad & rd_bad)) begin
-            cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h2);
-        end
-        else if (bad_access) begin
-            cnt_csr_bad_access_count$d = (cnt_csr_bad_access_count$q + 32'h1);
-        end
-        if (ro_write) begin
-            cnt_csr_ro_write_count$d = (cnt_csr_ro_write_count$q + 32'h1);
-        end
+        awready_q$d = ((((~wr_acc & ~w1_q$q) & ~w2_q$q) & ~(bvalid_q$q & ~s_axil_bready)) & ~rst);
+        arready_q$d = ((((~rd_acc & ~r1_q$q) & ~r2_q$q) & ~(rvalid_q$q & ~s_axil_rready)) & ~rst);
         if (rst) begin
             bvalid_q$d = 1'b0;
             rvalid_q$d = 1'b0;
-            cnt_csr_bad_access_count$d = 32'h0;
-            cnt_csr_ro_write_count$d = 32'h0;
         end
+        s_axil_awready = awready_q$q;
+        s_axil_wready = awready_q$q;
+        s_axil_arready = arready_q$q;
         s_axil_bvalid = bvalid_q$q;
         s_axil_bresp = bresp_q$q;
         s_axil_rvalid = rvalid_q$q;
@@ -6313,6 +6260,44 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     end
     
 endmodule // prnic_top$csr
+
+
+module prnic_top$csr$arready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$arready_q
+
+
+module prnic_top$csr$awready_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$awready_q
 
 
 module prnic_top$csr$bresp_q(d,q,clock);
@@ -6543,23 +6528,80 @@ module prnic_top$csr$cnt_credit_wasted_bytes_shadow(d,q,clock);
 endmodule // prnic_top$csr$cnt_credit_wasted_bytes_shadow
 
 
-module prnic_top$csr$cnt_csr_bad_access_count(d,q,clock);
+module prnic_top$csr$cnt_csr_bad_access_c(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$csr$cnt_csr_bad_access_count
+endmodule // prnic_top$csr$cnt_csr_bad_access_c
+
+
+module prnic_top$csr$cnt_csr_bad_access_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_bad_access_hi
+
+
+module prnic_top$csr$cnt_csr_bad_access_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_bad_access_lo
+
+
+module prnic_top$csr$cnt_csr_bad_access_lo_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_bad_access_lo_rd
 
 
 module prnic_top$csr$cnt_csr_bad_access_shadow(d,q,clock);
@@ -6581,23 +6623,80 @@ module prnic_top$csr$cnt_csr_bad_access_shadow(d,q,clock);
 endmodule // prnic_top$csr$cnt_csr_bad_access_shadow
 
 
-module prnic_top$csr$cnt_csr_ro_write_count(d,q,clock);
+module prnic_top$csr$cnt_csr_ro_write_c(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$csr$cnt_csr_ro_write_count
+endmodule // prnic_top$csr$cnt_csr_ro_write_c
+
+
+module prnic_top$csr$cnt_csr_ro_write_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_ro_write_hi
+
+
+module prnic_top$csr$cnt_csr_ro_write_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_ro_write_lo
+
+
+module prnic_top$csr$cnt_csr_ro_write_lo_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_ro_write_lo_rd
 
 
 module prnic_top$csr$cnt_csr_ro_write_shadow(d,q,clock);
@@ -7474,6 +7573,234 @@ module prnic_top$csr$ft_val3_bits_q(d,q,clock);
 endmodule // prnic_top$csr$ft_val3_bits_q
 
 
+module prnic_top$csr$grp_0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_0
+
+
+module prnic_top$csr$grp_1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_1
+
+
+module prnic_top$csr$grp_10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_10
+
+
+module prnic_top$csr$grp_12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_12
+
+
+module prnic_top$csr$grp_13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_13
+
+
+module prnic_top$csr$grp_16(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_16
+
+
+module prnic_top$csr$grp_17(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_17
+
+
+module prnic_top$csr$grp_18(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_18
+
+
+module prnic_top$csr$grp_2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_2
+
+
+module prnic_top$csr$grp_4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_4
+
+
+module prnic_top$csr$grp_8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_8
+
+
+module prnic_top$csr$grp_9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$grp_9
+
+
 module prnic_top$csr$local_vni0_en_q(d,q,clock);
     
     // Module arguments
@@ -8025,6 +8352,120 @@ module prnic_top$csr$qp_psn_psn_q(d,q,clock);
 endmodule // prnic_top$csr$qp_psn_psn_q
 
 
+module prnic_top$csr$r1_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$r1_q
+
+
+module prnic_top$csr$r2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$r2_q
+
+
+module prnic_top$csr$ra2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$ra2_q
+
+
+module prnic_top$csr$ra_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$ra_q
+
+
+module prnic_top$csr$rd_bad_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$rd_bad_q
+
+
+module prnic_top$csr$rd_ok_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$rd_ok_q
+
+
 module prnic_top$csr$rdata_q(d,q,clock);
     
     // Module arguments
@@ -8099,6 +8540,25 @@ module prnic_top$csr$reorder_window_psns_q(d,q,clock);
     end
           
 endmodule // prnic_top$csr$reorder_window_psns_q
+
+
+module prnic_top$csr$ro_write_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$ro_write_q
 
 
 module prnic_top$csr$rresp_q(d,q,clock);
@@ -8251,6 +8711,120 @@ module prnic_top$csr$tx_ip_ttl_q(d,q,clock);
     end
           
 endmodule // prnic_top$csr$tx_ip_ttl_q
+
+
+module prnic_top$csr$w1_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$w1_q
+
+
+module prnic_top$csr$w2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$w2_q
+
+
+module prnic_top$csr$wa_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$wa_q
+
+
+module prnic_top$csr$wd_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$wd_q
+
+
+module prnic_top$csr$wr_bad_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$wr_bad_q
+
+
+module prnic_top$csr$ws_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$ws_q
 
 
 module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_send_valid,m_send_qp,m_send_bytes,m_send_credit,m_credit_valid,m_credit_qp,m_credit_value,m_credit_waiting,s_grant_valid,s_grant_qp,m_req_valid,m_req_qp,m_onoff_valid,m_onoff_qp,m_onoff_on,cfg_rule,cfg_batch,cfg_bdp,status_clearing,status_requests,status_grants,status_wasted_bytes,status_starved_cycles,status_starved,status_grants_dropped,status_debt_error);
@@ -39175,17 +39749,21 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     
     // Constant declarations
     localparam  c_max_frame = 16'h109a;
-    localparam  c_max_beats = 16'h22;
+    localparam  c_max_beats_m1 = 16'h21;
     localparam  c_min_frame = 16'h36;
-    localparam  c_k_m1 = 16'h7f;
-    localparam  c_k = 16'h80;
-    localparam  c_s = 16'h4e;
+    localparam  c_s16 = 16'h4e;
+    localparam  c_s8 = 8'h4e;
+    localparam  c_ks8 = 8'hce;
     localparam  c_s_shift = 16'h270;
-    localparam  c_desc_depth = 8'h10;
+    localparam  c_desc_one = 16'h1;
+    localparam  c_desc_top = 16'h8000;
+    localparam  c_hdr_one = 16'h1;
+    localparam  c_hdr_top = 16'h8000;
     localparam  c_hdr_fixed = 400'h8004500000000004000001100000000000000000000000012b5000000000800000000000000;
     localparam  c_mark_clear = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
     localparam  c_mark_set = 1024'h300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     localparam  c_ones = 128'hffffffffffffffffffffffffffffffff;
+    localparam  c_low400 = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
     
     // Stub signals
     reg  [511:0] in_swap$data_in;
@@ -39216,9 +39794,9 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  desc_fifo$clk;
     reg  desc_fifo$rst;
     reg  desc_fifo$s_valid;
-    reg  [63:0] desc_fifo$s_data;
+    reg  [57:0] desc_fifo$s_data;
     wire  desc_fifo$m_valid;
-    wire  [63:0] desc_fifo$m_data;
+    wire  [57:0] desc_fifo$m_data;
     reg  desc_fifo$m_pop;
     wire  desc_fifo$full;
     wire  desc_fifo$status_overflow;
@@ -39240,140 +39818,326 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  port_fifo$m_pop;
     wire  port_fifo$full;
     wire  port_fifo$status_overflow;
-    reg  in_mid$d;
-    wire  in_mid$q;
-    reg  in_mid$clock;
-    reg  [15:0] in_bytes$d;
-    wire  [15:0] in_bytes$q;
-    reg  in_bytes$clock;
-    reg  [15:0] in_beats$d;
-    wire  [15:0] in_beats$q;
-    reg  in_beats$clock;
-    reg  in_overrun$d;
-    wire  in_overrun$q;
-    reg  in_overrun$clock;
-    reg  in_err_keep$d;
-    wire  in_err_keep$q;
-    reg  in_err_keep$clock;
-    reg  in_not_ipv4$d;
-    wire  in_not_ipv4$q;
-    reg  in_not_ipv4$clock;
-    reg  in_markable$d;
-    wire  in_markable$q;
-    reg  in_markable$clock;
-    reg  [1:0] in_ecn$d;
-    wire  [1:0] in_ecn$q;
-    reg  in_ecn$clock;
-    reg  [7:0] flight$d;
-    wire  [7:0] flight$q;
-    reg  flight$clock;
-    reg  spray_req$d;
-    wire  spray_req$q;
-    reg  spray_req$clock;
-    reg  [47:0] spray_flow$d;
-    wire  [47:0] spray_flow$q;
-    reg  spray_flow$clock;
-    reg  [47:0] q_mac0$d;
-    wire  [47:0] q_mac0$q;
-    reg  q_mac0$clock;
-    reg  [47:0] q_mac1$d;
-    wire  [47:0] q_mac1$q;
-    reg  q_mac1$clock;
-    reg  [31:0] q_ip0$d;
-    wire  [31:0] q_ip0$q;
-    reg  q_ip0$clock;
-    reg  [31:0] q_ip1$d;
-    wire  [31:0] q_ip1$q;
-    reg  q_ip1$clock;
-    reg  [7:0] q_ttl$d;
-    wire  [7:0] q_ttl$q;
-    reg  q_ttl$clock;
-    reg  [5:0] q_dscp$d;
-    wire  [5:0] q_dscp$q;
-    reg  q_dscp$clock;
-    reg  p1_valid$d;
-    wire  p1_valid$q;
-    reg  p1_valid$clock;
-    reg  [63:0] p1_desc$d;
-    wire  [63:0] p1_desc$q;
-    reg  p1_desc$clock;
-    reg  p1_hit$d;
-    wire  p1_hit$q;
-    reg  p1_hit$clock;
-    reg  [111:0] p1_value$d;
-    wire  [111:0] p1_value$q;
-    reg  p1_value$clock;
-    reg  [15:0] p1_port$d;
-    wire  [15:0] p1_port$q;
-    reg  p1_port$clock;
+    reg  hdr_fifo$clk;
+    reg  hdr_fifo$rst;
+    reg  hdr_fifo$s_valid;
+    reg  [424:0] hdr_fifo$s_data;
+    wire  hdr_fifo$m_valid;
+    wire  [424:0] hdr_fifo$m_data;
+    reg  hdr_fifo$m_pop;
+    wire  hdr_fifo$full;
+    wire  hdr_fifo$status_overflow;
+    reg  [47:0] q1_mac0$d;
+    wire  [47:0] q1_mac0$q;
+    reg  q1_mac0$clock;
+    reg  [47:0] q1_mac1$d;
+    wire  [47:0] q1_mac1$q;
+    reg  q1_mac1$clock;
+    reg  [31:0] q1_ip0$d;
+    wire  [31:0] q1_ip0$q;
+    reg  q1_ip0$clock;
+    reg  [31:0] q1_ip1$d;
+    wire  [31:0] q1_ip1$q;
+    reg  q1_ip1$clock;
+    reg  [7:0] q1_ttl$d;
+    wire  [7:0] q1_ttl$q;
+    reg  q1_ttl$clock;
+    reg  [5:0] q1_dscp$d;
+    wire  [5:0] q1_dscp$q;
+    reg  q1_dscp$clock;
+    reg  [47:0] q2_mac0$d;
+    wire  [47:0] q2_mac0$q;
+    reg  q2_mac0$clock;
+    reg  [47:0] q2_mac1$d;
+    wire  [47:0] q2_mac1$q;
+    reg  q2_mac1$clock;
+    reg  [31:0] q2_ip0$d;
+    wire  [31:0] q2_ip0$q;
+    reg  q2_ip0$clock;
+    reg  [31:0] q2_ip1$d;
+    wire  [31:0] q2_ip1$q;
+    reg  q2_ip1$clock;
+    reg  [7:0] q2_ttl$d;
+    wire  [7:0] q2_ttl$q;
+    reg  q2_ttl$clock;
+    reg  [5:0] q2_dscp$d;
+    wire  [5:0] q2_dscp$q;
+    reg  q2_dscp$clock;
+    reg  [47:0] q3_mac0$d;
+    wire  [47:0] q3_mac0$q;
+    reg  q3_mac0$clock;
+    reg  [47:0] q3_mac1$d;
+    wire  [47:0] q3_mac1$q;
+    reg  q3_mac1$clock;
+    reg  [31:0] q3_ip0$d;
+    wire  [31:0] q3_ip0$q;
+    reg  q3_ip0$clock;
+    reg  [31:0] q3_ip1$d;
+    wire  [31:0] q3_ip1$q;
+    reg  q3_ip1$clock;
+    reg  [7:0] q3_ttl$d;
+    wire  [7:0] q3_ttl$q;
+    reg  q3_ttl$clock;
+    reg  [5:0] q3_dscp$d;
+    wire  [5:0] q3_dscp$q;
+    reg  q3_dscp$clock;
+    reg  [19:0] cs_ip0$d;
+    wire  [19:0] cs_ip0$q;
+    reg  cs_ip0$clock;
+    reg  [19:0] cs_ip1$d;
+    wire  [19:0] cs_ip1$q;
+    reg  cs_ip1$clock;
+    reg  [19:0] cs_td$d;
+    wire  [19:0] cs_td$q;
+    reg  cs_td$clock;
     reg  [19:0] cfg_sum0$d;
     wire  [19:0] cfg_sum0$q;
     reg  cfg_sum0$clock;
     reg  [19:0] cfg_sum1$d;
     wire  [19:0] cfg_sum1$q;
     reg  cfg_sum1$clock;
-    reg  p2_valid$d;
-    wire  p2_valid$q;
-    reg  p2_valid$clock;
-    reg  [399:0] p2_hdr$d;
-    wire  [399:0] p2_hdr$q;
-    reg  p2_hdr$clock;
-    reg  [19:0] p2_sum$d;
-    wire  [19:0] p2_sum$q;
-    reg  p2_sum$clock;
-    reg  p2_drop$d;
-    wire  p2_drop$q;
-    reg  p2_drop$clock;
-    reg  [2:0] p2_reason$d;
-    wire  [2:0] p2_reason$q;
-    reg  p2_reason$clock;
-    reg  [15:0] p2_last_idx$d;
-    wire  [15:0] p2_last_idx$q;
-    reg  p2_last_idx$clock;
-    reg  p2_extra$d;
-    wire  p2_extra$q;
-    reg  p2_extra$clock;
-    reg  [127:0] p2_keep$d;
-    wire  [127:0] p2_keep$q;
-    reg  p2_keep$clock;
-    reg  p2_dest$d;
-    wire  p2_dest$q;
-    reg  p2_dest$clock;
-    reg  p2_mark$d;
-    wire  p2_mark$q;
-    reg  p2_mark$clock;
+    reg  q_bth_mark$d;
+    wire  q_bth_mark$q;
+    reg  q_bth_mark$clock;
+    reg  [1:0] q_spray_mode$d;
+    wire  [1:0] q_spray_mode$q;
+    reg  q_spray_mode$clock;
+    reg  [15:0] q_spray_min$d;
+    wire  [15:0] q_spray_min$q;
+    reg  q_spray_min$clock;
+    reg  [15:0] q_spray_max$d;
+    wire  [15:0] q_spray_max$q;
+    reg  q_spray_max$clock;
+    reg  in_mid$d;
+    wire  in_mid$q;
+    reg  in_mid$clock;
+    reg  [15:0] in_beats$d;
+    wire  [15:0] in_beats$q;
+    reg  in_beats$clock;
+    reg  in_nostore$d;
+    wire  in_nostore$q;
+    reg  in_nostore$clock;
+    reg  [15:0] flight$d;
+    wire  [15:0] flight$q;
+    reg  flight$clock;
+    reg  lk_valid$d;
+    wire  lk_valid$q;
+    reg  lk_valid$clock;
+    reg  [55:0] lk_key$d;
+    wire  [55:0] lk_key$q;
+    reg  lk_key$clock;
+    reg  spray_req$d;
+    wire  spray_req$q;
+    reg  spray_req$clock;
+    reg  [47:0] spray_flow$d;
+    wire  [47:0] spray_flow$q;
+    reg  spray_flow$clock;
+    reg  i1_valid$d;
+    wire  i1_valid$q;
+    reg  i1_valid$clock;
+    reg  i1_first$d;
+    wire  i1_first$q;
+    reg  i1_first$clock;
+    reg  i1_last$d;
+    wire  i1_last$q;
+    reg  i1_last$clock;
+    reg  i1_stored$d;
+    wire  i1_stored$q;
+    reg  i1_stored$clock;
+    reg  [7:0] i1_beats$d;
+    wire  [7:0] i1_beats$q;
+    reg  i1_beats$clock;
+    reg  [127:0] i1_keep$d;
+    wire  [127:0] i1_keep$q;
+    reg  i1_keep$clock;
+    reg  [15:0] i1_etype$d;
+    wire  [15:0] i1_etype$q;
+    reg  i1_etype$clock;
+    reg  [7:0] i1_vihl$d;
+    wire  [7:0] i1_vihl$q;
+    reg  i1_vihl$clock;
+    reg  [7:0] i1_proto$d;
+    wire  [7:0] i1_proto$q;
+    reg  i1_proto$clock;
+    reg  [15:0] i1_dport$d;
+    wire  [15:0] i1_dport$q;
+    reg  i1_dport$clock;
+    reg  [1:0] i1_ecn$d;
+    wire  [1:0] i1_ecn$q;
+    reg  i1_ecn$clock;
+    reg  i2_valid$d;
+    wire  i2_valid$q;
+    reg  i2_valid$clock;
+    reg  i2_first$d;
+    wire  i2_first$q;
+    reg  i2_first$clock;
+    reg  i2_last$d;
+    wire  i2_last$q;
+    reg  i2_last$clock;
+    reg  i2_stored$d;
+    wire  i2_stored$q;
+    reg  i2_stored$clock;
+    reg  [15:0] i2_count$d;
+    wire  [15:0] i2_count$q;
+    reg  i2_count$clock;
+    reg  i2_keep_ok$d;
+    wire  i2_keep_ok$q;
+    reg  i2_keep_ok$clock;
+    reg  [7:0] i2_last_idx$d;
+    wire  [7:0] i2_last_idx$q;
+    reg  i2_last_idx$clock;
+    reg  i2_not_ipv4$d;
+    wire  i2_not_ipv4$q;
+    reg  i2_not_ipv4$clock;
+    reg  i2_markable$d;
+    wire  i2_markable$q;
+    reg  i2_markable$clock;
+    reg  [1:0] i2_ecn$d;
+    wire  [1:0] i2_ecn$q;
+    reg  i2_ecn$clock;
+    reg  [15:0] acc_bytes$d;
+    wire  [15:0] acc_bytes$q;
+    reg  acc_bytes$clock;
+    reg  acc_err_keep$d;
+    wire  acc_err_keep$q;
+    reg  acc_err_keep$clock;
+    reg  acc_overrun$d;
+    wire  acc_overrun$q;
+    reg  acc_overrun$clock;
+    reg  acc_not_ipv4$d;
+    wire  acc_not_ipv4$q;
+    reg  acc_not_ipv4$clock;
+    reg  acc_markable$d;
+    wire  acc_markable$q;
+    reg  acc_markable$clock;
+    reg  [1:0] acc_ecn$d;
+    wire  [1:0] acc_ecn$q;
+    reg  acc_ecn$clock;
+    reg  i3_valid$d;
+    wire  i3_valid$q;
+    reg  i3_valid$clock;
+    reg  [15:0] i3_total$d;
+    wire  [15:0] i3_total$q;
+    reg  i3_total$clock;
+    reg  i3_err_keep$d;
+    wire  i3_err_keep$q;
+    reg  i3_err_keep$clock;
+    reg  i3_overrun$d;
+    wire  i3_overrun$q;
+    reg  i3_overrun$clock;
+    reg  i3_not_ipv4$d;
+    wire  i3_not_ipv4$q;
+    reg  i3_not_ipv4$clock;
+    reg  i3_markable$d;
+    wire  i3_markable$q;
+    reg  i3_markable$clock;
+    reg  [1:0] i3_ecn$d;
+    wire  [1:0] i3_ecn$q;
+    reg  i3_ecn$clock;
+    reg  [7:0] i3_count$d;
+    wire  [7:0] i3_count$q;
+    reg  i3_count$clock;
+    reg  i3_extra$d;
+    wire  i3_extra$q;
+    reg  i3_extra$clock;
+    reg  [7:0] i3_last_idx$d;
+    wire  [7:0] i3_last_idx$q;
+    reg  i3_last_idx$clock;
+    reg  i4_valid$d;
+    wire  i4_valid$q;
+    reg  i4_valid$clock;
+    reg  [57:0] i4_desc$d;
+    wire  [57:0] i4_desc$q;
+    reg  i4_desc$clock;
+    reg  [15:0] h_used$d;
+    wire  [15:0] h_used$q;
+    reg  h_used$clock;
+    reg  h1_valid$d;
+    wire  h1_valid$q;
+    reg  h1_valid$clock;
+    reg  [57:0] h1_desc$d;
+    wire  [57:0] h1_desc$q;
+    reg  h1_desc$clock;
+    reg  [112:0] h1_result_partly_unused$d;
+    wire  [112:0] h1_result_partly_unused$q;
+    reg  h1_result_partly_unused$clock;
+    reg  [15:0] h1_port$d;
+    wire  [15:0] h1_port$q;
+    reg  h1_port$clock;
+    reg  h2_valid$d;
+    wire  h2_valid$q;
+    reg  h2_valid$clock;
+    reg  [399:0] h2_hdr$d;
+    wire  [399:0] h2_hdr$q;
+    reg  h2_hdr$clock;
+    reg  [19:0] h2_sum_dst$d;
+    wire  [19:0] h2_sum_dst$q;
+    reg  h2_sum_dst$clock;
+    reg  [19:0] h2_sum_rest$d;
+    wire  [19:0] h2_sum_rest$q;
+    reg  h2_sum_rest$clock;
+    reg  [24:0] h2_flags$d;
+    wire  [24:0] h2_flags$q;
+    reg  h2_flags$clock;
+    reg  h3_valid$d;
+    wire  h3_valid$q;
+    reg  h3_valid$clock;
+    reg  [399:0] h3_hdr$d;
+    wire  [399:0] h3_hdr$q;
+    reg  h3_hdr$clock;
+    reg  [19:0] h3_sum$d;
+    wire  [19:0] h3_sum$q;
+    reg  h3_sum$clock;
+    reg  [24:0] h3_flags$d;
+    wire  [24:0] h3_flags$q;
+    reg  h3_flags$clock;
+    reg  h4_valid$d;
+    wire  h4_valid$q;
+    reg  h4_valid$clock;
+    reg  [424:0] h4_entry$d;
+    wire  [424:0] h4_entry$q;
+    reg  h4_entry$clock;
     reg  cur_valid$d;
     wire  cur_valid$q;
     reg  cur_valid$clock;
-    reg  [399:0] cur_hdr$d;
-    wire  [399:0] cur_hdr$q;
-    reg  cur_hdr$clock;
+    reg  cur_mid$d;
+    wire  cur_mid$q;
+    reg  cur_mid$clock;
     reg  cur_drop$d;
     wire  cur_drop$q;
     reg  cur_drop$clock;
-    reg  [15:0] cur_last_idx$d;
-    wire  [15:0] cur_last_idx$q;
-    reg  cur_last_idx$clock;
     reg  cur_extra$d;
     wire  cur_extra$q;
     reg  cur_extra$clock;
-    reg  [127:0] cur_keep$d;
-    wire  [127:0] cur_keep$q;
-    reg  cur_keep$clock;
+    reg  [7:0] cur_kshift$d;
+    wire  [7:0] cur_kshift$q;
+    reg  cur_kshift$clock;
+    reg  [127:0] cur_okeep$d;
+    wire  [127:0] cur_okeep$q;
+    reg  cur_okeep$clock;
     reg  cur_dest$d;
     wire  cur_dest$q;
     reg  cur_dest$clock;
     reg  cur_mark$d;
     wire  cur_mark$q;
     reg  cur_mark$clock;
-    reg  [15:0] cur_idx$d;
-    wire  [15:0] cur_idx$q;
-    reg  cur_idx$clock;
+    reg  [7:0] cur_rem$d;
+    wire  [7:0] cur_rem$q;
+    reg  cur_rem$clock;
+    reg  cur_last_in$d;
+    wire  cur_last_in$q;
+    reg  cur_last_in$clock;
+    reg  cur_first$d;
+    wire  cur_first$q;
+    reg  cur_first$clock;
     reg  cur_in_extra$d;
     wire  cur_in_extra$q;
     reg  cur_in_extra$clock;
-    reg  [1023:0] carry$d;
-    wire  [1023:0] carry$q;
+    reg  cur_final$d;
+    wire  cur_final$q;
+    reg  cur_final$clock;
+    reg  [399:0] carry$d;
+    wire  [399:0] carry$q;
     reg  carry$clock;
     reg  out_valid$d;
     wire  out_valid$q;
@@ -39390,6 +40154,27 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  out_dest$d;
     wire  out_dest$q;
     reg  out_dest$clock;
+    reg  out_zero_hi$d;
+    wire  out_zero_hi$q;
+    reg  out_zero_hi$clock;
+    reg  ev_frames$d;
+    wire  ev_frames$q;
+    reg  ev_frames$clock;
+    reg  ev_too_long$d;
+    wire  ev_too_long$q;
+    reg  ev_too_long$clock;
+    reg  ev_bad_keep$d;
+    wire  ev_bad_keep$q;
+    reg  ev_bad_keep$clock;
+    reg  ev_short$d;
+    wire  ev_short$q;
+    reg  ev_short$clock;
+    reg  ev_not_ipv4$d;
+    wire  ev_not_ipv4$q;
+    reg  ev_not_ipv4$clock;
+    reg  ev_miss$d;
+    wire  ev_miss$q;
+    reg  ev_miss$clock;
     reg  [31:0] cnt_frames$d;
     wire  [31:0] cnt_frames$q;
     reg  cnt_frames$clock;
@@ -39410,30 +40195,33 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  cnt_miss$clock;
     
     // Local signals
+    reg  flight_block;
     reg  ready;
     reg  in_fire;
     reg  first_fire;
-    reg  storing;
-    reg  fr_overrun;
+    reg  [511:0] hb_partly_unused;
     reg  [127:0] keep_gap;
     reg  keep_ok;
+    reg  [15:0] acc_base;
     reg  [15:0] total;
-    reg  [15:0] beats_total;
-    reg  [511:0] hb_partly_unused;
-    reg  unused_full;
-    reg  first_not_ipv4;
-    reg  first_markable;
+    reg  fr_err_keep;
+    reg  fr_overrun;
     reg  fr_not_ipv4;
     reg  fr_markable;
     reg  [1:0] fr_ecn;
-    reg  fr_err_keep;
-    reg  [2:0] fr_reason;
-    reg  pop3;
-    reg  p1_move;
-    reg  p1_free;
-    reg  [2:0] d_reason;
+    reg  fr_over_max;
+    reg  fr_short;
+    reg  [7:0] fr_keep_base;
+    reg  [7:0] fr_keep_shift;
+    reg  [16:0] fr_bytes_ecn;
+    reg  issue;
+    reg  h_block;
+    reg  [3:0] d_flags;
+    reg  d_too_long;
     reg  [15:0] d_bytes;
-    reg  [15:0] d_beats;
+    reg  [7:0] d_last_idx;
+    reg  d_extra;
+    reg  d_hit;
     reg  d_drop;
     reg  [2:0] d_reason_final;
     reg  d_egress;
@@ -39444,24 +40232,22 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     reg  [15:0] d_ip_len;
     reg  [15:0] d_udp_len;
     reg  [19:0] d_cfg_sum;
-    reg  [19:0] d_sum;
     reg  [399:0] d_hdr_be;
-    reg  [15:0] d_last_low;
-    reg  [15:0] d_last_in;
-    reg  d_extra;
-    reg  [15:0] d_out_last;
-    reg  [127:0] d_keep;
-    reg  take;
-    reg  [19:0] t_fold1;
-    reg  [15:0] t_fold2;
+    reg  [16:0] t_fold0;
+    reg  [15:0] t_fold1;
     reg  [15:0] t_csum;
-    reg  need_data;
-    reg  at_last_in;
-    reg  final_beat;
-    reg  out_free;
+    reg  take;
+    reg  take_c;
     reg  adv;
+    reg  out_free;
+    reg  [424:0] hm;
+    reg  data_pop;
+    reg  rem_is_one;
+    reg  [127:0] keep_mask;
+    reg  [127:0] final_mask;
     reg  [1023:0] b_mod;
     reg  [1023:0] shifted;
+    reg  unused_full;
     
     // Sub module instances
     prnic_top$tx$in_swap in_swap(
@@ -39532,115 +40318,121 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .full(port_fifo$full),
         .status_overflow(port_fifo$status_overflow)
     );
-    prnic_top$tx$in_mid in_mid(
-        .d(in_mid$d),
-        .q(in_mid$q),
-        .clock(in_mid$clock)
+    prnic_top$tx$hdr_fifo hdr_fifo(
+        .clk(hdr_fifo$clk),
+        .rst(hdr_fifo$rst),
+        .s_valid(hdr_fifo$s_valid),
+        .s_data(hdr_fifo$s_data),
+        .m_valid(hdr_fifo$m_valid),
+        .m_data(hdr_fifo$m_data),
+        .m_pop(hdr_fifo$m_pop),
+        .full(hdr_fifo$full),
+        .status_overflow(hdr_fifo$status_overflow)
     );
-    prnic_top$tx$in_bytes in_bytes(
-        .d(in_bytes$d),
-        .q(in_bytes$q),
-        .clock(in_bytes$clock)
+    prnic_top$tx$q1_mac0 q1_mac0(
+        .d(q1_mac0$d),
+        .q(q1_mac0$q),
+        .clock(q1_mac0$clock)
     );
-    prnic_top$tx$in_beats in_beats(
-        .d(in_beats$d),
-        .q(in_beats$q),
-        .clock(in_beats$clock)
+    prnic_top$tx$q1_mac1 q1_mac1(
+        .d(q1_mac1$d),
+        .q(q1_mac1$q),
+        .clock(q1_mac1$clock)
     );
-    prnic_top$tx$in_overrun in_overrun(
-        .d(in_overrun$d),
-        .q(in_overrun$q),
-        .clock(in_overrun$clock)
+    prnic_top$tx$q1_ip0 q1_ip0(
+        .d(q1_ip0$d),
+        .q(q1_ip0$q),
+        .clock(q1_ip0$clock)
     );
-    prnic_top$tx$in_err_keep in_err_keep(
-        .d(in_err_keep$d),
-        .q(in_err_keep$q),
-        .clock(in_err_keep$clock)
+    prnic_top$tx$q1_ip1 q1_ip1(
+        .d(q1_ip1$d),
+        .q(q1_ip1$q),
+        .clock(q1_ip1$clock)
     );
-    prnic_top$tx$in_not_ipv4 in_not_ipv4(
-        .d(in_not_ipv4$d),
-        .q(in_not_ipv4$q),
-        .clock(in_not_ipv4$clock)
+    prnic_top$tx$q1_ttl q1_ttl(
+        .d(q1_ttl$d),
+        .q(q1_ttl$q),
+        .clock(q1_ttl$clock)
     );
-    prnic_top$tx$in_markable in_markable(
-        .d(in_markable$d),
-        .q(in_markable$q),
-        .clock(in_markable$clock)
+    prnic_top$tx$q1_dscp q1_dscp(
+        .d(q1_dscp$d),
+        .q(q1_dscp$q),
+        .clock(q1_dscp$clock)
     );
-    prnic_top$tx$in_ecn in_ecn(
-        .d(in_ecn$d),
-        .q(in_ecn$q),
-        .clock(in_ecn$clock)
+    prnic_top$tx$q2_mac0 q2_mac0(
+        .d(q2_mac0$d),
+        .q(q2_mac0$q),
+        .clock(q2_mac0$clock)
     );
-    prnic_top$tx$flight flight(
-        .d(flight$d),
-        .q(flight$q),
-        .clock(flight$clock)
+    prnic_top$tx$q2_mac1 q2_mac1(
+        .d(q2_mac1$d),
+        .q(q2_mac1$q),
+        .clock(q2_mac1$clock)
     );
-    prnic_top$tx$spray_req spray_req(
-        .d(spray_req$d),
-        .q(spray_req$q),
-        .clock(spray_req$clock)
+    prnic_top$tx$q2_ip0 q2_ip0(
+        .d(q2_ip0$d),
+        .q(q2_ip0$q),
+        .clock(q2_ip0$clock)
     );
-    prnic_top$tx$spray_flow spray_flow(
-        .d(spray_flow$d),
-        .q(spray_flow$q),
-        .clock(spray_flow$clock)
+    prnic_top$tx$q2_ip1 q2_ip1(
+        .d(q2_ip1$d),
+        .q(q2_ip1$q),
+        .clock(q2_ip1$clock)
     );
-    prnic_top$tx$q_mac0 q_mac0(
-        .d(q_mac0$d),
-        .q(q_mac0$q),
-        .clock(q_mac0$clock)
+    prnic_top$tx$q2_ttl q2_ttl(
+        .d(q2_ttl$d),
+        .q(q2_ttl$q),
+        .clock(q2_ttl$clock)
     );
-    prnic_top$tx$q_mac1 q_mac1(
-        .d(q_mac1$d),
-        .q(q_mac1$q),
-        .clock(q_mac1$clock)
+    prnic_top$tx$q2_dscp q2_dscp(
+        .d(q2_dscp$d),
+        .q(q2_dscp$q),
+        .clock(q2_dscp$clock)
     );
-    prnic_top$tx$q_ip0 q_ip0(
-        .d(q_ip0$d),
-        .q(q_ip0$q),
-        .clock(q_ip0$clock)
+    prnic_top$tx$q3_mac0 q3_mac0(
+        .d(q3_mac0$d),
+        .q(q3_mac0$q),
+        .clock(q3_mac0$clock)
     );
-    prnic_top$tx$q_ip1 q_ip1(
-        .d(q_ip1$d),
-        .q(q_ip1$q),
-        .clock(q_ip1$clock)
+    prnic_top$tx$q3_mac1 q3_mac1(
+        .d(q3_mac1$d),
+        .q(q3_mac1$q),
+        .clock(q3_mac1$clock)
     );
-    prnic_top$tx$q_ttl q_ttl(
-        .d(q_ttl$d),
-        .q(q_ttl$q),
-        .clock(q_ttl$clock)
+    prnic_top$tx$q3_ip0 q3_ip0(
+        .d(q3_ip0$d),
+        .q(q3_ip0$q),
+        .clock(q3_ip0$clock)
     );
-    prnic_top$tx$q_dscp q_dscp(
-        .d(q_dscp$d),
-        .q(q_dscp$q),
-        .clock(q_dscp$clock)
+    prnic_top$tx$q3_ip1 q3_ip1(
+        .d(q3_ip1$d),
+        .q(q3_ip1$q),
+        .clock(q3_ip1$clock)
     );
-    prnic_top$tx$p1_valid p1_valid(
-        .d(p1_valid$d),
-        .q(p1_valid$q),
-        .clock(p1_valid$clock)
+    prnic_top$tx$q3_ttl q3_ttl(
+        .d(q3_ttl$d),
+        .q(q3_ttl$q),
+        .clock(q3_ttl$clock)
     );
-    prnic_top$tx$p1_desc p1_desc(
-        .d(p1_desc$d),
-        .q(p1_desc$q),
-        .clock(p1_desc$clock)
+    prnic_top$tx$q3_dscp q3_dscp(
+        .d(q3_dscp$d),
+        .q(q3_dscp$q),
+        .clock(q3_dscp$clock)
     );
-    prnic_top$tx$p1_hit p1_hit(
-        .d(p1_hit$d),
-        .q(p1_hit$q),
-        .clock(p1_hit$clock)
+    prnic_top$tx$cs_ip0 cs_ip0(
+        .d(cs_ip0$d),
+        .q(cs_ip0$q),
+        .clock(cs_ip0$clock)
     );
-    prnic_top$tx$p1_value p1_value(
-        .d(p1_value$d),
-        .q(p1_value$q),
-        .clock(p1_value$clock)
+    prnic_top$tx$cs_ip1 cs_ip1(
+        .d(cs_ip1$d),
+        .q(cs_ip1$q),
+        .clock(cs_ip1$clock)
     );
-    prnic_top$tx$p1_port p1_port(
-        .d(p1_port$d),
-        .q(p1_port$q),
-        .clock(p1_port$clock)
+    prnic_top$tx$cs_td cs_td(
+        .d(cs_td$d),
+        .q(cs_td$q),
+        .clock(cs_td$clock)
     );
     prnic_top$tx$cfg_sum0 cfg_sum0(
         .d(cfg_sum0$d),
@@ -39652,85 +40444,370 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .q(cfg_sum1$q),
         .clock(cfg_sum1$clock)
     );
-    prnic_top$tx$p2_valid p2_valid(
-        .d(p2_valid$d),
-        .q(p2_valid$q),
-        .clock(p2_valid$clock)
+    prnic_top$tx$q_bth_mark q_bth_mark(
+        .d(q_bth_mark$d),
+        .q(q_bth_mark$q),
+        .clock(q_bth_mark$clock)
     );
-    prnic_top$tx$p2_hdr p2_hdr(
-        .d(p2_hdr$d),
-        .q(p2_hdr$q),
-        .clock(p2_hdr$clock)
+    prnic_top$tx$q_spray_mode q_spray_mode(
+        .d(q_spray_mode$d),
+        .q(q_spray_mode$q),
+        .clock(q_spray_mode$clock)
     );
-    prnic_top$tx$p2_sum p2_sum(
-        .d(p2_sum$d),
-        .q(p2_sum$q),
-        .clock(p2_sum$clock)
+    prnic_top$tx$q_spray_min q_spray_min(
+        .d(q_spray_min$d),
+        .q(q_spray_min$q),
+        .clock(q_spray_min$clock)
     );
-    prnic_top$tx$p2_drop p2_drop(
-        .d(p2_drop$d),
-        .q(p2_drop$q),
-        .clock(p2_drop$clock)
+    prnic_top$tx$q_spray_max q_spray_max(
+        .d(q_spray_max$d),
+        .q(q_spray_max$q),
+        .clock(q_spray_max$clock)
     );
-    prnic_top$tx$p2_reason p2_reason(
-        .d(p2_reason$d),
-        .q(p2_reason$q),
-        .clock(p2_reason$clock)
+    prnic_top$tx$in_mid in_mid(
+        .d(in_mid$d),
+        .q(in_mid$q),
+        .clock(in_mid$clock)
     );
-    prnic_top$tx$p2_last_idx p2_last_idx(
-        .d(p2_last_idx$d),
-        .q(p2_last_idx$q),
-        .clock(p2_last_idx$clock)
+    prnic_top$tx$in_beats in_beats(
+        .d(in_beats$d),
+        .q(in_beats$q),
+        .clock(in_beats$clock)
     );
-    prnic_top$tx$p2_extra p2_extra(
-        .d(p2_extra$d),
-        .q(p2_extra$q),
-        .clock(p2_extra$clock)
+    prnic_top$tx$in_nostore in_nostore(
+        .d(in_nostore$d),
+        .q(in_nostore$q),
+        .clock(in_nostore$clock)
     );
-    prnic_top$tx$p2_keep p2_keep(
-        .d(p2_keep$d),
-        .q(p2_keep$q),
-        .clock(p2_keep$clock)
+    prnic_top$tx$flight flight(
+        .d(flight$d),
+        .q(flight$q),
+        .clock(flight$clock)
     );
-    prnic_top$tx$p2_dest p2_dest(
-        .d(p2_dest$d),
-        .q(p2_dest$q),
-        .clock(p2_dest$clock)
+    prnic_top$tx$lk_valid lk_valid(
+        .d(lk_valid$d),
+        .q(lk_valid$q),
+        .clock(lk_valid$clock)
     );
-    prnic_top$tx$p2_mark p2_mark(
-        .d(p2_mark$d),
-        .q(p2_mark$q),
-        .clock(p2_mark$clock)
+    prnic_top$tx$lk_key lk_key(
+        .d(lk_key$d),
+        .q(lk_key$q),
+        .clock(lk_key$clock)
+    );
+    prnic_top$tx$spray_req spray_req(
+        .d(spray_req$d),
+        .q(spray_req$q),
+        .clock(spray_req$clock)
+    );
+    prnic_top$tx$spray_flow spray_flow(
+        .d(spray_flow$d),
+        .q(spray_flow$q),
+        .clock(spray_flow$clock)
+    );
+    prnic_top$tx$i1_valid i1_valid(
+        .d(i1_valid$d),
+        .q(i1_valid$q),
+        .clock(i1_valid$clock)
+    );
+    prnic_top$tx$i1_first i1_first(
+        .d(i1_first$d),
+        .q(i1_first$q),
+        .clock(i1_first$clock)
+    );
+    prnic_top$tx$i1_last i1_last(
+        .d(i1_last$d),
+        .q(i1_last$q),
+        .clock(i1_last$clock)
+    );
+    prnic_top$tx$i1_stored i1_stored(
+        .d(i1_stored$d),
+        .q(i1_stored$q),
+        .clock(i1_stored$clock)
+    );
+    prnic_top$tx$i1_beats i1_beats(
+        .d(i1_beats$d),
+        .q(i1_beats$q),
+        .clock(i1_beats$clock)
+    );
+    prnic_top$tx$i1_keep i1_keep(
+        .d(i1_keep$d),
+        .q(i1_keep$q),
+        .clock(i1_keep$clock)
+    );
+    prnic_top$tx$i1_etype i1_etype(
+        .d(i1_etype$d),
+        .q(i1_etype$q),
+        .clock(i1_etype$clock)
+    );
+    prnic_top$tx$i1_vihl i1_vihl(
+        .d(i1_vihl$d),
+        .q(i1_vihl$q),
+        .clock(i1_vihl$clock)
+    );
+    prnic_top$tx$i1_proto i1_proto(
+        .d(i1_proto$d),
+        .q(i1_proto$q),
+        .clock(i1_proto$clock)
+    );
+    prnic_top$tx$i1_dport i1_dport(
+        .d(i1_dport$d),
+        .q(i1_dport$q),
+        .clock(i1_dport$clock)
+    );
+    prnic_top$tx$i1_ecn i1_ecn(
+        .d(i1_ecn$d),
+        .q(i1_ecn$q),
+        .clock(i1_ecn$clock)
+    );
+    prnic_top$tx$i2_valid i2_valid(
+        .d(i2_valid$d),
+        .q(i2_valid$q),
+        .clock(i2_valid$clock)
+    );
+    prnic_top$tx$i2_first i2_first(
+        .d(i2_first$d),
+        .q(i2_first$q),
+        .clock(i2_first$clock)
+    );
+    prnic_top$tx$i2_last i2_last(
+        .d(i2_last$d),
+        .q(i2_last$q),
+        .clock(i2_last$clock)
+    );
+    prnic_top$tx$i2_stored i2_stored(
+        .d(i2_stored$d),
+        .q(i2_stored$q),
+        .clock(i2_stored$clock)
+    );
+    prnic_top$tx$i2_count i2_count(
+        .d(i2_count$d),
+        .q(i2_count$q),
+        .clock(i2_count$clock)
+    );
+    prnic_top$tx$i2_keep_ok i2_keep_ok(
+        .d(i2_keep_ok$d),
+        .q(i2_keep_ok$q),
+        .clock(i2_keep_ok$clock)
+    );
+    prnic_top$tx$i2_last_idx i2_last_idx(
+        .d(i2_last_idx$d),
+        .q(i2_last_idx$q),
+        .clock(i2_last_idx$clock)
+    );
+    prnic_top$tx$i2_not_ipv4 i2_not_ipv4(
+        .d(i2_not_ipv4$d),
+        .q(i2_not_ipv4$q),
+        .clock(i2_not_ipv4$clock)
+    );
+    prnic_top$tx$i2_markable i2_markable(
+        .d(i2_markable$d),
+        .q(i2_markable$q),
+        .clock(i2_markable$clock)
+    );
+    prnic_top$tx$i2_ecn i2_ecn(
+        .d(i2_ecn$d),
+        .q(i2_ecn$q),
+        .clock(i2_ecn$clock)
+    );
+    prnic_top$tx$acc_bytes acc_bytes(
+        .d(acc_bytes$d),
+        .q(acc_bytes$q),
+        .clock(acc_bytes$clock)
+    );
+    prnic_top$tx$acc_err_keep acc_err_keep(
+        .d(acc_err_keep$d),
+        .q(acc_err_keep$q),
+        .clock(acc_err_keep$clock)
+    );
+    prnic_top$tx$acc_overrun acc_overrun(
+        .d(acc_overrun$d),
+        .q(acc_overrun$q),
+        .clock(acc_overrun$clock)
+    );
+    prnic_top$tx$acc_not_ipv4 acc_not_ipv4(
+        .d(acc_not_ipv4$d),
+        .q(acc_not_ipv4$q),
+        .clock(acc_not_ipv4$clock)
+    );
+    prnic_top$tx$acc_markable acc_markable(
+        .d(acc_markable$d),
+        .q(acc_markable$q),
+        .clock(acc_markable$clock)
+    );
+    prnic_top$tx$acc_ecn acc_ecn(
+        .d(acc_ecn$d),
+        .q(acc_ecn$q),
+        .clock(acc_ecn$clock)
+    );
+    prnic_top$tx$i3_valid i3_valid(
+        .d(i3_valid$d),
+        .q(i3_valid$q),
+        .clock(i3_valid$clock)
+    );
+    prnic_top$tx$i3_total i3_total(
+        .d(i3_total$d),
+        .q(i3_total$q),
+        .clock(i3_total$clock)
+    );
+    prnic_top$tx$i3_err_keep i3_err_keep(
+        .d(i3_err_keep$d),
+        .q(i3_err_keep$q),
+        .clock(i3_err_keep$clock)
+    );
+    prnic_top$tx$i3_overrun i3_overrun(
+        .d(i3_overrun$d),
+        .q(i3_overrun$q),
+        .clock(i3_overrun$clock)
+    );
+    prnic_top$tx$i3_not_ipv4 i3_not_ipv4(
+        .d(i3_not_ipv4$d),
+        .q(i3_not_ipv4$q),
+        .clock(i3_not_ipv4$clock)
+    );
+    prnic_top$tx$i3_markable i3_markable(
+        .d(i3_markable$d),
+        .q(i3_markable$q),
+        .clock(i3_markable$clock)
+    );
+    prnic_top$tx$i3_ecn i3_ecn(
+        .d(i3_ecn$d),
+        .q(i3_ecn$q),
+        .clock(i3_ecn$clock)
+    );
+    prnic_top$tx$i3_count i3_count(
+        .d(i3_count$d),
+        .q(i3_count$q),
+        .clock(i3_count$clock)
+    );
+    prnic_top$tx$i3_extra i3_extra(
+        .d(i3_extra$d),
+        .q(i3_extra$q),
+        .clock(i3_extra$clock)
+    );
+    prnic_top$tx$i3_last_idx i3_last_idx(
+        .d(i3_last_idx$d),
+        .q(i3_last_idx$q),
+        .clock(i3_last_idx$clock)
+    );
+    prnic_top$tx$i4_valid i4_valid(
+        .d(i4_valid$d),
+        .q(i4_valid$q),
+        .clock(i4_valid$clock)
+    );
+    prnic_top$tx$i4_desc i4_desc(
+        .d(i4_desc$d),
+        .q(i4_desc$q),
+        .clock(i4_desc$clock)
+    );
+    prnic_top$tx$h_used h_used(
+        .d(h_used$d),
+        .q(h_used$q),
+        .clock(h_used$clock)
+    );
+    prnic_top$tx$h1_valid h1_valid(
+        .d(h1_valid$d),
+        .q(h1_valid$q),
+        .clock(h1_valid$clock)
+    );
+    prnic_top$tx$h1_desc h1_desc(
+        .d(h1_desc$d),
+        .q(h1_desc$q),
+        .clock(h1_desc$clock)
+    );
+    prnic_top$tx$h1_result_partly_unused h1_result_partly_unused(
+        .d(h1_result_partly_unused$d),
+        .q(h1_result_partly_unused$q),
+        .clock(h1_result_partly_unused$clock)
+    );
+    prnic_top$tx$h1_port h1_port(
+        .d(h1_port$d),
+        .q(h1_port$q),
+        .clock(h1_port$clock)
+    );
+    prnic_top$tx$h2_valid h2_valid(
+        .d(h2_valid$d),
+        .q(h2_valid$q),
+        .clock(h2_valid$clock)
+    );
+    prnic_top$tx$h2_hdr h2_hdr(
+        .d(h2_hdr$d),
+        .q(h2_hdr$q),
+        .clock(h2_hdr$clock)
+    );
+    prnic_top$tx$h2_sum_dst h2_sum_dst(
+        .d(h2_sum_dst$d),
+        .q(h2_sum_dst$q),
+        .clock(h2_sum_dst$clock)
+    );
+    prnic_top$tx$h2_sum_rest h2_sum_rest(
+        .d(h2_sum_rest$d),
+        .q(h2_sum_rest$q),
+        .clock(h2_sum_rest$clock)
+    );
+    prnic_top$tx$h2_flags h2_flags(
+        .d(h2_flags$d),
+        .q(h2_flags$q),
+        .clock(h2_flags$clock)
+    );
+    prnic_top$tx$h3_valid h3_valid(
+        .d(h3_valid$d),
+        .q(h3_valid$q),
+        .clock(h3_valid$clock)
+    );
+    prnic_top$tx$h3_hdr h3_hdr(
+        .d(h3_hdr$d),
+        .q(h3_hdr$q),
+        .clock(h3_hdr$clock)
+    );
+    prnic_top$tx$h3_sum h3_sum(
+        .d(h3_sum$d),
+        .q(h3_sum$q),
+        .clock(h3_sum$clock)
+    );
+    prnic_top$tx$h3_flags h3_flags(
+        .d(h3_flags$d),
+        .q(h3_flags$q),
+        .clock(h3_flags$clock)
+    );
+    prnic_top$tx$h4_valid h4_valid(
+        .d(h4_valid$d),
+        .q(h4_valid$q),
+        .clock(h4_valid$clock)
+    );
+    prnic_top$tx$h4_entry h4_entry(
+        .d(h4_entry$d),
+        .q(h4_entry$q),
+        .clock(h4_entry$clock)
     );
     prnic_top$tx$cur_valid cur_valid(
         .d(cur_valid$d),
         .q(cur_valid$q),
         .clock(cur_valid$clock)
     );
-    prnic_top$tx$cur_hdr cur_hdr(
-        .d(cur_hdr$d),
-        .q(cur_hdr$q),
-        .clock(cur_hdr$clock)
+    prnic_top$tx$cur_mid cur_mid(
+        .d(cur_mid$d),
+        .q(cur_mid$q),
+        .clock(cur_mid$clock)
     );
     prnic_top$tx$cur_drop cur_drop(
         .d(cur_drop$d),
         .q(cur_drop$q),
         .clock(cur_drop$clock)
     );
-    prnic_top$tx$cur_last_idx cur_last_idx(
-        .d(cur_last_idx$d),
-        .q(cur_last_idx$q),
-        .clock(cur_last_idx$clock)
-    );
     prnic_top$tx$cur_extra cur_extra(
         .d(cur_extra$d),
         .q(cur_extra$q),
         .clock(cur_extra$clock)
     );
-    prnic_top$tx$cur_keep cur_keep(
-        .d(cur_keep$d),
-        .q(cur_keep$q),
-        .clock(cur_keep$clock)
+    prnic_top$tx$cur_kshift cur_kshift(
+        .d(cur_kshift$d),
+        .q(cur_kshift$q),
+        .clock(cur_kshift$clock)
+    );
+    prnic_top$tx$cur_okeep cur_okeep(
+        .d(cur_okeep$d),
+        .q(cur_okeep$q),
+        .clock(cur_okeep$clock)
     );
     prnic_top$tx$cur_dest cur_dest(
         .d(cur_dest$d),
@@ -39742,15 +40819,30 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .q(cur_mark$q),
         .clock(cur_mark$clock)
     );
-    prnic_top$tx$cur_idx cur_idx(
-        .d(cur_idx$d),
-        .q(cur_idx$q),
-        .clock(cur_idx$clock)
+    prnic_top$tx$cur_rem cur_rem(
+        .d(cur_rem$d),
+        .q(cur_rem$q),
+        .clock(cur_rem$clock)
+    );
+    prnic_top$tx$cur_last_in cur_last_in(
+        .d(cur_last_in$d),
+        .q(cur_last_in$q),
+        .clock(cur_last_in$clock)
+    );
+    prnic_top$tx$cur_first cur_first(
+        .d(cur_first$d),
+        .q(cur_first$q),
+        .clock(cur_first$clock)
     );
     prnic_top$tx$cur_in_extra cur_in_extra(
         .d(cur_in_extra$d),
         .q(cur_in_extra$q),
         .clock(cur_in_extra$clock)
+    );
+    prnic_top$tx$cur_final cur_final(
+        .d(cur_final$d),
+        .q(cur_final$q),
+        .clock(cur_final$clock)
     );
     prnic_top$tx$carry carry(
         .d(carry$d),
@@ -39781,6 +40873,41 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         .d(out_dest$d),
         .q(out_dest$q),
         .clock(out_dest$clock)
+    );
+    prnic_top$tx$out_zero_hi out_zero_hi(
+        .d(out_zero_hi$d),
+        .q(out_zero_hi$q),
+        .clock(out_zero_hi$clock)
+    );
+    prnic_top$tx$ev_frames ev_frames(
+        .d(ev_frames$d),
+        .q(ev_frames$q),
+        .clock(ev_frames$clock)
+    );
+    prnic_top$tx$ev_too_long ev_too_long(
+        .d(ev_too_long$d),
+        .q(ev_too_long$q),
+        .clock(ev_too_long$clock)
+    );
+    prnic_top$tx$ev_bad_keep ev_bad_keep(
+        .d(ev_bad_keep$d),
+        .q(ev_bad_keep$q),
+        .clock(ev_bad_keep$clock)
+    );
+    prnic_top$tx$ev_short ev_short(
+        .d(ev_short$d),
+        .q(ev_short$q),
+        .clock(ev_short$clock)
+    );
+    prnic_top$tx$ev_not_ipv4 ev_not_ipv4(
+        .d(ev_not_ipv4$d),
+        .q(ev_not_ipv4$q),
+        .clock(ev_not_ipv4$clock)
+    );
+    prnic_top$tx$ev_miss ev_miss(
+        .d(ev_miss$d),
+        .q(ev_miss$q),
+        .clock(ev_miss$clock)
     );
     prnic_top$tx$cnt_frames cnt_frames(
         .d(cnt_frames$d),
@@ -39815,112 +40942,244 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
     
     // Update code
     always @(*) begin
-        in_mid$clock = clk;
-        in_bytes$clock = clk;
-        in_beats$clock = clk;
-        in_overrun$clock = clk;
-        q_mac0$clock = clk;
-        q_mac1$clock = clk;
-        q_ip0$clock = clk;
-        q_ip1$clock = clk;
-        q_ttl$clock = clk;
-        q_dscp$clock = clk;
-        in_err_keep$clock = clk;
-        in_not_ipv4$clock = clk;
-        in_markable$clock = clk;
-        in_ecn$clock = clk;
-        flight$clock = clk;
-        spray_req$clock = clk;
-        spray_flow$clock = clk;
-        p1_valid$clock = clk;
-        p1_desc$clock = clk;
-        p1_hit$clock = clk;
-        p1_value$clock = clk;
-        p1_port$clock = clk;
-        p2_valid$clock = clk;
-        p2_hdr$clock = clk;
-        p2_sum$clock = clk;
+        q1_mac0$clock = clk;
+        q1_mac1$clock = clk;
+        q1_ip0$clock = clk;
+        q1_ip1$clock = clk;
+        q1_ttl$clock = clk;
+        q1_dscp$clock = clk;
+        q2_mac0$clock = clk;
+        q2_mac1$clock = clk;
+        q2_ip0$clock = clk;
+        q2_ip1$clock = clk;
+        q2_ttl$clock = clk;
+        q2_dscp$clock = clk;
+        q3_mac0$clock = clk;
+        q3_mac1$clock = clk;
+        q3_ip0$clock = clk;
+        q3_ip1$clock = clk;
+        q3_ttl$clock = clk;
+        q3_dscp$clock = clk;
+        cs_ip0$clock = clk;
+        cs_ip1$clock = clk;
+        cs_td$clock = clk;
         cfg_sum0$clock = clk;
         cfg_sum1$clock = clk;
-        p2_drop$clock = clk;
-        p2_reason$clock = clk;
-        p2_last_idx$clock = clk;
-        p2_extra$clock = clk;
-        p2_keep$clock = clk;
-        p2_dest$clock = clk;
-        p2_mark$clock = clk;
+        q_bth_mark$clock = clk;
+        q_spray_mode$clock = clk;
+        q_spray_min$clock = clk;
+        q_spray_max$clock = clk;
+        in_mid$clock = clk;
+        in_beats$clock = clk;
+        in_nostore$clock = clk;
+        flight$clock = clk;
+        lk_valid$clock = clk;
+        lk_key$clock = clk;
+        spray_req$clock = clk;
+        spray_flow$clock = clk;
+        i1_valid$clock = clk;
+        i1_first$clock = clk;
+        i1_last$clock = clk;
+        i1_stored$clock = clk;
+        i1_beats$clock = clk;
+        i1_keep$clock = clk;
+        i1_etype$clock = clk;
+        i1_vihl$clock = clk;
+        i1_proto$clock = clk;
+        i1_dport$clock = clk;
+        i1_ecn$clock = clk;
+        i2_valid$clock = clk;
+        i2_first$clock = clk;
+        i2_last$clock = clk;
+        i2_stored$clock = clk;
+        i2_count$clock = clk;
+        i2_keep_ok$clock = clk;
+        i2_last_idx$clock = clk;
+        i2_not_ipv4$clock = clk;
+        i2_markable$clock = clk;
+        i2_ecn$clock = clk;
+        acc_bytes$clock = clk;
+        acc_err_keep$clock = clk;
+        acc_overrun$clock = clk;
+        acc_not_ipv4$clock = clk;
+        acc_markable$clock = clk;
+        acc_ecn$clock = clk;
+        i3_valid$clock = clk;
+        i3_total$clock = clk;
+        i3_err_keep$clock = clk;
+        i3_overrun$clock = clk;
+        i3_not_ipv4$clock = clk;
+        i3_markable$clock = clk;
+        i3_ecn$clock = clk;
+        i3_count$clock = clk;
+        i3_extra$clock = clk;
+        i3_last_idx$clock = clk;
+        i4_valid$clock = clk;
+        i4_desc$clock = clk;
+        h_used$clock = clk;
+        h1_valid$clock = clk;
+        h1_desc$clock = clk;
+        h1_result_partly_unused$clock = clk;
+        h1_port$clock = clk;
+        h2_valid$clock = clk;
+        h2_hdr$clock = clk;
+        h2_sum_dst$clock = clk;
+        h2_sum_rest$clock = clk;
+        h2_flags$clock = clk;
+        h3_valid$clock = clk;
+        h3_hdr$clock = clk;
+        h3_sum$clock = clk;
+        h3_flags$clock = clk;
+        h4_valid$clock = clk;
+        h4_entry$clock = clk;
         cur_valid$clock = clk;
-        cur_hdr$clock = clk;
+        cur_mid$clock = clk;
         cur_drop$clock = clk;
-        cur_last_idx$clock = clk;
         cur_extra$clock = clk;
-        cur_keep$clock = clk;
+        cur_kshift$clock = clk;
+        cur_okeep$clock = clk;
         cur_dest$clock = clk;
         cur_mark$clock = clk;
-        cur_idx$clock = clk;
+        cur_rem$clock = clk;
+        cur_last_in$clock = clk;
+        cur_first$clock = clk;
         cur_in_extra$clock = clk;
+        cur_final$clock = clk;
         carry$clock = clk;
         out_valid$clock = clk;
         out_data$clock = clk;
         out_keep$clock = clk;
         out_last$clock = clk;
         out_dest$clock = clk;
+        out_zero_hi$clock = clk;
+        ev_frames$clock = clk;
+        ev_too_long$clock = clk;
+        ev_bad_keep$clock = clk;
+        ev_short$clock = clk;
+        ev_not_ipv4$clock = clk;
+        ev_miss$clock = clk;
         cnt_frames$clock = clk;
         cnt_too_long$clock = clk;
         cnt_bad_keep$clock = clk;
         cnt_short$clock = clk;
         cnt_not_ipv4$clock = clk;
         cnt_miss$clock = clk;
-        in_mid$d = in_mid$q;
-        in_bytes$d = in_bytes$q;
-        in_beats$d = in_beats$q;
-        in_overrun$d = in_overrun$q;
-        q_mac0$d = q_mac0$q;
-        q_mac1$d = q_mac1$q;
-        q_ip0$d = q_ip0$q;
-        q_ip1$d = q_ip1$q;
-        q_ttl$d = q_ttl$q;
-        q_dscp$d = q_dscp$q;
-        in_err_keep$d = in_err_keep$q;
-        in_not_ipv4$d = in_not_ipv4$q;
-        in_markable$d = in_markable$q;
-        in_ecn$d = in_ecn$q;
-        flight$d = flight$q;
-        spray_req$d = spray_req$q;
-        spray_flow$d = spray_flow$q;
-        p1_valid$d = p1_valid$q;
-        p1_desc$d = p1_desc$q;
-        p1_hit$d = p1_hit$q;
-        p1_value$d = p1_value$q;
-        p1_port$d = p1_port$q;
-        p2_valid$d = p2_valid$q;
-        p2_hdr$d = p2_hdr$q;
-        p2_sum$d = p2_sum$q;
+        q1_mac0$d = q1_mac0$q;
+        q1_mac1$d = q1_mac1$q;
+        q1_ip0$d = q1_ip0$q;
+        q1_ip1$d = q1_ip1$q;
+        q1_ttl$d = q1_ttl$q;
+        q1_dscp$d = q1_dscp$q;
+        q2_mac0$d = q2_mac0$q;
+        q2_mac1$d = q2_mac1$q;
+        q2_ip0$d = q2_ip0$q;
+        q2_ip1$d = q2_ip1$q;
+        q2_ttl$d = q2_ttl$q;
+        q2_dscp$d = q2_dscp$q;
+        q3_mac0$d = q3_mac0$q;
+        q3_mac1$d = q3_mac1$q;
+        q3_ip0$d = q3_ip0$q;
+        q3_ip1$d = q3_ip1$q;
+        q3_ttl$d = q3_ttl$q;
+        q3_dscp$d = q3_dscp$q;
+        cs_ip0$d = cs_ip0$q;
+        cs_ip1$d = cs_ip1$q;
+        cs_td$d = cs_td$q;
         cfg_sum0$d = cfg_sum0$q;
         cfg_sum1$d = cfg_sum1$q;
-        p2_drop$d = p2_drop$q;
-        p2_reason$d = p2_reason$q;
-        p2_last_idx$d = p2_last_idx$q;
-        p2_extra$d = p2_extra$q;
-        p2_keep$d = p2_keep$q;
-        p2_dest$d = p2_dest$q;
-        p2_mark$d = p2_mark$q;
+        q_bth_mark$d = q_bth_mark$q;
+        q_spray_mode$d = q_spray_mode$q;
+        q_spray_min$d = q_spray_min$q;
+        q_spray_max$d = q_spray_max$q;
+        in_mid$d = in_mid$q;
+        in_beats$d = in_beats$q;
+        in_nostore$d = in_nostore$q;
+        flight$d = flight$q;
+        lk_valid$d = lk_valid$q;
+        lk_key$d = lk_key$q;
+        spray_req$d = spray_req$q;
+        spray_flow$d = spray_flow$q;
+        i1_valid$d = i1_valid$q;
+        i1_first$d = i1_first$q;
+        i1_last$d = i1_last$q;
+        i1_stored$d = i1_stored$q;
+        i1_beats$d = i1_beats$q;
+        i1_keep$d = i1_keep$q;
+        i1_etype$d = i1_etype$q;
+        i1_vihl$d = i1_vihl$q;
+        i1_proto$d = i1_proto$q;
+        i1_dport$d = i1_dport$q;
+        i1_ecn$d = i1_ecn$q;
+        i2_valid$d = i2_valid$q;
+        i2_first$d = i2_first$q;
+        i2_last$d = i2_last$q;
+        i2_stored$d = i2_stored$q;
+        i2_count$d = i2_count$q;
+        i2_keep_ok$d = i2_keep_ok$q;
+        i2_last_idx$d = i2_last_idx$q;
+        i2_not_ipv4$d = i2_not_ipv4$q;
+        i2_markable$d = i2_markable$q;
+        i2_ecn$d = i2_ecn$q;
+        acc_bytes$d = acc_bytes$q;
+        acc_err_keep$d = acc_err_keep$q;
+        acc_overrun$d = acc_overrun$q;
+        acc_not_ipv4$d = acc_not_ipv4$q;
+        acc_markable$d = acc_markable$q;
+        acc_ecn$d = acc_ecn$q;
+        i3_valid$d = i3_valid$q;
+        i3_total$d = i3_total$q;
+        i3_err_keep$d = i3_err_keep$q;
+        i3_overrun$d = i3_overrun$q;
+        i3_not_ipv4$d = i3_not_ipv4$q;
+        i3_markable$d = i3_markable$q;
+        i3_ecn$d = i3_ecn$q;
+        i3_count$d = i3_count$q;
+        i3_extra$d = i3_extra$q;
+        i3_last_idx$d = i3_last_idx$q;
+        i4_valid$d = i4_valid$q;
+        i4_desc$d = i4_desc$q;
+        h_used$d = h_used$q;
+        h1_valid$d = h1_valid$q;
+        h1_desc$d = h1_desc$q;
+        h1_result_partly_unused$d = h1_result_partly_unused$q;
+        h1_port$d = h1_port$q;
+        h2_valid$d = h2_valid$q;
+        h2_hdr$d = h2_hdr$q;
+        h2_sum_dst$d = h2_sum_dst$q;
+        h2_sum_rest$d = h2_sum_rest$q;
+        h2_flags$d = h2_flags$q;
+        h3_valid$d = h3_valid$q;
+        h3_hdr$d = h3_hdr$q;
+        h3_sum$d = h3_sum$q;
+        h3_flags$d = h3_flags$q;
+        h4_valid$d = h4_valid$q;
+        h4_entry$d = h4_entry$q;
         cur_valid$d = cur_valid$q;
-        cur_hdr$d = cur_hdr$q;
+        cur_mid$d = cur_mid$q;
         cur_drop$d = cur_drop$q;
-        cur_last_idx$d = cur_last_idx$q;
         cur_extra$d = cur_extra$q;
-        cur_keep$d = cur_keep$q;
+        cur_kshift$d = cur_kshift$q;
+        cur_okeep$d = cur_okeep$q;
         cur_dest$d = cur_dest$q;
         cur_mark$d = cur_mark$q;
-        cur_idx$d = cur_idx$q;
+        cur_rem$d = cur_rem$q;
+        cur_last_in$d = cur_last_in$q;
+        cur_first$d = cur_first$q;
         cur_in_extra$d = cur_in_extra$q;
+        cur_final$d = cur_final$q;
         carry$d = carry$q;
         out_valid$d = out_valid$q;
         out_data$d = out_data$q;
         out_keep$d = out_keep$q;
         out_last$d = out_last$q;
         out_dest$d = out_dest$q;
+        out_zero_hi$d = out_zero_hi$q;
+        ev_frames$d = ev_frames$q;
+        ev_too_long$d = ev_too_long$q;
+        ev_bad_keep$d = ev_bad_keep$q;
+        ev_short$d = ev_short$q;
+        ev_not_ipv4$d = ev_not_ipv4$q;
+        ev_miss$d = ev_miss$q;
         cnt_frames$d = cnt_frames$q;
         cnt_too_long$d = cnt_too_long$q;
         cnt_bad_keep$d = cnt_bad_keep$q;
@@ -39932,284 +41191,366 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         desc_fifo$clk = clk;
         res_fifo$clk = clk;
         port_fifo$clk = clk;
+        hdr_fifo$clk = clk;
         spray$rst = rst;
         data_fifo$rst = rst;
         desc_fifo$rst = rst;
         res_fifo$rst = rst;
         port_fifo$rst = rst;
+        hdr_fifo$rst = rst;
         out_free = (~out_valid$q | m_axis_tready);
-        need_data = ~cur_in_extra$q;
-        at_last_in = (cur_idx$q == cur_last_idx$q);
-        final_beat = (cur_in_extra$q | (at_last_in & ~cur_extra$q));
-        adv = (cur_valid$q & (~need_data | data_fifo$m_valid) & (cur_drop$q | out_free));
-        take = (p2_valid$q & (~cur_valid$q | (adv & final_beat)));
-        p1_move = (p1_valid$q & (~p2_valid$q | take));
-        p1_free = (~p1_valid$q | p1_move);
-        storing = (in_beats$q < c_max_beats);
-        ready = (((in_mid$q | (flight$q < c_desc_depth)) & (~storing | ~data_fifo$full)) & ~rst);
-        fr_overrun = ((in_mid$q & in_overrun$q) | ~storing);
+        adv = (cur_valid$q & (cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free));
+        take = (hdr_fifo$m_valid & (~cur_valid$q | (adv & cur_final$q)));
+        take_c = ((hdr_fifo$m_valid & ~cur_mid$q) & (~cur_valid$q | ((cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free))));
+        h_block = |(h_used$q & c_hdr_top);
+        issue = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & ~h_block);
+        q1_mac0$d = cfg_port0_mac;
+        q1_mac1$d = cfg_port1_mac;
+        q1_ip0$d = cfg_port0_ip;
+        q1_ip1$d = cfg_port1_ip;
+        q1_ttl$d = cfg_ttl;
+        q1_dscp$d = cfg_dscp;
+        q2_mac0$d = q1_mac0$q;
+        q2_mac1$d = q1_mac1$q;
+        q2_ip0$d = q1_ip0$q;
+        q2_ip1$d = q1_ip1$q;
+        q2_ttl$d = q1_ttl$q;
+        q2_dscp$d = q1_dscp$q;
+        q3_mac0$d = q2_mac0$q;
+        q3_mac1$d = q2_mac1$q;
+        q3_ip0$d = q2_ip0$q;
+        q3_ip1$d = q2_ip1$q;
+        q3_ttl$d = q2_ttl$q;
+        q3_dscp$d = q2_dscp$q;
+        cs_ip0$d = (((q1_ip0$q[(32'h10)+:(16)]) & 20'hfffff) + ((q1_ip0$q[(32'h0)+:(16)]) & 20'hfffff));
+        cs_ip1$d = (((q1_ip1$q[(32'h10)+:(16)]) & 20'hfffff) + ((q1_ip1$q[(32'h0)+:(16)]) & 20'hfffff));
+        cs_td$d = (((((q1_ttl$q) & 20'hfffff) << 32'h8) | (((q1_dscp$q) & 20'hfffff) << 32'h2)) + 32'h8535);
+        cfg_sum0$d = (cs_ip0$q + cs_td$q);
+        cfg_sum1$d = (cs_ip1$q + cs_td$q);
+        q_bth_mark$d = cfg_bth_mark;
+        q_spray_mode$d = cfg_spray_mode;
+        q_spray_min$d = cfg_spray_min;
+        q_spray_max$d = cfg_spray_max;
+        flight_block = |(flight$q & c_desc_top);
+        ready = (((in_mid$q | ~flight_block) & (in_nostore$q | ~data_fifo$full)) & ~rst);
         in_fire = (s_axis_tvalid & ready);
         first_fire = (in_fire & ~in_mid$q);
-        keep_count$keep = s_axis_tkeep;
-        keep_gap = ((s_axis_tkeep >> 32'h1) & ~s_axis_tkeep);
-        if (s_axis_tlast) begin
-            keep_ok = (~|keep_gap & s_axis_tkeep[32'h0]);
+        data_fifo$s_valid = (in_fire & ~in_nostore$q);
+        data_fifo$s_data = s_axis_tdata;
+        if (in_fire) begin
+            in_mid$d = ~s_axis_tlast;
+            if (s_axis_tlast) begin
+                in_beats$d = 32'h0;
+                in_nostore$d = 1'b0;
+            end
+            else if (~in_nostore$q) begin
+                in_beats$d = (in_beats$q + 32'h1);
+                if ((in_beats$q == c_max_beats_m1)) begin
+                    in_nostore$d = 1'b1;
+                end
+            end
         end
-        else begin
-            keep_ok = &s_axis_tkeep;
+        if ((first_fire & ~issue)) begin
+            flight$d = ((flight$q << 32'h1) | c_desc_one);
         end
-        total = (in_bytes$q + keep_count$count);
-        beats_total = (in_beats$q + ((storing) & 16'hffff));
+        if ((~first_fire & issue)) begin
+            flight$d = (flight$q >> 32'h1);
+        end
         in_swap$data_in = s_axis_tdata[(32'h0)+:(512)];
         hb_partly_unused = in_swap$data_out;
-        first_not_ipv4 = ((hb_partly_unused[(32'h190)+:(16)] != 32'h800) | (hb_partly_unused[(32'h18c)+:(4)] != 32'h4));
-        first_markable = ((hb_partly_unused[(32'h188)+:(4)] == 32'h5) & (hb_partly_unused[(32'h140)+:(8)] == 32'h11) & (hb_partly_unused[(32'hd0)+:(16)] == 32'h12b7));
-        if (in_mid$q) begin
-            fr_not_ipv4 = in_not_ipv4$q;
-            fr_markable = in_markable$q;
-            fr_ecn = in_ecn$q;
-            fr_err_keep = (in_err_keep$q | ~keep_ok);
-        end
-        else begin
-            fr_not_ipv4 = first_not_ipv4;
-            fr_markable = first_markable;
-            fr_ecn = hb_partly_unused[(32'h180)+:(2)];
-            fr_err_keep = ~keep_ok;
-        end
-        if (((total > c_max_frame) | fr_overrun)) begin
-            fr_reason = 32'h1;
-        end
-        else if (fr_err_keep) begin
-            fr_reason = 32'h2;
-        end
-        else if ((total < c_min_frame)) begin
-            fr_reason = 32'h3;
-        end
-        else if (fr_not_ipv4) begin
-            fr_reason = 32'h4;
-        end
-        else begin
-            fr_reason = 32'h0;
-        end
-        m_lookup_valid = first_fire;
-        m_lookup_key = ((((s_axis_tuser[(32'h0)+:(24)]) & 56'hffffffffffffff) << 32'h20) | ((hb_partly_unused[(32'hf0)+:(32)]) & 56'hffffffffffffff));
+        lk_valid$d = first_fire;
+        lk_key$d = ((((s_axis_tuser[(32'h0)+:(24)]) & 56'hffffffffffffff) << 32'h20) | ((hb_partly_unused[(32'hf0)+:(32)]) & 56'hffffffffffffff));
+        m_lookup_valid = lk_valid$q;
+        m_lookup_key = lk_key$q;
         spray_req$d = first_fire;
         spray_flow$d = ((((s_axis_tuser[(32'h0)+:(24)]) & 48'hffffffffffff) << 32'h18) | ((s_axis_tuser[(32'h18)+:(24)]) & 48'hffffffffffff));
         spray$s_req_valid = spray_req$q;
         spray$s_req_flow = spray_flow$q;
-        spray$cfg_mode = cfg_spray_mode;
-        spray$cfg_port_min = cfg_spray_min;
-        spray$cfg_port_max = cfg_spray_max;
+        spray$cfg_mode = q_spray_mode$q;
+        spray$cfg_port_min = q_spray_min$q;
+        spray$cfg_port_max = q_spray_max$q;
         port_fifo$s_valid = spray$m_port_valid;
         port_fifo$s_data = spray$m_port;
         res_fifo$s_valid = s_result_valid;
         res_fifo$s_data = ((((s_result_hit) & 113'h1ffffffffffffffffffffffffffff) << 32'h70) | ((s_result_value) & 113'h1ffffffffffffffffffffffffffff));
-        data_fifo$s_valid = (in_fire & storing);
-        data_fifo$s_data = s_axis_tdata;
-        desc_fifo$s_valid = (in_fire & s_axis_tlast);
-        desc_fifo$s_data = ((((total) & 64'hffffffffffffffff) << 32'h16) | (((beats_total) & 64'hffffffffffffffff) << 32'h6) | (((fr_markable) & 64'hffffffffffffffff) << 32'h5) | (((fr_ecn) & 64'hffffffffffffffff) << 32'h3) | ((fr_reason) & 64'hffffffffffffffff));
-        if (in_fire) begin
-            in_mid$d = ~s_axis_tlast;
-            in_not_ipv4$d = fr_not_ipv4;
-            in_markable$d = fr_markable;
-            in_ecn$d = fr_ecn;
-            in_err_keep$d = fr_err_keep;
-            in_beats$d = beats_total;
-            in_overrun$d = fr_overrun;
-            if ((in_bytes$q <= c_max_frame)) begin
-                in_bytes$d = total;
-            end
-            if (s_axis_tlast) begin
-                in_bytes$d = 32'h0;
-                in_beats$d = 32'h0;
-                in_err_keep$d = 1'b0;
-                in_overrun$d = 1'b0;
-            end
+        i1_valid$d = in_fire;
+        i1_first$d = ~in_mid$q;
+        i1_last$d = s_axis_tlast;
+        i1_stored$d = ~in_nostore$q;
+        i1_beats$d = in_beats$q[(32'h0)+:(8)];
+        i1_keep$d = s_axis_tkeep;
+        i1_etype$d = hb_partly_unused[(32'h190)+:(16)];
+        i1_vihl$d = hb_partly_unused[(32'h188)+:(8)];
+        i1_proto$d = hb_partly_unused[(32'h140)+:(8)];
+        i1_dport$d = hb_partly_unused[(32'hd0)+:(16)];
+        i1_ecn$d = hb_partly_unused[(32'h180)+:(2)];
+        keep_count$keep = i1_keep$q;
+        keep_gap = ((i1_keep$q >> 32'h1) & ~i1_keep$q);
+        if (i1_last$q) begin
+            keep_ok = (~|keep_gap & i1_keep$q[32'h0]);
         end
-        pop3 = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & p1_free);
-        desc_fifo$m_pop = pop3;
-        res_fifo$m_pop = pop3;
-        port_fifo$m_pop = pop3;
-        if (pop3) begin
-            p1_desc$d = desc_fifo$m_data;
-            p1_hit$d = res_fifo$m_data[32'h70];
-            p1_value$d = res_fifo$m_data[(32'h0)+:(112)];
-            p1_port$d = port_fifo$m_data;
+        else begin
+            keep_ok = &i1_keep$q;
         end
-        if ((first_fire & ~pop3)) begin
-            flight$d = (flight$q + 32'h1);
+        i2_valid$d = i1_valid$q;
+        i2_first$d = i1_first$q;
+        i2_last$d = i1_last$q;
+        i2_stored$d = i1_stored$q;
+        i2_count$d = keep_count$count;
+        i2_keep_ok$d = keep_ok;
+        if (i1_stored$q) begin
+            i2_last_idx$d = i1_beats$q;
         end
-        if ((~first_fire & pop3)) begin
-            flight$d = (flight$q - 32'h1);
+        else begin
+            i2_last_idx$d = (i1_beats$q - 32'h1);
         end
-        d_reason = p1_desc$q[(32'h0)+:(3)];
-        d_beats = p1_desc$q[(32'h6)+:(16)];
-        d_bytes = p1_desc$q[(32'h16)+:(16)];
-        d_drop = ((d_reason != 32'h0) | ~p1_hit$q);
-        if ((d_reason != 32'h0)) begin
-            d_reason_final = d_reason;
+        i2_not_ipv4$d = ((i1_etype$q != 32'h800) | (i1_vihl$q[(32'h4)+:(4)] != 32'h4));
+        i2_markable$d = ((i1_vihl$q[(32'h0)+:(4)] == 32'h5) & (i1_proto$q == 32'h11) & (i1_dport$q == 32'h12b7));
+        i2_ecn$d = i1_ecn$q;
+        if (i2_first$q) begin
+            acc_base = 32'h0;
+            fr_err_keep = ~i2_keep_ok$q;
+            fr_overrun = ~i2_stored$q;
+            fr_not_ipv4 = i2_not_ipv4$q;
+            fr_markable = i2_markable$q;
+            fr_ecn = i2_ecn$q;
         end
-        else if (~p1_hit$q) begin
+        else begin
+            acc_base = acc_bytes$q;
+            fr_err_keep = (acc_err_keep$q | ~i2_keep_ok$q);
+            fr_overrun = (acc_overrun$q | ~i2_stored$q);
+            fr_not_ipv4 = acc_not_ipv4$q;
+            fr_markable = acc_markable$q;
+            fr_ecn = acc_ecn$q;
+        end
+        total = (acc_base + i2_count$q);
+        if (i2_valid$q) begin
+            acc_bytes$d = total;
+            acc_err_keep$d = fr_err_keep;
+            acc_overrun$d = fr_overrun;
+            acc_not_ipv4$d = fr_not_ipv4;
+            acc_markable$d = fr_markable;
+            acc_ecn$d = fr_ecn;
+        end
+        i3_valid$d = (i2_valid$q & i2_last$q);
+        i3_total$d = total;
+        i3_err_keep$d = fr_err_keep;
+        i3_overrun$d = fr_overrun;
+        i3_not_ipv4$d = fr_not_ipv4;
+        i3_markable$d = fr_markable;
+        i3_ecn$d = fr_ecn;
+        i3_count$d = i2_count$q[(32'h0)+:(8)];
+        i3_extra$d = (i2_count$q > c_s16);
+        i3_last_idx$d = i2_last_idx$q;
+        fr_over_max = (i3_total$q > c_max_frame);
+        fr_short = (i3_total$q < c_min_frame);
+        if (i3_extra$q) begin
+            fr_keep_base = c_ks8;
+        end
+        else begin
+            fr_keep_base = c_s8;
+        end
+        fr_keep_shift = (fr_keep_base - i3_count$q);
+        fr_bytes_ecn = (((i3_total$q) & 17'h1ffff) + ((i3_ecn$q) & 17'h1ffff));
+        i4_valid$d = i3_valid$q;
+        i4_desc$d = ((((i3_overrun$q) & 58'h3ffffffffffffff) << 32'h39) | (((fr_bytes_ecn) & 58'h3ffffffffffffff) << 32'h28) | (((i3_total$q) & 58'h3ffffffffffffff) << 32'h18) | (((i3_last_idx$q) & 58'h3ffffffffffffff) << 32'h10) | (((fr_keep_shift) & 58'h3ffffffffffffff) << 32'h8) | (((i3_extra$q) & 58'h3ffffffffffffff) << 32'h7) | (((i3_markable$q) & 58'h3ffffffffffffff) << 32'h6) | (((i3_ecn$q) & 58'h3ffffffffffffff) << 32'h4) | (((i3_not_ipv4$q) & 58'h3ffffffffffffff) << 32'h3) | (((fr_short) & 58'h3ffffffffffffff) << 32'h2) | (((i3_err_keep$q) & 58'h3ffffffffffffff) << 32'h1) | ((fr_over_max) & 58'h3ffffffffffffff));
+        desc_fifo$s_valid = i4_valid$q;
+        desc_fifo$s_data = i4_desc$q;
+        desc_fifo$m_pop = issue;
+        res_fifo$m_pop = issue;
+        port_fifo$m_pop = issue;
+        if ((issue & ~take)) begin
+            h_used$d = ((h_used$q << 32'h1) | c_hdr_one);
+        end
+        if ((~issue & take)) begin
+            h_used$d = (h_used$q >> 32'h1);
+        end
+        h1_valid$d = issue;
+        h1_desc$d = desc_fifo$m_data;
+        h1_result_partly_unused$d = res_fifo$m_data;
+        h1_port$d = port_fifo$m_data;
+        d_flags = h1_desc$q[(32'h0)+:(4)];
+        d_extra = h1_desc$q[32'h7];
+        d_last_idx = h1_desc$q[(32'h10)+:(8)];
+        d_bytes = h1_desc$q[(32'h18)+:(16)];
+        d_hit = h1_result_partly_unused$q[32'h70];
+        d_too_long = (d_flags[32'h0] | h1_desc$q[32'h39]);
+        d_drop = ((|d_flags | d_too_long) | ~d_hit);
+        if (d_too_long) begin
+            d_reason_final = 32'h1;
+        end
+        else if (d_flags[32'h1]) begin
+            d_reason_final = 32'h2;
+        end
+        else if (d_flags[32'h2]) begin
+            d_reason_final = 32'h3;
+        end
+        else if (d_flags[32'h3]) begin
+            d_reason_final = 32'h4;
+        end
+        else if (~d_hit) begin
             d_reason_final = 32'h5;
         end
         else begin
             d_reason_final = 32'h0;
         end
-        d_egress = p1_value$q[32'h0];
+        d_egress = h1_result_partly_unused$q[32'h0];
         if (d_egress) begin
-            d_src_mac = q_mac1$q;
-            d_src_ip = q_ip1$q;
-        end
-        else begin
-            d_src_mac = q_mac0$q;
-            d_src_ip = q_ip0$q;
-        end
-        d_dst_ip = p1_value$q[(32'h50)+:(32)];
-        d_tos = ((((q_dscp$q) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
-        d_ip_len = (d_bytes + 32'h24);
-        d_udp_len = (d_bytes + 32'h10);
-        q_mac0$d = cfg_port0_mac;
-        q_mac1$d = cfg_port1_mac;
-        q_ip0$d = cfg_port0_ip;
-        q_ip1$d = cfg_port1_ip;
-        q_ttl$d = cfg_ttl;
-        q_dscp$d = cfg_dscp;
-        cfg_sum0$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
-        cfg_sum1$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
-        if (d_egress) begin
+            d_src_mac = q3_mac1$q;
+            d_src_ip = q3_ip1$q;
             d_cfg_sum = cfg_sum1$q;
         end
         else begin
+            d_src_mac = q3_mac0$q;
+            d_src_ip = q3_ip0$q;
             d_cfg_sum = cfg_sum0$q;
         end
-        d_sum = (((d_cfg_sum + ((d_bytes) & 20'hfffff)) + (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff))) + ((p1_desc$q[(32'h3)+:(2)]) & 20'hfffff));
-        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((q_ttl$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
-        t_fold1 = (((p2_sum$q[(32'h0)+:(16)]) & 20'hfffff) + ((p2_sum$q[(32'h10)+:(4)]) & 20'hfffff));
-        t_fold2 = (t_fold1[(32'h0)+:(16)] + ((t_fold1[(32'h10)+:(4)]) & 16'hffff));
-        t_csum = ~t_fold2;
-        hdr_swap$data_in = (p2_hdr$q | (((t_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0));
-        d_last_low = (d_bytes & c_k_m1);
-        if ((d_last_low == 32'h0)) begin
-            d_last_in = c_k;
+        d_dst_ip = h1_result_partly_unused$q[(32'h50)+:(32)];
+        d_tos = ((((q3_dscp$q) & 8'hff) << 32'h2) | ((h1_desc$q[(32'h4)+:(2)]) & 8'hff));
+        d_ip_len = (d_bytes + 32'h24);
+        d_udp_len = (d_bytes + 32'h10);
+        d_hdr_be = (c_hdr_fixed | (((h1_result_partly_unused$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((q3_ttl$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((h1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((h1_result_partly_unused$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
+        h2_valid$d = h1_valid$q;
+        h2_hdr$d = d_hdr_be;
+        h2_sum_dst$d = (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff));
+        h2_sum_rest$d = (d_cfg_sum + ((h1_desc$q[(32'h28)+:(17)]) & 20'hfffff));
+        h2_flags$d = (((((h1_desc$q[32'h6] & q_bth_mark$q)) & 25'h1ffffff) << 32'h18) | (((d_egress) & 25'h1ffffff) << 32'h17) | (((h1_desc$q[(32'h8)+:(8)]) & 25'h1ffffff) << 32'hf) | ((((d_extra & ~d_drop)) & 25'h1ffffff) << 32'he) | (((((d_last_idx == 32'h0) & ~(d_extra & ~d_drop))) & 25'h1ffffff) << 32'hd) | ((((d_last_idx == 32'h0)) & 25'h1ffffff) << 32'hc) | (((d_last_idx) & 25'h1ffffff) << 32'h4) | (((d_reason_final) & 25'h1ffffff) << 32'h1) | ((d_drop) & 25'h1ffffff));
+        h3_valid$d = h2_valid$q;
+        h3_hdr$d = h2_hdr$q;
+        h3_sum$d = (h2_sum_dst$q + h2_sum_rest$q);
+        h3_flags$d = h2_flags$q;
+        t_fold0 = (((h3_sum$q[(32'h0)+:(16)]) & 17'h1ffff) + ((h3_sum$q[(32'h10)+:(4)]) & 17'h1ffff));
+        t_fold1 = (h3_sum$q[(32'h0)+:(16)] - ~((h3_sum$q[(32'h10)+:(4)]) & 16'hffff));
+        if (t_fold0[32'h10]) begin
+            t_csum = ~t_fold1;
         end
         else begin
-            d_last_in = d_last_low;
+            t_csum = ~t_fold0[(32'h0)+:(16)];
         end
-        d_extra = (d_last_in > c_s);
-        if (d_extra) begin
-            d_out_last = (d_last_in - c_s);
-        end
-        else begin
-            d_out_last = (d_last_in + 32'h32);
-        end
-        d_keep = (c_ones >> (c_k - d_out_last));
-        if (pop3) begin
-            p1_valid$d = 1'b1;
-        end
-        else if (p1_move) begin
-            p1_valid$d = 1'b0;
-        end
-        if (p1_move) begin
-            p2_valid$d = 1'b1;
-            p2_hdr$d = d_hdr_be;
-            p2_sum$d = d_sum;
-            p2_drop$d = d_drop;
-            p2_reason$d = d_reason_final;
-            p2_last_idx$d = (d_beats - 32'h1);
-            p2_extra$d = (d_extra & ~d_drop);
-            p2_keep$d = d_keep;
-            p2_dest$d = d_egress;
-            p2_mark$d = (p1_desc$q[32'h5] & cfg_bth_mark);
-        end
-        else if (take) begin
-            p2_valid$d = 1'b0;
-        end
-        data_fifo$m_pop = (adv & need_data);
-        if (((cur_idx$q == 32'h0) & cur_mark$q)) begin
+        hdr_swap$data_in = (h3_hdr$q | (((t_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0));
+        h4_valid$d = h3_valid$q;
+        h4_entry$d = ((((h3_flags$q) & 425'h1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h190) | ((hdr_swap$data_out) & 425'h1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        hdr_fifo$s_valid = h4_valid$q;
+        hdr_fifo$s_data = h4_entry$q;
+        hm = hdr_fifo$m_data;
+        hdr_fifo$m_pop = take;
+        data_pop = (cur_valid$q & ~cur_in_extra$q & data_fifo$m_valid & (cur_drop$q | out_free));
+        data_fifo$m_pop = data_pop;
+        if ((cur_first$q & cur_mark$q)) begin
             b_mod = ((data_fifo$m_data & c_mark_clear) | c_mark_set);
         end
         else begin
             b_mod = data_fifo$m_data;
         end
         shifted = (b_mod << 32'h190);
-        if (adv) begin
-            cur_idx$d = (cur_idx$q + 32'h1);
-            if (need_data) begin
-                carry$d = (b_mod >> c_s_shift);
-            end
-            if (final_beat) begin
-                cur_valid$d = 1'b0;
-                cur_in_extra$d = 1'b0;
-            end
-            else if (at_last_in) begin
-                cur_in_extra$d = 1'b1;
-            end
+        if (take_c) begin
+            carry$d = hm[(32'h0)+:(400)];
         end
+        else if (data_pop) begin
+            carry$d = ((b_mod >> c_s_shift) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        rem_is_one = (cur_rem$q == 32'h1);
+        keep_mask = (c_ones >> ((hm[(32'h19f)+:(8)]) & 16'hffff));
+        final_mask = (c_ones >> ((cur_kshift$q) & 16'hffff));
         if (take) begin
             cur_valid$d = 1'b1;
-            cur_hdr$d = hdr_swap$data_out;
-            cur_drop$d = p2_drop$q;
-            cur_last_idx$d = p2_last_idx$q;
-            cur_extra$d = p2_extra$q;
-            cur_keep$d = p2_keep$q;
-            cur_dest$d = p2_dest$q;
-            cur_mark$d = p2_mark$q;
-            cur_idx$d = 32'h0;
-            cur_in_extra$d = 1'b0;
-            if (p2_drop$q) begin
-                if ((p2_reason$q == 32'h1)) begin
-                    cnt_too_long$d = (cnt_too_long$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h2)) begin
-                    cnt_bad_keep$d = (cnt_bad_keep$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h3)) begin
-                    cnt_short$d = (cnt_short$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h4)) begin
-                    cnt_not_ipv4$d = (cnt_not_ipv4$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h5)) begin
-                    cnt_miss$d = (cnt_miss$q + 32'h1);
-                end
+            cur_mid$d = ~hm[32'h19d];
+            cur_drop$d = hm[32'h190];
+            cur_rem$d = hm[(32'h194)+:(8)];
+            cur_last_in$d = hm[32'h19c];
+            cur_final$d = hm[32'h19d];
+            cur_extra$d = hm[32'h19e];
+            cur_kshift$d = hm[(32'h19f)+:(8)];
+            if (hm[32'h19d]) begin
+                cur_okeep$d = keep_mask;
             end
             else begin
-                cnt_frames$d = (cnt_frames$q + 32'h1);
+                cur_okeep$d = c_ones;
             end
+            cur_dest$d = hm[32'h1a7];
+            cur_mark$d = hm[32'h1a8];
+            cur_first$d = 1'b1;
+            cur_in_extra$d = 1'b0;
+        end
+        else if (adv) begin
+            cur_first$d = 1'b0;
+            cur_rem$d = (cur_rem$q - 32'h1);
+            if (cur_final$q) begin
+                cur_valid$d = 1'b0;
+                cur_mid$d = 1'b0;
+                cur_in_extra$d = 1'b0;
+            end
+            else if (cur_last_in$q) begin
+                cur_in_extra$d = 1'b1;
+                cur_last_in$d = 1'b0;
+                cur_final$d = 1'b1;
+                cur_mid$d = 1'b0;
+                cur_okeep$d = final_mask;
+            end
+            else begin
+                cur_last_in$d = rem_is_one;
+                cur_final$d = (rem_is_one & ~cur_extra$q);
+                cur_mid$d = ~(rem_is_one & ~cur_extra$q);
+                if ((rem_is_one & ~cur_extra$q)) begin
+                    cur_okeep$d = final_mask;
+                end
+            end
+        end
+        ev_frames$d = (take & ~hm[32'h190]);
+        ev_too_long$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h1));
+        ev_bad_keep$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h2));
+        ev_short$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h3));
+        ev_not_ipv4$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h4));
+        ev_miss$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h5));
+        if (ev_frames$q) begin
+            cnt_frames$d = (cnt_frames$q + 32'h1);
+        end
+        if (ev_too_long$q) begin
+            cnt_too_long$d = (cnt_too_long$q + 32'h1);
+        end
+        if (ev_bad_keep$q) begin
+            cnt_bad_keep$d = (cnt_bad_keep$q + 32'h1);
+        end
+        if (ev_short$q) begin
+            cnt_short$d = (cnt_short$q + 32'h1);
+        end
+        if (ev_not_ipv4$q) begin
+            cnt_not_ipv4$d = (cnt_not_ipv4$q + 32'h1);
+        end
+        if (ev_miss$q) begin
+            cnt_miss$d = (cnt_miss$q + 32'h1);
         end
         if (out_free) begin
             out_valid$d = (adv & ~cur_drop$q);
             out_dest$d = cur_dest$q;
-            out_last$d = final_beat;
-            if (cur_in_extra$q) begin
-                out_data$d = carry$q;
-            end
-            else if ((cur_idx$q == 32'h0)) begin
-                out_data$d = (((cur_hdr$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
-            end
-            else begin
-                out_data$d = (carry$q | shifted);
-            end
-            if (final_beat) begin
-                out_keep$d = cur_keep$q;
-            end
-            else begin
-                out_keep$d = c_ones;
-            end
+            out_last$d = cur_final$q;
+            out_zero_hi$d = cur_in_extra$q;
+            out_data$d = (((carry$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
+            out_keep$d = cur_okeep$q;
         end
         if (rst) begin
             in_mid$d = 1'b0;
-            in_bytes$d = 32'h0;
             in_beats$d = 32'h0;
-            in_err_keep$d = 1'b0;
-            in_overrun$d = 1'b0;
+            in_nostore$d = 1'b0;
             flight$d = 32'h0;
-            spray_req$d = 1'b0;
-            p1_valid$d = 1'b0;
-            p2_valid$d = 1'b0;
+            i2_valid$d = 1'b0;
+            i3_valid$d = 1'b0;
+            i4_valid$d = 1'b0;
+            h_used$d = 32'h0;
+            h1_valid$d = 1'b0;
+            h2_valid$d = 1'b0;
+            h3_valid$d = 1'b0;
+            h4_valid$d = 1'b0;
             cur_valid$d = 1'b0;
+            cur_mid$d = 1'b0;
             cur_in_extra$d = 1'b0;
             out_valid$d = 1'b0;
+            ev_frames$d = 1'b0;
+            ev_too_long$d = 1'b0;
+            ev_bad_keep$d = 1'b0;
+            ev_short$d = 1'b0;
+            ev_not_ipv4$d = 1'b0;
+            ev_miss$d = 1'b0;
             cnt_frames$d = 32'h0;
             cnt_too_long$d = 32'h0;
             cnt_bad_keep$d = 32'h0;
@@ -40219,7 +41560,12 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         end
         s_axis_tready = ready;
         m_axis_tvalid = out_valid$q;
-        m_axis_tdata = out_data$q;
+        if (out_zero_hi$q) begin
+            m_axis_tdata = (out_data$q & c_low400);
+        end
+        else begin
+            m_axis_tdata = out_data$q;
+        end
         m_axis_tkeep = out_keep$q;
         m_axis_tlast = out_last$q;
         m_axis_tdest = out_dest$q;
@@ -40230,23 +41576,137 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
         status_drop_not_ipv4 = cnt_not_ipv4$q;
         status_drop_miss = cnt_miss$q;
         status_spray_cfg_error = spray$status_cfg_error;
-        unused_full = (desc_fifo$full | res_fifo$full | port_fifo$full);
-        status_overflow = (data_fifo$status_overflow | desc_fifo$status_overflow | res_fifo$status_overflow | port_fifo$status_overflow);
+        unused_full = (desc_fifo$full | res_fifo$full | port_fifo$full | hdr_fifo$full);
+        status_overflow = (data_fifo$status_overflow | desc_fifo$status_overflow | res_fifo$status_overflow | port_fifo$status_overflow | hdr_fifo$status_overflow);
     end
     
 endmodule // prnic_top$tx
 
 
-module prnic_top$tx$carry(d,q,clock);
+module prnic_top$tx$acc_bytes(d,q,clock);
     
     // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1024'h0;
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_bytes
+
+
+module prnic_top$tx$acc_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_ecn
+
+
+module prnic_top$tx$acc_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_err_keep
+
+
+module prnic_top$tx$acc_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_markable
+
+
+module prnic_top$tx$acc_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_not_ipv4
+
+
+module prnic_top$tx$acc_overrun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$acc_overrun
+
+
+module prnic_top$tx$carry(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
     end
     
     always @(posedge clock) begin
@@ -40408,6 +41868,63 @@ module prnic_top$tx$cnt_too_long(d,q,clock);
 endmodule // prnic_top$tx$cnt_too_long
 
 
+module prnic_top$tx$cs_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cs_ip0
+
+
+module prnic_top$tx$cs_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cs_ip1
+
+
+module prnic_top$tx$cs_td(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cs_td
+
+
 module prnic_top$tx$cur_dest(d,q,clock);
     
     // Module arguments
@@ -40465,42 +41982,42 @@ module prnic_top$tx$cur_extra(d,q,clock);
 endmodule // prnic_top$tx$cur_extra
 
 
-module prnic_top$tx$cur_hdr(d,q,clock);
+module prnic_top$tx$cur_final(d,q,clock);
     
     // Module arguments
-    input wire  [399:0] d;
-    output reg  [399:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 400'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$cur_hdr
+endmodule // prnic_top$tx$cur_final
 
 
-module prnic_top$tx$cur_idx(d,q,clock);
+module prnic_top$tx$cur_first(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$cur_idx
+endmodule // prnic_top$tx$cur_first
 
 
 module prnic_top$tx$cur_in_extra(d,q,clock);
@@ -40522,42 +42039,42 @@ module prnic_top$tx$cur_in_extra(d,q,clock);
 endmodule // prnic_top$tx$cur_in_extra
 
 
-module prnic_top$tx$cur_keep(d,q,clock);
+module prnic_top$tx$cur_kshift(d,q,clock);
     
     // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 128'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$cur_keep
+endmodule // prnic_top$tx$cur_kshift
 
 
-module prnic_top$tx$cur_last_idx(d,q,clock);
+module prnic_top$tx$cur_last_in(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$cur_last_idx
+endmodule // prnic_top$tx$cur_last_in
 
 
 module prnic_top$tx$cur_mark(d,q,clock);
@@ -40577,6 +42094,63 @@ module prnic_top$tx$cur_mark(d,q,clock);
     end
           
 endmodule // prnic_top$tx$cur_mark
+
+
+module prnic_top$tx$cur_mid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cur_mid
+
+
+module prnic_top$tx$cur_okeep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cur_okeep
+
+
+module prnic_top$tx$cur_rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$cur_rem
 
 
 module prnic_top$tx$cur_valid(d,q,clock);
@@ -40612,110 +42186,112 @@ module prnic_top$tx$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111111;
-    localparam  depth_m1 = 17'b1111111;
+    localparam  c_ptr_mask = 12'hff;
+    localparam  c_addr_mask = 12'h7f;
+    localparam  c_wrap = 12'h80;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [1023:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     prnic_top$tx$data_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    prnic_top$tx$data_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    prnic_top$tx$data_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    prnic_top$tx$data_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    prnic_top$tx$data_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    prnic_top$tx$data_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    prnic_top$tx$data_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    prnic_top$tx$data_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     prnic_top$tx$data_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    prnic_top$tx$data_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     prnic_top$tx$data_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    prnic_top$tx$data_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     prnic_top$tx$data_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    prnic_top$tx$data_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     prnic_top$tx$data_fifo$overflow overflow(
         .d(overflow$d),
@@ -40725,81 +42301,82 @@ module prnic_top$tx$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -40809,25 +42386,6 @@ module prnic_top$tx$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     end
     
 endmodule // prnic_top$tx$data_fifo
-
-
-module prnic_top$tx$data_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$data_fifo$a_valid
 
 
 module prnic_top$tx$data_fifo$at_full(d,q,clock);
@@ -40868,42 +42426,23 @@ module prnic_top$tx$data_fifo$b_valid(d,q,clock);
 endmodule // prnic_top$tx$data_fifo$b_valid
 
 
-module prnic_top$tx$data_fifo$count(d,q,clock);
+module prnic_top$tx$data_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$count
-
-
-module prnic_top$tx$data_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$data_fifo$in_ram
+endmodule // prnic_top$tx$data_fifo$b_valid2
 
 
 module prnic_top$tx$data_fifo$overflow(d,q,clock);
@@ -40925,13 +42464,12 @@ module prnic_top$tx$data_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$data_fifo$overflow
 
 
-module prnic_top$tx$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module prnic_top$tx$data_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [1023:0] read_data;
     input wire  [15:0] write_address;
     input wire  [1023:0] write_data;
@@ -40939,18 +42477,13 @@ module prnic_top$tx$data_fifo$ram(clk,read_address,read_enable,out_enable,read_d
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -40978,42 +42511,80 @@ module prnic_top$tx$data_fifo$ram_nonempty(d,q,clock);
 endmodule // prnic_top$tx$data_fifo$ram_nonempty
 
 
-module prnic_top$tx$data_fifo$rd_ptr(d,q,clock);
+module prnic_top$tx$data_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$rd_ptr
+endmodule // prnic_top$tx$data_fifo$rd
 
 
-module prnic_top$tx$data_fifo$wr_ptr(d,q,clock);
+module prnic_top$tx$data_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$data_fifo$wr_ptr
+endmodule // prnic_top$tx$data_fifo$rd_nx
+
+
+module prnic_top$tx$data_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$wr
+
+
+module prnic_top$tx$data_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$data_fifo$wr_nx
 
 
 module prnic_top$tx$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -41022,118 +42593,120 @@ module prnic_top$tx$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     input wire  clk;
     input wire  rst;
     input wire  s_valid;
-    input wire  [63:0] s_data;
+    input wire  [57:0] s_data;
     output reg  m_valid;
-    output reg  [63:0] m_data;
+    output reg  [57:0] m_data;
     input wire  m_pop;
     output reg  full;
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
-    wire  [63:0] ram$read_data;
+    wire  [57:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  [63:0] ram$write_data;
+    reg  [57:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     prnic_top$tx$desc_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    prnic_top$tx$desc_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    prnic_top$tx$desc_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    prnic_top$tx$desc_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    prnic_top$tx$desc_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    prnic_top$tx$desc_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    prnic_top$tx$desc_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    prnic_top$tx$desc_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     prnic_top$tx$desc_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    prnic_top$tx$desc_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     prnic_top$tx$desc_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    prnic_top$tx$desc_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     prnic_top$tx$desc_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    prnic_top$tx$desc_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     prnic_top$tx$desc_fifo$overflow overflow(
         .d(overflow$d),
@@ -41143,81 +42716,82 @@ module prnic_top$tx$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -41227,25 +42801,6 @@ module prnic_top$tx$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     end
     
 endmodule // prnic_top$tx$desc_fifo
-
-
-module prnic_top$tx$desc_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$desc_fifo$a_valid
 
 
 module prnic_top$tx$desc_fifo$at_full(d,q,clock);
@@ -41286,42 +42841,23 @@ module prnic_top$tx$desc_fifo$b_valid(d,q,clock);
 endmodule // prnic_top$tx$desc_fifo$b_valid
 
 
-module prnic_top$tx$desc_fifo$count(d,q,clock);
+module prnic_top$tx$desc_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$count
-
-
-module prnic_top$tx$desc_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$desc_fifo$in_ram
+endmodule // prnic_top$tx$desc_fifo$b_valid2
 
 
 module prnic_top$tx$desc_fifo$overflow(d,q,clock);
@@ -41343,32 +42879,26 @@ module prnic_top$tx$desc_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$desc_fifo$overflow
 
 
-module prnic_top$tx$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module prnic_top$tx$desc_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
-    output reg  [63:0] read_data;
+    output reg  [57:0] read_data;
     input wire  [15:0] write_address;
-    input wire  [63:0] write_data;
+    input wire  [57:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg [63:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [63:0] latch;
+    reg [57:0] mem [0:15];
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -41396,45 +42926,948 @@ module prnic_top$tx$desc_fifo$ram_nonempty(d,q,clock);
 endmodule // prnic_top$tx$desc_fifo$ram_nonempty
 
 
-module prnic_top$tx$desc_fifo$rd_ptr(d,q,clock);
+module prnic_top$tx$desc_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$rd_ptr
+endmodule // prnic_top$tx$desc_fifo$rd
 
 
-module prnic_top$tx$desc_fifo$wr_ptr(d,q,clock);
+module prnic_top$tx$desc_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$desc_fifo$wr_ptr
+endmodule // prnic_top$tx$desc_fifo$rd_nx
+
+
+module prnic_top$tx$desc_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$wr
+
+
+module prnic_top$tx$desc_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$desc_fifo$wr_nx
+
+
+module prnic_top$tx$ev_bad_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_bad_keep
+
+
+module prnic_top$tx$ev_frames(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_frames
+
+
+module prnic_top$tx$ev_miss(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_miss
+
+
+module prnic_top$tx$ev_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_not_ipv4
+
+
+module prnic_top$tx$ev_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_short
+
+
+module prnic_top$tx$ev_too_long(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$ev_too_long
 
 
 module prnic_top$tx$flight(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$flight
+
+
+module prnic_top$tx$h1_desc(d,q,clock);
+    
+    // Module arguments
+    input wire  [57:0] d;
+    output reg  [57:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 58'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h1_desc
+
+
+module prnic_top$tx$h1_port(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h1_port
+
+
+module prnic_top$tx$h1_result_partly_unused(d,q,clock);
+    
+    // Module arguments
+    input wire  [112:0] d;
+    output reg  [112:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 113'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h1_result_partly_unused
+
+
+module prnic_top$tx$h1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h1_valid
+
+
+module prnic_top$tx$h2_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [24:0] d;
+    output reg  [24:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 25'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h2_flags
+
+
+module prnic_top$tx$h2_hdr(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h2_hdr
+
+
+module prnic_top$tx$h2_sum_dst(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h2_sum_dst
+
+
+module prnic_top$tx$h2_sum_rest(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h2_sum_rest
+
+
+module prnic_top$tx$h2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h2_valid
+
+
+module prnic_top$tx$h3_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [24:0] d;
+    output reg  [24:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 25'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h3_flags
+
+
+module prnic_top$tx$h3_hdr(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h3_hdr
+
+
+module prnic_top$tx$h3_sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h3_sum
+
+
+module prnic_top$tx$h3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h3_valid
+
+
+module prnic_top$tx$h4_entry(d,q,clock);
+    
+    // Module arguments
+    input wire  [424:0] d;
+    output reg  [424:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 425'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h4_entry
+
+
+module prnic_top$tx$h4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h4_valid
+
+
+module prnic_top$tx$h_used(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$h_used
+
+
+module prnic_top$tx$hdr_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    input wire  [424:0] s_data;
+    output reg  m_valid;
+    output reg  [424:0] m_data;
+    input wire  m_pop;
+    output reg  full;
+    output reg  status_overflow;
+    
+    // Constant declarations
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
+    
+    // Stub signals
+    reg  ram$clk;
+    reg  [15:0] ram$read_address;
+    reg  ram$read_enable;
+    wire  [424:0] ram$read_data;
+    reg  [15:0] ram$write_address;
+    reg  [424:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
+    reg  overflow$d;
+    wire  overflow$q;
+    reg  overflow$clock;
+    
+    // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
+    reg  pop;
+    reg  pop2;
+    reg  push;
+    reg  load_b;
+    reg  load_b2;
+    reg  take;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
+    
+    // Sub module instances
+    prnic_top$tx$hdr_fifo$ram ram(
+        .clk(ram$clk),
+        .read_address(ram$read_address),
+        .read_enable(ram$read_enable),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    prnic_top$tx$hdr_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    prnic_top$tx$hdr_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
+    );
+    prnic_top$tx$hdr_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    prnic_top$tx$hdr_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
+    );
+    prnic_top$tx$hdr_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    prnic_top$tx$hdr_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    prnic_top$tx$hdr_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
+    );
+    prnic_top$tx$hdr_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
+    );
+    prnic_top$tx$hdr_fifo$overflow overflow(
+        .d(overflow$d),
+        .q(overflow$q),
+        .clock(overflow$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
+        ram_nonempty$clock = clk;
+        at_full$clock = clk;
+        b_valid$clock = clk;
+        b_valid2$clock = clk;
+        overflow$clock = clk;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
+        ram_nonempty$d = ram_nonempty$q;
+        at_full$d = at_full$q;
+        b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
+        overflow$d = overflow$q;
+        ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
+        pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
+        if (load_b) begin
+            b_valid$d = ram_nonempty$q;
+        end
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
+        end
+        if (push) begin
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
+        if ((push & ~take)) begin
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
+        end
+        else if ((~push & take)) begin
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
+        end
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
+        end
+        if ((s_valid & ~push)) begin
+            overflow$d = 1'b1;
+        end
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
+        ram$write_data = s_data;
+        ram$write_enable = push;
+        if (rst) begin
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            at_full$d = 1'b0;
+            b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
+            overflow$d = 1'b0;
+        end
+        m_valid = b_valid$q;
+        m_data = ram$read_data;
+        full = at_full$q;
+        status_overflow = overflow$q;
+    end
+    
+endmodule // prnic_top$tx$hdr_fifo
+
+
+module prnic_top$tx$hdr_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$at_full
+
+
+module prnic_top$tx$hdr_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$b_valid
+
+
+module prnic_top$tx$hdr_fifo$b_valid2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$b_valid2
+
+
+module prnic_top$tx$hdr_fifo$overflow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$overflow
+
+
+module prnic_top$tx$hdr_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    input wire  read_enable;
+    output reg  [424:0] read_data;
+    input wire  [15:0] write_address;
+    input wire  [424:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [424:0] mem [0:15];
+    wire [3:0] read_index = read_address[3:0];
+    wire [3:0] write_index = write_address[3:0];
+    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    
+    always @(posedge clk) begin
+       if (read_enable) begin
+          read_data <= mem[read_index];
+       end
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // prnic_top$tx$hdr_fifo$ram
+
+
+module prnic_top$tx$hdr_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$ram_nonempty
+
+
+module prnic_top$tx$hdr_fifo$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$rd
+
+
+module prnic_top$tx$hdr_fifo$rd_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$rd_nx
+
+
+module prnic_top$tx$hdr_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$wr
+
+
+module prnic_top$tx$hdr_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$hdr_fifo$wr_nx
+
+
+module prnic_top$tx$hdr_swap(data_in,data_out);
+    
+    // Module arguments
+    input wire  [399:0] data_in;
+    output reg  [399:0] data_out;
+    
+    // Update code (custom)
+    always @(*) begin
+       data_out = {data_in[7:0], data_in[15:8], data_in[23:16], data_in[31:24], data_in[39:32], data_in[47:40], data_in[55:48], data_in[63:56], data_in[71:64], data_in[79:72], data_in[87:80], data_in[95:88], data_in[103:96], data_in[111:104], data_in[119:112], data_in[127:120], data_in[135:128], data_in[143:136], data_in[151:144], data_in[159:152], data_in[167:160], data_in[175:168], data_in[183:176], data_in[191:184], data_in[199:192], data_in[207:200], data_in[215:208], data_in[223:216], data_in[231:224], data_in[239:232], data_in[247:240], data_in[255:248], data_in[263:256], data_in[271:264], data_in[279:272], data_in[287:280], data_in[295:288], data_in[303:296], data_in[311:304], data_in[319:312], data_in[327:320], data_in[335:328], data_in[343:336], data_in[351:344], data_in[359:352], data_in[367:360], data_in[375:368], data_in[383:376], data_in[391:384], data_in[399:392]};
+    end
+endmodule // prnic_top$tx$hdr_swap
+
+
+module prnic_top$tx$i1_beats(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -41450,20 +43883,615 @@ module prnic_top$tx$flight(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$flight
+endmodule // prnic_top$tx$i1_beats
 
 
-module prnic_top$tx$hdr_swap(data_in,data_out);
+module prnic_top$tx$i1_dport(d,q,clock);
     
     // Module arguments
-    input wire  [399:0] data_in;
-    output reg  [399:0] data_out;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
     
     // Update code (custom)
-    always @(*) begin
-       data_out = {data_in[7:0], data_in[15:8], data_in[23:16], data_in[31:24], data_in[39:32], data_in[47:40], data_in[55:48], data_in[63:56], data_in[71:64], data_in[79:72], data_in[87:80], data_in[95:88], data_in[103:96], data_in[111:104], data_in[119:112], data_in[127:120], data_in[135:128], data_in[143:136], data_in[151:144], data_in[159:152], data_in[167:160], data_in[175:168], data_in[183:176], data_in[191:184], data_in[199:192], data_in[207:200], data_in[215:208], data_in[223:216], data_in[231:224], data_in[239:232], data_in[247:240], data_in[255:248], data_in[263:256], data_in[271:264], data_in[279:272], data_in[287:280], data_in[295:288], data_in[303:296], data_in[311:304], data_in[319:312], data_in[327:320], data_in[335:328], data_in[343:336], data_in[351:344], data_in[359:352], data_in[367:360], data_in[375:368], data_in[383:376], data_in[391:384], data_in[399:392]};
+    initial begin
+       q = 16'h0;
     end
-endmodule // prnic_top$tx$hdr_swap
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_dport
+
+
+module prnic_top$tx$i1_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_ecn
+
+
+module prnic_top$tx$i1_etype(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_etype
+
+
+module prnic_top$tx$i1_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_first
+
+
+module prnic_top$tx$i1_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_keep
+
+
+module prnic_top$tx$i1_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_last
+
+
+module prnic_top$tx$i1_proto(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_proto
+
+
+module prnic_top$tx$i1_stored(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_stored
+
+
+module prnic_top$tx$i1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_valid
+
+
+module prnic_top$tx$i1_vihl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i1_vihl
+
+
+module prnic_top$tx$i2_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_count
+
+
+module prnic_top$tx$i2_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_ecn
+
+
+module prnic_top$tx$i2_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_first
+
+
+module prnic_top$tx$i2_keep_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_keep_ok
+
+
+module prnic_top$tx$i2_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_last
+
+
+module prnic_top$tx$i2_last_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_last_idx
+
+
+module prnic_top$tx$i2_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_markable
+
+
+module prnic_top$tx$i2_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_not_ipv4
+
+
+module prnic_top$tx$i2_stored(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_stored
+
+
+module prnic_top$tx$i2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i2_valid
+
+
+module prnic_top$tx$i3_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_count
+
+
+module prnic_top$tx$i3_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_ecn
+
+
+module prnic_top$tx$i3_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_err_keep
+
+
+module prnic_top$tx$i3_extra(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_extra
+
+
+module prnic_top$tx$i3_last_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_last_idx
+
+
+module prnic_top$tx$i3_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_markable
+
+
+module prnic_top$tx$i3_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_not_ipv4
+
+
+module prnic_top$tx$i3_overrun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_overrun
+
+
+module prnic_top$tx$i3_total(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_total
+
+
+module prnic_top$tx$i3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i3_valid
+
+
+module prnic_top$tx$i4_desc(d,q,clock);
+    
+    // Module arguments
+    input wire  [57:0] d;
+    output reg  [57:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 58'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i4_desc
+
+
+module prnic_top$tx$i4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$i4_valid
 
 
 module prnic_top$tx$in_beats(d,q,clock);
@@ -41485,82 +44513,6 @@ module prnic_top$tx$in_beats(d,q,clock);
 endmodule // prnic_top$tx$in_beats
 
 
-module prnic_top$tx$in_bytes(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$in_bytes
-
-
-module prnic_top$tx$in_ecn(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$in_ecn
-
-
-module prnic_top$tx$in_err_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$in_err_keep
-
-
-module prnic_top$tx$in_markable(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$in_markable
-
-
 module prnic_top$tx$in_mid(d,q,clock);
     
     // Module arguments
@@ -41580,7 +44532,7 @@ module prnic_top$tx$in_mid(d,q,clock);
 endmodule // prnic_top$tx$in_mid
 
 
-module prnic_top$tx$in_not_ipv4(d,q,clock);
+module prnic_top$tx$in_nostore(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -41596,26 +44548,7 @@ module prnic_top$tx$in_not_ipv4(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$in_not_ipv4
-
-
-module prnic_top$tx$in_overrun(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$in_overrun
+endmodule // prnic_top$tx$in_nostore
 
 
 module prnic_top$tx$in_swap(data_in,data_out);
@@ -41648,6 +44581,44 @@ module prnic_top$tx$keep_count(keep,count);
        end
     end
 endmodule // prnic_top$tx$keep_count
+
+
+module prnic_top$tx$lk_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$lk_key
+
+
+module prnic_top$tx$lk_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$lk_valid
 
 
 module prnic_top$tx$out_data(d,q,clock);
@@ -41745,26 +44716,7 @@ module prnic_top$tx$out_valid(d,q,clock);
 endmodule // prnic_top$tx$out_valid
 
 
-module prnic_top$tx$p1_desc(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p1_desc
-
-
-module prnic_top$tx$p1_hit(d,q,clock);
+module prnic_top$tx$out_zero_hi(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -41780,254 +44732,7 @@ module prnic_top$tx$p1_hit(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$p1_hit
-
-
-module prnic_top$tx$p1_port(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p1_port
-
-
-module prnic_top$tx$p1_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p1_valid
-
-
-module prnic_top$tx$p1_value(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p1_value
-
-
-module prnic_top$tx$p2_dest(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_dest
-
-
-module prnic_top$tx$p2_drop(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_drop
-
-
-module prnic_top$tx$p2_extra(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_extra
-
-
-module prnic_top$tx$p2_hdr(d,q,clock);
-    
-    // Module arguments
-    input wire  [399:0] d;
-    output reg  [399:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 400'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_hdr
-
-
-module prnic_top$tx$p2_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_keep
-
-
-module prnic_top$tx$p2_last_idx(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_last_idx
-
-
-module prnic_top$tx$p2_mark(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_mark
-
-
-module prnic_top$tx$p2_reason(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_reason
-
-
-module prnic_top$tx$p2_sum(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_sum
-
-
-module prnic_top$tx$p2_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$p2_valid
+endmodule // prnic_top$tx$out_zero_hi
 
 
 module prnic_top$tx$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -42044,110 +44749,112 @@ module prnic_top$tx$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     prnic_top$tx$port_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    prnic_top$tx$port_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    prnic_top$tx$port_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    prnic_top$tx$port_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    prnic_top$tx$port_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    prnic_top$tx$port_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    prnic_top$tx$port_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    prnic_top$tx$port_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     prnic_top$tx$port_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    prnic_top$tx$port_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     prnic_top$tx$port_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    prnic_top$tx$port_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     prnic_top$tx$port_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    prnic_top$tx$port_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     prnic_top$tx$port_fifo$overflow overflow(
         .d(overflow$d),
@@ -42157,81 +44864,82 @@ module prnic_top$tx$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -42241,25 +44949,6 @@ module prnic_top$tx$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,s
     end
     
 endmodule // prnic_top$tx$port_fifo
-
-
-module prnic_top$tx$port_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$port_fifo$a_valid
 
 
 module prnic_top$tx$port_fifo$at_full(d,q,clock);
@@ -42300,42 +44989,23 @@ module prnic_top$tx$port_fifo$b_valid(d,q,clock);
 endmodule // prnic_top$tx$port_fifo$b_valid
 
 
-module prnic_top$tx$port_fifo$count(d,q,clock);
+module prnic_top$tx$port_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$count
-
-
-module prnic_top$tx$port_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$port_fifo$in_ram
+endmodule // prnic_top$tx$port_fifo$b_valid2
 
 
 module prnic_top$tx$port_fifo$overflow(d,q,clock);
@@ -42357,13 +45027,12 @@ module prnic_top$tx$port_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$port_fifo$overflow
 
 
-module prnic_top$tx$port_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module prnic_top$tx$port_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
     input wire  [15:0] write_data;
@@ -42371,18 +45040,13 @@ module prnic_top$tx$port_fifo$ram(clk,read_address,read_enable,out_enable,read_d
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -42410,45 +45074,83 @@ module prnic_top$tx$port_fifo$ram_nonempty(d,q,clock);
 endmodule // prnic_top$tx$port_fifo$ram_nonempty
 
 
-module prnic_top$tx$port_fifo$rd_ptr(d,q,clock);
+module prnic_top$tx$port_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$rd_ptr
+endmodule // prnic_top$tx$port_fifo$rd
 
 
-module prnic_top$tx$port_fifo$wr_ptr(d,q,clock);
+module prnic_top$tx$port_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$port_fifo$wr_ptr
+endmodule // prnic_top$tx$port_fifo$rd_nx
 
 
-module prnic_top$tx$q_dscp(d,q,clock);
+module prnic_top$tx$port_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$wr
+
+
+module prnic_top$tx$port_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$port_fifo$wr_nx
+
+
+module prnic_top$tx$q1_dscp(d,q,clock);
     
     // Module arguments
     input wire  [5:0] d;
@@ -42464,10 +45166,10 @@ module prnic_top$tx$q_dscp(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_dscp
+endmodule // prnic_top$tx$q1_dscp
 
 
-module prnic_top$tx$q_ip0(d,q,clock);
+module prnic_top$tx$q1_ip0(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -42483,10 +45185,10 @@ module prnic_top$tx$q_ip0(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_ip0
+endmodule // prnic_top$tx$q1_ip0
 
 
-module prnic_top$tx$q_ip1(d,q,clock);
+module prnic_top$tx$q1_ip1(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -42502,10 +45204,10 @@ module prnic_top$tx$q_ip1(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_ip1
+endmodule // prnic_top$tx$q1_ip1
 
 
-module prnic_top$tx$q_mac0(d,q,clock);
+module prnic_top$tx$q1_mac0(d,q,clock);
     
     // Module arguments
     input wire  [47:0] d;
@@ -42521,10 +45223,10 @@ module prnic_top$tx$q_mac0(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_mac0
+endmodule // prnic_top$tx$q1_mac0
 
 
-module prnic_top$tx$q_mac1(d,q,clock);
+module prnic_top$tx$q1_mac1(d,q,clock);
     
     // Module arguments
     input wire  [47:0] d;
@@ -42540,10 +45242,10 @@ module prnic_top$tx$q_mac1(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_mac1
+endmodule // prnic_top$tx$q1_mac1
 
 
-module prnic_top$tx$q_ttl(d,q,clock);
+module prnic_top$tx$q1_ttl(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -42559,7 +45261,311 @@ module prnic_top$tx$q_ttl(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$tx$q_ttl
+endmodule // prnic_top$tx$q1_ttl
+
+
+module prnic_top$tx$q2_dscp(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_dscp
+
+
+module prnic_top$tx$q2_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_ip0
+
+
+module prnic_top$tx$q2_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_ip1
+
+
+module prnic_top$tx$q2_mac0(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_mac0
+
+
+module prnic_top$tx$q2_mac1(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_mac1
+
+
+module prnic_top$tx$q2_ttl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q2_ttl
+
+
+module prnic_top$tx$q3_dscp(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_dscp
+
+
+module prnic_top$tx$q3_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_ip0
+
+
+module prnic_top$tx$q3_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_ip1
+
+
+module prnic_top$tx$q3_mac0(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_mac0
+
+
+module prnic_top$tx$q3_mac1(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_mac1
+
+
+module prnic_top$tx$q3_ttl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q3_ttl
+
+
+module prnic_top$tx$q_bth_mark(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q_bth_mark
+
+
+module prnic_top$tx$q_spray_max(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q_spray_max
+
+
+module prnic_top$tx$q_spray_min(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q_spray_min
+
+
+module prnic_top$tx$q_spray_mode(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$q_spray_mode
 
 
 module prnic_top$tx$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -42576,110 +45582,112 @@ module prnic_top$tx$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [112:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [112:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     prnic_top$tx$res_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    prnic_top$tx$res_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    prnic_top$tx$res_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    prnic_top$tx$res_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    prnic_top$tx$res_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    prnic_top$tx$res_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    prnic_top$tx$res_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    prnic_top$tx$res_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     prnic_top$tx$res_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    prnic_top$tx$res_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     prnic_top$tx$res_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    prnic_top$tx$res_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     prnic_top$tx$res_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    prnic_top$tx$res_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     prnic_top$tx$res_fifo$overflow overflow(
         .d(overflow$d),
@@ -42689,81 +45697,82 @@ module prnic_top$tx$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -42773,25 +45782,6 @@ module prnic_top$tx$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     end
     
 endmodule // prnic_top$tx$res_fifo
-
-
-module prnic_top$tx$res_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$res_fifo$a_valid
 
 
 module prnic_top$tx$res_fifo$at_full(d,q,clock);
@@ -42832,42 +45822,23 @@ module prnic_top$tx$res_fifo$b_valid(d,q,clock);
 endmodule // prnic_top$tx$res_fifo$b_valid
 
 
-module prnic_top$tx$res_fifo$count(d,q,clock);
+module prnic_top$tx$res_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$count
-
-
-module prnic_top$tx$res_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$tx$res_fifo$in_ram
+endmodule // prnic_top$tx$res_fifo$b_valid2
 
 
 module prnic_top$tx$res_fifo$overflow(d,q,clock);
@@ -42889,13 +45860,12 @@ module prnic_top$tx$res_fifo$overflow(d,q,clock);
 endmodule // prnic_top$tx$res_fifo$overflow
 
 
-module prnic_top$tx$res_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module prnic_top$tx$res_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [112:0] read_data;
     input wire  [15:0] write_address;
     input wire  [112:0] write_data;
@@ -42903,18 +45873,13 @@ module prnic_top$tx$res_fifo$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [112:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [112:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -42942,42 +45907,80 @@ module prnic_top$tx$res_fifo$ram_nonempty(d,q,clock);
 endmodule // prnic_top$tx$res_fifo$ram_nonempty
 
 
-module prnic_top$tx$res_fifo$rd_ptr(d,q,clock);
+module prnic_top$tx$res_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$rd_ptr
+endmodule // prnic_top$tx$res_fifo$rd
 
 
-module prnic_top$tx$res_fifo$wr_ptr(d,q,clock);
+module prnic_top$tx$res_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // prnic_top$tx$res_fifo$wr_ptr
+endmodule // prnic_top$tx$res_fifo$rd_nx
+
+
+module prnic_top$tx$res_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$wr
+
+
+module prnic_top$tx$res_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$res_fifo$wr_nx
 
 
 module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max,m_port_valid,m_port,status_cfg_error);
@@ -43019,6 +46022,21 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
     reg  [15:0] s1_masked$d;
     wire  [15:0] s1_masked$q;
     reg  s1_masked$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  s2_gt$d;
+    wire  s2_gt$q;
+    reg  s2_gt$clock;
+    reg  [15:0] s2_a$d;
+    wire  [15:0] s2_a$q;
+    reg  s2_a$clock;
+    reg  [15:0] s2_b$d;
+    wire  [15:0] s2_b$q;
+    reg  s2_b$clock;
+    reg  [15:0] s2_pp$d;
+    wire  [15:0] s2_pp$q;
+    reg  s2_pp$clock;
     reg  [15:0] walk$d;
     wire  [15:0] walk$q;
     reg  walk$clock;
@@ -43030,13 +46048,11 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
     reg  out_port$clock;
     
     // Local signals
-    reg  [15:0] span_m1;
     reg  [15:0] smear1;
     reg  [15:0] smear2;
     reg  [15:0] smear3;
     reg  walk_out_of_range;
     reg  walk_wraps;
-    reg  [15:0] flow_port;
     reg  [15:0] port;
     
     // Sub module instances
@@ -43074,6 +46090,31 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
         .q(s1_masked$q),
         .clock(s1_masked$clock)
     );
+    prnic_top$tx$spray$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
+    );
+    prnic_top$tx$spray$s2_gt s2_gt(
+        .d(s2_gt$d),
+        .q(s2_gt$q),
+        .clock(s2_gt$clock)
+    );
+    prnic_top$tx$spray$s2_a s2_a(
+        .d(s2_a$d),
+        .q(s2_a$q),
+        .clock(s2_a$clock)
+    );
+    prnic_top$tx$spray$s2_b s2_b(
+        .d(s2_b$d),
+        .q(s2_b$q),
+        .clock(s2_b$clock)
+    );
+    prnic_top$tx$spray$s2_pp s2_pp(
+        .d(s2_pp$d),
+        .q(s2_pp$q),
+        .clock(s2_pp$clock)
+    );
     prnic_top$tx$spray$walk walk(
         .d(walk$d),
         .q(walk$q),
@@ -43098,6 +46139,11 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
         cfg_bad_q$clock = clk;
         s1_valid$clock = clk;
         s1_masked$clock = clk;
+        s2_valid$clock = clk;
+        s2_gt$clock = clk;
+        s2_a$clock = clk;
+        s2_b$clock = clk;
+        s2_pp$clock = clk;
         walk$clock = clk;
         out_valid$clock = clk;
         out_port$clock = clk;
@@ -43107,44 +46153,35 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
         cfg_bad_q$d = cfg_bad_q$q;
         s1_valid$d = s1_valid$q;
         s1_masked$d = s1_masked$q;
+        s2_valid$d = s2_valid$q;
+        s2_gt$d = s2_gt$q;
+        s2_a$d = s2_a$q;
+        s2_b$d = s2_b$q;
+        s2_pp$d = s2_pp$q;
         walk$d = walk$q;
         out_valid$d = out_valid$q;
         out_port$d = out_port$q;
-        span_m1 = (cfg_port_max - cfg_port_min);
-        smear1 = (span_m1 | (span_m1 >> 32'h1));
+        cfg_span_m1_q$d = (cfg_port_max - cfg_port_min);
+        cfg_min_minus_span_q$d = ((cfg_port_min << 32'h1) + ~cfg_port_max);
+        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
+        smear1 = (cfg_span_m1_q$q | (cfg_span_m1_q$q >> 32'h1));
         smear2 = (smear1 | (smear1 >> 32'h2));
         smear3 = (smear2 | (smear2 >> 32'h4));
         cfg_mask_q$d = (smear3 | (smear3 >> 32'h8));
-        cfg_span_m1_q$d = span_m1;
-        cfg_min_minus_span_q$d = ((cfg_port_min - span_m1) - 32'h1);
-        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
         flow_hash$key = s_req_flow;
         s1_valid$d = s_req_valid;
         s1_masked$d = (flow_hash$hash & cfg_mask_q$q);
-        if ((s1_masked$q > cfg_span_m1_q$q)) begin
-            flow_port = (s1_masked$q + cfg_min_minus_span_q$q);
-        end
-        else begin
-            flow_port = (s1_masked$q + cfg_port_min);
-        end
+        s2_valid$d = s1_valid$q;
+        s2_gt$d = (s1_masked$q > cfg_span_m1_q$q);
+        s2_a$d = (s1_masked$q + cfg_min_minus_span_q$q);
+        s2_b$d = (s1_masked$q + cfg_port_min);
         walk_out_of_range = ((walk$q < cfg_port_min) | (walk$q > cfg_port_max));
         walk_wraps = (walk$q >= cfg_port_max);
-        if (cfg_bad_q$q) begin
-            port = cfg_port_min;
-        end
-        else if ((cfg_mode == mode_per_packet)) begin
-            if (walk_out_of_range) begin
-                port = cfg_port_min;
-            end
-            else begin
-                port = walk$q;
-            end
-        end
-        else if ((cfg_mode == mode_per_flow)) begin
-            port = flow_port;
+        if (walk_out_of_range) begin
+            s2_pp$d = cfg_port_min;
         end
         else begin
-            port = cfg_port_min;
+            s2_pp$d = walk$q;
         end
         if ((s1_valid$q & (cfg_mode == mode_per_packet))) begin
             if (walk_out_of_range) begin
@@ -43162,13 +46199,31 @@ module prnic_top$tx$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,c
                 walk$d = (walk$q + 32'h1);
             end
         end
-        out_valid$d = s1_valid$q;
+        if (cfg_bad_q$q) begin
+            port = cfg_port_min;
+        end
+        else if ((cfg_mode == mode_per_packet)) begin
+            port = s2_pp$q;
+        end
+        else if ((cfg_mode == mode_per_flow)) begin
+            if (s2_gt$q) begin
+                port = s2_a$q;
+            end
+            else begin
+                port = s2_b$q;
+            end
+        end
+        else begin
+            port = cfg_port_min;
+        end
+        out_valid$d = s2_valid$q;
         out_port$d = port;
         m_port_valid = out_valid$q;
         m_port = out_port$q;
         status_cfg_error = cfg_bad_q$q;
         if (rst) begin
             s1_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
             out_valid$d = 1'b0;
             walk$d = 32'h0;
         end
@@ -43776,6 +46831,101 @@ module prnic_top$tx$spray$s1_valid(d,q,clock);
     end
           
 endmodule // prnic_top$tx$spray$s1_valid
+
+
+module prnic_top$tx$spray$s2_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$spray$s2_a
+
+
+module prnic_top$tx$spray$s2_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$spray$s2_b
+
+
+module prnic_top$tx$spray$s2_gt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$spray$s2_gt
+
+
+module prnic_top$tx$spray$s2_pp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$spray$s2_pp
+
+
+module prnic_top$tx$spray$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$tx$spray$s2_valid
 
 
 module prnic_top$tx$spray$walk(d,q,clock);

@@ -43,6 +43,21 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
     reg  [15:0] s1_masked$d;
     wire  [15:0] s1_masked$q;
     reg  s1_masked$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  s2_gt$d;
+    wire  s2_gt$q;
+    reg  s2_gt$clock;
+    reg  [15:0] s2_a$d;
+    wire  [15:0] s2_a$q;
+    reg  s2_a$clock;
+    reg  [15:0] s2_b$d;
+    wire  [15:0] s2_b$q;
+    reg  s2_b$clock;
+    reg  [15:0] s2_pp$d;
+    wire  [15:0] s2_pp$q;
+    reg  s2_pp$clock;
     reg  [15:0] walk$d;
     wire  [15:0] walk$q;
     reg  walk$clock;
@@ -54,13 +69,11 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
     reg  out_port$clock;
     
     // Local signals
-    reg  [15:0] span_m1;
     reg  [15:0] smear1;
     reg  [15:0] smear2;
     reg  [15:0] smear3;
     reg  walk_out_of_range;
     reg  walk_wraps;
-    reg  [15:0] flow_port;
     reg  [15:0] port;
     
     // Sub module instances
@@ -98,6 +111,31 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
         .q(s1_masked$q),
         .clock(s1_masked$clock)
     );
+    sprayer$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
+    );
+    sprayer$s2_gt s2_gt(
+        .d(s2_gt$d),
+        .q(s2_gt$q),
+        .clock(s2_gt$clock)
+    );
+    sprayer$s2_a s2_a(
+        .d(s2_a$d),
+        .q(s2_a$q),
+        .clock(s2_a$clock)
+    );
+    sprayer$s2_b s2_b(
+        .d(s2_b$d),
+        .q(s2_b$q),
+        .clock(s2_b$clock)
+    );
+    sprayer$s2_pp s2_pp(
+        .d(s2_pp$d),
+        .q(s2_pp$q),
+        .clock(s2_pp$clock)
+    );
     sprayer$walk walk(
         .d(walk$d),
         .q(walk$q),
@@ -122,6 +160,11 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
         cfg_bad_q$clock = clk;
         s1_valid$clock = clk;
         s1_masked$clock = clk;
+        s2_valid$clock = clk;
+        s2_gt$clock = clk;
+        s2_a$clock = clk;
+        s2_b$clock = clk;
+        s2_pp$clock = clk;
         walk$clock = clk;
         out_valid$clock = clk;
         out_port$clock = clk;
@@ -131,44 +174,35 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
         cfg_bad_q$d = cfg_bad_q$q;
         s1_valid$d = s1_valid$q;
         s1_masked$d = s1_masked$q;
+        s2_valid$d = s2_valid$q;
+        s2_gt$d = s2_gt$q;
+        s2_a$d = s2_a$q;
+        s2_b$d = s2_b$q;
+        s2_pp$d = s2_pp$q;
         walk$d = walk$q;
         out_valid$d = out_valid$q;
         out_port$d = out_port$q;
-        span_m1 = (cfg_port_max - cfg_port_min);
-        smear1 = (span_m1 | (span_m1 >> 32'h1));
+        cfg_span_m1_q$d = (cfg_port_max - cfg_port_min);
+        cfg_min_minus_span_q$d = ((cfg_port_min << 32'h1) + ~cfg_port_max);
+        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
+        smear1 = (cfg_span_m1_q$q | (cfg_span_m1_q$q >> 32'h1));
         smear2 = (smear1 | (smear1 >> 32'h2));
         smear3 = (smear2 | (smear2 >> 32'h4));
         cfg_mask_q$d = (smear3 | (smear3 >> 32'h8));
-        cfg_span_m1_q$d = span_m1;
-        cfg_min_minus_span_q$d = ((cfg_port_min - span_m1) - 32'h1);
-        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
         flow_hash$key = s_req_flow;
         s1_valid$d = s_req_valid;
         s1_masked$d = (flow_hash$hash & cfg_mask_q$q);
-        if ((s1_masked$q > cfg_span_m1_q$q)) begin
-            flow_port = (s1_masked$q + cfg_min_minus_span_q$q);
-        end
-        else begin
-            flow_port = (s1_masked$q + cfg_port_min);
-        end
+        s2_valid$d = s1_valid$q;
+        s2_gt$d = (s1_masked$q > cfg_span_m1_q$q);
+        s2_a$d = (s1_masked$q + cfg_min_minus_span_q$q);
+        s2_b$d = (s1_masked$q + cfg_port_min);
         walk_out_of_range = ((walk$q < cfg_port_min) | (walk$q > cfg_port_max));
         walk_wraps = (walk$q >= cfg_port_max);
-        if (cfg_bad_q$q) begin
-            port = cfg_port_min;
-        end
-        else if ((cfg_mode == mode_per_packet)) begin
-            if (walk_out_of_range) begin
-                port = cfg_port_min;
-            end
-            else begin
-                port = walk$q;
-            end
-        end
-        else if ((cfg_mode == mode_per_flow)) begin
-            port = flow_port;
+        if (walk_out_of_range) begin
+            s2_pp$d = cfg_port_min;
         end
         else begin
-            port = cfg_port_min;
+            s2_pp$d = walk$q;
         end
         if ((s1_valid$q & (cfg_mode == mode_per_packet))) begin
             if (walk_out_of_range) begin
@@ -186,13 +220,31 @@ module sprayer(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max
                 walk$d = (walk$q + 32'h1);
             end
         end
-        out_valid$d = s1_valid$q;
+        if (cfg_bad_q$q) begin
+            port = cfg_port_min;
+        end
+        else if ((cfg_mode == mode_per_packet)) begin
+            port = s2_pp$q;
+        end
+        else if ((cfg_mode == mode_per_flow)) begin
+            if (s2_gt$q) begin
+                port = s2_a$q;
+            end
+            else begin
+                port = s2_b$q;
+            end
+        end
+        else begin
+            port = cfg_port_min;
+        end
+        out_valid$d = s2_valid$q;
         out_port$d = port;
         m_port_valid = out_valid$q;
         m_port = out_port$q;
         status_cfg_error = cfg_bad_q$q;
         if (rst) begin
             s1_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
             out_valid$d = 1'b0;
             walk$d = 32'h0;
         end
@@ -800,6 +852,101 @@ module sprayer$s1_valid(d,q,clock);
     end
           
 endmodule // sprayer$s1_valid
+
+
+module sprayer$s2_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // sprayer$s2_a
+
+
+module sprayer$s2_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // sprayer$s2_b
+
+
+module sprayer$s2_gt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // sprayer$s2_gt
+
+
+module sprayer$s2_pp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // sprayer$s2_pp
+
+
+module sprayer$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // sprayer$s2_valid
 
 
 module sprayer$walk(d,q,clock);

@@ -47,17 +47,21 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     
     // Constant declarations
     localparam  c_max_frame = 16'h109a;
-    localparam  c_max_beats = 16'h22;
+    localparam  c_max_beats_m1 = 16'h21;
     localparam  c_min_frame = 16'h36;
-    localparam  c_k_m1 = 16'h7f;
-    localparam  c_k = 16'h80;
-    localparam  c_s = 16'h4e;
+    localparam  c_s16 = 16'h4e;
+    localparam  c_s8 = 8'h4e;
+    localparam  c_ks8 = 8'hce;
     localparam  c_s_shift = 16'h270;
-    localparam  c_desc_depth = 8'h10;
+    localparam  c_desc_one = 16'h1;
+    localparam  c_desc_top = 16'h8000;
+    localparam  c_hdr_one = 16'h1;
+    localparam  c_hdr_top = 16'h8000;
     localparam  c_hdr_fixed = 400'h8004500000000004000001100000000000000000000000012b5000000000800000000000000;
     localparam  c_mark_clear = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
     localparam  c_mark_set = 1024'h300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     localparam  c_ones = 128'hffffffffffffffffffffffffffffffff;
+    localparam  c_low400 = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
     
     // Stub signals
     reg  [511:0] in_swap$data_in;
@@ -88,9 +92,9 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  desc_fifo$clk;
     reg  desc_fifo$rst;
     reg  desc_fifo$s_valid;
-    reg  [63:0] desc_fifo$s_data;
+    reg  [57:0] desc_fifo$s_data;
     wire  desc_fifo$m_valid;
-    wire  [63:0] desc_fifo$m_data;
+    wire  [57:0] desc_fifo$m_data;
     reg  desc_fifo$m_pop;
     wire  desc_fifo$full;
     wire  desc_fifo$status_overflow;
@@ -112,140 +116,326 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  port_fifo$m_pop;
     wire  port_fifo$full;
     wire  port_fifo$status_overflow;
-    reg  in_mid$d;
-    wire  in_mid$q;
-    reg  in_mid$clock;
-    reg  [15:0] in_bytes$d;
-    wire  [15:0] in_bytes$q;
-    reg  in_bytes$clock;
-    reg  [15:0] in_beats$d;
-    wire  [15:0] in_beats$q;
-    reg  in_beats$clock;
-    reg  in_overrun$d;
-    wire  in_overrun$q;
-    reg  in_overrun$clock;
-    reg  in_err_keep$d;
-    wire  in_err_keep$q;
-    reg  in_err_keep$clock;
-    reg  in_not_ipv4$d;
-    wire  in_not_ipv4$q;
-    reg  in_not_ipv4$clock;
-    reg  in_markable$d;
-    wire  in_markable$q;
-    reg  in_markable$clock;
-    reg  [1:0] in_ecn$d;
-    wire  [1:0] in_ecn$q;
-    reg  in_ecn$clock;
-    reg  [7:0] flight$d;
-    wire  [7:0] flight$q;
-    reg  flight$clock;
-    reg  spray_req$d;
-    wire  spray_req$q;
-    reg  spray_req$clock;
-    reg  [47:0] spray_flow$d;
-    wire  [47:0] spray_flow$q;
-    reg  spray_flow$clock;
-    reg  [47:0] q_mac0$d;
-    wire  [47:0] q_mac0$q;
-    reg  q_mac0$clock;
-    reg  [47:0] q_mac1$d;
-    wire  [47:0] q_mac1$q;
-    reg  q_mac1$clock;
-    reg  [31:0] q_ip0$d;
-    wire  [31:0] q_ip0$q;
-    reg  q_ip0$clock;
-    reg  [31:0] q_ip1$d;
-    wire  [31:0] q_ip1$q;
-    reg  q_ip1$clock;
-    reg  [7:0] q_ttl$d;
-    wire  [7:0] q_ttl$q;
-    reg  q_ttl$clock;
-    reg  [5:0] q_dscp$d;
-    wire  [5:0] q_dscp$q;
-    reg  q_dscp$clock;
-    reg  p1_valid$d;
-    wire  p1_valid$q;
-    reg  p1_valid$clock;
-    reg  [63:0] p1_desc$d;
-    wire  [63:0] p1_desc$q;
-    reg  p1_desc$clock;
-    reg  p1_hit$d;
-    wire  p1_hit$q;
-    reg  p1_hit$clock;
-    reg  [111:0] p1_value$d;
-    wire  [111:0] p1_value$q;
-    reg  p1_value$clock;
-    reg  [15:0] p1_port$d;
-    wire  [15:0] p1_port$q;
-    reg  p1_port$clock;
+    reg  hdr_fifo$clk;
+    reg  hdr_fifo$rst;
+    reg  hdr_fifo$s_valid;
+    reg  [424:0] hdr_fifo$s_data;
+    wire  hdr_fifo$m_valid;
+    wire  [424:0] hdr_fifo$m_data;
+    reg  hdr_fifo$m_pop;
+    wire  hdr_fifo$full;
+    wire  hdr_fifo$status_overflow;
+    reg  [47:0] q1_mac0$d;
+    wire  [47:0] q1_mac0$q;
+    reg  q1_mac0$clock;
+    reg  [47:0] q1_mac1$d;
+    wire  [47:0] q1_mac1$q;
+    reg  q1_mac1$clock;
+    reg  [31:0] q1_ip0$d;
+    wire  [31:0] q1_ip0$q;
+    reg  q1_ip0$clock;
+    reg  [31:0] q1_ip1$d;
+    wire  [31:0] q1_ip1$q;
+    reg  q1_ip1$clock;
+    reg  [7:0] q1_ttl$d;
+    wire  [7:0] q1_ttl$q;
+    reg  q1_ttl$clock;
+    reg  [5:0] q1_dscp$d;
+    wire  [5:0] q1_dscp$q;
+    reg  q1_dscp$clock;
+    reg  [47:0] q2_mac0$d;
+    wire  [47:0] q2_mac0$q;
+    reg  q2_mac0$clock;
+    reg  [47:0] q2_mac1$d;
+    wire  [47:0] q2_mac1$q;
+    reg  q2_mac1$clock;
+    reg  [31:0] q2_ip0$d;
+    wire  [31:0] q2_ip0$q;
+    reg  q2_ip0$clock;
+    reg  [31:0] q2_ip1$d;
+    wire  [31:0] q2_ip1$q;
+    reg  q2_ip1$clock;
+    reg  [7:0] q2_ttl$d;
+    wire  [7:0] q2_ttl$q;
+    reg  q2_ttl$clock;
+    reg  [5:0] q2_dscp$d;
+    wire  [5:0] q2_dscp$q;
+    reg  q2_dscp$clock;
+    reg  [47:0] q3_mac0$d;
+    wire  [47:0] q3_mac0$q;
+    reg  q3_mac0$clock;
+    reg  [47:0] q3_mac1$d;
+    wire  [47:0] q3_mac1$q;
+    reg  q3_mac1$clock;
+    reg  [31:0] q3_ip0$d;
+    wire  [31:0] q3_ip0$q;
+    reg  q3_ip0$clock;
+    reg  [31:0] q3_ip1$d;
+    wire  [31:0] q3_ip1$q;
+    reg  q3_ip1$clock;
+    reg  [7:0] q3_ttl$d;
+    wire  [7:0] q3_ttl$q;
+    reg  q3_ttl$clock;
+    reg  [5:0] q3_dscp$d;
+    wire  [5:0] q3_dscp$q;
+    reg  q3_dscp$clock;
+    reg  [19:0] cs_ip0$d;
+    wire  [19:0] cs_ip0$q;
+    reg  cs_ip0$clock;
+    reg  [19:0] cs_ip1$d;
+    wire  [19:0] cs_ip1$q;
+    reg  cs_ip1$clock;
+    reg  [19:0] cs_td$d;
+    wire  [19:0] cs_td$q;
+    reg  cs_td$clock;
     reg  [19:0] cfg_sum0$d;
     wire  [19:0] cfg_sum0$q;
     reg  cfg_sum0$clock;
     reg  [19:0] cfg_sum1$d;
     wire  [19:0] cfg_sum1$q;
     reg  cfg_sum1$clock;
-    reg  p2_valid$d;
-    wire  p2_valid$q;
-    reg  p2_valid$clock;
-    reg  [399:0] p2_hdr$d;
-    wire  [399:0] p2_hdr$q;
-    reg  p2_hdr$clock;
-    reg  [19:0] p2_sum$d;
-    wire  [19:0] p2_sum$q;
-    reg  p2_sum$clock;
-    reg  p2_drop$d;
-    wire  p2_drop$q;
-    reg  p2_drop$clock;
-    reg  [2:0] p2_reason$d;
-    wire  [2:0] p2_reason$q;
-    reg  p2_reason$clock;
-    reg  [15:0] p2_last_idx$d;
-    wire  [15:0] p2_last_idx$q;
-    reg  p2_last_idx$clock;
-    reg  p2_extra$d;
-    wire  p2_extra$q;
-    reg  p2_extra$clock;
-    reg  [127:0] p2_keep$d;
-    wire  [127:0] p2_keep$q;
-    reg  p2_keep$clock;
-    reg  p2_dest$d;
-    wire  p2_dest$q;
-    reg  p2_dest$clock;
-    reg  p2_mark$d;
-    wire  p2_mark$q;
-    reg  p2_mark$clock;
+    reg  q_bth_mark$d;
+    wire  q_bth_mark$q;
+    reg  q_bth_mark$clock;
+    reg  [1:0] q_spray_mode$d;
+    wire  [1:0] q_spray_mode$q;
+    reg  q_spray_mode$clock;
+    reg  [15:0] q_spray_min$d;
+    wire  [15:0] q_spray_min$q;
+    reg  q_spray_min$clock;
+    reg  [15:0] q_spray_max$d;
+    wire  [15:0] q_spray_max$q;
+    reg  q_spray_max$clock;
+    reg  in_mid$d;
+    wire  in_mid$q;
+    reg  in_mid$clock;
+    reg  [15:0] in_beats$d;
+    wire  [15:0] in_beats$q;
+    reg  in_beats$clock;
+    reg  in_nostore$d;
+    wire  in_nostore$q;
+    reg  in_nostore$clock;
+    reg  [15:0] flight$d;
+    wire  [15:0] flight$q;
+    reg  flight$clock;
+    reg  lk_valid$d;
+    wire  lk_valid$q;
+    reg  lk_valid$clock;
+    reg  [55:0] lk_key$d;
+    wire  [55:0] lk_key$q;
+    reg  lk_key$clock;
+    reg  spray_req$d;
+    wire  spray_req$q;
+    reg  spray_req$clock;
+    reg  [47:0] spray_flow$d;
+    wire  [47:0] spray_flow$q;
+    reg  spray_flow$clock;
+    reg  i1_valid$d;
+    wire  i1_valid$q;
+    reg  i1_valid$clock;
+    reg  i1_first$d;
+    wire  i1_first$q;
+    reg  i1_first$clock;
+    reg  i1_last$d;
+    wire  i1_last$q;
+    reg  i1_last$clock;
+    reg  i1_stored$d;
+    wire  i1_stored$q;
+    reg  i1_stored$clock;
+    reg  [7:0] i1_beats$d;
+    wire  [7:0] i1_beats$q;
+    reg  i1_beats$clock;
+    reg  [127:0] i1_keep$d;
+    wire  [127:0] i1_keep$q;
+    reg  i1_keep$clock;
+    reg  [15:0] i1_etype$d;
+    wire  [15:0] i1_etype$q;
+    reg  i1_etype$clock;
+    reg  [7:0] i1_vihl$d;
+    wire  [7:0] i1_vihl$q;
+    reg  i1_vihl$clock;
+    reg  [7:0] i1_proto$d;
+    wire  [7:0] i1_proto$q;
+    reg  i1_proto$clock;
+    reg  [15:0] i1_dport$d;
+    wire  [15:0] i1_dport$q;
+    reg  i1_dport$clock;
+    reg  [1:0] i1_ecn$d;
+    wire  [1:0] i1_ecn$q;
+    reg  i1_ecn$clock;
+    reg  i2_valid$d;
+    wire  i2_valid$q;
+    reg  i2_valid$clock;
+    reg  i2_first$d;
+    wire  i2_first$q;
+    reg  i2_first$clock;
+    reg  i2_last$d;
+    wire  i2_last$q;
+    reg  i2_last$clock;
+    reg  i2_stored$d;
+    wire  i2_stored$q;
+    reg  i2_stored$clock;
+    reg  [15:0] i2_count$d;
+    wire  [15:0] i2_count$q;
+    reg  i2_count$clock;
+    reg  i2_keep_ok$d;
+    wire  i2_keep_ok$q;
+    reg  i2_keep_ok$clock;
+    reg  [7:0] i2_last_idx$d;
+    wire  [7:0] i2_last_idx$q;
+    reg  i2_last_idx$clock;
+    reg  i2_not_ipv4$d;
+    wire  i2_not_ipv4$q;
+    reg  i2_not_ipv4$clock;
+    reg  i2_markable$d;
+    wire  i2_markable$q;
+    reg  i2_markable$clock;
+    reg  [1:0] i2_ecn$d;
+    wire  [1:0] i2_ecn$q;
+    reg  i2_ecn$clock;
+    reg  [15:0] acc_bytes$d;
+    wire  [15:0] acc_bytes$q;
+    reg  acc_bytes$clock;
+    reg  acc_err_keep$d;
+    wire  acc_err_keep$q;
+    reg  acc_err_keep$clock;
+    reg  acc_overrun$d;
+    wire  acc_overrun$q;
+    reg  acc_overrun$clock;
+    reg  acc_not_ipv4$d;
+    wire  acc_not_ipv4$q;
+    reg  acc_not_ipv4$clock;
+    reg  acc_markable$d;
+    wire  acc_markable$q;
+    reg  acc_markable$clock;
+    reg  [1:0] acc_ecn$d;
+    wire  [1:0] acc_ecn$q;
+    reg  acc_ecn$clock;
+    reg  i3_valid$d;
+    wire  i3_valid$q;
+    reg  i3_valid$clock;
+    reg  [15:0] i3_total$d;
+    wire  [15:0] i3_total$q;
+    reg  i3_total$clock;
+    reg  i3_err_keep$d;
+    wire  i3_err_keep$q;
+    reg  i3_err_keep$clock;
+    reg  i3_overrun$d;
+    wire  i3_overrun$q;
+    reg  i3_overrun$clock;
+    reg  i3_not_ipv4$d;
+    wire  i3_not_ipv4$q;
+    reg  i3_not_ipv4$clock;
+    reg  i3_markable$d;
+    wire  i3_markable$q;
+    reg  i3_markable$clock;
+    reg  [1:0] i3_ecn$d;
+    wire  [1:0] i3_ecn$q;
+    reg  i3_ecn$clock;
+    reg  [7:0] i3_count$d;
+    wire  [7:0] i3_count$q;
+    reg  i3_count$clock;
+    reg  i3_extra$d;
+    wire  i3_extra$q;
+    reg  i3_extra$clock;
+    reg  [7:0] i3_last_idx$d;
+    wire  [7:0] i3_last_idx$q;
+    reg  i3_last_idx$clock;
+    reg  i4_valid$d;
+    wire  i4_valid$q;
+    reg  i4_valid$clock;
+    reg  [57:0] i4_desc$d;
+    wire  [57:0] i4_desc$q;
+    reg  i4_desc$clock;
+    reg  [15:0] h_used$d;
+    wire  [15:0] h_used$q;
+    reg  h_used$clock;
+    reg  h1_valid$d;
+    wire  h1_valid$q;
+    reg  h1_valid$clock;
+    reg  [57:0] h1_desc$d;
+    wire  [57:0] h1_desc$q;
+    reg  h1_desc$clock;
+    reg  [112:0] h1_result_partly_unused$d;
+    wire  [112:0] h1_result_partly_unused$q;
+    reg  h1_result_partly_unused$clock;
+    reg  [15:0] h1_port$d;
+    wire  [15:0] h1_port$q;
+    reg  h1_port$clock;
+    reg  h2_valid$d;
+    wire  h2_valid$q;
+    reg  h2_valid$clock;
+    reg  [399:0] h2_hdr$d;
+    wire  [399:0] h2_hdr$q;
+    reg  h2_hdr$clock;
+    reg  [19:0] h2_sum_dst$d;
+    wire  [19:0] h2_sum_dst$q;
+    reg  h2_sum_dst$clock;
+    reg  [19:0] h2_sum_rest$d;
+    wire  [19:0] h2_sum_rest$q;
+    reg  h2_sum_rest$clock;
+    reg  [24:0] h2_flags$d;
+    wire  [24:0] h2_flags$q;
+    reg  h2_flags$clock;
+    reg  h3_valid$d;
+    wire  h3_valid$q;
+    reg  h3_valid$clock;
+    reg  [399:0] h3_hdr$d;
+    wire  [399:0] h3_hdr$q;
+    reg  h3_hdr$clock;
+    reg  [19:0] h3_sum$d;
+    wire  [19:0] h3_sum$q;
+    reg  h3_sum$clock;
+    reg  [24:0] h3_flags$d;
+    wire  [24:0] h3_flags$q;
+    reg  h3_flags$clock;
+    reg  h4_valid$d;
+    wire  h4_valid$q;
+    reg  h4_valid$clock;
+    reg  [424:0] h4_entry$d;
+    wire  [424:0] h4_entry$q;
+    reg  h4_entry$clock;
     reg  cur_valid$d;
     wire  cur_valid$q;
     reg  cur_valid$clock;
-    reg  [399:0] cur_hdr$d;
-    wire  [399:0] cur_hdr$q;
-    reg  cur_hdr$clock;
+    reg  cur_mid$d;
+    wire  cur_mid$q;
+    reg  cur_mid$clock;
     reg  cur_drop$d;
     wire  cur_drop$q;
     reg  cur_drop$clock;
-    reg  [15:0] cur_last_idx$d;
-    wire  [15:0] cur_last_idx$q;
-    reg  cur_last_idx$clock;
     reg  cur_extra$d;
     wire  cur_extra$q;
     reg  cur_extra$clock;
-    reg  [127:0] cur_keep$d;
-    wire  [127:0] cur_keep$q;
-    reg  cur_keep$clock;
+    reg  [7:0] cur_kshift$d;
+    wire  [7:0] cur_kshift$q;
+    reg  cur_kshift$clock;
+    reg  [127:0] cur_okeep$d;
+    wire  [127:0] cur_okeep$q;
+    reg  cur_okeep$clock;
     reg  cur_dest$d;
     wire  cur_dest$q;
     reg  cur_dest$clock;
     reg  cur_mark$d;
     wire  cur_mark$q;
     reg  cur_mark$clock;
-    reg  [15:0] cur_idx$d;
-    wire  [15:0] cur_idx$q;
-    reg  cur_idx$clock;
+    reg  [7:0] cur_rem$d;
+    wire  [7:0] cur_rem$q;
+    reg  cur_rem$clock;
+    reg  cur_last_in$d;
+    wire  cur_last_in$q;
+    reg  cur_last_in$clock;
+    reg  cur_first$d;
+    wire  cur_first$q;
+    reg  cur_first$clock;
     reg  cur_in_extra$d;
     wire  cur_in_extra$q;
     reg  cur_in_extra$clock;
-    reg  [1023:0] carry$d;
-    wire  [1023:0] carry$q;
+    reg  cur_final$d;
+    wire  cur_final$q;
+    reg  cur_final$clock;
+    reg  [399:0] carry$d;
+    wire  [399:0] carry$q;
     reg  carry$clock;
     reg  out_valid$d;
     wire  out_valid$q;
@@ -262,6 +452,27 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  out_dest$d;
     wire  out_dest$q;
     reg  out_dest$clock;
+    reg  out_zero_hi$d;
+    wire  out_zero_hi$q;
+    reg  out_zero_hi$clock;
+    reg  ev_frames$d;
+    wire  ev_frames$q;
+    reg  ev_frames$clock;
+    reg  ev_too_long$d;
+    wire  ev_too_long$q;
+    reg  ev_too_long$clock;
+    reg  ev_bad_keep$d;
+    wire  ev_bad_keep$q;
+    reg  ev_bad_keep$clock;
+    reg  ev_short$d;
+    wire  ev_short$q;
+    reg  ev_short$clock;
+    reg  ev_not_ipv4$d;
+    wire  ev_not_ipv4$q;
+    reg  ev_not_ipv4$clock;
+    reg  ev_miss$d;
+    wire  ev_miss$q;
+    reg  ev_miss$clock;
     reg  [31:0] cnt_frames$d;
     wire  [31:0] cnt_frames$q;
     reg  cnt_frames$clock;
@@ -282,30 +493,33 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  cnt_miss$clock;
     
     // Local signals
+    reg  flight_block;
     reg  ready;
     reg  in_fire;
     reg  first_fire;
-    reg  storing;
-    reg  fr_overrun;
+    reg  [511:0] hb_partly_unused;
     reg  [127:0] keep_gap;
     reg  keep_ok;
+    reg  [15:0] acc_base;
     reg  [15:0] total;
-    reg  [15:0] beats_total;
-    reg  [511:0] hb_partly_unused;
-    reg  unused_full;
-    reg  first_not_ipv4;
-    reg  first_markable;
+    reg  fr_err_keep;
+    reg  fr_overrun;
     reg  fr_not_ipv4;
     reg  fr_markable;
     reg  [1:0] fr_ecn;
-    reg  fr_err_keep;
-    reg  [2:0] fr_reason;
-    reg  pop3;
-    reg  p1_move;
-    reg  p1_free;
-    reg  [2:0] d_reason;
+    reg  fr_over_max;
+    reg  fr_short;
+    reg  [7:0] fr_keep_base;
+    reg  [7:0] fr_keep_shift;
+    reg  [16:0] fr_bytes_ecn;
+    reg  issue;
+    reg  h_block;
+    reg  [3:0] d_flags;
+    reg  d_too_long;
     reg  [15:0] d_bytes;
-    reg  [15:0] d_beats;
+    reg  [7:0] d_last_idx;
+    reg  d_extra;
+    reg  d_hit;
     reg  d_drop;
     reg  [2:0] d_reason_final;
     reg  d_egress;
@@ -316,24 +530,22 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  [15:0] d_ip_len;
     reg  [15:0] d_udp_len;
     reg  [19:0] d_cfg_sum;
-    reg  [19:0] d_sum;
     reg  [399:0] d_hdr_be;
-    reg  [15:0] d_last_low;
-    reg  [15:0] d_last_in;
-    reg  d_extra;
-    reg  [15:0] d_out_last;
-    reg  [127:0] d_keep;
-    reg  take;
-    reg  [19:0] t_fold1;
-    reg  [15:0] t_fold2;
+    reg  [16:0] t_fold0;
+    reg  [15:0] t_fold1;
     reg  [15:0] t_csum;
-    reg  need_data;
-    reg  at_last_in;
-    reg  final_beat;
-    reg  out_free;
+    reg  take;
+    reg  take_c;
     reg  adv;
+    reg  out_free;
+    reg  [424:0] hm;
+    reg  data_pop;
+    reg  rem_is_one;
+    reg  [127:0] keep_mask;
+    reg  [127:0] final_mask;
     reg  [1023:0] b_mod;
     reg  [1023:0] shifted;
+    reg  unused_full;
     
     // Sub module instances
     tx_encap$in_swap in_swap(
@@ -404,115 +616,121 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .full(port_fifo$full),
         .status_overflow(port_fifo$status_overflow)
     );
-    tx_encap$in_mid in_mid(
-        .d(in_mid$d),
-        .q(in_mid$q),
-        .clock(in_mid$clock)
+    tx_encap$hdr_fifo hdr_fifo(
+        .clk(hdr_fifo$clk),
+        .rst(hdr_fifo$rst),
+        .s_valid(hdr_fifo$s_valid),
+        .s_data(hdr_fifo$s_data),
+        .m_valid(hdr_fifo$m_valid),
+        .m_data(hdr_fifo$m_data),
+        .m_pop(hdr_fifo$m_pop),
+        .full(hdr_fifo$full),
+        .status_overflow(hdr_fifo$status_overflow)
     );
-    tx_encap$in_bytes in_bytes(
-        .d(in_bytes$d),
-        .q(in_bytes$q),
-        .clock(in_bytes$clock)
+    tx_encap$q1_mac0 q1_mac0(
+        .d(q1_mac0$d),
+        .q(q1_mac0$q),
+        .clock(q1_mac0$clock)
     );
-    tx_encap$in_beats in_beats(
-        .d(in_beats$d),
-        .q(in_beats$q),
-        .clock(in_beats$clock)
+    tx_encap$q1_mac1 q1_mac1(
+        .d(q1_mac1$d),
+        .q(q1_mac1$q),
+        .clock(q1_mac1$clock)
     );
-    tx_encap$in_overrun in_overrun(
-        .d(in_overrun$d),
-        .q(in_overrun$q),
-        .clock(in_overrun$clock)
+    tx_encap$q1_ip0 q1_ip0(
+        .d(q1_ip0$d),
+        .q(q1_ip0$q),
+        .clock(q1_ip0$clock)
     );
-    tx_encap$in_err_keep in_err_keep(
-        .d(in_err_keep$d),
-        .q(in_err_keep$q),
-        .clock(in_err_keep$clock)
+    tx_encap$q1_ip1 q1_ip1(
+        .d(q1_ip1$d),
+        .q(q1_ip1$q),
+        .clock(q1_ip1$clock)
     );
-    tx_encap$in_not_ipv4 in_not_ipv4(
-        .d(in_not_ipv4$d),
-        .q(in_not_ipv4$q),
-        .clock(in_not_ipv4$clock)
+    tx_encap$q1_ttl q1_ttl(
+        .d(q1_ttl$d),
+        .q(q1_ttl$q),
+        .clock(q1_ttl$clock)
     );
-    tx_encap$in_markable in_markable(
-        .d(in_markable$d),
-        .q(in_markable$q),
-        .clock(in_markable$clock)
+    tx_encap$q1_dscp q1_dscp(
+        .d(q1_dscp$d),
+        .q(q1_dscp$q),
+        .clock(q1_dscp$clock)
     );
-    tx_encap$in_ecn in_ecn(
-        .d(in_ecn$d),
-        .q(in_ecn$q),
-        .clock(in_ecn$clock)
+    tx_encap$q2_mac0 q2_mac0(
+        .d(q2_mac0$d),
+        .q(q2_mac0$q),
+        .clock(q2_mac0$clock)
     );
-    tx_encap$flight flight(
-        .d(flight$d),
-        .q(flight$q),
-        .clock(flight$clock)
+    tx_encap$q2_mac1 q2_mac1(
+        .d(q2_mac1$d),
+        .q(q2_mac1$q),
+        .clock(q2_mac1$clock)
     );
-    tx_encap$spray_req spray_req(
-        .d(spray_req$d),
-        .q(spray_req$q),
-        .clock(spray_req$clock)
+    tx_encap$q2_ip0 q2_ip0(
+        .d(q2_ip0$d),
+        .q(q2_ip0$q),
+        .clock(q2_ip0$clock)
     );
-    tx_encap$spray_flow spray_flow(
-        .d(spray_flow$d),
-        .q(spray_flow$q),
-        .clock(spray_flow$clock)
+    tx_encap$q2_ip1 q2_ip1(
+        .d(q2_ip1$d),
+        .q(q2_ip1$q),
+        .clock(q2_ip1$clock)
     );
-    tx_encap$q_mac0 q_mac0(
-        .d(q_mac0$d),
-        .q(q_mac0$q),
-        .clock(q_mac0$clock)
+    tx_encap$q2_ttl q2_ttl(
+        .d(q2_ttl$d),
+        .q(q2_ttl$q),
+        .clock(q2_ttl$clock)
     );
-    tx_encap$q_mac1 q_mac1(
-        .d(q_mac1$d),
-        .q(q_mac1$q),
-        .clock(q_mac1$clock)
+    tx_encap$q2_dscp q2_dscp(
+        .d(q2_dscp$d),
+        .q(q2_dscp$q),
+        .clock(q2_dscp$clock)
     );
-    tx_encap$q_ip0 q_ip0(
-        .d(q_ip0$d),
-        .q(q_ip0$q),
-        .clock(q_ip0$clock)
+    tx_encap$q3_mac0 q3_mac0(
+        .d(q3_mac0$d),
+        .q(q3_mac0$q),
+        .clock(q3_mac0$clock)
     );
-    tx_encap$q_ip1 q_ip1(
-        .d(q_ip1$d),
-        .q(q_ip1$q),
-        .clock(q_ip1$clock)
+    tx_encap$q3_mac1 q3_mac1(
+        .d(q3_mac1$d),
+        .q(q3_mac1$q),
+        .clock(q3_mac1$clock)
     );
-    tx_encap$q_ttl q_ttl(
-        .d(q_ttl$d),
-        .q(q_ttl$q),
-        .clock(q_ttl$clock)
+    tx_encap$q3_ip0 q3_ip0(
+        .d(q3_ip0$d),
+        .q(q3_ip0$q),
+        .clock(q3_ip0$clock)
     );
-    tx_encap$q_dscp q_dscp(
-        .d(q_dscp$d),
-        .q(q_dscp$q),
-        .clock(q_dscp$clock)
+    tx_encap$q3_ip1 q3_ip1(
+        .d(q3_ip1$d),
+        .q(q3_ip1$q),
+        .clock(q3_ip1$clock)
     );
-    tx_encap$p1_valid p1_valid(
-        .d(p1_valid$d),
-        .q(p1_valid$q),
-        .clock(p1_valid$clock)
+    tx_encap$q3_ttl q3_ttl(
+        .d(q3_ttl$d),
+        .q(q3_ttl$q),
+        .clock(q3_ttl$clock)
     );
-    tx_encap$p1_desc p1_desc(
-        .d(p1_desc$d),
-        .q(p1_desc$q),
-        .clock(p1_desc$clock)
+    tx_encap$q3_dscp q3_dscp(
+        .d(q3_dscp$d),
+        .q(q3_dscp$q),
+        .clock(q3_dscp$clock)
     );
-    tx_encap$p1_hit p1_hit(
-        .d(p1_hit$d),
-        .q(p1_hit$q),
-        .clock(p1_hit$clock)
+    tx_encap$cs_ip0 cs_ip0(
+        .d(cs_ip0$d),
+        .q(cs_ip0$q),
+        .clock(cs_ip0$clock)
     );
-    tx_encap$p1_value p1_value(
-        .d(p1_value$d),
-        .q(p1_value$q),
-        .clock(p1_value$clock)
+    tx_encap$cs_ip1 cs_ip1(
+        .d(cs_ip1$d),
+        .q(cs_ip1$q),
+        .clock(cs_ip1$clock)
     );
-    tx_encap$p1_port p1_port(
-        .d(p1_port$d),
-        .q(p1_port$q),
-        .clock(p1_port$clock)
+    tx_encap$cs_td cs_td(
+        .d(cs_td$d),
+        .q(cs_td$q),
+        .clock(cs_td$clock)
     );
     tx_encap$cfg_sum0 cfg_sum0(
         .d(cfg_sum0$d),
@@ -524,85 +742,370 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .q(cfg_sum1$q),
         .clock(cfg_sum1$clock)
     );
-    tx_encap$p2_valid p2_valid(
-        .d(p2_valid$d),
-        .q(p2_valid$q),
-        .clock(p2_valid$clock)
+    tx_encap$q_bth_mark q_bth_mark(
+        .d(q_bth_mark$d),
+        .q(q_bth_mark$q),
+        .clock(q_bth_mark$clock)
     );
-    tx_encap$p2_hdr p2_hdr(
-        .d(p2_hdr$d),
-        .q(p2_hdr$q),
-        .clock(p2_hdr$clock)
+    tx_encap$q_spray_mode q_spray_mode(
+        .d(q_spray_mode$d),
+        .q(q_spray_mode$q),
+        .clock(q_spray_mode$clock)
     );
-    tx_encap$p2_sum p2_sum(
-        .d(p2_sum$d),
-        .q(p2_sum$q),
-        .clock(p2_sum$clock)
+    tx_encap$q_spray_min q_spray_min(
+        .d(q_spray_min$d),
+        .q(q_spray_min$q),
+        .clock(q_spray_min$clock)
     );
-    tx_encap$p2_drop p2_drop(
-        .d(p2_drop$d),
-        .q(p2_drop$q),
-        .clock(p2_drop$clock)
+    tx_encap$q_spray_max q_spray_max(
+        .d(q_spray_max$d),
+        .q(q_spray_max$q),
+        .clock(q_spray_max$clock)
     );
-    tx_encap$p2_reason p2_reason(
-        .d(p2_reason$d),
-        .q(p2_reason$q),
-        .clock(p2_reason$clock)
+    tx_encap$in_mid in_mid(
+        .d(in_mid$d),
+        .q(in_mid$q),
+        .clock(in_mid$clock)
     );
-    tx_encap$p2_last_idx p2_last_idx(
-        .d(p2_last_idx$d),
-        .q(p2_last_idx$q),
-        .clock(p2_last_idx$clock)
+    tx_encap$in_beats in_beats(
+        .d(in_beats$d),
+        .q(in_beats$q),
+        .clock(in_beats$clock)
     );
-    tx_encap$p2_extra p2_extra(
-        .d(p2_extra$d),
-        .q(p2_extra$q),
-        .clock(p2_extra$clock)
+    tx_encap$in_nostore in_nostore(
+        .d(in_nostore$d),
+        .q(in_nostore$q),
+        .clock(in_nostore$clock)
     );
-    tx_encap$p2_keep p2_keep(
-        .d(p2_keep$d),
-        .q(p2_keep$q),
-        .clock(p2_keep$clock)
+    tx_encap$flight flight(
+        .d(flight$d),
+        .q(flight$q),
+        .clock(flight$clock)
     );
-    tx_encap$p2_dest p2_dest(
-        .d(p2_dest$d),
-        .q(p2_dest$q),
-        .clock(p2_dest$clock)
+    tx_encap$lk_valid lk_valid(
+        .d(lk_valid$d),
+        .q(lk_valid$q),
+        .clock(lk_valid$clock)
     );
-    tx_encap$p2_mark p2_mark(
-        .d(p2_mark$d),
-        .q(p2_mark$q),
-        .clock(p2_mark$clock)
+    tx_encap$lk_key lk_key(
+        .d(lk_key$d),
+        .q(lk_key$q),
+        .clock(lk_key$clock)
+    );
+    tx_encap$spray_req spray_req(
+        .d(spray_req$d),
+        .q(spray_req$q),
+        .clock(spray_req$clock)
+    );
+    tx_encap$spray_flow spray_flow(
+        .d(spray_flow$d),
+        .q(spray_flow$q),
+        .clock(spray_flow$clock)
+    );
+    tx_encap$i1_valid i1_valid(
+        .d(i1_valid$d),
+        .q(i1_valid$q),
+        .clock(i1_valid$clock)
+    );
+    tx_encap$i1_first i1_first(
+        .d(i1_first$d),
+        .q(i1_first$q),
+        .clock(i1_first$clock)
+    );
+    tx_encap$i1_last i1_last(
+        .d(i1_last$d),
+        .q(i1_last$q),
+        .clock(i1_last$clock)
+    );
+    tx_encap$i1_stored i1_stored(
+        .d(i1_stored$d),
+        .q(i1_stored$q),
+        .clock(i1_stored$clock)
+    );
+    tx_encap$i1_beats i1_beats(
+        .d(i1_beats$d),
+        .q(i1_beats$q),
+        .clock(i1_beats$clock)
+    );
+    tx_encap$i1_keep i1_keep(
+        .d(i1_keep$d),
+        .q(i1_keep$q),
+        .clock(i1_keep$clock)
+    );
+    tx_encap$i1_etype i1_etype(
+        .d(i1_etype$d),
+        .q(i1_etype$q),
+        .clock(i1_etype$clock)
+    );
+    tx_encap$i1_vihl i1_vihl(
+        .d(i1_vihl$d),
+        .q(i1_vihl$q),
+        .clock(i1_vihl$clock)
+    );
+    tx_encap$i1_proto i1_proto(
+        .d(i1_proto$d),
+        .q(i1_proto$q),
+        .clock(i1_proto$clock)
+    );
+    tx_encap$i1_dport i1_dport(
+        .d(i1_dport$d),
+        .q(i1_dport$q),
+        .clock(i1_dport$clock)
+    );
+    tx_encap$i1_ecn i1_ecn(
+        .d(i1_ecn$d),
+        .q(i1_ecn$q),
+        .clock(i1_ecn$clock)
+    );
+    tx_encap$i2_valid i2_valid(
+        .d(i2_valid$d),
+        .q(i2_valid$q),
+        .clock(i2_valid$clock)
+    );
+    tx_encap$i2_first i2_first(
+        .d(i2_first$d),
+        .q(i2_first$q),
+        .clock(i2_first$clock)
+    );
+    tx_encap$i2_last i2_last(
+        .d(i2_last$d),
+        .q(i2_last$q),
+        .clock(i2_last$clock)
+    );
+    tx_encap$i2_stored i2_stored(
+        .d(i2_stored$d),
+        .q(i2_stored$q),
+        .clock(i2_stored$clock)
+    );
+    tx_encap$i2_count i2_count(
+        .d(i2_count$d),
+        .q(i2_count$q),
+        .clock(i2_count$clock)
+    );
+    tx_encap$i2_keep_ok i2_keep_ok(
+        .d(i2_keep_ok$d),
+        .q(i2_keep_ok$q),
+        .clock(i2_keep_ok$clock)
+    );
+    tx_encap$i2_last_idx i2_last_idx(
+        .d(i2_last_idx$d),
+        .q(i2_last_idx$q),
+        .clock(i2_last_idx$clock)
+    );
+    tx_encap$i2_not_ipv4 i2_not_ipv4(
+        .d(i2_not_ipv4$d),
+        .q(i2_not_ipv4$q),
+        .clock(i2_not_ipv4$clock)
+    );
+    tx_encap$i2_markable i2_markable(
+        .d(i2_markable$d),
+        .q(i2_markable$q),
+        .clock(i2_markable$clock)
+    );
+    tx_encap$i2_ecn i2_ecn(
+        .d(i2_ecn$d),
+        .q(i2_ecn$q),
+        .clock(i2_ecn$clock)
+    );
+    tx_encap$acc_bytes acc_bytes(
+        .d(acc_bytes$d),
+        .q(acc_bytes$q),
+        .clock(acc_bytes$clock)
+    );
+    tx_encap$acc_err_keep acc_err_keep(
+        .d(acc_err_keep$d),
+        .q(acc_err_keep$q),
+        .clock(acc_err_keep$clock)
+    );
+    tx_encap$acc_overrun acc_overrun(
+        .d(acc_overrun$d),
+        .q(acc_overrun$q),
+        .clock(acc_overrun$clock)
+    );
+    tx_encap$acc_not_ipv4 acc_not_ipv4(
+        .d(acc_not_ipv4$d),
+        .q(acc_not_ipv4$q),
+        .clock(acc_not_ipv4$clock)
+    );
+    tx_encap$acc_markable acc_markable(
+        .d(acc_markable$d),
+        .q(acc_markable$q),
+        .clock(acc_markable$clock)
+    );
+    tx_encap$acc_ecn acc_ecn(
+        .d(acc_ecn$d),
+        .q(acc_ecn$q),
+        .clock(acc_ecn$clock)
+    );
+    tx_encap$i3_valid i3_valid(
+        .d(i3_valid$d),
+        .q(i3_valid$q),
+        .clock(i3_valid$clock)
+    );
+    tx_encap$i3_total i3_total(
+        .d(i3_total$d),
+        .q(i3_total$q),
+        .clock(i3_total$clock)
+    );
+    tx_encap$i3_err_keep i3_err_keep(
+        .d(i3_err_keep$d),
+        .q(i3_err_keep$q),
+        .clock(i3_err_keep$clock)
+    );
+    tx_encap$i3_overrun i3_overrun(
+        .d(i3_overrun$d),
+        .q(i3_overrun$q),
+        .clock(i3_overrun$clock)
+    );
+    tx_encap$i3_not_ipv4 i3_not_ipv4(
+        .d(i3_not_ipv4$d),
+        .q(i3_not_ipv4$q),
+        .clock(i3_not_ipv4$clock)
+    );
+    tx_encap$i3_markable i3_markable(
+        .d(i3_markable$d),
+        .q(i3_markable$q),
+        .clock(i3_markable$clock)
+    );
+    tx_encap$i3_ecn i3_ecn(
+        .d(i3_ecn$d),
+        .q(i3_ecn$q),
+        .clock(i3_ecn$clock)
+    );
+    tx_encap$i3_count i3_count(
+        .d(i3_count$d),
+        .q(i3_count$q),
+        .clock(i3_count$clock)
+    );
+    tx_encap$i3_extra i3_extra(
+        .d(i3_extra$d),
+        .q(i3_extra$q),
+        .clock(i3_extra$clock)
+    );
+    tx_encap$i3_last_idx i3_last_idx(
+        .d(i3_last_idx$d),
+        .q(i3_last_idx$q),
+        .clock(i3_last_idx$clock)
+    );
+    tx_encap$i4_valid i4_valid(
+        .d(i4_valid$d),
+        .q(i4_valid$q),
+        .clock(i4_valid$clock)
+    );
+    tx_encap$i4_desc i4_desc(
+        .d(i4_desc$d),
+        .q(i4_desc$q),
+        .clock(i4_desc$clock)
+    );
+    tx_encap$h_used h_used(
+        .d(h_used$d),
+        .q(h_used$q),
+        .clock(h_used$clock)
+    );
+    tx_encap$h1_valid h1_valid(
+        .d(h1_valid$d),
+        .q(h1_valid$q),
+        .clock(h1_valid$clock)
+    );
+    tx_encap$h1_desc h1_desc(
+        .d(h1_desc$d),
+        .q(h1_desc$q),
+        .clock(h1_desc$clock)
+    );
+    tx_encap$h1_result_partly_unused h1_result_partly_unused(
+        .d(h1_result_partly_unused$d),
+        .q(h1_result_partly_unused$q),
+        .clock(h1_result_partly_unused$clock)
+    );
+    tx_encap$h1_port h1_port(
+        .d(h1_port$d),
+        .q(h1_port$q),
+        .clock(h1_port$clock)
+    );
+    tx_encap$h2_valid h2_valid(
+        .d(h2_valid$d),
+        .q(h2_valid$q),
+        .clock(h2_valid$clock)
+    );
+    tx_encap$h2_hdr h2_hdr(
+        .d(h2_hdr$d),
+        .q(h2_hdr$q),
+        .clock(h2_hdr$clock)
+    );
+    tx_encap$h2_sum_dst h2_sum_dst(
+        .d(h2_sum_dst$d),
+        .q(h2_sum_dst$q),
+        .clock(h2_sum_dst$clock)
+    );
+    tx_encap$h2_sum_rest h2_sum_rest(
+        .d(h2_sum_rest$d),
+        .q(h2_sum_rest$q),
+        .clock(h2_sum_rest$clock)
+    );
+    tx_encap$h2_flags h2_flags(
+        .d(h2_flags$d),
+        .q(h2_flags$q),
+        .clock(h2_flags$clock)
+    );
+    tx_encap$h3_valid h3_valid(
+        .d(h3_valid$d),
+        .q(h3_valid$q),
+        .clock(h3_valid$clock)
+    );
+    tx_encap$h3_hdr h3_hdr(
+        .d(h3_hdr$d),
+        .q(h3_hdr$q),
+        .clock(h3_hdr$clock)
+    );
+    tx_encap$h3_sum h3_sum(
+        .d(h3_sum$d),
+        .q(h3_sum$q),
+        .clock(h3_sum$clock)
+    );
+    tx_encap$h3_flags h3_flags(
+        .d(h3_flags$d),
+        .q(h3_flags$q),
+        .clock(h3_flags$clock)
+    );
+    tx_encap$h4_valid h4_valid(
+        .d(h4_valid$d),
+        .q(h4_valid$q),
+        .clock(h4_valid$clock)
+    );
+    tx_encap$h4_entry h4_entry(
+        .d(h4_entry$d),
+        .q(h4_entry$q),
+        .clock(h4_entry$clock)
     );
     tx_encap$cur_valid cur_valid(
         .d(cur_valid$d),
         .q(cur_valid$q),
         .clock(cur_valid$clock)
     );
-    tx_encap$cur_hdr cur_hdr(
-        .d(cur_hdr$d),
-        .q(cur_hdr$q),
-        .clock(cur_hdr$clock)
+    tx_encap$cur_mid cur_mid(
+        .d(cur_mid$d),
+        .q(cur_mid$q),
+        .clock(cur_mid$clock)
     );
     tx_encap$cur_drop cur_drop(
         .d(cur_drop$d),
         .q(cur_drop$q),
         .clock(cur_drop$clock)
     );
-    tx_encap$cur_last_idx cur_last_idx(
-        .d(cur_last_idx$d),
-        .q(cur_last_idx$q),
-        .clock(cur_last_idx$clock)
-    );
     tx_encap$cur_extra cur_extra(
         .d(cur_extra$d),
         .q(cur_extra$q),
         .clock(cur_extra$clock)
     );
-    tx_encap$cur_keep cur_keep(
-        .d(cur_keep$d),
-        .q(cur_keep$q),
-        .clock(cur_keep$clock)
+    tx_encap$cur_kshift cur_kshift(
+        .d(cur_kshift$d),
+        .q(cur_kshift$q),
+        .clock(cur_kshift$clock)
+    );
+    tx_encap$cur_okeep cur_okeep(
+        .d(cur_okeep$d),
+        .q(cur_okeep$q),
+        .clock(cur_okeep$clock)
     );
     tx_encap$cur_dest cur_dest(
         .d(cur_dest$d),
@@ -614,15 +1117,30 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .q(cur_mark$q),
         .clock(cur_mark$clock)
     );
-    tx_encap$cur_idx cur_idx(
-        .d(cur_idx$d),
-        .q(cur_idx$q),
-        .clock(cur_idx$clock)
+    tx_encap$cur_rem cur_rem(
+        .d(cur_rem$d),
+        .q(cur_rem$q),
+        .clock(cur_rem$clock)
+    );
+    tx_encap$cur_last_in cur_last_in(
+        .d(cur_last_in$d),
+        .q(cur_last_in$q),
+        .clock(cur_last_in$clock)
+    );
+    tx_encap$cur_first cur_first(
+        .d(cur_first$d),
+        .q(cur_first$q),
+        .clock(cur_first$clock)
     );
     tx_encap$cur_in_extra cur_in_extra(
         .d(cur_in_extra$d),
         .q(cur_in_extra$q),
         .clock(cur_in_extra$clock)
+    );
+    tx_encap$cur_final cur_final(
+        .d(cur_final$d),
+        .q(cur_final$q),
+        .clock(cur_final$clock)
     );
     tx_encap$carry carry(
         .d(carry$d),
@@ -653,6 +1171,41 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .d(out_dest$d),
         .q(out_dest$q),
         .clock(out_dest$clock)
+    );
+    tx_encap$out_zero_hi out_zero_hi(
+        .d(out_zero_hi$d),
+        .q(out_zero_hi$q),
+        .clock(out_zero_hi$clock)
+    );
+    tx_encap$ev_frames ev_frames(
+        .d(ev_frames$d),
+        .q(ev_frames$q),
+        .clock(ev_frames$clock)
+    );
+    tx_encap$ev_too_long ev_too_long(
+        .d(ev_too_long$d),
+        .q(ev_too_long$q),
+        .clock(ev_too_long$clock)
+    );
+    tx_encap$ev_bad_keep ev_bad_keep(
+        .d(ev_bad_keep$d),
+        .q(ev_bad_keep$q),
+        .clock(ev_bad_keep$clock)
+    );
+    tx_encap$ev_short ev_short(
+        .d(ev_short$d),
+        .q(ev_short$q),
+        .clock(ev_short$clock)
+    );
+    tx_encap$ev_not_ipv4 ev_not_ipv4(
+        .d(ev_not_ipv4$d),
+        .q(ev_not_ipv4$q),
+        .clock(ev_not_ipv4$clock)
+    );
+    tx_encap$ev_miss ev_miss(
+        .d(ev_miss$d),
+        .q(ev_miss$q),
+        .clock(ev_miss$clock)
     );
     tx_encap$cnt_frames cnt_frames(
         .d(cnt_frames$d),
@@ -687,112 +1240,244 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     
     // Update code
     always @(*) begin
-        in_mid$clock = clk;
-        in_bytes$clock = clk;
-        in_beats$clock = clk;
-        in_overrun$clock = clk;
-        q_mac0$clock = clk;
-        q_mac1$clock = clk;
-        q_ip0$clock = clk;
-        q_ip1$clock = clk;
-        q_ttl$clock = clk;
-        q_dscp$clock = clk;
-        in_err_keep$clock = clk;
-        in_not_ipv4$clock = clk;
-        in_markable$clock = clk;
-        in_ecn$clock = clk;
-        flight$clock = clk;
-        spray_req$clock = clk;
-        spray_flow$clock = clk;
-        p1_valid$clock = clk;
-        p1_desc$clock = clk;
-        p1_hit$clock = clk;
-        p1_value$clock = clk;
-        p1_port$clock = clk;
-        p2_valid$clock = clk;
-        p2_hdr$clock = clk;
-        p2_sum$clock = clk;
+        q1_mac0$clock = clk;
+        q1_mac1$clock = clk;
+        q1_ip0$clock = clk;
+        q1_ip1$clock = clk;
+        q1_ttl$clock = clk;
+        q1_dscp$clock = clk;
+        q2_mac0$clock = clk;
+        q2_mac1$clock = clk;
+        q2_ip0$clock = clk;
+        q2_ip1$clock = clk;
+        q2_ttl$clock = clk;
+        q2_dscp$clock = clk;
+        q3_mac0$clock = clk;
+        q3_mac1$clock = clk;
+        q3_ip0$clock = clk;
+        q3_ip1$clock = clk;
+        q3_ttl$clock = clk;
+        q3_dscp$clock = clk;
+        cs_ip0$clock = clk;
+        cs_ip1$clock = clk;
+        cs_td$clock = clk;
         cfg_sum0$clock = clk;
         cfg_sum1$clock = clk;
-        p2_drop$clock = clk;
-        p2_reason$clock = clk;
-        p2_last_idx$clock = clk;
-        p2_extra$clock = clk;
-        p2_keep$clock = clk;
-        p2_dest$clock = clk;
-        p2_mark$clock = clk;
+        q_bth_mark$clock = clk;
+        q_spray_mode$clock = clk;
+        q_spray_min$clock = clk;
+        q_spray_max$clock = clk;
+        in_mid$clock = clk;
+        in_beats$clock = clk;
+        in_nostore$clock = clk;
+        flight$clock = clk;
+        lk_valid$clock = clk;
+        lk_key$clock = clk;
+        spray_req$clock = clk;
+        spray_flow$clock = clk;
+        i1_valid$clock = clk;
+        i1_first$clock = clk;
+        i1_last$clock = clk;
+        i1_stored$clock = clk;
+        i1_beats$clock = clk;
+        i1_keep$clock = clk;
+        i1_etype$clock = clk;
+        i1_vihl$clock = clk;
+        i1_proto$clock = clk;
+        i1_dport$clock = clk;
+        i1_ecn$clock = clk;
+        i2_valid$clock = clk;
+        i2_first$clock = clk;
+        i2_last$clock = clk;
+        i2_stored$clock = clk;
+        i2_count$clock = clk;
+        i2_keep_ok$clock = clk;
+        i2_last_idx$clock = clk;
+        i2_not_ipv4$clock = clk;
+        i2_markable$clock = clk;
+        i2_ecn$clock = clk;
+        acc_bytes$clock = clk;
+        acc_err_keep$clock = clk;
+        acc_overrun$clock = clk;
+        acc_not_ipv4$clock = clk;
+        acc_markable$clock = clk;
+        acc_ecn$clock = clk;
+        i3_valid$clock = clk;
+        i3_total$clock = clk;
+        i3_err_keep$clock = clk;
+        i3_overrun$clock = clk;
+        i3_not_ipv4$clock = clk;
+        i3_markable$clock = clk;
+        i3_ecn$clock = clk;
+        i3_count$clock = clk;
+        i3_extra$clock = clk;
+        i3_last_idx$clock = clk;
+        i4_valid$clock = clk;
+        i4_desc$clock = clk;
+        h_used$clock = clk;
+        h1_valid$clock = clk;
+        h1_desc$clock = clk;
+        h1_result_partly_unused$clock = clk;
+        h1_port$clock = clk;
+        h2_valid$clock = clk;
+        h2_hdr$clock = clk;
+        h2_sum_dst$clock = clk;
+        h2_sum_rest$clock = clk;
+        h2_flags$clock = clk;
+        h3_valid$clock = clk;
+        h3_hdr$clock = clk;
+        h3_sum$clock = clk;
+        h3_flags$clock = clk;
+        h4_valid$clock = clk;
+        h4_entry$clock = clk;
         cur_valid$clock = clk;
-        cur_hdr$clock = clk;
+        cur_mid$clock = clk;
         cur_drop$clock = clk;
-        cur_last_idx$clock = clk;
         cur_extra$clock = clk;
-        cur_keep$clock = clk;
+        cur_kshift$clock = clk;
+        cur_okeep$clock = clk;
         cur_dest$clock = clk;
         cur_mark$clock = clk;
-        cur_idx$clock = clk;
+        cur_rem$clock = clk;
+        cur_last_in$clock = clk;
+        cur_first$clock = clk;
         cur_in_extra$clock = clk;
+        cur_final$clock = clk;
         carry$clock = clk;
         out_valid$clock = clk;
         out_data$clock = clk;
         out_keep$clock = clk;
         out_last$clock = clk;
         out_dest$clock = clk;
+        out_zero_hi$clock = clk;
+        ev_frames$clock = clk;
+        ev_too_long$clock = clk;
+        ev_bad_keep$clock = clk;
+        ev_short$clock = clk;
+        ev_not_ipv4$clock = clk;
+        ev_miss$clock = clk;
         cnt_frames$clock = clk;
         cnt_too_long$clock = clk;
         cnt_bad_keep$clock = clk;
         cnt_short$clock = clk;
         cnt_not_ipv4$clock = clk;
         cnt_miss$clock = clk;
-        in_mid$d = in_mid$q;
-        in_bytes$d = in_bytes$q;
-        in_beats$d = in_beats$q;
-        in_overrun$d = in_overrun$q;
-        q_mac0$d = q_mac0$q;
-        q_mac1$d = q_mac1$q;
-        q_ip0$d = q_ip0$q;
-        q_ip1$d = q_ip1$q;
-        q_ttl$d = q_ttl$q;
-        q_dscp$d = q_dscp$q;
-        in_err_keep$d = in_err_keep$q;
-        in_not_ipv4$d = in_not_ipv4$q;
-        in_markable$d = in_markable$q;
-        in_ecn$d = in_ecn$q;
-        flight$d = flight$q;
-        spray_req$d = spray_req$q;
-        spray_flow$d = spray_flow$q;
-        p1_valid$d = p1_valid$q;
-        p1_desc$d = p1_desc$q;
-        p1_hit$d = p1_hit$q;
-        p1_value$d = p1_value$q;
-        p1_port$d = p1_port$q;
-        p2_valid$d = p2_valid$q;
-        p2_hdr$d = p2_hdr$q;
-        p2_sum$d = p2_sum$q;
+        q1_mac0$d = q1_mac0$q;
+        q1_mac1$d = q1_mac1$q;
+        q1_ip0$d = q1_ip0$q;
+        q1_ip1$d = q1_ip1$q;
+        q1_ttl$d = q1_ttl$q;
+        q1_dscp$d = q1_dscp$q;
+        q2_mac0$d = q2_mac0$q;
+        q2_mac1$d = q2_mac1$q;
+        q2_ip0$d = q2_ip0$q;
+        q2_ip1$d = q2_ip1$q;
+        q2_ttl$d = q2_ttl$q;
+        q2_dscp$d = q2_dscp$q;
+        q3_mac0$d = q3_mac0$q;
+        q3_mac1$d = q3_mac1$q;
+        q3_ip0$d = q3_ip0$q;
+        q3_ip1$d = q3_ip1$q;
+        q3_ttl$d = q3_ttl$q;
+        q3_dscp$d = q3_dscp$q;
+        cs_ip0$d = cs_ip0$q;
+        cs_ip1$d = cs_ip1$q;
+        cs_td$d = cs_td$q;
         cfg_sum0$d = cfg_sum0$q;
         cfg_sum1$d = cfg_sum1$q;
-        p2_drop$d = p2_drop$q;
-        p2_reason$d = p2_reason$q;
-        p2_last_idx$d = p2_last_idx$q;
-        p2_extra$d = p2_extra$q;
-        p2_keep$d = p2_keep$q;
-        p2_dest$d = p2_dest$q;
-        p2_mark$d = p2_mark$q;
+        q_bth_mark$d = q_bth_mark$q;
+        q_spray_mode$d = q_spray_mode$q;
+        q_spray_min$d = q_spray_min$q;
+        q_spray_max$d = q_spray_max$q;
+        in_mid$d = in_mid$q;
+        in_beats$d = in_beats$q;
+        in_nostore$d = in_nostore$q;
+        flight$d = flight$q;
+        lk_valid$d = lk_valid$q;
+        lk_key$d = lk_key$q;
+        spray_req$d = spray_req$q;
+        spray_flow$d = spray_flow$q;
+        i1_valid$d = i1_valid$q;
+        i1_first$d = i1_first$q;
+        i1_last$d = i1_last$q;
+        i1_stored$d = i1_stored$q;
+        i1_beats$d = i1_beats$q;
+        i1_keep$d = i1_keep$q;
+        i1_etype$d = i1_etype$q;
+        i1_vihl$d = i1_vihl$q;
+        i1_proto$d = i1_proto$q;
+        i1_dport$d = i1_dport$q;
+        i1_ecn$d = i1_ecn$q;
+        i2_valid$d = i2_valid$q;
+        i2_first$d = i2_first$q;
+        i2_last$d = i2_last$q;
+        i2_stored$d = i2_stored$q;
+        i2_count$d = i2_count$q;
+        i2_keep_ok$d = i2_keep_ok$q;
+        i2_last_idx$d = i2_last_idx$q;
+        i2_not_ipv4$d = i2_not_ipv4$q;
+        i2_markable$d = i2_markable$q;
+        i2_ecn$d = i2_ecn$q;
+        acc_bytes$d = acc_bytes$q;
+        acc_err_keep$d = acc_err_keep$q;
+        acc_overrun$d = acc_overrun$q;
+        acc_not_ipv4$d = acc_not_ipv4$q;
+        acc_markable$d = acc_markable$q;
+        acc_ecn$d = acc_ecn$q;
+        i3_valid$d = i3_valid$q;
+        i3_total$d = i3_total$q;
+        i3_err_keep$d = i3_err_keep$q;
+        i3_overrun$d = i3_overrun$q;
+        i3_not_ipv4$d = i3_not_ipv4$q;
+        i3_markable$d = i3_markable$q;
+        i3_ecn$d = i3_ecn$q;
+        i3_count$d = i3_count$q;
+        i3_extra$d = i3_extra$q;
+        i3_last_idx$d = i3_last_idx$q;
+        i4_valid$d = i4_valid$q;
+        i4_desc$d = i4_desc$q;
+        h_used$d = h_used$q;
+        h1_valid$d = h1_valid$q;
+        h1_desc$d = h1_desc$q;
+        h1_result_partly_unused$d = h1_result_partly_unused$q;
+        h1_port$d = h1_port$q;
+        h2_valid$d = h2_valid$q;
+        h2_hdr$d = h2_hdr$q;
+        h2_sum_dst$d = h2_sum_dst$q;
+        h2_sum_rest$d = h2_sum_rest$q;
+        h2_flags$d = h2_flags$q;
+        h3_valid$d = h3_valid$q;
+        h3_hdr$d = h3_hdr$q;
+        h3_sum$d = h3_sum$q;
+        h3_flags$d = h3_flags$q;
+        h4_valid$d = h4_valid$q;
+        h4_entry$d = h4_entry$q;
         cur_valid$d = cur_valid$q;
-        cur_hdr$d = cur_hdr$q;
+        cur_mid$d = cur_mid$q;
         cur_drop$d = cur_drop$q;
-        cur_last_idx$d = cur_last_idx$q;
         cur_extra$d = cur_extra$q;
-        cur_keep$d = cur_keep$q;
+        cur_kshift$d = cur_kshift$q;
+        cur_okeep$d = cur_okeep$q;
         cur_dest$d = cur_dest$q;
         cur_mark$d = cur_mark$q;
-        cur_idx$d = cur_idx$q;
+        cur_rem$d = cur_rem$q;
+        cur_last_in$d = cur_last_in$q;
+        cur_first$d = cur_first$q;
         cur_in_extra$d = cur_in_extra$q;
+        cur_final$d = cur_final$q;
         carry$d = carry$q;
         out_valid$d = out_valid$q;
         out_data$d = out_data$q;
         out_keep$d = out_keep$q;
         out_last$d = out_last$q;
         out_dest$d = out_dest$q;
+        out_zero_hi$d = out_zero_hi$q;
+        ev_frames$d = ev_frames$q;
+        ev_too_long$d = ev_too_long$q;
+        ev_bad_keep$d = ev_bad_keep$q;
+        ev_short$d = ev_short$q;
+        ev_not_ipv4$d = ev_not_ipv4$q;
+        ev_miss$d = ev_miss$q;
         cnt_frames$d = cnt_frames$q;
         cnt_too_long$d = cnt_too_long$q;
         cnt_bad_keep$d = cnt_bad_keep$q;
@@ -804,284 +1489,366 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         desc_fifo$clk = clk;
         res_fifo$clk = clk;
         port_fifo$clk = clk;
+        hdr_fifo$clk = clk;
         spray$rst = rst;
         data_fifo$rst = rst;
         desc_fifo$rst = rst;
         res_fifo$rst = rst;
         port_fifo$rst = rst;
+        hdr_fifo$rst = rst;
         out_free = (~out_valid$q | m_axis_tready);
-        need_data = ~cur_in_extra$q;
-        at_last_in = (cur_idx$q == cur_last_idx$q);
-        final_beat = (cur_in_extra$q | (at_last_in & ~cur_extra$q));
-        adv = (cur_valid$q & (~need_data | data_fifo$m_valid) & (cur_drop$q | out_free));
-        take = (p2_valid$q & (~cur_valid$q | (adv & final_beat)));
-        p1_move = (p1_valid$q & (~p2_valid$q | take));
-        p1_free = (~p1_valid$q | p1_move);
-        storing = (in_beats$q < c_max_beats);
-        ready = (((in_mid$q | (flight$q < c_desc_depth)) & (~storing | ~data_fifo$full)) & ~rst);
-        fr_overrun = ((in_mid$q & in_overrun$q) | ~storing);
+        adv = (cur_valid$q & (cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free));
+        take = (hdr_fifo$m_valid & (~cur_valid$q | (adv & cur_final$q)));
+        take_c = ((hdr_fifo$m_valid & ~cur_mid$q) & (~cur_valid$q | ((cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free))));
+        h_block = |(h_used$q & c_hdr_top);
+        issue = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & ~h_block);
+        q1_mac0$d = cfg_port0_mac;
+        q1_mac1$d = cfg_port1_mac;
+        q1_ip0$d = cfg_port0_ip;
+        q1_ip1$d = cfg_port1_ip;
+        q1_ttl$d = cfg_ttl;
+        q1_dscp$d = cfg_dscp;
+        q2_mac0$d = q1_mac0$q;
+        q2_mac1$d = q1_mac1$q;
+        q2_ip0$d = q1_ip0$q;
+        q2_ip1$d = q1_ip1$q;
+        q2_ttl$d = q1_ttl$q;
+        q2_dscp$d = q1_dscp$q;
+        q3_mac0$d = q2_mac0$q;
+        q3_mac1$d = q2_mac1$q;
+        q3_ip0$d = q2_ip0$q;
+        q3_ip1$d = q2_ip1$q;
+        q3_ttl$d = q2_ttl$q;
+        q3_dscp$d = q2_dscp$q;
+        cs_ip0$d = (((q1_ip0$q[(32'h10)+:(16)]) & 20'hfffff) + ((q1_ip0$q[(32'h0)+:(16)]) & 20'hfffff));
+        cs_ip1$d = (((q1_ip1$q[(32'h10)+:(16)]) & 20'hfffff) + ((q1_ip1$q[(32'h0)+:(16)]) & 20'hfffff));
+        cs_td$d = (((((q1_ttl$q) & 20'hfffff) << 32'h8) | (((q1_dscp$q) & 20'hfffff) << 32'h2)) + 32'h8535);
+        cfg_sum0$d = (cs_ip0$q + cs_td$q);
+        cfg_sum1$d = (cs_ip1$q + cs_td$q);
+        q_bth_mark$d = cfg_bth_mark;
+        q_spray_mode$d = cfg_spray_mode;
+        q_spray_min$d = cfg_spray_min;
+        q_spray_max$d = cfg_spray_max;
+        flight_block = |(flight$q & c_desc_top);
+        ready = (((in_mid$q | ~flight_block) & (in_nostore$q | ~data_fifo$full)) & ~rst);
         in_fire = (s_axis_tvalid & ready);
         first_fire = (in_fire & ~in_mid$q);
-        keep_count$keep = s_axis_tkeep;
-        keep_gap = ((s_axis_tkeep >> 32'h1) & ~s_axis_tkeep);
-        if (s_axis_tlast) begin
-            keep_ok = (~|keep_gap & s_axis_tkeep[32'h0]);
+        data_fifo$s_valid = (in_fire & ~in_nostore$q);
+        data_fifo$s_data = s_axis_tdata;
+        if (in_fire) begin
+            in_mid$d = ~s_axis_tlast;
+            if (s_axis_tlast) begin
+                in_beats$d = 32'h0;
+                in_nostore$d = 1'b0;
+            end
+            else if (~in_nostore$q) begin
+                in_beats$d = (in_beats$q + 32'h1);
+                if ((in_beats$q == c_max_beats_m1)) begin
+                    in_nostore$d = 1'b1;
+                end
+            end
         end
-        else begin
-            keep_ok = &s_axis_tkeep;
+        if ((first_fire & ~issue)) begin
+            flight$d = ((flight$q << 32'h1) | c_desc_one);
         end
-        total = (in_bytes$q + keep_count$count);
-        beats_total = (in_beats$q + ((storing) & 16'hffff));
+        if ((~first_fire & issue)) begin
+            flight$d = (flight$q >> 32'h1);
+        end
         in_swap$data_in = s_axis_tdata[(32'h0)+:(512)];
         hb_partly_unused = in_swap$data_out;
-        first_not_ipv4 = ((hb_partly_unused[(32'h190)+:(16)] != 32'h800) | (hb_partly_unused[(32'h18c)+:(4)] != 32'h4));
-        first_markable = ((hb_partly_unused[(32'h188)+:(4)] == 32'h5) & (hb_partly_unused[(32'h140)+:(8)] == 32'h11) & (hb_partly_unused[(32'hd0)+:(16)] == 32'h12b7));
-        if (in_mid$q) begin
-            fr_not_ipv4 = in_not_ipv4$q;
-            fr_markable = in_markable$q;
-            fr_ecn = in_ecn$q;
-            fr_err_keep = (in_err_keep$q | ~keep_ok);
-        end
-        else begin
-            fr_not_ipv4 = first_not_ipv4;
-            fr_markable = first_markable;
-            fr_ecn = hb_partly_unused[(32'h180)+:(2)];
-            fr_err_keep = ~keep_ok;
-        end
-        if (((total > c_max_frame) | fr_overrun)) begin
-            fr_reason = 32'h1;
-        end
-        else if (fr_err_keep) begin
-            fr_reason = 32'h2;
-        end
-        else if ((total < c_min_frame)) begin
-            fr_reason = 32'h3;
-        end
-        else if (fr_not_ipv4) begin
-            fr_reason = 32'h4;
-        end
-        else begin
-            fr_reason = 32'h0;
-        end
-        m_lookup_valid = first_fire;
-        m_lookup_key = ((((s_axis_tuser[(32'h0)+:(24)]) & 56'hffffffffffffff) << 32'h20) | ((hb_partly_unused[(32'hf0)+:(32)]) & 56'hffffffffffffff));
+        lk_valid$d = first_fire;
+        lk_key$d = ((((s_axis_tuser[(32'h0)+:(24)]) & 56'hffffffffffffff) << 32'h20) | ((hb_partly_unused[(32'hf0)+:(32)]) & 56'hffffffffffffff));
+        m_lookup_valid = lk_valid$q;
+        m_lookup_key = lk_key$q;
         spray_req$d = first_fire;
         spray_flow$d = ((((s_axis_tuser[(32'h0)+:(24)]) & 48'hffffffffffff) << 32'h18) | ((s_axis_tuser[(32'h18)+:(24)]) & 48'hffffffffffff));
         spray$s_req_valid = spray_req$q;
         spray$s_req_flow = spray_flow$q;
-        spray$cfg_mode = cfg_spray_mode;
-        spray$cfg_port_min = cfg_spray_min;
-        spray$cfg_port_max = cfg_spray_max;
+        spray$cfg_mode = q_spray_mode$q;
+        spray$cfg_port_min = q_spray_min$q;
+        spray$cfg_port_max = q_spray_max$q;
         port_fifo$s_valid = spray$m_port_valid;
         port_fifo$s_data = spray$m_port;
         res_fifo$s_valid = s_result_valid;
         res_fifo$s_data = ((((s_result_hit) & 113'h1ffffffffffffffffffffffffffff) << 32'h70) | ((s_result_value) & 113'h1ffffffffffffffffffffffffffff));
-        data_fifo$s_valid = (in_fire & storing);
-        data_fifo$s_data = s_axis_tdata;
-        desc_fifo$s_valid = (in_fire & s_axis_tlast);
-        desc_fifo$s_data = ((((total) & 64'hffffffffffffffff) << 32'h16) | (((beats_total) & 64'hffffffffffffffff) << 32'h6) | (((fr_markable) & 64'hffffffffffffffff) << 32'h5) | (((fr_ecn) & 64'hffffffffffffffff) << 32'h3) | ((fr_reason) & 64'hffffffffffffffff));
-        if (in_fire) begin
-            in_mid$d = ~s_axis_tlast;
-            in_not_ipv4$d = fr_not_ipv4;
-            in_markable$d = fr_markable;
-            in_ecn$d = fr_ecn;
-            in_err_keep$d = fr_err_keep;
-            in_beats$d = beats_total;
-            in_overrun$d = fr_overrun;
-            if ((in_bytes$q <= c_max_frame)) begin
-                in_bytes$d = total;
-            end
-            if (s_axis_tlast) begin
-                in_bytes$d = 32'h0;
-                in_beats$d = 32'h0;
-                in_err_keep$d = 1'b0;
-                in_overrun$d = 1'b0;
-            end
+        i1_valid$d = in_fire;
+        i1_first$d = ~in_mid$q;
+        i1_last$d = s_axis_tlast;
+        i1_stored$d = ~in_nostore$q;
+        i1_beats$d = in_beats$q[(32'h0)+:(8)];
+        i1_keep$d = s_axis_tkeep;
+        i1_etype$d = hb_partly_unused[(32'h190)+:(16)];
+        i1_vihl$d = hb_partly_unused[(32'h188)+:(8)];
+        i1_proto$d = hb_partly_unused[(32'h140)+:(8)];
+        i1_dport$d = hb_partly_unused[(32'hd0)+:(16)];
+        i1_ecn$d = hb_partly_unused[(32'h180)+:(2)];
+        keep_count$keep = i1_keep$q;
+        keep_gap = ((i1_keep$q >> 32'h1) & ~i1_keep$q);
+        if (i1_last$q) begin
+            keep_ok = (~|keep_gap & i1_keep$q[32'h0]);
         end
-        pop3 = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & p1_free);
-        desc_fifo$m_pop = pop3;
-        res_fifo$m_pop = pop3;
-        port_fifo$m_pop = pop3;
-        if (pop3) begin
-            p1_desc$d = desc_fifo$m_data;
-            p1_hit$d = res_fifo$m_data[32'h70];
-            p1_value$d = res_fifo$m_data[(32'h0)+:(112)];
-            p1_port$d = port_fifo$m_data;
+        else begin
+            keep_ok = &i1_keep$q;
         end
-        if ((first_fire & ~pop3)) begin
-            flight$d = (flight$q + 32'h1);
+        i2_valid$d = i1_valid$q;
+        i2_first$d = i1_first$q;
+        i2_last$d = i1_last$q;
+        i2_stored$d = i1_stored$q;
+        i2_count$d = keep_count$count;
+        i2_keep_ok$d = keep_ok;
+        if (i1_stored$q) begin
+            i2_last_idx$d = i1_beats$q;
         end
-        if ((~first_fire & pop3)) begin
-            flight$d = (flight$q - 32'h1);
+        else begin
+            i2_last_idx$d = (i1_beats$q - 32'h1);
         end
-        d_reason = p1_desc$q[(32'h0)+:(3)];
-        d_beats = p1_desc$q[(32'h6)+:(16)];
-        d_bytes = p1_desc$q[(32'h16)+:(16)];
-        d_drop = ((d_reason != 32'h0) | ~p1_hit$q);
-        if ((d_reason != 32'h0)) begin
-            d_reason_final = d_reason;
+        i2_not_ipv4$d = ((i1_etype$q != 32'h800) | (i1_vihl$q[(32'h4)+:(4)] != 32'h4));
+        i2_markable$d = ((i1_vihl$q[(32'h0)+:(4)] == 32'h5) & (i1_proto$q == 32'h11) & (i1_dport$q == 32'h12b7));
+        i2_ecn$d = i1_ecn$q;
+        if (i2_first$q) begin
+            acc_base = 32'h0;
+            fr_err_keep = ~i2_keep_ok$q;
+            fr_overrun = ~i2_stored$q;
+            fr_not_ipv4 = i2_not_ipv4$q;
+            fr_markable = i2_markable$q;
+            fr_ecn = i2_ecn$q;
         end
-        else if (~p1_hit$q) begin
+        else begin
+            acc_base = acc_bytes$q;
+            fr_err_keep = (acc_err_keep$q | ~i2_keep_ok$q);
+            fr_overrun = (acc_overrun$q | ~i2_stored$q);
+            fr_not_ipv4 = acc_not_ipv4$q;
+            fr_markable = acc_markable$q;
+            fr_ecn = acc_ecn$q;
+        end
+        total = (acc_base + i2_count$q);
+        if (i2_valid$q) begin
+            acc_bytes$d = total;
+            acc_err_keep$d = fr_err_keep;
+            acc_overrun$d = fr_overrun;
+            acc_not_ipv4$d = fr_not_ipv4;
+            acc_markable$d = fr_markable;
+            acc_ecn$d = fr_ecn;
+        end
+        i3_valid$d = (i2_valid$q & i2_last$q);
+        i3_total$d = total;
+        i3_err_keep$d = fr_err_keep;
+        i3_overrun$d = fr_overrun;
+        i3_not_ipv4$d = fr_not_ipv4;
+        i3_markable$d = fr_markable;
+        i3_ecn$d = fr_ecn;
+        i3_count$d = i2_count$q[(32'h0)+:(8)];
+        i3_extra$d = (i2_count$q > c_s16);
+        i3_last_idx$d = i2_last_idx$q;
+        fr_over_max = (i3_total$q > c_max_frame);
+        fr_short = (i3_total$q < c_min_frame);
+        if (i3_extra$q) begin
+            fr_keep_base = c_ks8;
+        end
+        else begin
+            fr_keep_base = c_s8;
+        end
+        fr_keep_shift = (fr_keep_base - i3_count$q);
+        fr_bytes_ecn = (((i3_total$q) & 17'h1ffff) + ((i3_ecn$q) & 17'h1ffff));
+        i4_valid$d = i3_valid$q;
+        i4_desc$d = ((((i3_overrun$q) & 58'h3ffffffffffffff) << 32'h39) | (((fr_bytes_ecn) & 58'h3ffffffffffffff) << 32'h28) | (((i3_total$q) & 58'h3ffffffffffffff) << 32'h18) | (((i3_last_idx$q) & 58'h3ffffffffffffff) << 32'h10) | (((fr_keep_shift) & 58'h3ffffffffffffff) << 32'h8) | (((i3_extra$q) & 58'h3ffffffffffffff) << 32'h7) | (((i3_markable$q) & 58'h3ffffffffffffff) << 32'h6) | (((i3_ecn$q) & 58'h3ffffffffffffff) << 32'h4) | (((i3_not_ipv4$q) & 58'h3ffffffffffffff) << 32'h3) | (((fr_short) & 58'h3ffffffffffffff) << 32'h2) | (((i3_err_keep$q) & 58'h3ffffffffffffff) << 32'h1) | ((fr_over_max) & 58'h3ffffffffffffff));
+        desc_fifo$s_valid = i4_valid$q;
+        desc_fifo$s_data = i4_desc$q;
+        desc_fifo$m_pop = issue;
+        res_fifo$m_pop = issue;
+        port_fifo$m_pop = issue;
+        if ((issue & ~take)) begin
+            h_used$d = ((h_used$q << 32'h1) | c_hdr_one);
+        end
+        if ((~issue & take)) begin
+            h_used$d = (h_used$q >> 32'h1);
+        end
+        h1_valid$d = issue;
+        h1_desc$d = desc_fifo$m_data;
+        h1_result_partly_unused$d = res_fifo$m_data;
+        h1_port$d = port_fifo$m_data;
+        d_flags = h1_desc$q[(32'h0)+:(4)];
+        d_extra = h1_desc$q[32'h7];
+        d_last_idx = h1_desc$q[(32'h10)+:(8)];
+        d_bytes = h1_desc$q[(32'h18)+:(16)];
+        d_hit = h1_result_partly_unused$q[32'h70];
+        d_too_long = (d_flags[32'h0] | h1_desc$q[32'h39]);
+        d_drop = ((|d_flags | d_too_long) | ~d_hit);
+        if (d_too_long) begin
+            d_reason_final = 32'h1;
+        end
+        else if (d_flags[32'h1]) begin
+            d_reason_final = 32'h2;
+        end
+        else if (d_flags[32'h2]) begin
+            d_reason_final = 32'h3;
+        end
+        else if (d_flags[32'h3]) begin
+            d_reason_final = 32'h4;
+        end
+        else if (~d_hit) begin
             d_reason_final = 32'h5;
         end
         else begin
             d_reason_final = 32'h0;
         end
-        d_egress = p1_value$q[32'h0];
+        d_egress = h1_result_partly_unused$q[32'h0];
         if (d_egress) begin
-            d_src_mac = q_mac1$q;
-            d_src_ip = q_ip1$q;
-        end
-        else begin
-            d_src_mac = q_mac0$q;
-            d_src_ip = q_ip0$q;
-        end
-        d_dst_ip = p1_value$q[(32'h50)+:(32)];
-        d_tos = ((((q_dscp$q) & 8'hff) << 32'h2) | ((p1_desc$q[(32'h3)+:(2)]) & 8'hff));
-        d_ip_len = (d_bytes + 32'h24);
-        d_udp_len = (d_bytes + 32'h10);
-        q_mac0$d = cfg_port0_mac;
-        q_mac1$d = cfg_port1_mac;
-        q_ip0$d = cfg_port0_ip;
-        q_ip1$d = cfg_port1_ip;
-        q_ttl$d = cfg_ttl;
-        q_dscp$d = cfg_dscp;
-        cfg_sum0$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port0_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port0_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
-        cfg_sum1$d = (((((((((cfg_dscp) & 8'hff) << 32'h2) & 16'hffff) | 32'h4500)) & 20'hfffff) + ((((((cfg_ttl) & 16'hffff) << 32'h8) | 32'h11)) & 20'hfffff)) + ((((cfg_port1_ip[(32'h10)+:(16)]) & 20'hfffff) + ((cfg_port1_ip[(32'h0)+:(16)]) & 20'hfffff)) + 32'h4024));
-        if (d_egress) begin
+            d_src_mac = q3_mac1$q;
+            d_src_ip = q3_ip1$q;
             d_cfg_sum = cfg_sum1$q;
         end
         else begin
+            d_src_mac = q3_mac0$q;
+            d_src_ip = q3_ip0$q;
             d_cfg_sum = cfg_sum0$q;
         end
-        d_sum = (((d_cfg_sum + ((d_bytes) & 20'hfffff)) + (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff))) + ((p1_desc$q[(32'h3)+:(2)]) & 20'hfffff));
-        d_hdr_be = (c_hdr_fixed | (((p1_value$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((q_ttl$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((p1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((p1_value$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
-        t_fold1 = (((p2_sum$q[(32'h0)+:(16)]) & 20'hfffff) + ((p2_sum$q[(32'h10)+:(4)]) & 20'hfffff));
-        t_fold2 = (t_fold1[(32'h0)+:(16)] + ((t_fold1[(32'h10)+:(4)]) & 16'hffff));
-        t_csum = ~t_fold2;
-        hdr_swap$data_in = (p2_hdr$q | (((t_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0));
-        d_last_low = (d_bytes & c_k_m1);
-        if ((d_last_low == 32'h0)) begin
-            d_last_in = c_k;
+        d_dst_ip = h1_result_partly_unused$q[(32'h50)+:(32)];
+        d_tos = ((((q3_dscp$q) & 8'hff) << 32'h2) | ((h1_desc$q[(32'h4)+:(2)]) & 8'hff));
+        d_ip_len = (d_bytes + 32'h24);
+        d_udp_len = (d_bytes + 32'h10);
+        d_hdr_be = (c_hdr_fixed | (((h1_result_partly_unused$q[(32'h20)+:(48)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((d_src_mac) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h130) | (((d_tos) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h110) | (((d_ip_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((q3_ttl$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hd8) | (((d_src_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((d_dst_ip) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((h1_port$q) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | (((d_udp_len) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h50) | (((h1_result_partly_unused$q[(32'h8)+:(24)]) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h8));
+        h2_valid$d = h1_valid$q;
+        h2_hdr$d = d_hdr_be;
+        h2_sum_dst$d = (((d_dst_ip[(32'h10)+:(16)]) & 20'hfffff) + ((d_dst_ip[(32'h0)+:(16)]) & 20'hfffff));
+        h2_sum_rest$d = (d_cfg_sum + ((h1_desc$q[(32'h28)+:(17)]) & 20'hfffff));
+        h2_flags$d = (((((h1_desc$q[32'h6] & q_bth_mark$q)) & 25'h1ffffff) << 32'h18) | (((d_egress) & 25'h1ffffff) << 32'h17) | (((h1_desc$q[(32'h8)+:(8)]) & 25'h1ffffff) << 32'hf) | ((((d_extra & ~d_drop)) & 25'h1ffffff) << 32'he) | (((((d_last_idx == 32'h0) & ~(d_extra & ~d_drop))) & 25'h1ffffff) << 32'hd) | ((((d_last_idx == 32'h0)) & 25'h1ffffff) << 32'hc) | (((d_last_idx) & 25'h1ffffff) << 32'h4) | (((d_reason_final) & 25'h1ffffff) << 32'h1) | ((d_drop) & 25'h1ffffff));
+        h3_valid$d = h2_valid$q;
+        h3_hdr$d = h2_hdr$q;
+        h3_sum$d = (h2_sum_dst$q + h2_sum_rest$q);
+        h3_flags$d = h2_flags$q;
+        t_fold0 = (((h3_sum$q[(32'h0)+:(16)]) & 17'h1ffff) + ((h3_sum$q[(32'h10)+:(4)]) & 17'h1ffff));
+        t_fold1 = (h3_sum$q[(32'h0)+:(16)] - ~((h3_sum$q[(32'h10)+:(4)]) & 16'hffff));
+        if (t_fold0[32'h10]) begin
+            t_csum = ~t_fold1;
         end
         else begin
-            d_last_in = d_last_low;
+            t_csum = ~t_fold0[(32'h0)+:(16)];
         end
-        d_extra = (d_last_in > c_s);
-        if (d_extra) begin
-            d_out_last = (d_last_in - c_s);
-        end
-        else begin
-            d_out_last = (d_last_in + 32'h32);
-        end
-        d_keep = (c_ones >> (c_k - d_out_last));
-        if (pop3) begin
-            p1_valid$d = 1'b1;
-        end
-        else if (p1_move) begin
-            p1_valid$d = 1'b0;
-        end
-        if (p1_move) begin
-            p2_valid$d = 1'b1;
-            p2_hdr$d = d_hdr_be;
-            p2_sum$d = d_sum;
-            p2_drop$d = d_drop;
-            p2_reason$d = d_reason_final;
-            p2_last_idx$d = (d_beats - 32'h1);
-            p2_extra$d = (d_extra & ~d_drop);
-            p2_keep$d = d_keep;
-            p2_dest$d = d_egress;
-            p2_mark$d = (p1_desc$q[32'h5] & cfg_bth_mark);
-        end
-        else if (take) begin
-            p2_valid$d = 1'b0;
-        end
-        data_fifo$m_pop = (adv & need_data);
-        if (((cur_idx$q == 32'h0) & cur_mark$q)) begin
+        hdr_swap$data_in = (h3_hdr$q | (((t_csum) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0));
+        h4_valid$d = h3_valid$q;
+        h4_entry$d = ((((h3_flags$q) & 425'h1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h190) | ((hdr_swap$data_out) & 425'h1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        hdr_fifo$s_valid = h4_valid$q;
+        hdr_fifo$s_data = h4_entry$q;
+        hm = hdr_fifo$m_data;
+        hdr_fifo$m_pop = take;
+        data_pop = (cur_valid$q & ~cur_in_extra$q & data_fifo$m_valid & (cur_drop$q | out_free));
+        data_fifo$m_pop = data_pop;
+        if ((cur_first$q & cur_mark$q)) begin
             b_mod = ((data_fifo$m_data & c_mark_clear) | c_mark_set);
         end
         else begin
             b_mod = data_fifo$m_data;
         end
         shifted = (b_mod << 32'h190);
-        if (adv) begin
-            cur_idx$d = (cur_idx$q + 32'h1);
-            if (need_data) begin
-                carry$d = (b_mod >> c_s_shift);
-            end
-            if (final_beat) begin
-                cur_valid$d = 1'b0;
-                cur_in_extra$d = 1'b0;
-            end
-            else if (at_last_in) begin
-                cur_in_extra$d = 1'b1;
-            end
+        if (take_c) begin
+            carry$d = hm[(32'h0)+:(400)];
         end
+        else if (data_pop) begin
+            carry$d = ((b_mod >> c_s_shift) & 400'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        rem_is_one = (cur_rem$q == 32'h1);
+        keep_mask = (c_ones >> ((hm[(32'h19f)+:(8)]) & 16'hffff));
+        final_mask = (c_ones >> ((cur_kshift$q) & 16'hffff));
         if (take) begin
             cur_valid$d = 1'b1;
-            cur_hdr$d = hdr_swap$data_out;
-            cur_drop$d = p2_drop$q;
-            cur_last_idx$d = p2_last_idx$q;
-            cur_extra$d = p2_extra$q;
-            cur_keep$d = p2_keep$q;
-            cur_dest$d = p2_dest$q;
-            cur_mark$d = p2_mark$q;
-            cur_idx$d = 32'h0;
-            cur_in_extra$d = 1'b0;
-            if (p2_drop$q) begin
-                if ((p2_reason$q == 32'h1)) begin
-                    cnt_too_long$d = (cnt_too_long$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h2)) begin
-                    cnt_bad_keep$d = (cnt_bad_keep$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h3)) begin
-                    cnt_short$d = (cnt_short$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h4)) begin
-                    cnt_not_ipv4$d = (cnt_not_ipv4$q + 32'h1);
-                end
-                if ((p2_reason$q == 32'h5)) begin
-                    cnt_miss$d = (cnt_miss$q + 32'h1);
-                end
+            cur_mid$d = ~hm[32'h19d];
+            cur_drop$d = hm[32'h190];
+            cur_rem$d = hm[(32'h194)+:(8)];
+            cur_last_in$d = hm[32'h19c];
+            cur_final$d = hm[32'h19d];
+            cur_extra$d = hm[32'h19e];
+            cur_kshift$d = hm[(32'h19f)+:(8)];
+            if (hm[32'h19d]) begin
+                cur_okeep$d = keep_mask;
             end
             else begin
-                cnt_frames$d = (cnt_frames$q + 32'h1);
+                cur_okeep$d = c_ones;
             end
+            cur_dest$d = hm[32'h1a7];
+            cur_mark$d = hm[32'h1a8];
+            cur_first$d = 1'b1;
+            cur_in_extra$d = 1'b0;
+        end
+        else if (adv) begin
+            cur_first$d = 1'b0;
+            cur_rem$d = (cur_rem$q - 32'h1);
+            if (cur_final$q) begin
+                cur_valid$d = 1'b0;
+                cur_mid$d = 1'b0;
+                cur_in_extra$d = 1'b0;
+            end
+            else if (cur_last_in$q) begin
+                cur_in_extra$d = 1'b1;
+                cur_last_in$d = 1'b0;
+                cur_final$d = 1'b1;
+                cur_mid$d = 1'b0;
+                cur_okeep$d = final_mask;
+            end
+            else begin
+                cur_last_in$d = rem_is_one;
+                cur_final$d = (rem_is_one & ~cur_extra$q);
+                cur_mid$d = ~(rem_is_one & ~cur_extra$q);
+                if ((rem_is_one & ~cur_extra$q)) begin
+                    cur_okeep$d = final_mask;
+                end
+            end
+        end
+        ev_frames$d = (take & ~hm[32'h190]);
+        ev_too_long$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h1));
+        ev_bad_keep$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h2));
+        ev_short$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h3));
+        ev_not_ipv4$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h4));
+        ev_miss$d = (take & hm[32'h190] & (hm[(32'h191)+:(3)] == 32'h5));
+        if (ev_frames$q) begin
+            cnt_frames$d = (cnt_frames$q + 32'h1);
+        end
+        if (ev_too_long$q) begin
+            cnt_too_long$d = (cnt_too_long$q + 32'h1);
+        end
+        if (ev_bad_keep$q) begin
+            cnt_bad_keep$d = (cnt_bad_keep$q + 32'h1);
+        end
+        if (ev_short$q) begin
+            cnt_short$d = (cnt_short$q + 32'h1);
+        end
+        if (ev_not_ipv4$q) begin
+            cnt_not_ipv4$d = (cnt_not_ipv4$q + 32'h1);
+        end
+        if (ev_miss$q) begin
+            cnt_miss$d = (cnt_miss$q + 32'h1);
         end
         if (out_free) begin
             out_valid$d = (adv & ~cur_drop$q);
             out_dest$d = cur_dest$q;
-            out_last$d = final_beat;
-            if (cur_in_extra$q) begin
-                out_data$d = carry$q;
-            end
-            else if ((cur_idx$q == 32'h0)) begin
-                out_data$d = (((cur_hdr$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
-            end
-            else begin
-                out_data$d = (carry$q | shifted);
-            end
-            if (final_beat) begin
-                out_keep$d = cur_keep$q;
-            end
-            else begin
-                out_keep$d = c_ones;
-            end
+            out_last$d = cur_final$q;
+            out_zero_hi$d = cur_in_extra$q;
+            out_data$d = (((carry$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
+            out_keep$d = cur_okeep$q;
         end
         if (rst) begin
             in_mid$d = 1'b0;
-            in_bytes$d = 32'h0;
             in_beats$d = 32'h0;
-            in_err_keep$d = 1'b0;
-            in_overrun$d = 1'b0;
+            in_nostore$d = 1'b0;
             flight$d = 32'h0;
-            spray_req$d = 1'b0;
-            p1_valid$d = 1'b0;
-            p2_valid$d = 1'b0;
+            i2_valid$d = 1'b0;
+            i3_valid$d = 1'b0;
+            i4_valid$d = 1'b0;
+            h_used$d = 32'h0;
+            h1_valid$d = 1'b0;
+            h2_valid$d = 1'b0;
+            h3_valid$d = 1'b0;
+            h4_valid$d = 1'b0;
             cur_valid$d = 1'b0;
+            cur_mid$d = 1'b0;
             cur_in_extra$d = 1'b0;
             out_valid$d = 1'b0;
+            ev_frames$d = 1'b0;
+            ev_too_long$d = 1'b0;
+            ev_bad_keep$d = 1'b0;
+            ev_short$d = 1'b0;
+            ev_not_ipv4$d = 1'b0;
+            ev_miss$d = 1'b0;
             cnt_frames$d = 32'h0;
             cnt_too_long$d = 32'h0;
             cnt_bad_keep$d = 32'h0;
@@ -1091,7 +1858,12 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         end
         s_axis_tready = ready;
         m_axis_tvalid = out_valid$q;
-        m_axis_tdata = out_data$q;
+        if (out_zero_hi$q) begin
+            m_axis_tdata = (out_data$q & c_low400);
+        end
+        else begin
+            m_axis_tdata = out_data$q;
+        end
         m_axis_tkeep = out_keep$q;
         m_axis_tlast = out_last$q;
         m_axis_tdest = out_dest$q;
@@ -1102,23 +1874,137 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         status_drop_not_ipv4 = cnt_not_ipv4$q;
         status_drop_miss = cnt_miss$q;
         status_spray_cfg_error = spray$status_cfg_error;
-        unused_full = (desc_fifo$full | res_fifo$full | port_fifo$full);
-        status_overflow = (data_fifo$status_overflow | desc_fifo$status_overflow | res_fifo$status_overflow | port_fifo$status_overflow);
+        unused_full = (desc_fifo$full | res_fifo$full | port_fifo$full | hdr_fifo$full);
+        status_overflow = (data_fifo$status_overflow | desc_fifo$status_overflow | res_fifo$status_overflow | port_fifo$status_overflow | hdr_fifo$status_overflow);
     end
     
 endmodule // tx_encap
 
 
-module tx_encap$carry(d,q,clock);
+module tx_encap$acc_bytes(d,q,clock);
     
     // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1024'h0;
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_bytes
+
+
+module tx_encap$acc_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_ecn
+
+
+module tx_encap$acc_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_err_keep
+
+
+module tx_encap$acc_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_markable
+
+
+module tx_encap$acc_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_not_ipv4
+
+
+module tx_encap$acc_overrun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$acc_overrun
+
+
+module tx_encap$carry(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
     end
     
     always @(posedge clock) begin
@@ -1280,6 +2166,63 @@ module tx_encap$cnt_too_long(d,q,clock);
 endmodule // tx_encap$cnt_too_long
 
 
+module tx_encap$cs_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cs_ip0
+
+
+module tx_encap$cs_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cs_ip1
+
+
+module tx_encap$cs_td(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cs_td
+
+
 module tx_encap$cur_dest(d,q,clock);
     
     // Module arguments
@@ -1337,42 +2280,42 @@ module tx_encap$cur_extra(d,q,clock);
 endmodule // tx_encap$cur_extra
 
 
-module tx_encap$cur_hdr(d,q,clock);
+module tx_encap$cur_final(d,q,clock);
     
     // Module arguments
-    input wire  [399:0] d;
-    output reg  [399:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 400'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$cur_hdr
+endmodule // tx_encap$cur_final
 
 
-module tx_encap$cur_idx(d,q,clock);
+module tx_encap$cur_first(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$cur_idx
+endmodule // tx_encap$cur_first
 
 
 module tx_encap$cur_in_extra(d,q,clock);
@@ -1394,42 +2337,42 @@ module tx_encap$cur_in_extra(d,q,clock);
 endmodule // tx_encap$cur_in_extra
 
 
-module tx_encap$cur_keep(d,q,clock);
+module tx_encap$cur_kshift(d,q,clock);
     
     // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 128'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$cur_keep
+endmodule // tx_encap$cur_kshift
 
 
-module tx_encap$cur_last_idx(d,q,clock);
+module tx_encap$cur_last_in(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$cur_last_idx
+endmodule // tx_encap$cur_last_in
 
 
 module tx_encap$cur_mark(d,q,clock);
@@ -1449,6 +2392,63 @@ module tx_encap$cur_mark(d,q,clock);
     end
           
 endmodule // tx_encap$cur_mark
+
+
+module tx_encap$cur_mid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cur_mid
+
+
+module tx_encap$cur_okeep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cur_okeep
+
+
+module tx_encap$cur_rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$cur_rem
 
 
 module tx_encap$cur_valid(d,q,clock);
@@ -1484,110 +2484,112 @@ module tx_encap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111111;
-    localparam  depth_m1 = 17'b1111111;
+    localparam  c_ptr_mask = 12'hff;
+    localparam  c_addr_mask = 12'h7f;
+    localparam  c_wrap = 12'h80;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [1023:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     tx_encap$data_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    tx_encap$data_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    tx_encap$data_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    tx_encap$data_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    tx_encap$data_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    tx_encap$data_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    tx_encap$data_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    tx_encap$data_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     tx_encap$data_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    tx_encap$data_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     tx_encap$data_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    tx_encap$data_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     tx_encap$data_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    tx_encap$data_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     tx_encap$data_fifo$overflow overflow(
         .d(overflow$d),
@@ -1597,81 +2599,82 @@ module tx_encap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -1681,25 +2684,6 @@ module tx_encap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     end
     
 endmodule // tx_encap$data_fifo
-
-
-module tx_encap$data_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$data_fifo$a_valid
 
 
 module tx_encap$data_fifo$at_full(d,q,clock);
@@ -1740,42 +2724,23 @@ module tx_encap$data_fifo$b_valid(d,q,clock);
 endmodule // tx_encap$data_fifo$b_valid
 
 
-module tx_encap$data_fifo$count(d,q,clock);
+module tx_encap$data_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$count
-
-
-module tx_encap$data_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$data_fifo$in_ram
+endmodule // tx_encap$data_fifo$b_valid2
 
 
 module tx_encap$data_fifo$overflow(d,q,clock);
@@ -1797,13 +2762,12 @@ module tx_encap$data_fifo$overflow(d,q,clock);
 endmodule // tx_encap$data_fifo$overflow
 
 
-module tx_encap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module tx_encap$data_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [1023:0] read_data;
     input wire  [15:0] write_address;
     input wire  [1023:0] write_data;
@@ -1811,18 +2775,13 @@ module tx_encap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -1850,42 +2809,80 @@ module tx_encap$data_fifo$ram_nonempty(d,q,clock);
 endmodule // tx_encap$data_fifo$ram_nonempty
 
 
-module tx_encap$data_fifo$rd_ptr(d,q,clock);
+module tx_encap$data_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$rd_ptr
+endmodule // tx_encap$data_fifo$rd
 
 
-module tx_encap$data_fifo$wr_ptr(d,q,clock);
+module tx_encap$data_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$data_fifo$wr_ptr
+endmodule // tx_encap$data_fifo$rd_nx
+
+
+module tx_encap$data_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$wr
+
+
+module tx_encap$data_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$data_fifo$wr_nx
 
 
 module tx_encap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -1894,118 +2891,120 @@ module tx_encap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     input wire  clk;
     input wire  rst;
     input wire  s_valid;
-    input wire  [63:0] s_data;
+    input wire  [57:0] s_data;
     output reg  m_valid;
-    output reg  [63:0] m_data;
+    output reg  [57:0] m_data;
     input wire  m_pop;
     output reg  full;
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
-    wire  [63:0] ram$read_data;
+    wire  [57:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  [63:0] ram$write_data;
+    reg  [57:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     tx_encap$desc_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    tx_encap$desc_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    tx_encap$desc_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    tx_encap$desc_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    tx_encap$desc_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    tx_encap$desc_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    tx_encap$desc_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    tx_encap$desc_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     tx_encap$desc_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    tx_encap$desc_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     tx_encap$desc_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    tx_encap$desc_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     tx_encap$desc_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    tx_encap$desc_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     tx_encap$desc_fifo$overflow overflow(
         .d(overflow$d),
@@ -2015,81 +3014,82 @@ module tx_encap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -2099,25 +3099,6 @@ module tx_encap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     end
     
 endmodule // tx_encap$desc_fifo
-
-
-module tx_encap$desc_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$desc_fifo$a_valid
 
 
 module tx_encap$desc_fifo$at_full(d,q,clock);
@@ -2158,42 +3139,23 @@ module tx_encap$desc_fifo$b_valid(d,q,clock);
 endmodule // tx_encap$desc_fifo$b_valid
 
 
-module tx_encap$desc_fifo$count(d,q,clock);
+module tx_encap$desc_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$count
-
-
-module tx_encap$desc_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$desc_fifo$in_ram
+endmodule // tx_encap$desc_fifo$b_valid2
 
 
 module tx_encap$desc_fifo$overflow(d,q,clock);
@@ -2215,32 +3177,26 @@ module tx_encap$desc_fifo$overflow(d,q,clock);
 endmodule // tx_encap$desc_fifo$overflow
 
 
-module tx_encap$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module tx_encap$desc_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
-    output reg  [63:0] read_data;
+    output reg  [57:0] read_data;
     input wire  [15:0] write_address;
-    input wire  [63:0] write_data;
+    input wire  [57:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg [63:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [63:0] latch;
+    reg [57:0] mem [0:15];
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -2268,45 +3224,948 @@ module tx_encap$desc_fifo$ram_nonempty(d,q,clock);
 endmodule // tx_encap$desc_fifo$ram_nonempty
 
 
-module tx_encap$desc_fifo$rd_ptr(d,q,clock);
+module tx_encap$desc_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$rd_ptr
+endmodule // tx_encap$desc_fifo$rd
 
 
-module tx_encap$desc_fifo$wr_ptr(d,q,clock);
+module tx_encap$desc_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$desc_fifo$wr_ptr
+endmodule // tx_encap$desc_fifo$rd_nx
+
+
+module tx_encap$desc_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$wr
+
+
+module tx_encap$desc_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$desc_fifo$wr_nx
+
+
+module tx_encap$ev_bad_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_bad_keep
+
+
+module tx_encap$ev_frames(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_frames
+
+
+module tx_encap$ev_miss(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_miss
+
+
+module tx_encap$ev_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_not_ipv4
+
+
+module tx_encap$ev_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_short
+
+
+module tx_encap$ev_too_long(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$ev_too_long
 
 
 module tx_encap$flight(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$flight
+
+
+module tx_encap$h1_desc(d,q,clock);
+    
+    // Module arguments
+    input wire  [57:0] d;
+    output reg  [57:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 58'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h1_desc
+
+
+module tx_encap$h1_port(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h1_port
+
+
+module tx_encap$h1_result_partly_unused(d,q,clock);
+    
+    // Module arguments
+    input wire  [112:0] d;
+    output reg  [112:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 113'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h1_result_partly_unused
+
+
+module tx_encap$h1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h1_valid
+
+
+module tx_encap$h2_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [24:0] d;
+    output reg  [24:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 25'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h2_flags
+
+
+module tx_encap$h2_hdr(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h2_hdr
+
+
+module tx_encap$h2_sum_dst(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h2_sum_dst
+
+
+module tx_encap$h2_sum_rest(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h2_sum_rest
+
+
+module tx_encap$h2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h2_valid
+
+
+module tx_encap$h3_flags(d,q,clock);
+    
+    // Module arguments
+    input wire  [24:0] d;
+    output reg  [24:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 25'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h3_flags
+
+
+module tx_encap$h3_hdr(d,q,clock);
+    
+    // Module arguments
+    input wire  [399:0] d;
+    output reg  [399:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 400'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h3_hdr
+
+
+module tx_encap$h3_sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h3_sum
+
+
+module tx_encap$h3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h3_valid
+
+
+module tx_encap$h4_entry(d,q,clock);
+    
+    // Module arguments
+    input wire  [424:0] d;
+    output reg  [424:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 425'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h4_entry
+
+
+module tx_encap$h4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h4_valid
+
+
+module tx_encap$h_used(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$h_used
+
+
+module tx_encap$hdr_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    input wire  [424:0] s_data;
+    output reg  m_valid;
+    output reg  [424:0] m_data;
+    input wire  m_pop;
+    output reg  full;
+    output reg  status_overflow;
+    
+    // Constant declarations
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
+    
+    // Stub signals
+    reg  ram$clk;
+    reg  [15:0] ram$read_address;
+    reg  ram$read_enable;
+    wire  [424:0] ram$read_data;
+    reg  [15:0] ram$write_address;
+    reg  [424:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
+    reg  overflow$d;
+    wire  overflow$q;
+    reg  overflow$clock;
+    
+    // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
+    reg  pop;
+    reg  pop2;
+    reg  push;
+    reg  load_b;
+    reg  load_b2;
+    reg  take;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
+    
+    // Sub module instances
+    tx_encap$hdr_fifo$ram ram(
+        .clk(ram$clk),
+        .read_address(ram$read_address),
+        .read_enable(ram$read_enable),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    tx_encap$hdr_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    tx_encap$hdr_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
+    );
+    tx_encap$hdr_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    tx_encap$hdr_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
+    );
+    tx_encap$hdr_fifo$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    tx_encap$hdr_fifo$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    tx_encap$hdr_fifo$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
+    );
+    tx_encap$hdr_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
+    );
+    tx_encap$hdr_fifo$overflow overflow(
+        .d(overflow$d),
+        .q(overflow$q),
+        .clock(overflow$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
+        ram_nonempty$clock = clk;
+        at_full$clock = clk;
+        b_valid$clock = clk;
+        b_valid2$clock = clk;
+        overflow$clock = clk;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
+        ram_nonempty$d = ram_nonempty$q;
+        at_full$d = at_full$q;
+        b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
+        overflow$d = overflow$q;
+        ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
+        pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
+        if (load_b) begin
+            b_valid$d = ram_nonempty$q;
+        end
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
+        end
+        if (push) begin
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
+        if ((push & ~take)) begin
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
+        end
+        else if ((~push & take)) begin
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
+        end
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
+        end
+        if ((s_valid & ~push)) begin
+            overflow$d = 1'b1;
+        end
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
+        ram$write_data = s_data;
+        ram$write_enable = push;
+        if (rst) begin
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
+            ram_nonempty$d = 1'b0;
+            at_full$d = 1'b0;
+            b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
+            overflow$d = 1'b0;
+        end
+        m_valid = b_valid$q;
+        m_data = ram$read_data;
+        full = at_full$q;
+        status_overflow = overflow$q;
+    end
+    
+endmodule // tx_encap$hdr_fifo
+
+
+module tx_encap$hdr_fifo$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$at_full
+
+
+module tx_encap$hdr_fifo$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$b_valid
+
+
+module tx_encap$hdr_fifo$b_valid2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$b_valid2
+
+
+module tx_encap$hdr_fifo$overflow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$overflow
+
+
+module tx_encap$hdr_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    input wire  read_enable;
+    output reg  [424:0] read_data;
+    input wire  [15:0] write_address;
+    input wire  [424:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [424:0] mem [0:15];
+    wire [3:0] read_index = read_address[3:0];
+    wire [3:0] write_index = write_address[3:0];
+    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    
+    always @(posedge clk) begin
+       if (read_enable) begin
+          read_data <= mem[read_index];
+       end
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // tx_encap$hdr_fifo$ram
+
+
+module tx_encap$hdr_fifo$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$ram_nonempty
+
+
+module tx_encap$hdr_fifo$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$rd
+
+
+module tx_encap$hdr_fifo$rd_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$rd_nx
+
+
+module tx_encap$hdr_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$wr
+
+
+module tx_encap$hdr_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$hdr_fifo$wr_nx
+
+
+module tx_encap$hdr_swap(data_in,data_out);
+    
+    // Module arguments
+    input wire  [399:0] data_in;
+    output reg  [399:0] data_out;
+    
+    // Update code (custom)
+    always @(*) begin
+       data_out = {data_in[7:0], data_in[15:8], data_in[23:16], data_in[31:24], data_in[39:32], data_in[47:40], data_in[55:48], data_in[63:56], data_in[71:64], data_in[79:72], data_in[87:80], data_in[95:88], data_in[103:96], data_in[111:104], data_in[119:112], data_in[127:120], data_in[135:128], data_in[143:136], data_in[151:144], data_in[159:152], data_in[167:160], data_in[175:168], data_in[183:176], data_in[191:184], data_in[199:192], data_in[207:200], data_in[215:208], data_in[223:216], data_in[231:224], data_in[239:232], data_in[247:240], data_in[255:248], data_in[263:256], data_in[271:264], data_in[279:272], data_in[287:280], data_in[295:288], data_in[303:296], data_in[311:304], data_in[319:312], data_in[327:320], data_in[335:328], data_in[343:336], data_in[351:344], data_in[359:352], data_in[367:360], data_in[375:368], data_in[383:376], data_in[391:384], data_in[399:392]};
+    end
+endmodule // tx_encap$hdr_swap
+
+
+module tx_encap$i1_beats(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -2322,20 +4181,615 @@ module tx_encap$flight(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$flight
+endmodule // tx_encap$i1_beats
 
 
-module tx_encap$hdr_swap(data_in,data_out);
+module tx_encap$i1_dport(d,q,clock);
     
     // Module arguments
-    input wire  [399:0] data_in;
-    output reg  [399:0] data_out;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
     
     // Update code (custom)
-    always @(*) begin
-       data_out = {data_in[7:0], data_in[15:8], data_in[23:16], data_in[31:24], data_in[39:32], data_in[47:40], data_in[55:48], data_in[63:56], data_in[71:64], data_in[79:72], data_in[87:80], data_in[95:88], data_in[103:96], data_in[111:104], data_in[119:112], data_in[127:120], data_in[135:128], data_in[143:136], data_in[151:144], data_in[159:152], data_in[167:160], data_in[175:168], data_in[183:176], data_in[191:184], data_in[199:192], data_in[207:200], data_in[215:208], data_in[223:216], data_in[231:224], data_in[239:232], data_in[247:240], data_in[255:248], data_in[263:256], data_in[271:264], data_in[279:272], data_in[287:280], data_in[295:288], data_in[303:296], data_in[311:304], data_in[319:312], data_in[327:320], data_in[335:328], data_in[343:336], data_in[351:344], data_in[359:352], data_in[367:360], data_in[375:368], data_in[383:376], data_in[391:384], data_in[399:392]};
+    initial begin
+       q = 16'h0;
     end
-endmodule // tx_encap$hdr_swap
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_dport
+
+
+module tx_encap$i1_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_ecn
+
+
+module tx_encap$i1_etype(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_etype
+
+
+module tx_encap$i1_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_first
+
+
+module tx_encap$i1_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_keep
+
+
+module tx_encap$i1_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_last
+
+
+module tx_encap$i1_proto(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_proto
+
+
+module tx_encap$i1_stored(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_stored
+
+
+module tx_encap$i1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_valid
+
+
+module tx_encap$i1_vihl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i1_vihl
+
+
+module tx_encap$i2_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_count
+
+
+module tx_encap$i2_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_ecn
+
+
+module tx_encap$i2_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_first
+
+
+module tx_encap$i2_keep_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_keep_ok
+
+
+module tx_encap$i2_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_last
+
+
+module tx_encap$i2_last_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_last_idx
+
+
+module tx_encap$i2_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_markable
+
+
+module tx_encap$i2_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_not_ipv4
+
+
+module tx_encap$i2_stored(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_stored
+
+
+module tx_encap$i2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i2_valid
+
+
+module tx_encap$i3_count(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_count
+
+
+module tx_encap$i3_ecn(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_ecn
+
+
+module tx_encap$i3_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_err_keep
+
+
+module tx_encap$i3_extra(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_extra
+
+
+module tx_encap$i3_last_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_last_idx
+
+
+module tx_encap$i3_markable(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_markable
+
+
+module tx_encap$i3_not_ipv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_not_ipv4
+
+
+module tx_encap$i3_overrun(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_overrun
+
+
+module tx_encap$i3_total(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_total
+
+
+module tx_encap$i3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i3_valid
+
+
+module tx_encap$i4_desc(d,q,clock);
+    
+    // Module arguments
+    input wire  [57:0] d;
+    output reg  [57:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 58'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i4_desc
+
+
+module tx_encap$i4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$i4_valid
 
 
 module tx_encap$in_beats(d,q,clock);
@@ -2357,82 +4811,6 @@ module tx_encap$in_beats(d,q,clock);
 endmodule // tx_encap$in_beats
 
 
-module tx_encap$in_bytes(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$in_bytes
-
-
-module tx_encap$in_ecn(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$in_ecn
-
-
-module tx_encap$in_err_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$in_err_keep
-
-
-module tx_encap$in_markable(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$in_markable
-
-
 module tx_encap$in_mid(d,q,clock);
     
     // Module arguments
@@ -2452,7 +4830,7 @@ module tx_encap$in_mid(d,q,clock);
 endmodule // tx_encap$in_mid
 
 
-module tx_encap$in_not_ipv4(d,q,clock);
+module tx_encap$in_nostore(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2468,26 +4846,7 @@ module tx_encap$in_not_ipv4(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$in_not_ipv4
-
-
-module tx_encap$in_overrun(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$in_overrun
+endmodule // tx_encap$in_nostore
 
 
 module tx_encap$in_swap(data_in,data_out);
@@ -2520,6 +4879,44 @@ module tx_encap$keep_count(keep,count);
        end
     end
 endmodule // tx_encap$keep_count
+
+
+module tx_encap$lk_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$lk_key
+
+
+module tx_encap$lk_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$lk_valid
 
 
 module tx_encap$out_data(d,q,clock);
@@ -2617,26 +5014,7 @@ module tx_encap$out_valid(d,q,clock);
 endmodule // tx_encap$out_valid
 
 
-module tx_encap$p1_desc(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p1_desc
-
-
-module tx_encap$p1_hit(d,q,clock);
+module tx_encap$out_zero_hi(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2652,254 +5030,7 @@ module tx_encap$p1_hit(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$p1_hit
-
-
-module tx_encap$p1_port(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p1_port
-
-
-module tx_encap$p1_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p1_valid
-
-
-module tx_encap$p1_value(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p1_value
-
-
-module tx_encap$p2_dest(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_dest
-
-
-module tx_encap$p2_drop(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_drop
-
-
-module tx_encap$p2_extra(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_extra
-
-
-module tx_encap$p2_hdr(d,q,clock);
-    
-    // Module arguments
-    input wire  [399:0] d;
-    output reg  [399:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 400'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_hdr
-
-
-module tx_encap$p2_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_keep
-
-
-module tx_encap$p2_last_idx(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_last_idx
-
-
-module tx_encap$p2_mark(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_mark
-
-
-module tx_encap$p2_reason(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_reason
-
-
-module tx_encap$p2_sum(d,q,clock);
-    
-    // Module arguments
-    input wire  [19:0] d;
-    output reg  [19:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 20'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_sum
-
-
-module tx_encap$p2_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$p2_valid
+endmodule // tx_encap$out_zero_hi
 
 
 module tx_encap$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -2916,110 +5047,112 @@ module tx_encap$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [15:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [15:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     tx_encap$port_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    tx_encap$port_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    tx_encap$port_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    tx_encap$port_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    tx_encap$port_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    tx_encap$port_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    tx_encap$port_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    tx_encap$port_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     tx_encap$port_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    tx_encap$port_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     tx_encap$port_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    tx_encap$port_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     tx_encap$port_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    tx_encap$port_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     tx_encap$port_fifo$overflow overflow(
         .d(overflow$d),
@@ -3029,81 +5162,82 @@ module tx_encap$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -3113,25 +5247,6 @@ module tx_encap$port_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     end
     
 endmodule // tx_encap$port_fifo
-
-
-module tx_encap$port_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$port_fifo$a_valid
 
 
 module tx_encap$port_fifo$at_full(d,q,clock);
@@ -3172,42 +5287,23 @@ module tx_encap$port_fifo$b_valid(d,q,clock);
 endmodule // tx_encap$port_fifo$b_valid
 
 
-module tx_encap$port_fifo$count(d,q,clock);
+module tx_encap$port_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$count
-
-
-module tx_encap$port_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$port_fifo$in_ram
+endmodule // tx_encap$port_fifo$b_valid2
 
 
 module tx_encap$port_fifo$overflow(d,q,clock);
@@ -3229,13 +5325,12 @@ module tx_encap$port_fifo$overflow(d,q,clock);
 endmodule // tx_encap$port_fifo$overflow
 
 
-module tx_encap$port_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module tx_encap$port_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [15:0] read_data;
     input wire  [15:0] write_address;
     input wire  [15:0] write_data;
@@ -3243,18 +5338,13 @@ module tx_encap$port_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -3282,45 +5372,83 @@ module tx_encap$port_fifo$ram_nonempty(d,q,clock);
 endmodule // tx_encap$port_fifo$ram_nonempty
 
 
-module tx_encap$port_fifo$rd_ptr(d,q,clock);
+module tx_encap$port_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$rd_ptr
+endmodule // tx_encap$port_fifo$rd
 
 
-module tx_encap$port_fifo$wr_ptr(d,q,clock);
+module tx_encap$port_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$port_fifo$wr_ptr
+endmodule // tx_encap$port_fifo$rd_nx
 
 
-module tx_encap$q_dscp(d,q,clock);
+module tx_encap$port_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$wr
+
+
+module tx_encap$port_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$port_fifo$wr_nx
+
+
+module tx_encap$q1_dscp(d,q,clock);
     
     // Module arguments
     input wire  [5:0] d;
@@ -3336,10 +5464,10 @@ module tx_encap$q_dscp(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_dscp
+endmodule // tx_encap$q1_dscp
 
 
-module tx_encap$q_ip0(d,q,clock);
+module tx_encap$q1_ip0(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -3355,10 +5483,10 @@ module tx_encap$q_ip0(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_ip0
+endmodule // tx_encap$q1_ip0
 
 
-module tx_encap$q_ip1(d,q,clock);
+module tx_encap$q1_ip1(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -3374,10 +5502,10 @@ module tx_encap$q_ip1(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_ip1
+endmodule // tx_encap$q1_ip1
 
 
-module tx_encap$q_mac0(d,q,clock);
+module tx_encap$q1_mac0(d,q,clock);
     
     // Module arguments
     input wire  [47:0] d;
@@ -3393,10 +5521,10 @@ module tx_encap$q_mac0(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_mac0
+endmodule // tx_encap$q1_mac0
 
 
-module tx_encap$q_mac1(d,q,clock);
+module tx_encap$q1_mac1(d,q,clock);
     
     // Module arguments
     input wire  [47:0] d;
@@ -3412,10 +5540,10 @@ module tx_encap$q_mac1(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_mac1
+endmodule // tx_encap$q1_mac1
 
 
-module tx_encap$q_ttl(d,q,clock);
+module tx_encap$q1_ttl(d,q,clock);
     
     // Module arguments
     input wire  [7:0] d;
@@ -3431,7 +5559,311 @@ module tx_encap$q_ttl(d,q,clock);
        q <= d;
     end
           
-endmodule // tx_encap$q_ttl
+endmodule // tx_encap$q1_ttl
+
+
+module tx_encap$q2_dscp(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_dscp
+
+
+module tx_encap$q2_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_ip0
+
+
+module tx_encap$q2_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_ip1
+
+
+module tx_encap$q2_mac0(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_mac0
+
+
+module tx_encap$q2_mac1(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_mac1
+
+
+module tx_encap$q2_ttl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q2_ttl
+
+
+module tx_encap$q3_dscp(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_dscp
+
+
+module tx_encap$q3_ip0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_ip0
+
+
+module tx_encap$q3_ip1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_ip1
+
+
+module tx_encap$q3_mac0(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_mac0
+
+
+module tx_encap$q3_mac1(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_mac1
+
+
+module tx_encap$q3_ttl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q3_ttl
+
+
+module tx_encap$q_bth_mark(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_bth_mark
+
+
+module tx_encap$q_spray_max(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_spray_max
+
+
+module tx_encap$q_spray_min(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_spray_min
+
+
+module tx_encap$q_spray_mode(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$q_spray_mode
 
 
 module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -3448,110 +5880,112 @@ module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status
     output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111;
-    localparam  depth_m1 = 17'b1111;
+    localparam  c_ptr_mask = 12'h1f;
+    localparam  c_addr_mask = 12'hf;
+    localparam  c_wrap = 12'h10;
+    localparam  c_one = 12'h1;
     
     // Stub signals
     reg  ram$clk;
     reg  [15:0] ram$read_address;
     reg  ram$read_enable;
-    reg  ram$out_enable;
     wire  [112:0] ram$read_data;
     reg  [15:0] ram$write_address;
     reg  [112:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
+    reg  [11:0] wr$d;
+    wire  [11:0] wr$q;
+    reg  wr$clock;
+    reg  [11:0] wr_nx$d;
+    wire  [11:0] wr_nx$q;
+    reg  wr_nx$clock;
+    reg  [11:0] rd$d;
+    wire  [11:0] rd$q;
+    reg  rd$clock;
+    reg  [11:0] rd_nx$d;
+    wire  [11:0] rd_nx$q;
+    reg  rd_nx$clock;
     reg  ram_nonempty$d;
     wire  ram_nonempty$q;
     reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
     reg  at_full$d;
     wire  at_full$q;
     reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
+    reg  b_valid2$d;
+    wire  b_valid2$q;
+    reg  b_valid2$clock;
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
     
     // Local signals
+    reg  [11:0] wr_n;
+    reg  [11:0] rd_n;
     reg  pop;
+    reg  pop2;
     reg  push;
     reg  load_b;
-    reg  load_a;
+    reg  load_b2;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  ne_same;
+    reg  ne_push;
+    reg  ne_take;
+    reg  full_same;
+    reg  full_push;
+    reg  full_take;
     
     // Sub module instances
     tx_encap$res_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
         .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    tx_encap$res_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    tx_encap$res_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    tx_encap$res_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    tx_encap$res_fifo$wr_nx wr_nx(
+        .d(wr_nx$d),
+        .q(wr_nx$q),
+        .clock(wr_nx$clock)
     );
-    tx_encap$res_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    tx_encap$res_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    tx_encap$res_fifo$rd_nx rd_nx(
+        .d(rd_nx$d),
+        .q(rd_nx$q),
+        .clock(rd_nx$clock)
     );
     tx_encap$res_fifo$ram_nonempty ram_nonempty(
         .d(ram_nonempty$d),
         .q(ram_nonempty$q),
         .clock(ram_nonempty$clock)
     );
-    tx_encap$res_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
     tx_encap$res_fifo$at_full at_full(
         .d(at_full$d),
         .q(at_full$q),
         .clock(at_full$clock)
     );
-    tx_encap$res_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
     tx_encap$res_fifo$b_valid b_valid(
         .d(b_valid$d),
         .q(b_valid$q),
         .clock(b_valid$clock)
+    );
+    tx_encap$res_fifo$b_valid2 b_valid2(
+        .d(b_valid2$d),
+        .q(b_valid2$q),
+        .clock(b_valid2$clock)
     );
     tx_encap$res_fifo$overflow overflow(
         .d(overflow$d),
@@ -3561,81 +5995,82 @@ module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
+        wr$clock = clk;
+        wr_nx$clock = clk;
+        rd$clock = clk;
+        rd_nx$clock = clk;
         ram_nonempty$clock = clk;
-        count$clock = clk;
         at_full$clock = clk;
-        a_valid$clock = clk;
         b_valid$clock = clk;
+        b_valid2$clock = clk;
         overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
+        wr$d = wr$q;
+        wr_nx$d = wr_nx$q;
+        rd$d = rd$q;
+        rd_nx$d = rd_nx$q;
         ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
         at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
+        b_valid2$d = b_valid2$q;
         overflow$d = overflow$q;
         ram$clk = clk;
+        wr_n = (wr_nx$q ^ c_one);
+        rd_n = (rd_nx$q ^ c_one);
         pop = (m_pop & b_valid$q);
+        pop2 = (m_pop & b_valid2$q);
         push = (s_valid & ~at_full$q);
         load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
+        load_b2 = (pop2 | ~b_valid2$q);
+        take = (load_b2 & ram_nonempty$q);
+        ram$read_address = ((rd$q & c_addr_mask) & 16'hffff);
+        ram$read_enable = load_b;
         if (load_b) begin
-            b_valid$d = a_valid$q;
+            b_valid$d = ram_nonempty$q;
         end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (load_b2) begin
+            b_valid2$d = ram_nonempty$q;
         end
         if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+            wr$d = wr_n;
+            wr_nx$d = (((wr_n + 32'h1) & c_ptr_mask) ^ c_one);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
+        if (take) begin
+            rd$d = rd_n;
+            rd_nx$d = (((rd_n + 32'h1) & c_ptr_mask) ^ c_one);
+        end
+        ne_same = (wr$q != rd$q);
+        ne_push = (wr_n != rd$q);
+        ne_take = (wr$q != rd_n);
+        full_same = (wr$q == (rd$q ^ c_wrap));
+        full_push = (wr_n == (rd$q ^ c_wrap));
+        full_take = (wr$q == (rd_n ^ c_wrap));
         if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+            ram_nonempty$d = ne_push;
+            at_full$d = full_push;
         end
         else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+            ram_nonempty$d = ne_take;
+            at_full$d = full_take;
         end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        else begin
+            ram_nonempty$d = ne_same;
+            at_full$d = full_same;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
         if ((s_valid & ~push)) begin
             overflow$d = 1'b1;
         end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_address = ((wr$q & c_addr_mask) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
+            wr$d = 32'h0;
+            wr_nx$d = 32'h0;
+            rd$d = 32'h0;
+            rd_nx$d = 32'h0;
             ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
             at_full$d = 1'b0;
-            a_valid$d = 1'b0;
             b_valid$d = 1'b0;
+            b_valid2$d = 1'b0;
             overflow$d = 1'b0;
         end
         m_valid = b_valid$q;
@@ -3645,25 +6080,6 @@ module tx_encap$res_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status
     end
     
 endmodule // tx_encap$res_fifo
-
-
-module tx_encap$res_fifo$a_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$res_fifo$a_valid
 
 
 module tx_encap$res_fifo$at_full(d,q,clock);
@@ -3704,42 +6120,23 @@ module tx_encap$res_fifo$b_valid(d,q,clock);
 endmodule // tx_encap$res_fifo$b_valid
 
 
-module tx_encap$res_fifo$count(d,q,clock);
+module tx_encap$res_fifo$b_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$count
-
-
-module tx_encap$res_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // tx_encap$res_fifo$in_ram
+endmodule // tx_encap$res_fifo$b_valid2
 
 
 module tx_encap$res_fifo$overflow(d,q,clock);
@@ -3761,13 +6158,12 @@ module tx_encap$res_fifo$overflow(d,q,clock);
 endmodule // tx_encap$res_fifo$overflow
 
 
-module tx_encap$res_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module tx_encap$res_fifo$ram(clk,read_address,read_enable,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
     input wire  [15:0] read_address;
     input wire  read_enable;
-    input wire  out_enable;
     output reg  [112:0] read_data;
     input wire  [15:0] write_address;
     input wire  [112:0] write_data;
@@ -3775,18 +6171,13 @@ module tx_encap$res_fifo$ram(clk,read_address,read_enable,out_enable,read_data,w
     
     // Update code (custom)
     reg [112:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [112:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;
@@ -3814,42 +6205,80 @@ module tx_encap$res_fifo$ram_nonempty(d,q,clock);
 endmodule // tx_encap$res_fifo$ram_nonempty
 
 
-module tx_encap$res_fifo$rd_ptr(d,q,clock);
+module tx_encap$res_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$rd_ptr
+endmodule // tx_encap$res_fifo$rd
 
 
-module tx_encap$res_fifo$wr_ptr(d,q,clock);
+module tx_encap$res_fifo$rd_nx(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 12'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // tx_encap$res_fifo$wr_ptr
+endmodule // tx_encap$res_fifo$rd_nx
+
+
+module tx_encap$res_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$wr
+
+
+module tx_encap$res_fifo$wr_nx(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$res_fifo$wr_nx
 
 
 module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max,m_port_valid,m_port,status_cfg_error);
@@ -3891,6 +6320,21 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
     reg  [15:0] s1_masked$d;
     wire  [15:0] s1_masked$q;
     reg  s1_masked$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  s2_gt$d;
+    wire  s2_gt$q;
+    reg  s2_gt$clock;
+    reg  [15:0] s2_a$d;
+    wire  [15:0] s2_a$q;
+    reg  s2_a$clock;
+    reg  [15:0] s2_b$d;
+    wire  [15:0] s2_b$q;
+    reg  s2_b$clock;
+    reg  [15:0] s2_pp$d;
+    wire  [15:0] s2_pp$q;
+    reg  s2_pp$clock;
     reg  [15:0] walk$d;
     wire  [15:0] walk$q;
     reg  walk$clock;
@@ -3902,13 +6346,11 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
     reg  out_port$clock;
     
     // Local signals
-    reg  [15:0] span_m1;
     reg  [15:0] smear1;
     reg  [15:0] smear2;
     reg  [15:0] smear3;
     reg  walk_out_of_range;
     reg  walk_wraps;
-    reg  [15:0] flow_port;
     reg  [15:0] port;
     
     // Sub module instances
@@ -3946,6 +6388,31 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
         .q(s1_masked$q),
         .clock(s1_masked$clock)
     );
+    tx_encap$spray$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
+    );
+    tx_encap$spray$s2_gt s2_gt(
+        .d(s2_gt$d),
+        .q(s2_gt$q),
+        .clock(s2_gt$clock)
+    );
+    tx_encap$spray$s2_a s2_a(
+        .d(s2_a$d),
+        .q(s2_a$q),
+        .clock(s2_a$clock)
+    );
+    tx_encap$spray$s2_b s2_b(
+        .d(s2_b$d),
+        .q(s2_b$q),
+        .clock(s2_b$clock)
+    );
+    tx_encap$spray$s2_pp s2_pp(
+        .d(s2_pp$d),
+        .q(s2_pp$q),
+        .clock(s2_pp$clock)
+    );
     tx_encap$spray$walk walk(
         .d(walk$d),
         .q(walk$q),
@@ -3970,6 +6437,11 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
         cfg_bad_q$clock = clk;
         s1_valid$clock = clk;
         s1_masked$clock = clk;
+        s2_valid$clock = clk;
+        s2_gt$clock = clk;
+        s2_a$clock = clk;
+        s2_b$clock = clk;
+        s2_pp$clock = clk;
         walk$clock = clk;
         out_valid$clock = clk;
         out_port$clock = clk;
@@ -3979,44 +6451,35 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
         cfg_bad_q$d = cfg_bad_q$q;
         s1_valid$d = s1_valid$q;
         s1_masked$d = s1_masked$q;
+        s2_valid$d = s2_valid$q;
+        s2_gt$d = s2_gt$q;
+        s2_a$d = s2_a$q;
+        s2_b$d = s2_b$q;
+        s2_pp$d = s2_pp$q;
         walk$d = walk$q;
         out_valid$d = out_valid$q;
         out_port$d = out_port$q;
-        span_m1 = (cfg_port_max - cfg_port_min);
-        smear1 = (span_m1 | (span_m1 >> 32'h1));
+        cfg_span_m1_q$d = (cfg_port_max - cfg_port_min);
+        cfg_min_minus_span_q$d = ((cfg_port_min << 32'h1) + ~cfg_port_max);
+        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
+        smear1 = (cfg_span_m1_q$q | (cfg_span_m1_q$q >> 32'h1));
         smear2 = (smear1 | (smear1 >> 32'h2));
         smear3 = (smear2 | (smear2 >> 32'h4));
         cfg_mask_q$d = (smear3 | (smear3 >> 32'h8));
-        cfg_span_m1_q$d = span_m1;
-        cfg_min_minus_span_q$d = ((cfg_port_min - span_m1) - 32'h1);
-        cfg_bad_q$d = (cfg_port_min > cfg_port_max);
         flow_hash$key = s_req_flow;
         s1_valid$d = s_req_valid;
         s1_masked$d = (flow_hash$hash & cfg_mask_q$q);
-        if ((s1_masked$q > cfg_span_m1_q$q)) begin
-            flow_port = (s1_masked$q + cfg_min_minus_span_q$q);
-        end
-        else begin
-            flow_port = (s1_masked$q + cfg_port_min);
-        end
+        s2_valid$d = s1_valid$q;
+        s2_gt$d = (s1_masked$q > cfg_span_m1_q$q);
+        s2_a$d = (s1_masked$q + cfg_min_minus_span_q$q);
+        s2_b$d = (s1_masked$q + cfg_port_min);
         walk_out_of_range = ((walk$q < cfg_port_min) | (walk$q > cfg_port_max));
         walk_wraps = (walk$q >= cfg_port_max);
-        if (cfg_bad_q$q) begin
-            port = cfg_port_min;
-        end
-        else if ((cfg_mode == mode_per_packet)) begin
-            if (walk_out_of_range) begin
-                port = cfg_port_min;
-            end
-            else begin
-                port = walk$q;
-            end
-        end
-        else if ((cfg_mode == mode_per_flow)) begin
-            port = flow_port;
+        if (walk_out_of_range) begin
+            s2_pp$d = cfg_port_min;
         end
         else begin
-            port = cfg_port_min;
+            s2_pp$d = walk$q;
         end
         if ((s1_valid$q & (cfg_mode == mode_per_packet))) begin
             if (walk_out_of_range) begin
@@ -4034,13 +6497,31 @@ module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_p
                 walk$d = (walk$q + 32'h1);
             end
         end
-        out_valid$d = s1_valid$q;
+        if (cfg_bad_q$q) begin
+            port = cfg_port_min;
+        end
+        else if ((cfg_mode == mode_per_packet)) begin
+            port = s2_pp$q;
+        end
+        else if ((cfg_mode == mode_per_flow)) begin
+            if (s2_gt$q) begin
+                port = s2_a$q;
+            end
+            else begin
+                port = s2_b$q;
+            end
+        end
+        else begin
+            port = cfg_port_min;
+        end
+        out_valid$d = s2_valid$q;
         out_port$d = port;
         m_port_valid = out_valid$q;
         m_port = out_port$q;
         status_cfg_error = cfg_bad_q$q;
         if (rst) begin
             s1_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
             out_valid$d = 1'b0;
             walk$d = 32'h0;
         end
@@ -4648,6 +7129,101 @@ module tx_encap$spray$s1_valid(d,q,clock);
     end
           
 endmodule // tx_encap$spray$s1_valid
+
+
+module tx_encap$spray$s2_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$spray$s2_a
+
+
+module tx_encap$spray$s2_b(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$spray$s2_b
+
+
+module tx_encap$spray$s2_gt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$spray$s2_gt
+
+
+module tx_encap$spray$s2_pp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$spray$s2_pp
+
+
+module tx_encap$spray$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$spray$s2_valid
 
 
 module tx_encap$spray$walk(d,q,clock);
