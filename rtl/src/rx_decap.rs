@@ -2,12 +2,15 @@
 //! placement (the Pegasus paper's receiver ordering; docs/blocks/rx_decap.md).
 //!
 //! ```text
-//!  s_axis_wire ─► header capture (first 128 bytes) ─► check at tlast ─► desc FIFO ─► m_hdr (to rx_reorder)
-//!      │                                                                               │
-//!      └──────► data FIFO (every stored beat) ──────────────┐                 s_verdict (in order)
-//!                                                           ▼                          ▼
-//!                                  placement: payload realigned to byte 0, sideband {QP, VA, rkey, length}
-//!                                  ─► m_axis_place (or the frame is discarded)
+//!  s_axis_wire ──┬──────────────────────────────────────────► data FIFO (stored beats) ──────┐
+//!  (tready is a  ├─► header window ─► C1 field checks ─┐                                       │
+//!   register)    └─► I1 ─► I2 tkeep, byte count ───────┴► C2 ─► C3 ─► C4 ─► C5 ─► desc FIFO   │
+//!                                                                                     │       │
+//!              m_hdr (register + skid) ◄── issue: header sent, verdict slot reserved ─┤       │
+//!                  │ rx_reorder                                   ready FIFO ◄────────┘       │
+//!                  ▼                                                  │                       ▼
+//!  s_verdict ─► register ─► verdict FIFO ─────────────────► next (2 entries) ─► placement: realign
+//!                                                                  payload to byte 0 ─► m_axis_place
 //! ```
 //!
 //! Frames are **stored and forwarded**: nothing of a frame reaches placement before its
@@ -33,18 +36,76 @@
 //! `tkeep` low-justified on the last beat; the command (`m_place_qp/va/rkey/len`) is
 //! steady for the whole packet. A zero-length payload places nothing.
 //!
-//! The handshake on `s_axis_wire` does not depend on `tvalid`; `m_axis_place_tvalid` is
-//! a register.
+//! ### Pipeline
+//! Every stage is one register deep, so no register-to-register path has more than five
+//! logic levels (docs/timing.md); the stages are:
+//! * **Port.** An accepted beat goes straight into the data FIFO and, if it is one of
+//!   the first 128 bytes, into the header window. `s_axis_wire_tready` is a register
+//!   computed a cycle ahead from occupancy counts that leave room for the beats and frames
+//!   accepted meanwhile.
+//! * **I1, I2.** The beat's `tkeep` is registered, then judged (all ones; low-justified)
+//!   and counted.
+//! * **C1..C5.** C1 compares every header field of the window with its constant, matches
+//!   the VNI and adds the checksum words in pairs, in the cycle after the last beat; C2
+//!   joins I2's byte count; C3..C5 finish the checksum sum, the lengths and the placement
+//!   shape (output beats, flush or tail beat, last-beat `tkeep`) and pick the first
+//!   failing check. C5 writes the descriptor to the descriptor FIFO.
+//! * **Issue.** A good descriptor's header goes out through a register and a skid entry
+//!   once a verdict FIFO slot is reserved for its answer; every descriptor moves on to
+//!   the ready FIFO in order. `s_verdict_*` is registered into the verdict FIFO.
+//! * **Next.** A two-entry queue of descriptors whose verdict is known; its second entry
+//!   lets it take from the FIFOs on registered state alone.
+//! * **Placement** takes one stored beat per cycle: output beat j is bytes [R, K) of
+//!   stored beat j + skip followed by bytes [0, R) of the next (R = 120 or 124 modulo K).
+//!   A packet whose payload sits in one stored beat sends it as that beat is consumed
+//!   (tail); one whose last output beat starts in its last stored beat sends it in a
+//!   flush cycle after. The next packet starts in the cycle the last one finishes.
+//!
+//! ### Latency and rate
+//! A frame's header is on `m_hdr_valid` [`RX_DECAP_HDR_LATENCY`] cycles after its last
+//! beat is accepted; its first payload beat is on `m_axis_place_tvalid`
+//! [`RX_DECAP_VERDICT_TO_PLACE`] cycles after its verdict is on `s_verdict_valid`
+//! (queues empty, placement idle). One frame per cycle and one beat per cycle are
+//! sustained for any verdict latency up to [`RX_VERDICT_LATENCY_MAX`], which sizes the
+//! descriptor and verdict queues.
+//!
+//! `s_axis_wire_tready` does not depend on `tvalid`; `m_axis_place_tvalid`,
+//! `m_hdr_valid` (gated by `rst`), and every `m_hdr_*` and `m_place_*` field are
+//! registers.
 
-use crate::fifo::Fifo;
+use crate::ram::PipeRam;
+use crate::rx_reorder::RX_REORDER_LATENCY;
 use crate::wiring::{ByteSwap, KeepCount};
 use rust_hdl::prelude::*;
 
-/// Descriptors (frames between check and placement) in flight.
-pub const RX_DESC_DEPTH: usize = 32;
+/// The longest header-to-verdict latency of `rx_reorder` (cycles from `m_hdr_valid` and
+/// `m_hdr_ready` both high to `s_verdict_valid`) at which one frame per cycle still
+/// flows: `rx_reorder`'s, since `prnic_top` joins the two directly.
+pub const RX_VERDICT_LATENCY_MAX: usize = RX_REORDER_LATENCY as usize;
+/// Cycles a frame counts as in flight besides `rx_reorder`'s latency: from its first
+/// beat accepted to its descriptor taken for placement (one-beat frames, queues empty).
+pub const RX_DECAP_LOOP_CYCLES: usize = 13;
+/// The in-flight counts are compared a few cycles late (registered events and flags),
+/// so the limits sit this far below the capacities.
+const ROOM_MARGIN: usize = 4;
+/// Descriptors (frames between their first beat and placement) in flight; also the depth
+/// of the verdict FIFO. One frame per cycle needs `loop + latency + margin` of them.
+pub const RX_DESC_DEPTH: usize =
+    (RX_DECAP_LOOP_CYCLES + RX_VERDICT_LATENCY_MAX + ROOM_MARGIN).next_power_of_two();
+/// Cycles from a frame's last beat accepted to its header on `m_hdr_valid` (queues
+/// empty).
+pub const RX_DECAP_HDR_LATENCY: usize = 9;
+/// Cycles from a verdict on `s_verdict_valid` to the packet's first payload beat on
+/// `m_axis_place_tvalid` (queues empty, placement idle).
+pub const RX_DECAP_VERDICT_TO_PLACE: usize = 7;
 pub use crate::tx_encap::OUTER_BYTES;
 const DESC_BITS: usize = 256;
 const HDR_BITS: usize = 1024;
+
+// Descriptor layout (descriptor and ready FIFOs, next queue), bit offsets:
+// drop[0] reason[4:1] beats[20:5] beats==1[21] flush[22] tail[23] no-output[24]
+// last-keep shift[31:25] imm?[32] qp[48:33] va[112:49] rkey[144:113] paylen[160:145]
+// psn[184:161] slot[187:185] ack[188] imm[220:189]; 221..255 spare.
 
 #[derive(LogicBlock)]
 pub struct RxDecap<const D: usize, const K: usize> {
@@ -102,63 +163,207 @@ pub struct RxDecap<const D: usize, const K: usize> {
     pub status_drop_bad_length: Signal<Out, Bits<32>>,
     pub status_drop_verdict: Signal<Out, Bits<32>>,
 
-    data_fifo: Fifo<D>,
-    desc_fifo: Fifo<DESC_BITS>,
-    ready_fifo: Fifo<DESC_BITS>,
-    verdict_fifo: Fifo<3>,
+    data_fifo: BramFifo<D>,
+    desc_fifo: LutFifo<DESC_BITS>,
+    ready_fifo: LutFifo<DESC_BITS>,
+    verdict_fifo: LutFifo<3>,
     keep_count: KeepCount<K>,
     hdr_swap: ByteSwap<HDR_BITS>,
     c_max_frame: Constant<Bits<16>>,
-    c_max_beats: Constant<Bits<16>>,
-    c_k: Constant<Bits<16>>,
+    c_max_beats_m1: Constant<Bits<16>>,
+    c_km1: Constant<Bits<16>>,
     c_skip: Constant<Bits<16>>,
-    c_sh120: Constant<Bits<16>>,
-    c_sh124: Constant<Bits<16>>,
+    /// No header beat is skipped (K = 128): a tail beat can be the first one.
+    c_skip0: Constant<Bit>,
+    /// Shifts of the realignment: the kept top 8 bytes of the previous beat right by
+    /// R - (K - 8) bytes, the current beat left by K - R bytes.
+    c_psh120: Constant<Bits<16>>,
+    c_psh124: Constant<Bits<16>>,
     c_shl120: Constant<Bits<16>>,
     c_shl124: Constant<Bits<16>>,
+    c_top8: Constant<Bits<16>>,
     c_hdr_beat1: Constant<Bits<16>>,
     c_ones: Constant<Bits<K>>,
-    c_flight_max: Constant<Bits<8>>,
-    c_pending_max: Constant<Bits<8>>,
     c_kshift: Constant<Bits<16>>,
+    c_kmask: Constant<Bits<16>>,
+    /// Occupancy limits, `ROOM_MARGIN` below the capacities.
+    c_flight_lo: Constant<Bits<8>>,
+    c_data_lo: Constant<Bits<16>>,
+    c_pending_lo: Constant<Bits<8>>,
     c_slot: [Constant<Bits<3>>; 8],
     /// The header spans two beats (K < 128).
     c_hdr2: Constant<Bit>,
-    // Input side.
+
+    // ---- Port: frame state, updated as beats are accepted.
+    ready_q: DFF<Bit>,
     in_mid: DFF<Bit>,
+    /// Stored beats of the frame so far (saturates at the maximum), and whether the next
+    /// beat is past the maximum (taken and discarded).
     in_beats: DFF<Bits<16>>,
-    in_bytes: DFF<Bits<16>>,
-    in_err_keep: DFF<Bit>,
+    in_over: DFF<Bit>,
+    /// The next beat is the frame's second.
+    in_is1: DFF<Bit>,
+    /// The header window (beat 0, and beat 1 when K < 128).
     hdr: DFF<Bits<HDR_BITS>>,
+    // Occupancy: frames from their first beat until their descriptor is taken for
+    // placement, stored beats until placement consumes them, verdicts reserved and not
+    // yet taken. Each counts registered events, so its flag is a few cycles late.
     flight: DFF<Bits<8>>,
-    // Check stage (one frame, the cycle after its last beat).
-    c_valid: DFF<Bit>,
-    c_hdr: DFF<Bits<HDR_BITS>>,
-    c_len: DFF<Bits<16>>,
-    c_beats: DFF<Bits<16>>,
-    c_err_keep: DFF<Bit>,
-    c_too_long: DFF<Bit>,
-    // Header issue.
+    flight_lo: DFF<Bit>,
+    ev_frame: DFF<Bit>,
+    ev_take: DFF<Bit>,
+    dcount: DFF<Bits<16>>,
+    data_lo: DFF<Bit>,
+    ev_store: DFF<Bit>,
+    ev_consume: DFF<Bit>,
     v_pending: DFF<Bits<8>>,
-    // Placement.
+    v_room: DFF<Bit>,
+    ev_issue: DFF<Bit>,
+    ev_verdict: DFF<Bit>,
+    // I1: the accepted beat's tkeep; I2: judged and counted.
+    i1_valid: DFF<Bit>,
+    i1_keep: DFF<Bits<K>>,
+    i1_last: DFF<Bit>,
+    i1_store: DFF<Bit>,
+    i1_nb: DFF<Bits<16>>,
+    i2_valid: DFF<Bit>,
+    i2_last: DFF<Bit>,
+    i2_keep_all: DFF<Bit>,
+    i2_gap_free: DFF<Bit>,
+    i2_cnt: DFF<Bits<16>>,
+    i2_nb: DFF<Bits<16>>,
+    i2_store: DFF<Bit>,
+    in_err_keep: DFF<Bit>,
+    // C1: header fields against their constants, checksum words in pairs.
+    c1_valid: DFF<Bit>,
+    c1_bad4: DFF<Bit>,
+    c1_bad6: DFF<Bit>,
+    c1_bad7: DFF<Bit>,
+    c1_bad9: DFF<Bit>,
+    c1_bad10: DFF<Bit>,
+    c1_has_imm: DFF<Bit>,
+    c1_p: [DFF<Bits<20>>; 5],
+    c1_vhit: [DFF<Bit>; 8],
+    c1_ip_len: DFF<Bits<16>>,
+    c1_udp_len: DFF<Bits<16>>,
+    c1_in_len: DFF<Bits<16>>,
+    c1_reth_len: DFF<Bits<32>>,
+    c1_f: DFF<Bits<DESC_BITS>>,
+    // C2: the frame's byte count joins.
+    c2_valid: DFF<Bit>,
+    c2_err_keep: DFF<Bit>,
+    c2_len: DFF<Bits<16>>,
+    c2_beats: DFF<Bits<16>>,
+    c2_bad4: DFF<Bit>,
+    c2_bad6: DFF<Bit>,
+    c2_bad7: DFF<Bit>,
+    c2_bad9: DFF<Bit>,
+    c2_bad10: DFF<Bit>,
+    c2_vhit: DFF<Bit>,
+    c2_has_imm: DFF<Bit>,
+    c2_q0: DFF<Bits<20>>,
+    c2_q1: DFF<Bits<20>>,
+    c2_q2: DFF<Bits<20>>,
+    /// Header length fields plus what precedes them, to compare with the byte count.
+    c2_ip14: DFF<Bits<16>>,
+    c2_udp34: DFF<Bits<16>>,
+    c2_in64: DFF<Bits<16>>,
+    c2_reth_h: DFF<Bits<16>>,
+    c2_reth_hi0: DFF<Bit>,
+    c2_f: DFF<Bits<DESC_BITS>>,
+    // C3
+    c3_valid: DFF<Bit>,
+    c3_err_keep: DFF<Bit>,
+    c3_too_long: DFF<Bit>,
+    c3_trunc: DFF<Bit>,
+    c3_bad4: DFF<Bit>,
+    c3_bad6: DFF<Bit>,
+    c3_bad7: DFF<Bit>,
+    c3_bad9: DFF<Bit>,
+    c3_bad10: DFF<Bit>,
+    c3_vhit: DFF<Bit>,
+    c3_short: DFF<Bit>,
+    c3_len_neq: DFF<Bit>,
+    c3_paylen: DFF<Bits<16>>,
+    c3_sm: DFF<Bits<16>>,
+    c3_last1: DFF<Bit>,
+    c3_r0: DFF<Bits<20>>,
+    c3_r1: DFF<Bits<20>>,
+    c3_f: DFF<Bits<DESC_BITS>>,
+    // C4
+    c4_valid: DFF<Bit>,
+    c4_a_any: DFF<Bit>,
+    c4_a_code: DFF<Bits<4>>,
+    c4_bad6: DFF<Bit>,
+    c4_bad7: DFF<Bit>,
+    c4_bad9: DFF<Bit>,
+    c4_bad10: DFF<Bit>,
+    c4_vhit: DFF<Bit>,
+    c4_len_bad: DFF<Bit>,
+    c4_x: DFF<Bits<20>>,
+    c4_out: DFF<Bits<16>>,
+    c4_sm: DFF<Bits<16>>,
+    c4_sm1: DFF<Bit>,
+    c4_sm2: DFF<Bit>,
+    c4_ksh: DFF<Bits<7>>,
+    c4_f: DFF<Bits<DESC_BITS>>,
+    // C5
+    c5_valid: DFF<Bit>,
+    c5_a_any: DFF<Bit>,
+    c5_a_code: DFF<Bits<4>>,
+    c5_cks_ok: DFF<Bit>,
+    c5_b_any: DFF<Bit>,
+    c5_b_code: DFF<Bits<4>>,
+    c5_f: DFF<Bits<DESC_BITS>>,
+    // ---- Issue: m_hdr register and its skid entry.
+    h_valid: DFF<Bit>,
+    h_f: DFF<Bits<DESC_BITS>>,
+    sk_valid: DFF<Bit>,
+    sk_f: DFF<Bits<DESC_BITS>>,
+    vin_valid: DFF<Bit>,
+    vin_code: DFF<Bits<3>>,
+    // ---- Next: descriptors with their verdict, in order (n0 first).
+    n0_valid: DFF<Bit>,
+    n0_f: DFF<Bits<DESC_BITS>>,
+    n0_place: DFF<Bit>,
+    n0_vbad: DFF<Bit>,
+    n0_emit: DFF<Bit>,
+    n0_fin: DFF<Bit>,
+    n1_valid: DFF<Bit>,
+    n1_f: DFF<Bits<DESC_BITS>>,
+    n1_place: DFF<Bit>,
+    n1_vbad: DFF<Bit>,
+    n1_emit: DFF<Bit>,
+    n1_fin: DFF<Bit>,
+    // ---- Placement.
     e_active: DFF<Bit>,
-    e_place: DFF<Bit>,
+    /// Stored beats remain to be consumed (active and not in the flush cycle).
+    e_cons: DFF<Bit>,
     e_flush: DFF<Bit>,
+    e_place: DFF<Bit>,
+    /// Consuming the current stored beat sends an output beat.
+    e_emit: DFF<Bit>,
+    e_first: DFF<Bit>,
+    /// The current stored beat is the packet's last; and the packet ends with it (no
+    /// flush beat follows).
+    e_last: DFF<Bit>,
+    e_fin: DFF<Bit>,
+    e_left: DFF<Bits<16>>,
+    e_flushf: DFF<Bit>,
+    e_tailf: DFF<Bit>,
     e_h124: DFF<Bit>,
-    e_beats_left: DFF<Bits<16>>,
-    e_idx: DFF<Bits<16>>,
-    e_out_left: DFF<Bits<16>>,
-    e_bytes_left: DFF<Bits<16>>,
+    /// The last output beat keeps all ones shifted right by this many bytes.
+    e_ksh: DFF<Bits<7>>,
     e_qp: DFF<Bits<16>>,
     e_va: DFF<Bits<64>>,
     e_rkey: DFF<Bits<32>>,
     e_len: DFF<Bits<16>>,
-    prev: DFF<Bits<D>>,
+    /// The top 8 bytes of the last consumed beat (all a realigned beat takes of it).
+    prev: DFF<Bits<64>>,
     o_valid: DFF<Bit>,
-    /// Zero-length placed packets started and not yet reported on `m_place_done`.
-    empties: DFF<Bits<8>>,
-    last_taken: Signal<Local, Bit>,
-    empty_go: Signal<Local, Bit>,
+    /// `o_valid` again, for the control logic: `o_valid` itself drives the enable of
+    /// every output register bit, and logic after that net would pay for its fan-out.
+    o_valid2: DFF<Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_last: DFF<Bit>,
@@ -166,6 +371,15 @@ pub struct RxDecap<const D: usize, const K: usize> {
     o_va: DFF<Bits<64>>,
     o_rkey: DFF<Bits<32>>,
     o_len: DFF<Bits<16>>,
+    /// Zero-length placed packets started and not yet reported on `m_place_done`.
+    empties: DFF<Bits<8>>,
+    empties_nz: DFF<Bit>,
+    empty_ev: DFF<Bit>,
+    // Counter events, one cycle after the packet starts.
+    k_valid: DFF<Bit>,
+    k_reason: DFF<Bits<4>>,
+    k_vbad: DFF<Bit>,
+    k_placed: DFF<Bit>,
     cnt_frames: DFF<Bits<32>>,
     cnt_placed: DFF<Bits<32>>,
     cnt_drop: [DFF<Bits<32>>; 12],
@@ -173,43 +387,47 @@ pub struct RxDecap<const D: usize, const K: usize> {
     // Locals.
     vni_cfg: [Signal<Local, Bits<32>>; 8],
     in_fire: Signal<Local, Bit>,
-    storing: Signal<Local, Bit>,
-    ready: Signal<Local, Bit>,
-    keep_gap: Signal<Local, Bit>,
-    keep_ok: Signal<Local, Bit>,
-    total: Signal<Local, Bits<16>>,
-    hdr_now: Signal<Local, Bits<HDR_BITS>>,
+    over_nx: Signal<Local, Bit>,
+    mid_nx: Signal<Local, Bit>,
     beat_wide: Signal<Local, Bits<HDR_BITS>>,
+    keep_gap: Signal<Local, Bit>,
     h: Signal<Local, Bits<HDR_BITS>>,
-    ip_sum: Signal<Local, Bits<20>>,
-    ip_fold1: Signal<Local, Bits<20>>,
-    ip_fold2: Signal<Local, Bits<20>>,
     vni: Signal<Local, Bits<24>>,
-    vni_hit: Signal<Local, Bit>,
-    vni_slot: Signal<Local, Bits<3>>,
     opcode: Signal<Local, Bits<8>>,
-    has_imm: Signal<Local, Bit>,
-    hdr_len: Signal<Local, Bits<16>>,
-    paylen: Signal<Local, Bits<16>>,
-    len_bad: Signal<Local, Bit>,
+    vhit: Signal<Local, Bit>,
+    vslot: Signal<Local, Bits<3>>,
+    hdr4: Signal<Local, Bits<16>>,
+    c2_hdr4: Signal<Local, Bits<16>>,
+    ksh: Signal<Local, Bits<16>>,
+    sh_flush: Signal<Local, Bit>,
+    sh_tail: Signal<Local, Bit>,
+    sh_none: Signal<Local, Bit>,
     reason: Signal<Local, Bits<4>>,
-    d_reason: Signal<Local, Bits<4>>,
-    issue: Signal<Local, Bit>,
+    drop: Signal<Local, Bit>,
+    d_drop: Signal<Local, Bit>,
     pass: Signal<Local, Bit>,
-    r_reason: Signal<Local, Bits<4>>,
-    start: Signal<Local, Bit>,
-    need_flush: Signal<Local, Bit>,
-    finishing: Signal<Local, Bit>,
+    hdr_push: Signal<Local, Bit>,
+    out_take: Signal<Local, Bit>,
+    r_drop: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    x_place: Signal<Local, Bit>,
+    x_vbad: Signal<Local, Bit>,
+    x_emit: Signal<Local, Bit>,
+    x_fin: Signal<Local, Bit>,
+    ld0: Signal<Local, Bit>,
     out_free: Signal<Local, Bit>,
-    gen: Signal<Local, Bit>,
-    tail: Signal<Local, Bit>,
-    emit: Signal<Local, Bit>,
-    rp: Signal<Local, Bits<D>>,
+    out_free2: Signal<Local, Bit>,
     consume: Signal<Local, Bit>,
-    realign: Signal<Local, Bits<D>>,
+    flush_go: Signal<Local, Bit>,
+    start: Signal<Local, Bit>,
+    emit_now: Signal<Local, Bit>,
+    last_sel: Signal<Local, Bit>,
+    rp: Signal<Local, Bits<64>>,
     cur: Signal<Local, Bits<D>>,
-    out_keep: Signal<Local, Bits<K>>,
-    n_out: Signal<Local, Bits<16>>,
+    curx: Signal<Local, Bits<D>>,
+    realign: Signal<Local, Bits<D>>,
+    last_taken: Signal<Local, Bit>,
+    empty_go: Signal<Local, Bit>,
     unused_bits: Signal<Local, Bit>,
 }
 
@@ -229,7 +447,38 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
         let r120 = 120 - skip * K;
         let r124 = 124 - skip * K;
         let max_beats = max_frame_bytes.div_ceil(K);
+        // The byte count (beats before the last, times K, plus the last beat's bytes)
+        // must fit 16 bits even for a frame past the maximum.
+        assert!(
+            (max_beats + 1) * K < 65536,
+            "RxDecap max frame {max_frame_bytes}"
+        );
+        let data_depth = Self::data_fifo_depth(max_frame_bytes);
+        let top = 8 * (K - 8);
         Self {
+            data_fifo: BramFifo::new(data_depth),
+            desc_fifo: LutFifo::new(RX_DESC_DEPTH),
+            ready_fifo: LutFifo::new(RX_DESC_DEPTH),
+            verdict_fifo: LutFifo::new(RX_DESC_DEPTH),
+            c_max_frame: Constant::new((max_frame_bytes as LiteralType).into()),
+            c_max_beats_m1: Constant::new(((max_beats - 1) as LiteralType).into()),
+            c_km1: Constant::new(((K - 1) as LiteralType).into()),
+            c_skip: Constant::new((skip as LiteralType).into()),
+            c_skip0: Constant::new(skip == 0),
+            c_psh120: Constant::new(((8 * r120 - top) as LiteralType).into()),
+            c_psh124: Constant::new(((8 * r124 - top) as LiteralType).into()),
+            c_shl120: Constant::new(((8 * (K - r120)) as LiteralType).into()),
+            c_shl124: Constant::new(((8 * (K - r124)) as LiteralType).into()),
+            c_top8: Constant::new((top as LiteralType).into()),
+            c_hdr_beat1: Constant::new(((8 * K) as LiteralType).into()),
+            c_ones: Constant::new(!Bits::<K>::default()),
+            c_kshift: Constant::new((K.trailing_zeros() as LiteralType).into()),
+            c_kmask: Constant::new(((K - 1) as LiteralType).into()),
+            c_flight_lo: Constant::new(((RX_DESC_DEPTH - ROOM_MARGIN) as LiteralType).into()),
+            c_data_lo: Constant::new(((data_depth - ROOM_MARGIN) as LiteralType).into()),
+            c_pending_lo: Constant::new(((RX_DESC_DEPTH - ROOM_MARGIN) as LiteralType).into()),
+            c_slot: std::array::from_fn(|i| Constant::new((i as LiteralType).into())),
+            c_hdr2: Constant::new(K < 128),
             clk: Default::default(),
             rst: Default::default(),
             s_axis_wire_tvalid: Default::default(),
@@ -264,7 +513,7 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             cfg_local_vni5: Default::default(),
             cfg_local_vni6: Default::default(),
             cfg_local_vni7: Default::default(),
-            vni_cfg: Default::default(),
+            m_place_done: Default::default(),
             status_frames: Default::default(),
             status_placed: Default::default(),
             status_drop_bad_keep: Default::default(),
@@ -279,58 +528,152 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             status_drop_bad_opcode: Default::default(),
             status_drop_bad_length: Default::default(),
             status_drop_verdict: Default::default(),
-            data_fifo: Fifo::new(Self::data_fifo_depth(max_frame_bytes)),
-            desc_fifo: Fifo::new(RX_DESC_DEPTH),
-            ready_fifo: Fifo::new(RX_DESC_DEPTH),
-            verdict_fifo: Fifo::new(RX_DESC_DEPTH),
             keep_count: Default::default(),
             hdr_swap: Default::default(),
-            c_max_frame: Constant::new((max_frame_bytes as LiteralType).into()),
-            c_max_beats: Constant::new((max_beats as LiteralType).into()),
-            c_k: Constant::new((K as LiteralType).into()),
-            c_skip: Constant::new((skip as LiteralType).into()),
-            c_sh120: Constant::new(((8 * r120) as LiteralType).into()),
-            c_sh124: Constant::new(((8 * r124) as LiteralType).into()),
-            c_shl120: Constant::new(((8 * (K - r120)) as LiteralType).into()),
-            c_shl124: Constant::new(((8 * (K - r124)) as LiteralType).into()),
-            c_hdr_beat1: Constant::new(((8 * K) as LiteralType).into()),
-            c_ones: Constant::new(!Bits::<K>::default()),
-            c_flight_max: Constant::new(((RX_DESC_DEPTH - 2) as LiteralType).into()),
-            c_pending_max: Constant::new(((RX_DESC_DEPTH - 1) as LiteralType).into()),
-            c_kshift: Constant::new((K.trailing_zeros() as LiteralType).into()),
-            c_slot: std::array::from_fn(|i| Constant::new((i as LiteralType).into())),
-            c_hdr2: Constant::new(K < 128),
+            ready_q: Default::default(),
             in_mid: Default::default(),
             in_beats: Default::default(),
-            in_bytes: Default::default(),
-            in_err_keep: Default::default(),
+            in_over: Default::default(),
+            in_is1: Default::default(),
             hdr: Default::default(),
             flight: Default::default(),
-            c_valid: Default::default(),
-            c_hdr: Default::default(),
-            c_len: Default::default(),
-            c_beats: Default::default(),
-            c_err_keep: Default::default(),
-            c_too_long: Default::default(),
+            flight_lo: Default::default(),
+            ev_frame: Default::default(),
+            ev_take: Default::default(),
+            dcount: Default::default(),
+            data_lo: Default::default(),
+            ev_store: Default::default(),
+            ev_consume: Default::default(),
             v_pending: Default::default(),
+            v_room: Default::default(),
+            ev_issue: Default::default(),
+            ev_verdict: Default::default(),
+            i1_valid: Default::default(),
+            i1_keep: Default::default(),
+            i1_last: Default::default(),
+            i1_store: Default::default(),
+            i1_nb: Default::default(),
+            i2_valid: Default::default(),
+            i2_last: Default::default(),
+            i2_keep_all: Default::default(),
+            i2_gap_free: Default::default(),
+            i2_cnt: Default::default(),
+            i2_nb: Default::default(),
+            i2_store: Default::default(),
+            in_err_keep: Default::default(),
+            c1_valid: Default::default(),
+            c1_bad4: Default::default(),
+            c1_bad6: Default::default(),
+            c1_bad7: Default::default(),
+            c1_bad9: Default::default(),
+            c1_bad10: Default::default(),
+            c1_has_imm: Default::default(),
+            c1_p: Default::default(),
+            c1_vhit: Default::default(),
+            c1_ip_len: Default::default(),
+            c1_udp_len: Default::default(),
+            c1_in_len: Default::default(),
+            c1_reth_len: Default::default(),
+            c1_f: Default::default(),
+            c2_valid: Default::default(),
+            c2_err_keep: Default::default(),
+            c2_len: Default::default(),
+            c2_beats: Default::default(),
+            c2_bad4: Default::default(),
+            c2_bad6: Default::default(),
+            c2_bad7: Default::default(),
+            c2_bad9: Default::default(),
+            c2_bad10: Default::default(),
+            c2_vhit: Default::default(),
+            c2_has_imm: Default::default(),
+            c2_q0: Default::default(),
+            c2_q1: Default::default(),
+            c2_q2: Default::default(),
+            c2_ip14: Default::default(),
+            c2_udp34: Default::default(),
+            c2_in64: Default::default(),
+            c2_reth_h: Default::default(),
+            c2_reth_hi0: Default::default(),
+            c2_f: Default::default(),
+            c3_valid: Default::default(),
+            c3_err_keep: Default::default(),
+            c3_too_long: Default::default(),
+            c3_trunc: Default::default(),
+            c3_bad4: Default::default(),
+            c3_bad6: Default::default(),
+            c3_bad7: Default::default(),
+            c3_bad9: Default::default(),
+            c3_bad10: Default::default(),
+            c3_vhit: Default::default(),
+            c3_short: Default::default(),
+            c3_len_neq: Default::default(),
+            c3_paylen: Default::default(),
+            c3_sm: Default::default(),
+            c3_last1: Default::default(),
+            c3_r0: Default::default(),
+            c3_r1: Default::default(),
+            c3_f: Default::default(),
+            c4_valid: Default::default(),
+            c4_a_any: Default::default(),
+            c4_a_code: Default::default(),
+            c4_bad6: Default::default(),
+            c4_bad7: Default::default(),
+            c4_bad9: Default::default(),
+            c4_bad10: Default::default(),
+            c4_vhit: Default::default(),
+            c4_len_bad: Default::default(),
+            c4_x: Default::default(),
+            c4_out: Default::default(),
+            c4_sm: Default::default(),
+            c4_sm1: Default::default(),
+            c4_sm2: Default::default(),
+            c4_ksh: Default::default(),
+            c4_f: Default::default(),
+            c5_valid: Default::default(),
+            c5_a_any: Default::default(),
+            c5_a_code: Default::default(),
+            c5_cks_ok: Default::default(),
+            c5_b_any: Default::default(),
+            c5_b_code: Default::default(),
+            c5_f: Default::default(),
+            h_valid: Default::default(),
+            h_f: Default::default(),
+            sk_valid: Default::default(),
+            sk_f: Default::default(),
+            vin_valid: Default::default(),
+            vin_code: Default::default(),
+            n0_valid: Default::default(),
+            n0_f: Default::default(),
+            n0_place: Default::default(),
+            n0_vbad: Default::default(),
+            n0_emit: Default::default(),
+            n0_fin: Default::default(),
+            n1_valid: Default::default(),
+            n1_f: Default::default(),
+            n1_place: Default::default(),
+            n1_vbad: Default::default(),
+            n1_emit: Default::default(),
+            n1_fin: Default::default(),
             e_active: Default::default(),
-            e_place: Default::default(),
+            e_cons: Default::default(),
             e_flush: Default::default(),
+            e_place: Default::default(),
+            e_emit: Default::default(),
+            e_first: Default::default(),
+            e_last: Default::default(),
+            e_fin: Default::default(),
+            e_left: Default::default(),
+            e_flushf: Default::default(),
+            e_tailf: Default::default(),
             e_h124: Default::default(),
-            e_beats_left: Default::default(),
-            e_idx: Default::default(),
-            e_out_left: Default::default(),
-            e_bytes_left: Default::default(),
+            e_ksh: Default::default(),
             e_qp: Default::default(),
             e_va: Default::default(),
             e_rkey: Default::default(),
             e_len: Default::default(),
             prev: Default::default(),
             o_valid: Default::default(),
-            empties: Default::default(),
-            last_taken: Default::default(),
-            empty_go: Default::default(),
-            m_place_done: Default::default(),
+            o_valid2: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
@@ -338,48 +681,60 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             o_va: Default::default(),
             o_rkey: Default::default(),
             o_len: Default::default(),
+            empties: Default::default(),
+            empties_nz: Default::default(),
+            empty_ev: Default::default(),
+            k_valid: Default::default(),
+            k_reason: Default::default(),
+            k_vbad: Default::default(),
+            k_placed: Default::default(),
             cnt_frames: Default::default(),
             cnt_placed: Default::default(),
             cnt_drop: Default::default(),
             cnt_verdict: Default::default(),
+            vni_cfg: Default::default(),
             in_fire: Default::default(),
-            storing: Default::default(),
-            ready: Default::default(),
-            keep_gap: Default::default(),
-            keep_ok: Default::default(),
-            total: Default::default(),
-            hdr_now: Default::default(),
+            over_nx: Default::default(),
+            mid_nx: Default::default(),
             beat_wide: Default::default(),
+            keep_gap: Default::default(),
             h: Default::default(),
-            ip_sum: Default::default(),
-            ip_fold1: Default::default(),
-            ip_fold2: Default::default(),
             vni: Default::default(),
-            vni_hit: Default::default(),
-            vni_slot: Default::default(),
             opcode: Default::default(),
-            has_imm: Default::default(),
-            hdr_len: Default::default(),
-            paylen: Default::default(),
-            len_bad: Default::default(),
+            vhit: Default::default(),
+            vslot: Default::default(),
+            hdr4: Default::default(),
+            c2_hdr4: Default::default(),
+            ksh: Default::default(),
+            sh_flush: Default::default(),
+            sh_tail: Default::default(),
+            sh_none: Default::default(),
             reason: Default::default(),
-            d_reason: Default::default(),
-            issue: Default::default(),
+            drop: Default::default(),
+            d_drop: Default::default(),
             pass: Default::default(),
-            r_reason: Default::default(),
-            start: Default::default(),
-            need_flush: Default::default(),
-            finishing: Default::default(),
+            hdr_push: Default::default(),
+            out_take: Default::default(),
+            r_drop: Default::default(),
+            take: Default::default(),
+            x_place: Default::default(),
+            x_vbad: Default::default(),
+            x_emit: Default::default(),
+            x_fin: Default::default(),
+            ld0: Default::default(),
             out_free: Default::default(),
-            gen: Default::default(),
-            tail: Default::default(),
-            emit: Default::default(),
-            rp: Default::default(),
+            out_free2: Default::default(),
             consume: Default::default(),
-            realign: Default::default(),
+            flush_go: Default::default(),
+            start: Default::default(),
+            emit_now: Default::default(),
+            last_sel: Default::default(),
+            rp: Default::default(),
             cur: Default::default(),
-            out_keep: Default::default(),
-            n_out: Default::default(),
+            curx: Default::default(),
+            realign: Default::default(),
+            last_taken: Default::default(),
+            empty_go: Default::default(),
             unused_bits: Default::default(),
         }
     }
@@ -391,34 +746,148 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         dff_setup!(
             self,
             clk,
+            ready_q,
             in_mid,
             in_beats,
-            in_bytes,
-            in_err_keep,
+            in_over,
+            in_is1,
             hdr,
             flight,
-            c_valid,
-            c_hdr,
-            c_len,
-            c_beats,
-            c_err_keep,
-            c_too_long,
+            flight_lo,
+            ev_frame,
+            ev_take,
+            dcount,
+            data_lo,
+            ev_store,
+            ev_consume,
             v_pending,
+            v_room,
+            ev_issue,
+            ev_verdict,
+            i1_valid,
+            i1_keep,
+            i1_last,
+            i1_store,
+            i1_nb,
+            i2_valid,
+            i2_last,
+            i2_keep_all,
+            i2_gap_free,
+            i2_cnt,
+            i2_nb,
+            i2_store,
+            in_err_keep,
+            c1_valid,
+            c1_bad4,
+            c1_bad6,
+            c1_bad7,
+            c1_bad9,
+            c1_bad10,
+            c1_has_imm,
+            c1_ip_len,
+            c1_udp_len,
+            c1_in_len,
+            c1_reth_len,
+            c1_f,
+            c2_valid,
+            c2_err_keep,
+            c2_len,
+            c2_beats,
+            c2_bad4,
+            c2_bad6,
+            c2_bad7,
+            c2_bad9,
+            c2_bad10,
+            c2_vhit,
+            c2_has_imm,
+            c2_q0,
+            c2_q1,
+            c2_q2,
+            c2_ip14,
+            c2_udp34,
+            c2_in64,
+            c2_reth_h,
+            c2_reth_hi0,
+            c2_f,
+            c3_valid,
+            c3_err_keep,
+            c3_too_long,
+            c3_trunc,
+            c3_bad4,
+            c3_bad6,
+            c3_bad7,
+            c3_bad9,
+            c3_bad10,
+            c3_vhit,
+            c3_short,
+            c3_len_neq,
+            c3_paylen,
+            c3_sm,
+            c3_last1,
+            c3_r0,
+            c3_r1,
+            c3_f,
+            c4_valid,
+            c4_a_any,
+            c4_a_code,
+            c4_bad6,
+            c4_bad7,
+            c4_bad9,
+            c4_bad10,
+            c4_vhit,
+            c4_len_bad,
+            c4_x,
+            c4_out,
+            c4_sm,
+            c4_sm1,
+            c4_sm2,
+            c4_ksh,
+            c4_f,
+            c5_valid,
+            c5_a_any,
+            c5_a_code,
+            c5_cks_ok,
+            c5_b_any,
+            c5_b_code,
+            c5_f,
+            h_valid,
+            h_f,
+            sk_valid,
+            sk_f,
+            vin_valid,
+            vin_code,
+            n0_valid,
+            n0_f,
+            n0_place,
+            n0_vbad,
+            n0_emit,
+            n0_fin,
+            n1_valid,
+            n1_f,
+            n1_place,
+            n1_vbad,
+            n1_emit,
+            n1_fin,
             e_active,
-            e_place,
+            e_cons,
             e_flush,
+            e_place,
+            e_emit,
+            e_first,
+            e_last,
+            e_fin,
+            e_left,
+            e_flushf,
+            e_tailf,
             e_h124,
-            e_beats_left,
-            e_idx,
-            e_out_left,
-            e_bytes_left,
+            e_ksh,
             e_qp,
             e_va,
             e_rkey,
             e_len,
             prev,
             o_valid,
-            empties,
+            o_valid2,
             o_data,
             o_keep,
             o_last,
@@ -426,6 +895,13 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             o_va,
             o_rkey,
             o_len,
+            empties,
+            empties_nz,
+            empty_ev,
+            k_valid,
+            k_reason,
+            k_vbad,
+            k_placed,
             cnt_frames,
             cnt_placed,
             cnt_verdict
@@ -433,6 +909,14 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         for i in 0..12 {
             self.cnt_drop[i].clock.next = self.clk.val();
             self.cnt_drop[i].d.next = self.cnt_drop[i].q.val();
+        }
+        for i in 0..5 {
+            self.c1_p[i].clock.next = self.clk.val();
+            self.c1_p[i].d.next = self.c1_p[i].q.val();
+        }
+        for i in 0..8 {
+            self.c1_vhit[i].clock.next = self.clk.val();
+            self.c1_vhit[i].d.next = self.c1_vhit[i].q.val();
         }
         self.data_fifo.clk.next = self.clk.val();
         self.desc_fifo.clk.next = self.clk.val();
@@ -443,89 +927,107 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.ready_fifo.rst.next = self.rst.val();
         self.verdict_fifo.rst.next = self.rst.val();
 
-        // ================= Input: store every beat, keep the first 128 bytes =============
+        // ================= Port: accept a beat, store it, keep the header window ========
+        self.in_fire.next =
+            ((self.s_axis_wire_tvalid.val() & self.ready_q.q.val()) & !self.rst.val());
         // Beats past the maximum are accepted and discarded, so a frame that never ends
         // cannot fill the data FIFO.
-        self.storing.next = (self.in_beats.q.val() < self.c_max_beats.val());
-        self.ready.next = (((self.in_mid.q.val()
-            | (self.flight.q.val() < self.c_flight_max.val()))
-            & (!self.storing.val() | !self.data_fifo.full.val()))
-            & !self.rst.val());
-        self.in_fire.next = (self.s_axis_wire_tvalid.val() & self.ready.val());
-        self.keep_count.keep.next = self.s_axis_wire_tkeep.val();
-        self.keep_gap.next =
-            ((self.s_axis_wire_tkeep.val() >> 1) & !self.s_axis_wire_tkeep.val()).any();
-        if self.s_axis_wire_tlast.val() {
-            self.keep_ok.next = (!self.keep_gap.val() & self.s_axis_wire_tkeep.val().get_bit(0));
-        } else {
-            self.keep_ok.next = self.s_axis_wire_tkeep.val().all();
-        }
-        self.total.next = (self.in_bytes.q.val() + self.keep_count.count.val());
-        // The header window: beat 0 at byte 0, beat 1 at byte K (when K < 128).
-        self.beat_wide.next = bit_cast::<HDR_BITS, D>(self.s_axis_wire_tdata.val());
-        if !self.in_mid.q.val() {
-            self.hdr_now.next = self.beat_wide.val();
-        } else if (self.c_hdr2.val() & (self.in_beats.q.val() == 1)) {
-            self.hdr_now.next =
-                (self.hdr.q.val() | (self.beat_wide.val() << self.c_hdr_beat1.val()));
-        } else {
-            self.hdr_now.next = self.hdr.q.val();
-        }
-        self.data_fifo.s_valid.next = (self.in_fire.val() & self.storing.val());
-        self.data_fifo.s_data.next = self.s_axis_wire_tdata.val();
-        self.c_valid.d.next = (self.in_fire.val() & self.s_axis_wire_tlast.val());
         if self.in_fire.val() {
-            self.hdr.d.next = self.hdr_now.val();
-            self.in_mid.d.next = !self.s_axis_wire_tlast.val();
-            if self.storing.val() {
+            if self.s_axis_wire_tlast.val() {
+                self.over_nx.next = false;
+            } else {
+                self.over_nx.next =
+                    (self.in_over.q.val() | (self.in_beats.q.val() == self.c_max_beats_m1.val()));
+            }
+            self.mid_nx.next = !self.s_axis_wire_tlast.val();
+        } else {
+            self.over_nx.next = self.in_over.q.val();
+            self.mid_nx.next = self.in_mid.q.val();
+        }
+        self.in_over.d.next = self.over_nx.val();
+        self.in_mid.d.next = self.mid_nx.val();
+        if self.in_fire.val() {
+            self.in_is1.d.next = (!self.in_mid.q.val() & !self.s_axis_wire_tlast.val());
+            if self.s_axis_wire_tlast.val() {
+                self.in_beats.d.next = 0.into();
+            } else if !self.in_over.q.val() {
                 self.in_beats.d.next = (self.in_beats.q.val() + 1);
             }
-            // Saturates just past the maximum: the frame is too long either way.
-            if (self.in_bytes.q.val() <= self.c_max_frame.val()) {
-                self.in_bytes.d.next = self.total.val();
-            }
-            self.in_err_keep.d.next = (self.in_err_keep.q.val() | !self.keep_ok.val());
-            if self.s_axis_wire_tlast.val() {
-                self.c_hdr.d.next = self.hdr_now.val();
-                self.c_len.d.next = self.total.val();
-                self.c_err_keep.d.next = (self.in_err_keep.q.val() | !self.keep_ok.val());
-                self.c_too_long.d.next = ((self.total.val() > self.c_max_frame.val())
-                    | (self.in_bytes.q.val() > self.c_max_frame.val()));
-                if self.storing.val() {
-                    self.c_beats.d.next = (self.in_beats.q.val() + 1);
-                } else {
-                    self.c_beats.d.next = self.in_beats.q.val();
-                }
-                self.in_beats.d.next = 0.into();
-                self.in_bytes.d.next = 0.into();
-                self.in_err_keep.d.next = false;
+        }
+        // Ready a cycle ahead: a new frame needs flight room, a stored beat data room.
+        self.ready_q.d.next = (((self.mid_nx.val() | self.flight_lo.q.val())
+            & (self.over_nx.val() | self.data_lo.q.val()))
+            & !self.rst.val());
+        self.data_fifo.s_valid.next = (self.in_fire.val() & !self.in_over.q.val());
+        self.data_fifo.s_data.next = self.s_axis_wire_tdata.val();
+        // The header window: beat 0 at byte 0, beat 1 at byte K (when K < 128). It is
+        // complete in the cycle after the last beat, when C1 reads it.
+        self.beat_wide.next = bit_cast::<HDR_BITS, D>(self.s_axis_wire_tdata.val());
+        if self.in_fire.val() {
+            if !self.in_mid.q.val() {
+                self.hdr.d.next = self.beat_wide.val();
+            } else if (self.c_hdr2.val() & self.in_is1.q.val()) {
+                self.hdr.d.next =
+                    (self.hdr.q.val() | (self.beat_wide.val() << self.c_hdr_beat1.val()));
             }
         }
-        if (self.in_fire.val() & !self.in_mid.q.val()) {
-            self.cnt_frames.d.next = (self.cnt_frames.q.val() + 1);
+        self.ev_frame.d.next = (self.in_fire.val() & !self.in_mid.q.val());
+        self.ev_store.d.next = (self.in_fire.val() & !self.in_over.q.val());
+        self.i1_valid.d.next = self.in_fire.val();
+        self.i1_keep.d.next = self.s_axis_wire_tkeep.val();
+        self.i1_last.d.next = self.s_axis_wire_tlast.val();
+        self.i1_store.d.next = !self.in_over.q.val();
+        self.i1_nb.d.next = self.in_beats.q.val();
+
+        // ================= I1 -> I2: judge and count tkeep ===============================
+        self.keep_count.keep.next = self.i1_keep.q.val();
+        self.keep_gap.next = ((self.i1_keep.q.val() >> 1) & !self.i1_keep.q.val()).any();
+        self.i2_valid.d.next = self.i1_valid.q.val();
+        self.i2_last.d.next = self.i1_last.q.val();
+        self.i2_keep_all.d.next = self.i1_keep.q.val().all();
+        self.i2_gap_free.d.next = (!self.keep_gap.val() & self.i1_keep.q.val().get_bit(0));
+        self.i2_cnt.d.next = self.keep_count.count.val();
+        self.i2_nb.d.next = self.i1_nb.q.val();
+        self.i2_store.d.next = self.i1_store.q.val();
+        if self.i2_valid.q.val() {
+            if self.i2_last.q.val() {
+                self.in_err_keep.d.next = false;
+            } else {
+                self.in_err_keep.d.next = (self.in_err_keep.q.val() | !self.i2_keep_all.q.val());
+            }
         }
 
-        // ================= Check: every field of the first 128 bytes =====================
+        // ================= C1: every header field, in the cycle after the last beat =====
         // `h` holds the header as one big-endian number: byte o, n bytes long, is at bits
         // [1023 - 8o : 1024 - 8(o + n)].
-        self.hdr_swap.data_in.next = self.c_hdr.q.val();
+        self.hdr_swap.data_in.next = self.hdr.q.val();
         self.h.next = self.hdr_swap.data_out.val();
-        // Outer IPv4 header checksum: the ones' complement sum of its ten words is 0xffff.
-        self.ip_sum.next = ((((bit_cast::<20, 16>(self.h.val().get_bits::<16>(896))
-            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(880)))
-            + (bit_cast::<20, 16>(self.h.val().get_bits::<16>(864))
-                + bit_cast::<20, 16>(self.h.val().get_bits::<16>(848))))
-            + ((bit_cast::<20, 16>(self.h.val().get_bits::<16>(832))
-                + bit_cast::<20, 16>(self.h.val().get_bits::<16>(816)))
-                + (bit_cast::<20, 16>(self.h.val().get_bits::<16>(800))
-                    + bit_cast::<20, 16>(self.h.val().get_bits::<16>(784)))))
-            + (bit_cast::<20, 16>(self.h.val().get_bits::<16>(768))
-                + bit_cast::<20, 16>(self.h.val().get_bits::<16>(752))));
-        self.ip_fold1.next = (bit_cast::<20, 16>(self.ip_sum.val().get_bits::<16>(0))
-            + bit_cast::<20, 4>(self.ip_sum.val().get_bits::<4>(16)));
-        self.ip_fold2.next = (bit_cast::<20, 16>(self.ip_fold1.val().get_bits::<16>(0))
-            + bit_cast::<20, 4>(self.ip_fold1.val().get_bits::<4>(16)));
-        // VNI -> LOCAL_VNI slot (the first enabled match).
+        self.c1_valid.d.next = (self.i1_valid.q.val() & self.i1_last.q.val());
+        self.c1_bad4.d.next = (((self.h.val().get_bits::<16>(912) != 0x0800)
+            | (self.h.val().get_bits::<8>(904) != 0x45))
+            | (self.h.val().get_bits::<8>(832) != 17));
+        self.c1_bad6.d.next = (self.h.val().get_bits::<16>(720) != 4789);
+        self.c1_bad7.d.next = !self.h.val().get_bit(683);
+        self.c1_bad9.d.next = (((((self.h.val().get_bits::<16>(512) != 0x0800)
+            | (self.h.val().get_bits::<8>(504) != 0x45))
+            | (self.h.val().get_bits::<8>(432) != 17))
+            | (self.h.val().get_bits::<16>(320) != 4791))
+            | self.h.val().get_bits::<8>(240).any());
+        self.opcode.next = self.h.val().get_bits::<8>(280);
+        self.c1_bad10.d.next = ((self.opcode.val() < 0x06) | (self.opcode.val() > 0x0b));
+        self.c1_has_imm.d.next = ((self.opcode.val() == 0x09) | (self.opcode.val() == 0x0b));
+        // Outer IPv4 header checksum: its ten words, added in pairs.
+        self.c1_p[0].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(896))
+            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(880)));
+        self.c1_p[1].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(864))
+            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(848)));
+        self.c1_p[2].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(832))
+            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(816)));
+        self.c1_p[3].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(800))
+            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(784)));
+        self.c1_p[4].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(768))
+            + bit_cast::<20, 16>(self.h.val().get_bits::<16>(752)));
+        // The VNI against each LOCAL_VNI slot (the first enabled match wins, in C2).
         self.vni.next = self.h.val().get_bits::<24>(632);
         self.vni_cfg[0].next = self.cfg_local_vni0.val();
         self.vni_cfg[1].next = self.cfg_local_vni1.val();
@@ -535,270 +1037,463 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.vni_cfg[5].next = self.cfg_local_vni5.val();
         self.vni_cfg[6].next = self.cfg_local_vni6.val();
         self.vni_cfg[7].next = self.cfg_local_vni7.val();
-        self.vni_hit.next = false;
-        self.vni_slot.next = 0.into();
         for i in 0..8 {
-            if ((!self.vni_hit.val() & self.vni_cfg[i].val().get_bit(31))
-                & (self.vni_cfg[i].val().get_bits::<24>(0) == self.vni.val()))
-            {
-                self.vni_hit.next = true;
-                self.vni_slot.next = self.c_slot[i].val();
+            self.c1_vhit[i].d.next = (self.vni_cfg[i].val().get_bit(31)
+                & (self.vni_cfg[i].val().get_bits::<24>(0) == self.vni.val()));
+        }
+        self.c1_ip_len.d.next = self.h.val().get_bits::<16>(880);
+        self.c1_udp_len.d.next = self.h.val().get_bits::<16>(704);
+        self.c1_in_len.d.next = self.h.val().get_bits::<16>(480);
+        self.c1_reth_len.d.next = self.h.val().get_bits::<32>(64);
+        // The descriptor's header fields, in their final places.
+        self.c1_f.d.next = ((((bit_cast::<DESC_BITS, 16>(self.h.val().get_bits::<16>(224))
+            << 33)
+            | (bit_cast::<DESC_BITS, 64>(self.h.val().get_bits::<64>(128)) << 49))
+            | ((bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(96)) << 113)
+                | (bit_cast::<DESC_BITS, 24>(self.h.val().get_bits::<24>(192)) << 161)))
+            | ((bit_cast::<DESC_BITS, 1>(self.h.val().get_bit(223).into()) << 188)
+                | (bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(32)) << 189)));
+
+        // ================= C2: the byte count joins; VNI slot; checksum quads ============
+        self.c2_valid.d.next = self.c1_valid.q.val();
+        self.c2_err_keep.d.next = (self.in_err_keep.q.val() | !self.i2_gap_free.q.val());
+        // Bytes: full beats before the last, then the last beat's count. A frame past the
+        // maximum counts its stored beats only, which is already more than the maximum.
+        self.c2_len.d.next = ((self.i2_nb.q.val() << self.c_kshift.val()) + self.i2_cnt.q.val());
+        if self.i2_store.q.val() {
+            self.c2_beats.d.next = (self.i2_nb.q.val() + 1);
+        } else {
+            self.c2_beats.d.next = self.i2_nb.q.val();
+        }
+        self.c2_bad4.d.next = self.c1_bad4.q.val();
+        self.c2_bad6.d.next = self.c1_bad6.q.val();
+        self.c2_bad7.d.next = self.c1_bad7.q.val();
+        self.c2_bad9.d.next = self.c1_bad9.q.val();
+        self.c2_bad10.d.next = self.c1_bad10.q.val();
+        self.vhit.next = false;
+        self.vslot.next = 0.into();
+        for i in 0..8 {
+            if (!self.vhit.val() & self.c1_vhit[i].q.val()) {
+                self.vhit.next = true;
+                self.vslot.next = self.c_slot[i].val();
             }
         }
-        self.opcode.next = self.h.val().get_bits::<8>(280);
-        self.has_imm.next = ((self.opcode.val() == 0x09) | (self.opcode.val() == 0x0b));
-        if self.has_imm.val() {
-            self.hdr_len.next = 124.into();
+        self.c2_vhit.d.next = self.vhit.val();
+        self.c2_has_imm.d.next = self.c1_has_imm.q.val();
+        self.c2_q0.d.next = (self.c1_p[0].q.val() + self.c1_p[1].q.val());
+        self.c2_q1.d.next = (self.c1_p[2].q.val() + self.c1_p[3].q.val());
+        self.c2_q2.d.next = self.c1_p[4].q.val();
+        // Each length field plus the bytes before what it counts equals the byte count
+        // (modulo 2^16, as the subtraction it replaces). Headers and ICRC: 124 bytes,
+        // 128 with an immediate; the RETH length must fit 16 bits.
+        if self.c1_has_imm.q.val() {
+            self.hdr4.next = 128.into();
         } else {
-            self.hdr_len.next = 120.into();
+            self.hdr4.next = 124.into();
         }
-        self.paylen.next = ((self.c_len.q.val() - self.hdr_len.val()) - 4);
-        self.len_bad.next = ((((self.c_len.q.val() < (self.hdr_len.val() + 4))
-            | (self.h.val().get_bits::<16>(880) != (self.c_len.q.val() - 14)))
-            | ((self.h.val().get_bits::<16>(704) != (self.c_len.q.val() - 34))
-                | (self.h.val().get_bits::<16>(480) != (self.c_len.q.val() - 64))))
-            | (self.h.val().get_bits::<32>(64) != bit_cast::<32, 16>(self.paylen.val())));
-        if self.c_err_keep.q.val() {
-            self.reason.next = 1.into();
-        } else if self.c_too_long.q.val() {
-            self.reason.next = 2.into();
-        } else if (self.c_len.q.val() < 124) {
-            self.reason.next = 3.into();
-        } else if (((self.h.val().get_bits::<16>(912) != 0x0800)
-            | (self.h.val().get_bits::<8>(904) != 0x45))
-            | (self.h.val().get_bits::<8>(832) != 17))
-        {
-            self.reason.next = 4.into();
-        } else if (self.ip_fold2.val().get_bits::<16>(0) != 0xffff) {
+        self.c2_ip14.d.next = (self.c1_ip_len.q.val() + 14);
+        self.c2_udp34.d.next = (self.c1_udp_len.q.val() + 34);
+        self.c2_in64.d.next = (self.c1_in_len.q.val() + 64);
+        self.c2_reth_h.d.next = (self.c1_reth_len.q.val().get_bits::<16>(0) + self.hdr4.val());
+        self.c2_reth_hi0.d.next = !self.c1_reth_len.q.val().get_bits::<16>(16).any();
+        self.c2_f.d.next = ((self.c1_f.q.val()
+            | (bit_cast::<DESC_BITS, 1>(self.c1_has_imm.q.val().into()) << 32))
+            | (bit_cast::<DESC_BITS, 3>(self.vslot.val()) << 185));
+
+        // ================= C3: sizes and lengths against the frame =======================
+        self.c3_valid.d.next = self.c2_valid.q.val();
+        self.c3_err_keep.d.next = self.c2_err_keep.q.val();
+        self.c3_too_long.d.next = (self.c2_len.q.val() > self.c_max_frame.val());
+        self.c3_trunc.d.next = (self.c2_len.q.val() < 124);
+        self.c3_bad4.d.next = self.c2_bad4.q.val();
+        self.c3_bad6.d.next = self.c2_bad6.q.val();
+        self.c3_bad7.d.next = self.c2_bad7.q.val();
+        self.c3_bad9.d.next = self.c2_bad9.q.val();
+        self.c3_bad10.d.next = self.c2_bad10.q.val();
+        self.c3_vhit.d.next = self.c2_vhit.q.val();
+        if self.c2_has_imm.q.val() {
+            self.c2_hdr4.next = 128.into();
+        } else {
+            self.c2_hdr4.next = 124.into();
+        }
+        self.c3_short.d.next = (self.c2_len.q.val() < self.c2_hdr4.val());
+        self.c3_len_neq.d.next = (((self.c2_ip14.q.val() != self.c2_len.q.val())
+            | (self.c2_udp34.q.val() != self.c2_len.q.val()))
+            | (((self.c2_in64.q.val() != self.c2_len.q.val()) | !self.c2_reth_hi0.q.val())
+                | (self.c2_reth_h.q.val() != self.c2_len.q.val())));
+        self.c3_paylen.d.next = (self.c2_len.q.val() - self.c2_hdr4.val());
+        self.c3_sm.d.next = (self.c2_beats.q.val() - self.c_skip.val());
+        self.c3_last1.d.next = (self.c2_beats.q.val() == 1);
+        self.c3_r0.d.next = (self.c2_q0.q.val() + self.c2_q2.q.val());
+        self.c3_r1.d.next = self.c2_q1.q.val();
+        self.c3_f.d.next =
+            (self.c2_f.q.val() | (bit_cast::<DESC_BITS, 16>(self.c2_beats.q.val()) << 5));
+
+        // ================= C4: the first four reasons; placement shape; checksum sum =====
+        self.c4_valid.d.next = self.c3_valid.q.val();
+        self.c4_a_any.d.next = (((self.c3_err_keep.q.val() | self.c3_too_long.q.val())
+            | self.c3_trunc.q.val())
+            | self.c3_bad4.q.val());
+        if self.c3_err_keep.q.val() {
+            self.c4_a_code.d.next = 1.into();
+        } else if self.c3_too_long.q.val() {
+            self.c4_a_code.d.next = 2.into();
+        } else if self.c3_trunc.q.val() {
+            self.c4_a_code.d.next = 3.into();
+        } else {
+            self.c4_a_code.d.next = 4.into();
+        }
+        self.c4_bad6.d.next = self.c3_bad6.q.val();
+        self.c4_bad7.d.next = self.c3_bad7.q.val();
+        self.c4_bad9.d.next = self.c3_bad9.q.val();
+        self.c4_bad10.d.next = self.c3_bad10.q.val();
+        self.c4_vhit.d.next = self.c3_vhit.q.val();
+        self.c4_len_bad.d.next = (self.c3_short.q.val() | self.c3_len_neq.q.val());
+        self.c4_x.d.next = (self.c3_r0.q.val() + self.c3_r1.q.val());
+        // Output beats: ceil(paylen / K); the last one keeps paylen modulo K bytes, i.e.
+        // all ones shifted right by (-paylen) modulo K.
+        self.c4_out.d.next = ((self.c3_paylen.q.val() + self.c_km1.val()) >> self.c_kshift.val());
+        self.ksh.next = (!(self.c3_paylen.q.val() - 1) & self.c_kmask.val());
+        self.c4_ksh.d.next = self.ksh.val().get_bits::<7>(0);
+        self.c4_sm.d.next = self.c3_sm.q.val();
+        self.c4_sm1.d.next = (self.c3_sm.q.val() == 1);
+        self.c4_sm2.d.next = (self.c3_sm.q.val() >= 2);
+        self.c4_f.d.next = ((self.c3_f.q.val()
+            | (bit_cast::<DESC_BITS, 1>(self.c3_last1.q.val().into()) << 21))
+            | (bit_cast::<DESC_BITS, 16>(self.c3_paylen.q.val()) << 145));
+
+        // ================= C5: the other reasons, checksum verdict, flush/tail ===========
+        self.c5_valid.d.next = self.c4_valid.q.val();
+        self.c5_a_any.d.next = self.c4_a_any.q.val();
+        self.c5_a_code.d.next = self.c4_a_code.q.val();
+        // The ten words' sum x passes when its ones' complement fold is 0xffff, i.e. when
+        // x[15:0] + x[19:16] = 0xffff (x is a nonzero multiple of 0xffff, at most 10 of
+        // them, so x[19:16] < 16 and x[3:0] must be its complement).
+        self.c5_cks_ok.d.next = (self.c4_x.q.val().get_bits::<12>(4).all()
+            & ((self.c4_x.q.val().get_bits::<4>(0) ^ self.c4_x.q.val().get_bits::<4>(16)) == 0xf));
+        self.c5_b_any.d.next = ((((self.c4_bad6.q.val() | self.c4_bad7.q.val())
+            | (!self.c4_vhit.q.val() | self.c4_bad9.q.val()))
+            | self.c4_bad10.q.val())
+            | self.c4_len_bad.q.val());
+        if self.c4_bad6.q.val() {
+            self.c5_b_code.d.next = 6.into();
+        } else if self.c4_bad7.q.val() {
+            self.c5_b_code.d.next = 7.into();
+        } else if !self.c4_vhit.q.val() {
+            self.c5_b_code.d.next = 8.into();
+        } else if self.c4_bad9.q.val() {
+            self.c5_b_code.d.next = 9.into();
+        } else if self.c4_bad10.q.val() {
+            self.c5_b_code.d.next = 10.into();
+        } else {
+            self.c5_b_code.d.next = 11.into();
+        }
+        // A placed packet has S - skip or S - skip - 1 output beats (its lengths passed):
+        // with S - skip of them (two or more) its last output beat starts in its last
+        // stored beat and goes in a flush cycle; a tail packet has one stored beat past
+        // the skip and one output beat, sent as that beat is consumed.
+        self.sh_flush.next = ((self.c4_out.q.val() == self.c4_sm.q.val()) & self.c4_sm2.q.val());
+        self.sh_tail.next = (self.c4_sm1.q.val() & (self.c4_out.q.val() == 1));
+        self.sh_none.next = (self.c4_out.q.val() == 0);
+        self.c5_f.d.next = ((self.c4_f.q.val()
+            | ((bit_cast::<DESC_BITS, 1>(self.sh_flush.val().into()) << 22)
+                | (bit_cast::<DESC_BITS, 1>(self.sh_tail.val().into()) << 23)))
+            | ((bit_cast::<DESC_BITS, 1>(self.sh_none.val().into()) << 24)
+                | (bit_cast::<DESC_BITS, 7>(self.c4_ksh.q.val()) << 25)));
+        // The descriptor, with the first failing check.
+        if self.c5_a_any.q.val() {
+            self.reason.next = self.c5_a_code.q.val();
+        } else if !self.c5_cks_ok.q.val() {
             self.reason.next = 5.into();
-        } else if (self.h.val().get_bits::<16>(720) != 4789) {
-            self.reason.next = 6.into();
-        } else if !self.h.val().get_bit(683) {
-            self.reason.next = 7.into();
-        } else if !self.vni_hit.val() {
-            self.reason.next = 8.into();
-        } else if (((((self.h.val().get_bits::<16>(512) != 0x0800)
-            | (self.h.val().get_bits::<8>(504) != 0x45))
-            | (self.h.val().get_bits::<8>(432) != 17))
-            | (self.h.val().get_bits::<16>(320) != 4791))
-            | self.h.val().get_bits::<8>(240).any())
-        {
-            self.reason.next = 9.into();
-        } else if ((self.opcode.val() < 0x06) | (self.opcode.val() > 0x0b)) {
-            self.reason.next = 10.into();
-        } else if self.len_bad.val() {
-            self.reason.next = 11.into();
+        } else if self.c5_b_any.q.val() {
+            self.reason.next = self.c5_b_code.q.val();
         } else {
             self.reason.next = 0.into();
         }
-        // Descriptor: reason[3:0] qp[19:4] psn[43:20] slot[46:44] ack[47] imm?[48]
-        // imm[80:49] va[144:81] rkey[176:145] paylen[192:177] beats[208:193].
-        self.desc_fifo.s_valid.next = self.c_valid.q.val();
-        self.desc_fifo.s_data.next = ((bit_cast::<DESC_BITS, 16>(self.c_beats.q.val()) << 193)
-            | (bit_cast::<DESC_BITS, 16>(self.paylen.val()) << 177)
-            | (bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(96)) << 145)
-            | (bit_cast::<DESC_BITS, 64>(self.h.val().get_bits::<64>(128)) << 81)
-            | (bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(32)) << 49)
-            | (bit_cast::<DESC_BITS, 1>(self.has_imm.val().into()) << 48)
-            | (bit_cast::<DESC_BITS, 1>(self.h.val().get_bit(223).into()) << 47)
-            | (bit_cast::<DESC_BITS, 3>(self.vni_slot.val()) << 44)
-            | (bit_cast::<DESC_BITS, 24>(self.h.val().get_bits::<24>(192)) << 20)
-            | (bit_cast::<DESC_BITS, 16>(self.h.val().get_bits::<16>(224)) << 4)
-            | bit_cast::<DESC_BITS, 4>(self.reason.val()));
+        self.drop.next =
+            ((self.c5_a_any.q.val() | !self.c5_cks_ok.q.val()) | self.c5_b_any.q.val());
+        self.desc_fifo.s_valid.next = self.c5_valid.q.val();
+        self.desc_fifo.s_data.next = ((self.c5_f.q.val()
+            | (bit_cast::<DESC_BITS, 4>(self.reason.val()) << 1))
+            | bit_cast::<DESC_BITS, 1>(self.drop.val().into()));
 
-        // ================= Issue: good headers to rx_reorder, in order ===================
-        self.d_reason.next = self.desc_fifo.m_data.val().get_bits::<4>(0);
-        self.m_hdr_qp.next = self.desc_fifo.m_data.val().get_bits::<16>(4);
-        self.m_hdr_psn.next = self.desc_fifo.m_data.val().get_bits::<24>(20);
-        self.m_hdr_vni_slot.next = self.desc_fifo.m_data.val().get_bits::<3>(44);
-        self.m_hdr_ack_req.next = self.desc_fifo.m_data.val().get_bit(47);
-        self.m_hdr_has_imm.next = self.desc_fifo.m_data.val().get_bit(48);
-        self.m_hdr_imm.next = self.desc_fifo.m_data.val().get_bits::<32>(49);
-        // A verdict FIFO slot is reserved for every header sent.
-        self.issue.next = ((((self.desc_fifo.m_valid.val() & !self.d_reason.val().any())
-            & !self.ready_fifo.full.val())
-            & (self.v_pending.q.val() < self.c_pending_max.val()))
-            & !self.rst.val());
-        self.m_hdr_valid.next = self.issue.val();
-        self.pass.next = (((self.desc_fifo.m_valid.val() & self.d_reason.val().any())
-            & !self.ready_fifo.full.val())
-            | (self.issue.val() & self.m_hdr_ready.val()));
+        // ================= Issue: good headers to rx_reorder, every descriptor on ========
+        // A header is sent only with a verdict FIFO slot reserved for its answer; a
+        // descriptor moves to the ready FIFO with its header (or alone, if dropped). The
+        // ready FIFO cannot be full: it holds frames in flight, fewer than its depth.
+        self.d_drop.next = self.desc_fifo.m_data.val().get_bit(0);
+        self.pass.next = (self.desc_fifo.m_valid.val()
+            & (self.d_drop.val() | (!self.sk_valid.q.val() & self.v_room.q.val())));
+        self.hdr_push.next = (self.pass.val() & !self.d_drop.val());
         self.desc_fifo.m_pop.next = self.pass.val();
         self.ready_fifo.s_valid.next = self.pass.val();
         self.ready_fifo.s_data.next = self.desc_fifo.m_data.val();
-        self.verdict_fifo.s_valid.next = self.s_verdict_valid.val();
-        self.verdict_fifo.s_data.next = self.s_verdict_code.val();
+        self.ev_issue.d.next = self.hdr_push.val();
+        // m_hdr is a register with a skid entry behind it, so m_hdr_ready reaches only
+        // their enables.
+        self.out_take.next = (!self.h_valid.q.val() | self.m_hdr_ready.val());
+        if self.out_take.val() {
+            if self.sk_valid.q.val() {
+                self.h_f.d.next = self.sk_f.q.val();
+            } else {
+                self.h_f.d.next = self.desc_fifo.m_data.val();
+            }
+            self.h_valid.d.next = (self.sk_valid.q.val() | self.hdr_push.val());
+            self.sk_valid.d.next = false;
+        } else if self.hdr_push.val() {
+            self.sk_valid.d.next = true;
+        }
+        if !self.sk_valid.q.val() {
+            self.sk_f.d.next = self.desc_fifo.m_data.val();
+        }
+        self.vin_valid.d.next = self.s_verdict_valid.val();
+        self.vin_code.d.next = self.s_verdict_code.val();
+        self.verdict_fifo.s_valid.next = self.vin_valid.q.val();
+        self.verdict_fifo.s_data.next = self.vin_code.q.val();
 
-        // ================= Placement =====================================================
+        // ================= Placement control (registers and tready only) =================
         self.out_free.next = (!self.o_valid.q.val() | self.m_axis_place_tready.val());
-        self.r_reason.next = self.ready_fifo.m_data.val().get_bits::<4>(0);
+        self.out_free2.next = (!self.o_valid2.q.val() | self.m_axis_place_tready.val());
+        self.consume.next = ((self.e_cons.q.val() & self.data_fifo.m_valid.val())
+            & (!self.e_emit.q.val() | self.out_free2.val()));
+        self.data_fifo.m_pop.next = self.consume.val();
+        self.flush_go.next = (self.e_flush.q.val() & self.out_free2.val());
+        // A new packet starts in the cycle the last one finishes: its last stored beat
+        // goes with no flush beat to follow, or its flush beat goes.
+        self.start.next = (self.n0_valid.q.val()
+            & ((!self.e_active.q.val() | (self.consume.val() & self.e_fin.q.val()))
+                | self.flush_go.val()));
+        self.emit_now.next = ((self.consume.val() & self.e_emit.q.val()) | self.flush_go.val());
 
-        // Output beats: ceil(paylen / K).
-        self.n_out.next = ((self.ready_fifo.m_data.val().get_bits::<16>(177)
-            + (self.c_k.val() - 1))
-            >> self.c_kshift.val());
-        // Beat j of the payload: bytes [R, K) of input beat j + skip, then [0, R) of the
-        // next (R = 120 or 124 modulo K); the flush cycle has no next beat.
-        self.gen.next = ((self.e_place.q.val() & (self.e_idx.q.val() > self.c_skip.val()))
-            & self.e_out_left.q.val().any());
-        // The last stored beat holds the whole payload (a short packet): its output beat
-        // goes as it is consumed, not in a flush cycle after it.
-        self.tail.next = (((self.e_place.q.val() & (self.e_beats_left.q.val() == 1))
-            & !self.gen.val())
-            & self.e_out_left.q.val().any());
-        self.emit.next = (self.gen.val() | self.tail.val());
-        if self.e_flush.q.val() {
-            self.rp.next = self.prev.q.val();
-            self.cur.next = 0.into();
-        } else if self.tail.val() {
-            self.rp.next = self.data_fifo.m_data.val();
-            self.cur.next = 0.into();
+        // ================= Next: descriptors joined with their verdicts ==================
+        // n1 is empty whenever one is taken, so taking needs no look at `start`.
+        self.r_drop.next = self.ready_fifo.m_data.val().get_bit(0);
+        self.take.next = ((!self.n1_valid.q.val() & self.ready_fifo.m_valid.val())
+            & (self.r_drop.val() | self.verdict_fifo.m_valid.val()));
+        self.ready_fifo.m_pop.next = self.take.val();
+        self.verdict_fifo.m_pop.next = (self.take.val() & !self.r_drop.val());
+        self.ev_take.d.next = self.take.val();
+        self.ev_verdict.d.next = (self.take.val() & !self.r_drop.val());
+        self.x_place.next = (!self.r_drop.val() & !self.verdict_fifo.m_data.val().any());
+        self.x_vbad.next = (!self.r_drop.val() & self.verdict_fifo.m_data.val().any());
+        self.x_emit.next =
+            ((self.x_place.val() & self.ready_fifo.m_data.val().get_bit(23)) & self.c_skip0.val());
+        self.x_fin.next = (self.ready_fifo.m_data.val().get_bit(21)
+            & !(self.x_place.val() & self.ready_fifo.m_data.val().get_bit(22)));
+        self.ld0.next = (self.start.val() | !self.n0_valid.q.val());
+        if self.ld0.val() {
+            self.n0_valid.d.next = (self.n1_valid.q.val() | self.take.val());
+            self.n1_valid.d.next = false;
+            if self.n1_valid.q.val() {
+                self.n0_f.d.next = self.n1_f.q.val();
+                self.n0_place.d.next = self.n1_place.q.val();
+                self.n0_vbad.d.next = self.n1_vbad.q.val();
+                self.n0_emit.d.next = self.n1_emit.q.val();
+                self.n0_fin.d.next = self.n1_fin.q.val();
+            } else {
+                self.n0_f.d.next = self.ready_fifo.m_data.val();
+                self.n0_place.d.next = self.x_place.val();
+                self.n0_vbad.d.next = self.x_vbad.val();
+                self.n0_emit.d.next = self.x_emit.val();
+                self.n0_fin.d.next = self.x_fin.val();
+            }
+        } else if self.take.val() {
+            self.n1_valid.d.next = true;
+        }
+        if !self.n1_valid.q.val() {
+            self.n1_f.d.next = self.ready_fifo.m_data.val();
+            self.n1_place.d.next = self.x_place.val();
+            self.n1_vbad.d.next = self.x_vbad.val();
+            self.n1_emit.d.next = self.x_emit.val();
+            self.n1_fin.d.next = self.x_fin.val();
+        }
+
+        // ================= Occupancy, from the events of the cycle before ================
+        if (self.ev_frame.q.val() & !self.ev_take.q.val()) {
+            self.flight.d.next = (self.flight.q.val() + 1);
+        } else if (!self.ev_frame.q.val() & self.ev_take.q.val()) {
+            self.flight.d.next = (self.flight.q.val() - 1);
+        }
+        self.flight_lo.d.next = (self.flight.q.val() <= self.c_flight_lo.val());
+        self.ev_consume.d.next = self.consume.val();
+        if (self.ev_store.q.val() & !self.ev_consume.q.val()) {
+            self.dcount.d.next = (self.dcount.q.val() + 1);
+        } else if (!self.ev_store.q.val() & self.ev_consume.q.val()) {
+            self.dcount.d.next = (self.dcount.q.val() - 1);
+        }
+        self.data_lo.d.next = (self.dcount.q.val() <= self.c_data_lo.val());
+        if (self.ev_issue.q.val() & !self.ev_verdict.q.val()) {
+            self.v_pending.d.next = (self.v_pending.q.val() + 1);
+        } else if (!self.ev_issue.q.val() & self.ev_verdict.q.val()) {
+            self.v_pending.d.next = (self.v_pending.q.val() - 1);
+        }
+        self.v_room.d.next = (self.v_pending.q.val() <= self.c_pending_lo.val());
+
+        // ================= Placement data path ===========================================
+        // Beat j of the payload: bytes [R, K) of stored beat j + skip (the top 8 bytes
+        // kept of it), then [0, R) of the next; a flush beat has no next, a tail beat is
+        // the stored beat itself.
+        self.cur.next = self.data_fifo.m_data.val();
+        if self.e_tailf.q.val() {
+            self.rp.next = bit_cast::<64, D>(self.cur.val() >> self.c_top8.val());
         } else {
             self.rp.next = self.prev.q.val();
-            self.cur.next = self.data_fifo.m_data.val();
+        }
+        if (self.e_tailf.q.val() | self.e_flush.q.val()) {
+            self.curx.next = 0.into();
+        } else {
+            self.curx.next = self.cur.val();
         }
         if self.e_h124.q.val() {
-            self.realign.next =
-                ((self.rp.val() >> self.c_sh124.val()) | (self.cur.val() << self.c_shl124.val()));
+            self.realign.next = ((bit_cast::<D, 64>(self.rp.val()) >> self.c_psh124.val())
+                | (self.curx.val() << self.c_shl124.val()));
         } else {
-            self.realign.next =
-                ((self.rp.val() >> self.c_sh120.val()) | (self.cur.val() << self.c_shl120.val()));
+            self.realign.next = ((bit_cast::<D, 64>(self.rp.val()) >> self.c_psh120.val())
+                | (self.curx.val() << self.c_shl120.val()));
         }
-        if (self.e_bytes_left.q.val() < self.c_k.val()) {
-            self.out_keep.next =
-                (self.c_ones.val() >> (self.c_k.val() - self.e_bytes_left.q.val()));
-        } else {
-            self.out_keep.next = self.c_ones.val();
-        }
-        self.consume.next = (((self.e_active.q.val() & !self.e_flush.q.val())
-            & self.data_fifo.m_valid.val())
-            & (!self.emit.val() | self.out_free.val()));
-        self.data_fifo.m_pop.next = self.consume.val();
-        // The packet in progress finishes this cycle: its last stored beat goes without a
-        // flush beat to follow, or its flush beat goes.
-        self.need_flush.next = (self.e_place.q.val()
-            & (self.e_out_left.q.val() > bit_cast::<16, 1>(self.emit.val().into())));
-        self.finishing.next = ((self.consume.val()
-            & ((self.e_beats_left.q.val() == 1) & !self.need_flush.val()))
-            | ((self.e_flush.q.val() & self.e_active.q.val()) & self.out_free.val()));
-        self.start.next = ((((!self.e_active.q.val() | self.finishing.val())
-            & self.ready_fifo.m_valid.val())
-            & (self.r_reason.val().any() | self.verdict_fifo.m_valid.val()))
-            & !self.rst.val());
-        self.ready_fifo.m_pop.next = self.start.val();
-        self.verdict_fifo.m_pop.next = (self.start.val() & !self.r_reason.val().any());
+        // The packet's last output beat: its flush beat, or else the one its last stored
+        // beat sends.
+        self.last_sel.next = (self.e_flush.q.val() | self.e_fin.q.val());
         if self.out_free.val() {
-            self.o_valid.d.next = false;
-        }
-        if ((self.consume.val() & self.emit.val())
-            | ((self.e_flush.q.val() & self.e_active.q.val()) & self.out_free.val()))
-        {
-            self.o_valid.d.next = true;
+            self.o_valid.d.next = self.emit_now.val();
             self.o_data.d.next = self.realign.val();
-            self.o_keep.d.next = self.out_keep.val();
-            self.o_last.d.next = (self.e_out_left.q.val() == 1);
+            if self.last_sel.val() {
+                self.o_keep.d.next = (self.c_ones.val() >> self.e_ksh.q.val());
+            } else {
+                self.o_keep.d.next = self.c_ones.val();
+            }
+            self.o_last.d.next = self.last_sel.val();
             // The command travels with each beat (the next packet's may load meanwhile).
             self.o_qp.d.next = self.e_qp.q.val();
             self.o_va.d.next = self.e_va.q.val();
             self.o_rkey.d.next = self.e_rkey.q.val();
             self.o_len.d.next = self.e_len.q.val();
-            self.e_out_left.d.next = (self.e_out_left.q.val() - 1);
-            self.e_bytes_left.d.next = (self.e_bytes_left.q.val() - self.c_k.val());
+        }
+        if self.out_free2.val() {
+            self.o_valid2.d.next = self.emit_now.val();
         }
         if self.consume.val() {
-            self.prev.d.next = self.data_fifo.m_data.val();
-            self.e_idx.d.next = (self.e_idx.q.val() + 1);
-            self.e_beats_left.d.next = (self.e_beats_left.q.val() - 1);
-            if (self.e_beats_left.q.val() == 1) {
+            self.prev.d.next = bit_cast::<64, D>(self.cur.val() >> self.c_top8.val());
+            self.e_left.d.next = (self.e_left.q.val() - 1);
+            self.e_last.d.next = (self.e_left.q.val() == 2);
+            self.e_fin.d.next = ((self.e_left.q.val() == 2) & !self.e_flushf.q.val());
+            self.e_first.d.next = false;
+            self.e_emit.d.next = (self.e_place.q.val()
+                & ((self.c_skip0.val() | self.e_tailf.q.val()) | !self.e_first.q.val()));
+            if self.e_last.q.val() {
                 // The last stored beat: one more output beat may remain (flush).
-                if self.need_flush.val() {
+                self.e_cons.d.next = false;
+                if self.e_flushf.q.val() {
                     self.e_flush.d.next = true;
                 } else {
                     self.e_active.d.next = false;
                 }
             }
         }
-        if ((self.e_flush.q.val() & self.e_active.q.val()) & self.out_free.val()) {
+        if self.flush_go.val() {
             self.e_flush.d.next = false;
             self.e_active.d.next = false;
         }
-
-        // A new packet starts in the cycle the last one finishes (its writes win).
+        // A new packet's writes win over the last one's.
         if self.start.val() {
-            self.e_active.d.next = self.ready_fifo.m_data.val().get_bits::<16>(193).any();
-            self.e_place.d.next =
-                (!self.r_reason.val().any() & !self.verdict_fifo.m_data.val().any());
+            self.e_active.d.next = true;
+            self.e_cons.d.next = true;
             self.e_flush.d.next = false;
-            self.e_h124.d.next = self.ready_fifo.m_data.val().get_bit(48);
-            self.e_beats_left.d.next = self.ready_fifo.m_data.val().get_bits::<16>(193);
-            self.e_idx.d.next = 0.into();
-            self.e_out_left.d.next = self.n_out.val();
-            self.e_bytes_left.d.next = self.ready_fifo.m_data.val().get_bits::<16>(177);
-            self.e_len.d.next = self.ready_fifo.m_data.val().get_bits::<16>(177);
-            self.e_qp.d.next = self.ready_fifo.m_data.val().get_bits::<16>(4);
-            self.e_va.d.next = self.ready_fifo.m_data.val().get_bits::<64>(81);
-            self.e_rkey.d.next = self.ready_fifo.m_data.val().get_bits::<32>(145);
-            if self.r_reason.val().any() {
-                for i in 1..12 {
-                    if (self.r_reason.val().index() == i) {
-                        self.cnt_drop[i].d.next = (self.cnt_drop[i].q.val() + 1);
-                    }
+            self.e_first.d.next = true;
+            self.e_place.d.next = self.n0_place.q.val();
+            self.e_emit.d.next = self.n0_emit.q.val();
+            self.e_left.d.next = self.n0_f.q.val().get_bits::<16>(5);
+            self.e_last.d.next = self.n0_f.q.val().get_bit(21);
+            self.e_fin.d.next = self.n0_fin.q.val();
+            self.e_flushf.d.next = (self.n0_place.q.val() & self.n0_f.q.val().get_bit(22));
+            self.e_tailf.d.next = (self.n0_place.q.val() & self.n0_f.q.val().get_bit(23));
+            self.e_h124.d.next = self.n0_f.q.val().get_bit(32);
+            self.e_ksh.d.next = self.n0_f.q.val().get_bits::<7>(25);
+            self.e_qp.d.next = self.n0_f.q.val().get_bits::<16>(33);
+            self.e_va.d.next = self.n0_f.q.val().get_bits::<64>(49);
+            self.e_rkey.d.next = self.n0_f.q.val().get_bits::<32>(113);
+            self.e_len.d.next = self.n0_f.q.val().get_bits::<16>(145);
+        }
+
+        // ================= Counters, a cycle after the packet starts =====================
+        self.k_valid.d.next = self.start.val();
+        self.k_reason.d.next = self.n0_f.q.val().get_bits::<4>(1);
+        self.k_vbad.d.next = self.n0_vbad.q.val();
+        self.k_placed.d.next = self.n0_place.q.val();
+        self.empty_ev.d.next =
+            ((self.start.val() & self.n0_place.q.val()) & self.n0_f.q.val().get_bit(24));
+        if self.k_valid.q.val() {
+            for i in 1..12 {
+                if (self.k_reason.q.val().index() == i) {
+                    self.cnt_drop[i].d.next = (self.cnt_drop[i].q.val() + 1);
                 }
-            } else if self.verdict_fifo.m_data.val().any() {
+            }
+            if self.k_vbad.q.val() {
                 self.cnt_verdict.d.next = (self.cnt_verdict.q.val() + 1);
-            } else {
+            }
+            if self.k_placed.q.val() {
                 self.cnt_placed.d.next = (self.cnt_placed.q.val() + 1);
             }
+        }
+        if self.ev_frame.q.val() {
+            self.cnt_frames.d.next = (self.cnt_frames.q.val() + 1);
         }
         // Placement done: a last beat taken, or a zero-length placed packet reported once
         // the beat ahead of it (at most the previous packet's last) has left.
         self.last_taken.next =
             ((self.o_valid.q.val() & self.m_axis_place_tready.val()) & self.o_last.q.val());
         self.empty_go.next =
-            (self.empties.q.val().any() & (!self.o_valid.q.val() | self.last_taken.val()));
-        if ((self.start.val()
-            & (!self.r_reason.val().any() & !self.verdict_fifo.m_data.val().any()))
-            & (self.n_out.val() == 0))
-        {
-            if !self.empty_go.val() {
-                self.empties.d.next = (self.empties.q.val() + 1);
-            }
-        } else if self.empty_go.val() {
+            (self.empties_nz.q.val() & (!self.o_valid.q.val() | self.last_taken.val()));
+        if (self.empty_ev.q.val() & !self.empty_go.val()) {
+            self.empties.d.next = (self.empties.q.val() + 1);
+            self.empties_nz.d.next = true;
+        } else if (!self.empty_ev.q.val() & self.empty_go.val()) {
             self.empties.d.next = (self.empties.q.val() - 1);
+            self.empties_nz.d.next = (self.empties.q.val() != 1);
         }
         self.m_place_done.next = (bit_cast::<2, 1>(self.last_taken.val().into())
             + bit_cast::<2, 1>(self.empty_go.val().into()));
 
-        // Frames between their first beat and placement (descriptors in flight).
-        if ((self.in_fire.val() & !self.in_mid.q.val()) & !self.start.val()) {
-            self.flight.d.next = (self.flight.q.val() + 1);
-        }
-        if (!(self.in_fire.val() & !self.in_mid.q.val()) & self.start.val()) {
-            self.flight.d.next = (self.flight.q.val() - 1);
-        }
-        if ((self.issue.val() & self.m_hdr_ready.val())
-            & !(self.start.val() & !self.r_reason.val().any()))
-        {
-            self.v_pending.d.next = (self.v_pending.q.val() + 1);
-        }
-        if (!(self.issue.val() & self.m_hdr_ready.val())
-            & (self.start.val() & !self.r_reason.val().any()))
-        {
-            self.v_pending.d.next = (self.v_pending.q.val() - 1);
-        }
-
         if self.rst.val() {
+            self.ready_q.d.next = false;
             self.in_mid.d.next = false;
             self.in_beats.d.next = 0.into();
-            self.in_bytes.d.next = 0.into();
-            self.in_err_keep.d.next = false;
+            self.in_over.d.next = false;
+            self.in_is1.d.next = false;
             self.flight.d.next = 0.into();
-            self.c_valid.d.next = false;
+            self.flight_lo.d.next = true;
+            self.ev_frame.d.next = false;
+            self.ev_take.d.next = false;
+            self.dcount.d.next = 0.into();
+            self.data_lo.d.next = true;
+            self.ev_store.d.next = false;
+            self.ev_consume.d.next = false;
             self.v_pending.d.next = 0.into();
+            self.v_room.d.next = true;
+            self.ev_issue.d.next = false;
+            self.ev_verdict.d.next = false;
+            self.i1_valid.d.next = false;
+            self.i2_valid.d.next = false;
+            self.in_err_keep.d.next = false;
+            self.c1_valid.d.next = false;
+            self.c2_valid.d.next = false;
+            self.c3_valid.d.next = false;
+            self.c4_valid.d.next = false;
+            self.c5_valid.d.next = false;
+            self.h_valid.d.next = false;
+            self.sk_valid.d.next = false;
+            self.vin_valid.d.next = false;
+            self.n0_valid.d.next = false;
+            self.n1_valid.d.next = false;
             self.e_active.d.next = false;
+            self.e_cons.d.next = false;
             self.e_flush.d.next = false;
             self.o_valid.d.next = false;
+            self.o_valid2.d.next = false;
             self.empties.d.next = 0.into();
+            self.empties_nz.d.next = false;
+            self.empty_ev.d.next = false;
+            self.k_valid.d.next = false;
             self.cnt_frames.d.next = 0.into();
             self.cnt_placed.d.next = 0.into();
             self.cnt_verdict.d.next = 0.into();
@@ -807,7 +1502,14 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             }
         }
 
-        self.s_axis_wire_tready.next = self.ready.val();
+        self.s_axis_wire_tready.next = (self.ready_q.q.val() & !self.rst.val());
+        self.m_hdr_valid.next = (self.h_valid.q.val() & !self.rst.val());
+        self.m_hdr_qp.next = self.h_f.q.val().get_bits::<16>(33);
+        self.m_hdr_psn.next = self.h_f.q.val().get_bits::<24>(161);
+        self.m_hdr_vni_slot.next = self.h_f.q.val().get_bits::<3>(185);
+        self.m_hdr_ack_req.next = self.h_f.q.val().get_bit(188);
+        self.m_hdr_has_imm.next = self.h_f.q.val().get_bit(32);
+        self.m_hdr_imm.next = self.h_f.q.val().get_bits::<32>(189);
         self.m_axis_place_tvalid.next = self.o_valid.q.val();
         self.m_axis_place_tdata.next = self.o_data.q.val();
         self.m_axis_place_tkeep.next = self.o_keep.q.val();
@@ -831,16 +1533,299 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.status_drop_bad_length.next = self.cnt_drop[11].q.val();
         self.status_drop_verdict.next = self.cnt_verdict.q.val();
         // Read in part only: spare descriptor and header bits, CSR bits 30:24.
-        self.unused_bits.next = ((((self.ip_fold2.val().get_bits::<4>(16).any()
-            | self.data_fifo.status_overflow.val()
-            | self.desc_fifo.status_overflow.val())
-            | (self.ready_fifo.status_overflow.val() | self.verdict_fifo.status_overflow.val()))
-            | ((self.desc_fifo.full.val() | self.verdict_fifo.full.val())
-                | self.cnt_drop[0].q.val().any()))
-            | ((self.ready_fifo.m_data.val().any() | self.h.val().any())
-                | ((((self.vni_cfg[0].val().any() | self.vni_cfg[1].val().any())
-                    | (self.vni_cfg[2].val().any() | self.vni_cfg[3].val().any()))
-                    | (self.vni_cfg[4].val().any() | self.vni_cfg[5].val().any()))
-                    | (self.vni_cfg[6].val().any() | self.vni_cfg[7].val().any()))));
+        self.unused_bits.next = (((self.cnt_drop[0].q.val().any() | self.ksh.val().any())
+            | ((self.h.val().any() | self.h_f.q.val().any()) | self.n0_f.q.val().any()))
+            | ((((self.vni_cfg[0].val().any() | self.vni_cfg[1].val().any())
+                | (self.vni_cfg[2].val().any() | self.vni_cfg[3].val().any()))
+                | (self.vni_cfg[4].val().any() | self.vni_cfg[5].val().any()))
+                | (self.vni_cfg[6].val().any() | self.vni_cfg[7].val().any())));
+    }
+}
+
+/// `DistRam`: a distributed RAM, `N` bits wide, read without a clock and written on it.
+/// The descriptor and verdict queues are small and wide, which distributed RAM holds
+/// best, and reading them without a clock leaves one register between the RAM and the
+/// queue's head.
+#[derive(LogicBlock)]
+pub struct DistRam<const N: usize> {
+    pub clk: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<8>>,
+    pub read_data: Signal<Out, Bits<N>>,
+    pub write_address: Signal<In, Bits<8>>,
+    pub write_data: Signal<In, Bits<N>>,
+    pub write_enable: Signal<In, Bit>,
+    _sim: Box<Vec<Bits<N>>>,
+}
+
+impl<const N: usize> DistRam<N> {
+    /// `depth`: a power of two, 2..=128.
+    pub fn new(depth: usize) -> Self {
+        assert!(
+            depth.is_power_of_two() && (2..=128).contains(&depth),
+            "DistRam depth {depth}"
+        );
+        Self {
+            clk: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![Bits::<N>::default(); depth]),
+        }
+    }
+}
+
+impl<const N: usize> Logic for DistRam<N> {
+    fn update(&mut self) {
+        let mask = self._sim.len() - 1;
+        if self.clk.pos_edge() && self.write_enable.val() {
+            self._sim[self.write_address.val().index() & mask] = self.write_data.val();
+        }
+        self.read_data.next = self._sim[self.read_address.val().index() & mask];
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let a = self._sim.len().trailing_zeros() as usize;
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] mem [0:{last}];
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+// The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
+wire _unused_ok = &{{1'b0, read_address[7:{a}], write_address[7:{a}]}};
+always @(*) begin
+   read_data = mem[read_index];
+end
+
+always @(posedge clk) begin
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            msb = N - 1,
+            last = self._sim.len() - 1,
+            amsb = a - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "distram_write".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "write_address".into(),
+                "write_data".into(),
+                "write_enable".into(),
+            ],
+            outputs: vec![],
+        }]
+    }
+}
+
+/// `LutFifo`: a first-word-fall-through queue on a [`DistRam`], its head in one register.
+///
+/// The head register loads the entry at the read pointer when it is empty or popped, so
+/// `m_pop` reaches only the head's enable and the read pointer; no count is kept (an
+/// up/down count puts an adder behind the push and pop selects). Pointers carry one bit
+/// more than the address, so a full RAM is not mistaken for an empty one. The writer
+/// keeps at most `depth` entries in it (the RAM and the head together hold `depth + 1`).
+/// An entry written on one edge is on `m_data` two edges later when the queue was empty.
+#[derive(LogicBlock)]
+pub struct LutFifo<const N: usize> {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_data: Signal<In, Bits<N>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_data: Signal<Out, Bits<N>>,
+    pub m_pop: Signal<In, Bit>,
+    ram: DistRam<N>,
+    ptr_mask: Constant<Bits<8>>,
+    wr: DFF<Bits<8>>,
+    rd: DFF<Bits<8>>,
+    head_valid: DFF<Bit>,
+    head: DFF<Bits<N>>,
+    nonempty: Signal<Local, Bit>,
+    load: Signal<Local, Bit>,
+}
+
+impl<const N: usize> LutFifo<N> {
+    /// `depth`: a power of two, 2..=64.
+    pub fn new(depth: usize) -> Self {
+        assert!(depth <= 64, "LutFifo depth {depth}");
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_valid: Default::default(),
+            s_data: Default::default(),
+            m_valid: Default::default(),
+            m_data: Default::default(),
+            m_pop: Default::default(),
+            ram: DistRam::new(depth),
+            ptr_mask: Constant::new(((2 * depth - 1) as LiteralType).into()),
+            wr: Default::default(),
+            rd: Default::default(),
+            head_valid: Default::default(),
+            head: Default::default(),
+            nonempty: Default::default(),
+            load: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize> Logic for LutFifo<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, wr, rd, head_valid, head);
+        self.ram.clk.next = self.clk.val();
+        self.nonempty.next = (self.wr.q.val() != self.rd.q.val());
+        self.load.next = (self.m_pop.val() | !self.head_valid.q.val());
+        self.ram.read_address.next = self.rd.q.val();
+        self.ram.write_address.next = self.wr.q.val();
+        self.ram.write_data.next = self.s_data.val();
+        self.ram.write_enable.next = self.s_valid.val();
+        if self.s_valid.val() {
+            self.wr.d.next = ((self.wr.q.val() + 1) & self.ptr_mask.val());
+        }
+        if self.load.val() {
+            self.head_valid.d.next = self.nonempty.val();
+            self.head.d.next = self.ram.read_data.val();
+            if self.nonempty.val() {
+                self.rd.d.next = ((self.rd.q.val() + 1) & self.ptr_mask.val());
+            }
+        }
+        if self.rst.val() {
+            self.wr.d.next = 0.into();
+            self.rd.d.next = 0.into();
+            self.head_valid.d.next = false;
+        }
+        self.m_valid.next = self.head_valid.q.val();
+        self.m_data.next = self.head.q.val();
+    }
+}
+
+/// `BramFifo`: a first-word-fall-through queue on a [`PipeRam`] (block RAM, its read
+/// latch and output register), for the stored beats.
+///
+/// The output register (`m_data`) loads when empty or popped, the read latch when the
+/// output register takes its word or it holds none. The latch's enable is built from a
+/// copy of the output register's valid flag: computed from the flag itself, it would
+/// follow the net that enables every bit of the output register, and pay for that
+/// fan-out on the way into the block RAM. As in [`LutFifo`], no count is kept and the
+/// writer keeps at most `depth` entries in it.
+#[derive(LogicBlock)]
+pub struct BramFifo<const N: usize> {
+    pub clk: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_data: Signal<In, Bits<N>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_data: Signal<Out, Bits<N>>,
+    pub m_pop: Signal<In, Bit>,
+    ram: PipeRam<Bits<N>>,
+    ptr_mask: Constant<Bits<16>>,
+    wr: DFF<Bits<16>>,
+    rd: DFF<Bits<16>>,
+    a_valid: DFF<Bit>,
+    b_valid: DFF<Bit>,
+    b_valid_r: DFF<Bit>,
+    nonempty: Signal<Local, Bit>,
+    load_b: Signal<Local, Bit>,
+    load_br: Signal<Local, Bit>,
+    load_a: Signal<Local, Bit>,
+}
+
+impl<const N: usize> BramFifo<N> {
+    /// `depth`: a power of two, 2..=32768.
+    pub fn new(depth: usize) -> Self {
+        assert!(depth <= 32768, "BramFifo depth {depth}");
+        Self {
+            clk: Default::default(),
+            rst: Default::default(),
+            s_valid: Default::default(),
+            s_data: Default::default(),
+            m_valid: Default::default(),
+            m_data: Default::default(),
+            m_pop: Default::default(),
+            ram: PipeRam::new(depth),
+            ptr_mask: Constant::new(((2 * depth - 1) as LiteralType).into()),
+            wr: Default::default(),
+            rd: Default::default(),
+            a_valid: Default::default(),
+            b_valid: Default::default(),
+            b_valid_r: Default::default(),
+            nonempty: Default::default(),
+            load_b: Default::default(),
+            load_br: Default::default(),
+            load_a: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize> Logic for BramFifo<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clk, wr, rd, a_valid, b_valid, b_valid_r);
+        self.ram.clk.next = self.clk.val();
+        self.nonempty.next = (self.wr.q.val() != self.rd.q.val());
+        self.load_b.next = (self.m_pop.val() | !self.b_valid.q.val());
+        self.load_br.next = (self.m_pop.val() | !self.b_valid_r.q.val());
+        self.load_a.next = (self.load_br.val() | !self.a_valid.q.val());
+        self.ram.read_address.next = self.rd.q.val();
+        self.ram.read_enable.next = self.load_a.val();
+        self.ram.out_enable.next = self.load_b.val();
+        self.ram.write_address.next = self.wr.q.val();
+        self.ram.write_data.next = self.s_data.val();
+        self.ram.write_enable.next = self.s_valid.val();
+        if self.load_b.val() {
+            self.b_valid.d.next = self.a_valid.q.val();
+        }
+        if self.load_br.val() {
+            self.b_valid_r.d.next = self.a_valid.q.val();
+        }
+        if self.load_a.val() {
+            self.a_valid.d.next = self.nonempty.val();
+            if self.nonempty.val() {
+                self.rd.d.next = ((self.rd.q.val() + 1) & self.ptr_mask.val());
+            }
+        }
+        if self.s_valid.val() {
+            self.wr.d.next = ((self.wr.q.val() + 1) & self.ptr_mask.val());
+        }
+        if self.rst.val() {
+            self.wr.d.next = 0.into();
+            self.rd.d.next = 0.into();
+            self.a_valid.d.next = false;
+            self.b_valid.d.next = false;
+            self.b_valid_r.d.next = false;
+        }
+        self.m_valid.next = self.b_valid.q.val();
+        self.m_data.next = self.ram.read_data.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rx_decap_generates_verilog_for_both_buses() {
+        let mut a = RxDecap::<1024, 128>::new(4300);
+        a.connect_all();
+        assert!(generate_verilog(&a).contains("module top"));
+        let mut b = RxDecap::<512, 64>::new(4300);
+        b.connect_all();
+        assert!(generate_verilog(&b).contains("module top"));
+    }
+
+    #[test]
+    fn queues_cover_the_longest_verdict_latency() {
+        assert!(RX_DESC_DEPTH >= RX_DECAP_LOOP_CYCLES + RX_VERDICT_LATENCY_MAX + ROOM_MARGIN);
     }
 }

@@ -1,12 +1,17 @@
 //! Harness for the receive path: the Verilated `rx_decap` and `rx_reorder` wired together
 //! cycle by cycle (headers out of `rx_decap` into `rx_reorder`, verdicts back), driven
 //! with wire frames, and checked against `prnic_verif::rx` and `prnic_verif::reorder`.
+//!
+//! [`RxModelPath`] puts the reorder model in `rx_reorder`'s place, answering each header
+//! after a chosen number of cycles and refusing headers on a chosen pattern, so that
+//! `rx_decap` is checked against any verdict latency and header backpressure.
 
 use crate::bridge::{self, Dut};
 use crate::reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
-use prnic_verif::reorder::{Outcome, ReorderModel, ReorderSettings, Verdict};
+use prnic_verif::reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
 use prnic_verif::rx::{decapsulate, RxDrop};
+use std::collections::VecDeque;
 
 /// Bytes per beat of the default config.
 pub const K: usize = 128;
@@ -44,6 +49,10 @@ pub struct RxRun {
     /// Cycle each frame's last beat was accepted, and cycle each placement ended.
     pub frame_done: Vec<u64>,
     pub place_done: Vec<u64>,
+    /// Cycle each header was taken from `rx_decap`, and cycle each placement's first beat
+    /// was.
+    pub hdr_taken: Vec<u64>,
+    pub place_start: Vec<u64>,
     /// Placement beats with `tvalid` and no payload bytes, or `tkeep` not low-justified.
     pub protocol_errors: usize,
     /// Placements `rx_decap` reported finished on `m_place_done` (zero-length ones
@@ -117,117 +126,18 @@ impl RxPath {
     pub fn run_until(
         &mut self,
         frames: &[WireInput],
-        mut idle: impl FnMut(u64) -> bool,
-        mut ready: impl FnMut(u64) -> bool,
+        idle: impl FnMut(u64) -> bool,
+        ready: impl FnMut(u64) -> bool,
         stop_at: Option<u64>,
     ) -> RxRun {
-        let mut out = RxRun::default();
-        let mut fi = 0;
-        let mut beat = 0;
-        let mut cur: Option<Placement> = None;
-        let mut quiet = 0;
-        let start = self.decap.cycle();
-        while quiet < 64 {
-            let c = self.decap.cycle() - start;
-            if stop_at.is_some_and(|s| c >= s) {
-                break;
-            }
-            let d = &mut self.decap;
-            // Input beat.
-            let offer = fi < frames.len() && !idle(c);
-            if offer {
-                let f = &frames[fi];
-                let n = f.bytes.len();
-                let lo = beat * K;
-                let hi = (lo + K).min(n);
-                let last = hi == n;
-                let mut keep: u128 = if hi - lo == K {
-                    u128::MAX
-                } else {
-                    (1u128 << (hi - lo)) - 1
-                };
-                if f.bad_keep && (beat == 0) {
-                    keep &= !(1u128 << 5);
-                }
-                d.set_s_axis_wire_tdata(&words::<32>(&f.bytes[lo..hi]));
-                d.set_s_axis_wire_tkeep(&[
-                    keep as u32,
-                    (keep >> 32) as u32,
-                    (keep >> 64) as u32,
-                    (keep >> 96) as u32,
-                ]);
-                d.set_s_axis_wire_tlast(last as u64);
-            }
-            d.set_s_axis_wire_tvalid(offer as u64);
-            let rdy = ready(c);
-            d.set_m_axis_place_tready(rdy as u64);
-            d.eval();
-            // Headers into rx_reorder, verdicts back.
-            let r = &mut self.reorder;
-            r.set_s_hdr_valid(d.m_hdr_valid());
-            r.set_s_hdr_qp(d.m_hdr_qp());
-            r.set_s_hdr_psn(d.m_hdr_psn());
-            r.set_s_hdr_vni_slot(d.m_hdr_vni_slot());
-            r.set_s_hdr_ack_req(d.m_hdr_ack_req());
-            r.set_s_hdr_has_imm(d.m_hdr_has_imm());
-            r.set_s_hdr_imm(d.m_hdr_imm());
-            r.eval();
-            d.set_m_hdr_ready(r.s_hdr_ready());
-            d.set_s_verdict_valid(r.m_verdict_valid());
-            d.set_s_verdict_code(r.m_verdict_code());
-            d.eval();
-            out.places_done += d.m_place_done();
-            let mut busy = offer || d.m_hdr_valid() != 0 || r.m_verdict_valid() != 0;
-            if r.m_verdict_valid() != 0 {
-                out.outcomes.push((r.m_cqe_qp() as u32, rtl_outcome(r)));
-            }
-            if offer && d.s_axis_wire_tready() != 0 {
-                let n = frames[fi].bytes.len();
-                if (beat + 1) * K >= n {
-                    out.frame_done.push(c);
-                    fi += 1;
-                    beat = 0;
-                } else {
-                    beat += 1;
-                }
-            }
-            if d.m_axis_place_tvalid() != 0 {
-                busy = true;
-                if rdy {
-                    let keep = d.m_axis_place_tkeep();
-                    let k = keep.iter().map(|w| w.count_ones()).sum::<u32>() as usize;
-                    let k128 = keep[0] as u128
-                        | (keep[1] as u128) << 32
-                        | (keep[2] as u128) << 64
-                        | (keep[3] as u128) << 96;
-                    let justified = k == 128 || k128 == (1u128 << k) - 1;
-                    if k == 0 || !justified {
-                        out.protocol_errors += 1;
-                    }
-                    let p = cur.get_or_insert_with(|| Placement {
-                        qp: d.m_place_qp() as u32,
-                        va: d.m_place_va(),
-                        rkey: d.m_place_rkey() as u32,
-                        len: d.m_place_len() as u32,
-                        data: vec![],
-                    });
-                    p.data.extend(bytes_of(&d.m_axis_place_tdata(), k));
-                    if d.m_axis_place_tlast() != 0 {
-                        out.placements.push(cur.take().unwrap());
-                        out.place_done.push(c);
-                    }
-                }
-            }
-            self.decap.step();
-            self.reorder.step();
-            quiet = if busy || fi < frames.len() {
-                0
-            } else {
-                quiet + 1
-            };
-        }
-        out.cycles = self.decap.cycle() - start;
-        out
+        run_loop(
+            &mut self.decap,
+            &mut RtlReorder(&mut self.reorder),
+            frames,
+            idle,
+            ready,
+            stop_at,
+        )
     }
 
     /// Reset both blocks (one cycle of `rst`, then `rx_reorder`'s QP sweep): every QP
@@ -252,21 +162,274 @@ impl RxPath {
 
     /// The drop counters of `rx_decap`, by reason.
     pub fn drops(&self) -> Vec<(RxDrop, u64)> {
-        let d = &self.decap;
-        let v = [
-            d.status_drop_bad_keep(),
-            d.status_drop_too_long(),
-            d.status_drop_truncated(),
-            d.status_drop_not_ipv4(),
-            d.status_drop_bad_checksum(),
-            d.status_drop_bad_port(),
-            d.status_drop_bad_vxlan(),
-            d.status_drop_unknown_vni(),
-            d.status_drop_bad_inner(),
-            d.status_drop_bad_opcode(),
-            d.status_drop_bad_length(),
-        ];
-        RxDrop::ALL.iter().copied().zip(v).collect()
+        drops_of(&self.decap)
+    }
+}
+
+/// The drop counters of `rx_decap`, by reason.
+pub fn drops_of(d: &bridge::RxDecap) -> Vec<(RxDrop, u64)> {
+    let v = [
+        d.status_drop_bad_keep(),
+        d.status_drop_too_long(),
+        d.status_drop_truncated(),
+        d.status_drop_not_ipv4(),
+        d.status_drop_bad_checksum(),
+        d.status_drop_bad_port(),
+        d.status_drop_bad_vxlan(),
+        d.status_drop_unknown_vni(),
+        d.status_drop_bad_inner(),
+        d.status_drop_bad_opcode(),
+        d.status_drop_bad_length(),
+    ];
+    RxDrop::ALL.iter().copied().zip(v).collect()
+}
+
+/// What answers `rx_decap`'s headers: the Verilated `rx_reorder` or the reorder model.
+trait ReorderSide {
+    /// One cycle: take `rx_decap`'s header if it is offered and accepted, drive
+    /// `m_hdr_ready` and `s_verdict_*`, and evaluate `rx_decap` again. Records each
+    /// header's outcome; true while anything is in flight.
+    fn exchange(&mut self, d: &mut bridge::RxDecap, c: u64, out: &mut RxRun) -> bool;
+    fn step(&mut self);
+}
+
+struct RtlReorder<'a>(&'a mut bridge::RxReorder);
+
+impl ReorderSide for RtlReorder<'_> {
+    fn exchange(&mut self, d: &mut bridge::RxDecap, c: u64, out: &mut RxRun) -> bool {
+        let r = &mut *self.0;
+        r.set_s_hdr_valid(d.m_hdr_valid());
+        r.set_s_hdr_qp(d.m_hdr_qp());
+        r.set_s_hdr_psn(d.m_hdr_psn());
+        r.set_s_hdr_vni_slot(d.m_hdr_vni_slot());
+        r.set_s_hdr_ack_req(d.m_hdr_ack_req());
+        r.set_s_hdr_has_imm(d.m_hdr_has_imm());
+        r.set_s_hdr_imm(d.m_hdr_imm());
+        r.eval();
+        d.set_m_hdr_ready(r.s_hdr_ready());
+        d.set_s_verdict_valid(r.m_verdict_valid());
+        d.set_s_verdict_code(r.m_verdict_code());
+        d.eval();
+        if d.m_hdr_valid() != 0 && r.s_hdr_ready() != 0 {
+            out.hdr_taken.push(c);
+        }
+        if r.m_verdict_valid() != 0 {
+            out.outcomes.push((r.m_cqe_qp() as u32, rtl_outcome(r)));
+        }
+        d.m_hdr_valid() != 0 || r.m_verdict_valid() != 0
+    }
+
+    fn step(&mut self) {
+        self.0.step();
+    }
+}
+
+/// The reorder model in `rx_reorder`'s place: a header accepted in cycle c has its
+/// verdict on `s_verdict_*` in cycle c + `latency` (`rx_reorder` itself: 3).
+struct ModelReorder<'a, R: FnMut(u64) -> bool> {
+    model: &'a mut ReorderModel,
+    latency: u64,
+    hdr_ready: R,
+    /// (cycle due, verdict code), in header order.
+    due: &'a mut VecDeque<(u64, u64)>,
+}
+
+impl<R: FnMut(u64) -> bool> ReorderSide for ModelReorder<'_, R> {
+    fn exchange(&mut self, d: &mut bridge::RxDecap, c: u64, out: &mut RxRun) -> bool {
+        let rdy = (self.hdr_ready)(c);
+        d.set_m_hdr_ready(rdy as u64);
+        let verdict = match self.due.front() {
+            Some(&(at, code)) if at <= c => {
+                assert_eq!(at, c, "verdicts are due one per cycle at most");
+                self.due.pop_front();
+                Some(code)
+            }
+            _ => None,
+        };
+        d.set_s_verdict_valid(verdict.is_some() as u64);
+        d.set_s_verdict_code(verdict.unwrap_or(0));
+        d.eval();
+        if rdy && d.m_hdr_valid() != 0 {
+            let h = Header {
+                qp: d.m_hdr_qp() as u32,
+                psn: d.m_hdr_psn() as u32,
+                vni_slot: d.m_hdr_vni_slot() as u8,
+                ack_req: d.m_hdr_ack_req() != 0,
+                imm: (d.m_hdr_has_imm() != 0).then_some(d.m_hdr_imm() as u32),
+            };
+            out.hdr_taken.push(c);
+            let o = self.model.packet(&h);
+            self.due.push_back((c + self.latency, o.verdict.code()));
+            out.outcomes.push((h.qp, o));
+        }
+        d.m_hdr_valid() != 0 || verdict.is_some() || !self.due.is_empty()
+    }
+
+    fn step(&mut self) {}
+}
+
+/// Offer `frames` back to back to `decap` (with `idle` deciding idle input cycles and
+/// `ready` the placement `tready` per cycle), `side` answering its headers; run until
+/// everything has drained (or `stop_at` cycles) and return what came out.
+fn run_loop(
+    decap: &mut bridge::RxDecap,
+    side: &mut impl ReorderSide,
+    frames: &[WireInput],
+    mut idle: impl FnMut(u64) -> bool,
+    mut ready: impl FnMut(u64) -> bool,
+    stop_at: Option<u64>,
+) -> RxRun {
+    let mut out = RxRun::default();
+    let mut fi = 0;
+    let mut beat = 0;
+    let mut cur: Option<Placement> = None;
+    let mut quiet = 0;
+    let start = decap.cycle();
+    while quiet < 64 {
+        let c = decap.cycle() - start;
+        if stop_at.is_some_and(|s| c >= s) {
+            break;
+        }
+        let d = &mut *decap;
+        // Input beat.
+        let offer = fi < frames.len() && !idle(c);
+        if offer {
+            let f = &frames[fi];
+            let n = f.bytes.len();
+            let lo = beat * K;
+            let hi = (lo + K).min(n);
+            let last = hi == n;
+            let mut keep: u128 = if hi - lo == K {
+                u128::MAX
+            } else {
+                (1u128 << (hi - lo)) - 1
+            };
+            if f.bad_keep && (beat == 0) {
+                keep &= !(1u128 << 5);
+            }
+            d.set_s_axis_wire_tdata(&words::<32>(&f.bytes[lo..hi]));
+            d.set_s_axis_wire_tkeep(&[
+                keep as u32,
+                (keep >> 32) as u32,
+                (keep >> 64) as u32,
+                (keep >> 96) as u32,
+            ]);
+            d.set_s_axis_wire_tlast(last as u64);
+        }
+        d.set_s_axis_wire_tvalid(offer as u64);
+        let rdy = ready(c);
+        d.set_m_axis_place_tready(rdy as u64);
+        d.eval();
+        // Headers out, verdicts back.
+        let mut busy = side.exchange(d, c, &mut out) || offer;
+        out.places_done += d.m_place_done();
+        if offer && d.s_axis_wire_tready() != 0 {
+            let n = frames[fi].bytes.len();
+            if (beat + 1) * K >= n {
+                out.frame_done.push(c);
+                fi += 1;
+                beat = 0;
+            } else {
+                beat += 1;
+            }
+        }
+        if d.m_axis_place_tvalid() != 0 {
+            busy = true;
+            if rdy {
+                let keep = d.m_axis_place_tkeep();
+                let k = keep.iter().map(|w| w.count_ones()).sum::<u32>() as usize;
+                let k128 = keep[0] as u128
+                    | (keep[1] as u128) << 32
+                    | (keep[2] as u128) << 64
+                    | (keep[3] as u128) << 96;
+                let justified = k == 128 || k128 == (1u128 << k) - 1;
+                if k == 0 || !justified {
+                    out.protocol_errors += 1;
+                }
+                if cur.is_none() {
+                    out.place_start.push(c);
+                }
+                let p = cur.get_or_insert_with(|| Placement {
+                    qp: d.m_place_qp() as u32,
+                    va: d.m_place_va(),
+                    rkey: d.m_place_rkey() as u32,
+                    len: d.m_place_len() as u32,
+                    data: vec![],
+                });
+                p.data.extend(bytes_of(&d.m_axis_place_tdata(), k));
+                if d.m_axis_place_tlast() != 0 {
+                    out.placements.push(cur.take().unwrap());
+                    out.place_done.push(c);
+                }
+            }
+        }
+        decap.step();
+        side.step();
+        quiet = if busy || fi < frames.len() {
+            0
+        } else {
+            quiet + 1
+        };
+    }
+    out.cycles = decap.cycle() - start;
+    out
+}
+
+/// The Verilated `rx_decap` with the reorder model in `rx_reorder`'s place, answering
+/// each header `latency` cycles after it is accepted (at least 1).
+pub struct RxModelPath {
+    pub decap: bridge::RxDecap,
+    pub model: ReorderModel,
+    pub latency: u64,
+    due: VecDeque<(u64, u64)>,
+}
+
+impl RxModelPath {
+    pub fn new(local_vni: &[u32; 8], s: &ReorderSettings, latency: u64) -> Self {
+        assert!(latency >= 1, "a verdict comes at least a cycle after its header");
+        let mut decap = bridge::RxDecap::new();
+        let v = local_vni;
+        decap.set_cfg_local_vni0(v[0] as u64);
+        decap.set_cfg_local_vni1(v[1] as u64);
+        decap.set_cfg_local_vni2(v[2] as u64);
+        decap.set_cfg_local_vni3(v[3] as u64);
+        decap.set_cfg_local_vni4(v[4] as u64);
+        decap.set_cfg_local_vni5(v[5] as u64);
+        decap.set_cfg_local_vni6(v[6] as u64);
+        decap.set_cfg_local_vni7(v[7] as u64);
+        decap.set_rst(1);
+        decap.step();
+        decap.set_rst(0);
+        RxModelPath {
+            decap,
+            model: ReorderModel::new(*s),
+            latency,
+            due: VecDeque::new(),
+        }
+    }
+
+    /// Create a QP in the reorder model.
+    pub fn create_qp(&mut self, qp: u32, slot: u8, psn: u32) {
+        self.model.configure(qp, true, slot, psn);
+    }
+
+    /// [`RxPath::run`], with `hdr_ready` deciding per cycle whether the reorder side
+    /// takes a header (it holds them otherwise, as `rx_reorder` does while its
+    /// downstream is full).
+    pub fn run(
+        &mut self,
+        frames: &[WireInput],
+        idle: impl FnMut(u64) -> bool,
+        ready: impl FnMut(u64) -> bool,
+        hdr_ready: impl FnMut(u64) -> bool,
+    ) -> RxRun {
+        let mut side = ModelReorder {
+            model: &mut self.model,
+            latency: self.latency,
+            hdr_ready,
+            due: &mut self.due,
+        };
+        run_loop(&mut self.decap, &mut side, frames, idle, ready, None)
     }
 }
 
@@ -321,6 +484,11 @@ pub fn expected(frames: &[WireInput], local_vni: &[u32; 8], model: &mut ReorderM
 
 /// Compare a run with the models; the list of differences (empty when they agree).
 pub fn compare(path: &RxPath, run: &RxRun, want: &Expected) -> Vec<String> {
+    compare_decap(&path.decap, run, want)
+}
+
+/// [`compare`] for any harness around the Verilated `rx_decap`.
+pub fn compare_decap(decap: &bridge::RxDecap, run: &RxRun, want: &Expected) -> Vec<String> {
     let mut diffs = vec![];
     if run.placements.len() != want.placements.len() {
         diffs.push(format!(
@@ -356,21 +524,21 @@ pub fn compare(path: &RxPath, run: &RxRun, want: &Expected) -> Vec<String> {
             want.outcomes.len()
         ));
     }
-    let drops = path.drops();
+    let drops = drops_of(decap);
     if drops != want.drops {
         diffs.push(format!("drops {drops:?}, expected {:?}", want.drops));
     }
-    if path.decap.status_drop_verdict() != want.verdict_drops {
+    if decap.status_drop_verdict() != want.verdict_drops {
         diffs.push(format!(
             "verdict drops {}, expected {}",
-            path.decap.status_drop_verdict(),
+            decap.status_drop_verdict(),
             want.verdict_drops
         ));
     }
-    if path.decap.status_placed() != want.placed_frames {
+    if decap.status_placed() != want.placed_frames {
         diffs.push(format!(
             "placed {}, expected {}",
-            path.decap.status_placed(),
+            decap.status_placed(),
             want.placed_frames
         ));
     }

@@ -1,9 +1,17 @@
 //! The receive path under Verilator: `rx_decap` and `rx_reorder` wired together, driven
 //! with wire frames. Every placement (QP, address, rkey, length, payload bytes), every
-//! reorder outcome and every drop counter is compared with the golden models.
+//! reorder outcome and every drop counter is compared with the golden models. The last
+//! tests put the reorder model in `rx_reorder`'s place, to vary its verdict latency and
+//! hold its headers.
 
+use prnic_rtl::rx_decap::{
+    RX_DECAP_HDR_LATENCY, RX_DECAP_VERDICT_TO_PLACE, RX_VERDICT_LATENCY_MAX,
+};
+use prnic_rtl::rx_reorder::RX_REORDER_LATENCY;
 use prnic_testbenches::reorder::default_settings;
-use prnic_testbenches::rx::{compare, expected, max_wire_frame, RxPath, RxRun, WireInput};
+use prnic_testbenches::rx::{
+    compare, compare_decap, expected, max_wire_frame, RxModelPath, RxPath, RxRun, WireInput,
+};
 use prnic_verif::flow_table::rng;
 use prnic_verif::reorder::{ReorderModel, ReorderSettings, Verdict};
 use prnic_verif::rx::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
@@ -126,8 +134,11 @@ fn every_drop_reason_is_counted_and_the_next_frame_passes() {
         .collect();
     let worst = *lat.iter().max().unwrap();
     // The bound: draining one maximum-length frame ahead of it, plus the pipeline (the
-    // input never pauses here, so that backlog stays).
-    let bound = max_wire_frame().div_ceil(128) as u64 + 8;
+    // input never pauses here, so that backlog stays): the header out, rx_reorder's
+    // verdict, placement's start, and the good frame's own three beats.
+    let pipeline =
+        RX_DECAP_HDR_LATENCY as u64 + RX_REORDER_LATENCY as u64 + RX_DECAP_VERDICT_TO_PLACE as u64;
+    let bound = max_wire_frame().div_ceil(128) as u64 + pipeline + 3;
     println!("placement latency after each malformed frame: {lat:?} (bound {bound})");
     assert!(
         worst <= bound,
@@ -347,4 +358,132 @@ fn rx_soak_short_is_clean() {
     assert!(r.resets > 0 || r.segments < 3, "{r:#?}");
     assert!(r.placed > 3000, "{r:#?}");
     assert!(r.dropped.values().sum::<u64>() > 100, "{r:#?}");
+}
+
+/// [`setup`] with the reorder model in `rx_reorder`'s place, answering after `latency`
+/// cycles.
+fn model_setup(n: u32, latency: u64) -> (RxModelPath, ReorderModel) {
+    let s = default_settings();
+    let mut path = RxModelPath::new(&local_vni(), &s, latency);
+    let mut model = ReorderModel::new(s);
+    for q in 0..n {
+        path.create_qp(q, (q % 8) as u8, base(q));
+        model.configure(q, true, (q % 8) as u8, base(q));
+    }
+    (path, model)
+}
+
+fn model_run_and_check(
+    path: &mut RxModelPath,
+    model: &mut ReorderModel,
+    frames: &[WireInput],
+    idle: impl FnMut(u64) -> bool,
+    ready: impl FnMut(u64) -> bool,
+    hdr_ready: impl FnMut(u64) -> bool,
+) -> RxRun {
+    let want = expected(frames, &local_vni(), model);
+    let run = path.run(frames, idle, ready, hdr_ready);
+    let diffs = compare_decap(&path.decap, &run, &want);
+    assert!(diffs.is_empty(), "latency {}: {diffs:#?}", path.latency);
+    run
+}
+
+#[test]
+fn latency_constants_hold() {
+    // One frame at a time, everything empty: its header leaves RX_DECAP_HDR_LATENCY
+    // cycles after its last beat, its first payload beat RX_DECAP_VERDICT_TO_PLACE after
+    // its verdict.
+    for latency in [1u64, 3, 9] {
+        for k in 0..4u32 {
+            // A fresh path each time: the check compares the block's cumulative counters
+            // with one run's expectation.
+            let (mut path, mut model) = model_setup(2, latency);
+            let frames = [good(&packet(1, k, 500, k % 2 == 1, k as u64))];
+            let run = model_run_and_check(
+                &mut path,
+                &mut model,
+                &frames,
+                |_| false,
+                |_| true,
+                |_| true,
+            );
+            let hdr = run.hdr_taken[0] - run.frame_done[0];
+            let place = run.place_start[0] - (run.hdr_taken[0] + latency);
+            assert_eq!(hdr, RX_DECAP_HDR_LATENCY as u64, "header latency");
+            assert_eq!(place, RX_DECAP_VERDICT_TO_PLACE as u64, "verdict to placement");
+        }
+    }
+}
+
+#[test]
+fn any_verdict_latency_up_to_the_maximum_keeps_full_rate() {
+    let n = 200u32;
+    for latency in [1u64, 3, 8, 10, RX_VERDICT_LATENCY_MAX as u64] {
+        // One-beat frames (4-byte payloads) back to back: one per cycle.
+        let (mut path, mut model) = model_setup(2, latency);
+        let frames: Vec<WireInput> = (0..n)
+            .map(|k| good(&packet(1, k, 4, false, k as u64)))
+            .collect();
+        let run =
+            model_run_and_check(&mut path, &mut model, &frames, |_| false, |_| true, |_| true);
+        let span = run.place_done.last().unwrap() - run.place_done[0];
+        let per = span as f64 / (n - 1) as f64;
+        println!("verdict latency {latency}: one-beat frames {per:.2} cycles per packet");
+        assert!(per <= 1.0, "latency {latency}: {per} cycles per one-beat packet");
+        // 4 KiB payloads back to back: as many cycles as input beats.
+        let (mut path, mut model) = model_setup(2, latency);
+        let frames: Vec<WireInput> = (0..40)
+            .map(|k| good(&packet(1, k, 4096, k % 4 == 3, k as u64)))
+            .collect();
+        let beats_in: usize = frames.iter().map(|f| f.bytes.len().div_ceil(128)).sum();
+        let run =
+            model_run_and_check(&mut path, &mut model, &frames, |_| false, |_| true, |_| true);
+        let span = run.place_done.last().unwrap() - run.place_done[0];
+        let per = span as f64 / 39.0;
+        let in_per = beats_in as f64 / 40.0;
+        println!("verdict latency {latency}: 4 KiB payloads {per:.2} cycles per packet, {in_per:.2} input beats");
+        assert!(per <= in_per, "latency {latency}: {per} cycles for {in_per} beats");
+    }
+}
+
+#[test]
+fn verdict_latency_and_held_headers_match_the_models() {
+    // Latencies past the maximum only slow the input down; held headers (rx_reorder's
+    // downstream full) back up into the descriptor queue and the input.
+    for (latency, seed) in [(1u64, 11u64), (5, 12), (RX_VERDICT_LATENCY_MAX as u64, 13), (24, 14)] {
+        let (mut path, mut model) = model_setup(8, latency);
+        let mut r = rng(seed);
+        let mut frames = vec![];
+        for k in 0..150u32 {
+            if r() % 5 == 0 {
+                frames.push(malformed(r() as u32 % 1000).0);
+            }
+            let q = (r() % 8) as u32;
+            let len = if r() % 3 == 0 { (r() % 8) as usize } else { (r() % 1500) as usize };
+            frames.push(good(&packet(q, k, len, r() % 3 == 0, r())));
+        }
+        let mut r2 = rng(seed ^ 1);
+        let mut r3 = rng(seed ^ 2);
+        let mut r4 = rng(seed ^ 3);
+        // Headers held in bursts (up to 40 cycles), as when rx_reorder's CQE queue fills.
+        let mut held = 0u64;
+        let run = model_run_and_check(
+            &mut path,
+            &mut model,
+            &frames,
+            |_| r2() % 10 < 2,
+            |_| r3() % 10 < 8,
+            move |_| {
+                if held > 0 {
+                    held -= 1;
+                    return false;
+                }
+                if r4() % 50 == 0 {
+                    held = r4() % 40;
+                }
+                true
+            },
+        );
+        assert!(run.placements.len() > 80, "latency {latency}: {} placed", run.placements.len());
+    }
 }
