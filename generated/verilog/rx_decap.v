@@ -59,18 +59,22 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     
     // Constant declarations
     localparam  c_max_frame = 16'h10cc;
-    localparam  c_max_beats = 16'h22;
-    localparam  c_k = 16'h80;
+    localparam  c_max_beats_m1 = 16'h21;
+    localparam  c_km1 = 16'h7f;
     localparam  c_skip = 16'h0;
-    localparam  c_sh120 = 16'h3c0;
-    localparam  c_sh124 = 16'h3e0;
+    localparam  c_skip0 = 1'b1;
+    localparam  c_psh120 = 16'h0;
+    localparam  c_psh124 = 16'h20;
     localparam  c_shl120 = 16'h40;
     localparam  c_shl124 = 16'h20;
+    localparam  c_top8 = 16'h3c0;
     localparam  c_hdr_beat1 = 16'h400;
     localparam  c_ones = 128'hffffffffffffffffffffffffffffffff;
-    localparam  c_flight_max = 8'h1e;
-    localparam  c_pending_max = 8'h1f;
     localparam  c_kshift = 16'h7;
+    localparam  c_kmask = 16'h7f;
+    localparam  c_flight_lo = 8'h1c;
+    localparam  c_data_lo = 16'h7c;
+    localparam  c_pending_lo = 8'h1c;
     localparam  c_slot$0 = 3'b0;
     localparam  c_slot$1 = 3'b1;
     localparam  c_slot$2 = 3'b10;
@@ -89,8 +93,6 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     wire  data_fifo$m_valid;
     wire  [1023:0] data_fifo$m_data;
     reg  data_fifo$m_pop;
-    wire  data_fifo$full;
-    wire  data_fifo$status_overflow;
     reg  desc_fifo$clk;
     reg  desc_fifo$rst;
     reg  desc_fifo$s_valid;
@@ -98,8 +100,6 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     wire  desc_fifo$m_valid;
     wire  [255:0] desc_fifo$m_data;
     reg  desc_fifo$m_pop;
-    wire  desc_fifo$full;
-    wire  desc_fifo$status_overflow;
     reg  ready_fifo$clk;
     reg  ready_fifo$rst;
     reg  ready_fifo$s_valid;
@@ -107,8 +107,6 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     wire  ready_fifo$m_valid;
     wire  [255:0] ready_fifo$m_data;
     reg  ready_fifo$m_pop;
-    wire  ready_fifo$full;
-    wire  ready_fifo$status_overflow;
     reg  verdict_fifo$clk;
     reg  verdict_fifo$rst;
     reg  verdict_fifo$s_valid;
@@ -116,75 +114,454 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     wire  verdict_fifo$m_valid;
     wire  [2:0] verdict_fifo$m_data;
     reg  verdict_fifo$m_pop;
-    wire  verdict_fifo$full;
-    wire  verdict_fifo$status_overflow;
     reg  [127:0] keep_count$keep;
     wire  [15:0] keep_count$count;
     reg  [1023:0] hdr_swap$data_in;
     wire  [1023:0] hdr_swap$data_out;
+    reg  ready_q$d;
+    wire  ready_q$q;
+    reg  ready_q$clock;
     reg  in_mid$d;
     wire  in_mid$q;
     reg  in_mid$clock;
     reg  [15:0] in_beats$d;
     wire  [15:0] in_beats$q;
     reg  in_beats$clock;
-    reg  [15:0] in_bytes$d;
-    wire  [15:0] in_bytes$q;
-    reg  in_bytes$clock;
-    reg  in_err_keep$d;
-    wire  in_err_keep$q;
-    reg  in_err_keep$clock;
+    reg  in_over$d;
+    wire  in_over$q;
+    reg  in_over$clock;
+    reg  in_is1$d;
+    wire  in_is1$q;
+    reg  in_is1$clock;
     reg  [1023:0] hdr$d;
     wire  [1023:0] hdr$q;
     reg  hdr$clock;
     reg  [7:0] flight$d;
     wire  [7:0] flight$q;
     reg  flight$clock;
-    reg  c_valid$d;
-    wire  c_valid$q;
-    reg  c_valid$clock;
-    reg  [1023:0] c_hdr$d;
-    wire  [1023:0] c_hdr$q;
-    reg  c_hdr$clock;
-    reg  [15:0] c_len$d;
-    wire  [15:0] c_len$q;
-    reg  c_len$clock;
-    reg  [15:0] c_beats$d;
-    wire  [15:0] c_beats$q;
-    reg  c_beats$clock;
-    reg  c_err_keep$d;
-    wire  c_err_keep$q;
-    reg  c_err_keep$clock;
-    reg  c_too_long$d;
-    wire  c_too_long$q;
-    reg  c_too_long$clock;
+    reg  flight_lo$d;
+    wire  flight_lo$q;
+    reg  flight_lo$clock;
+    reg  ev_frame$d;
+    wire  ev_frame$q;
+    reg  ev_frame$clock;
+    reg  ev_take$d;
+    wire  ev_take$q;
+    reg  ev_take$clock;
+    reg  [15:0] dcount$d;
+    wire  [15:0] dcount$q;
+    reg  dcount$clock;
+    reg  data_lo$d;
+    wire  data_lo$q;
+    reg  data_lo$clock;
+    reg  ev_store$d;
+    wire  ev_store$q;
+    reg  ev_store$clock;
+    reg  ev_consume$d;
+    wire  ev_consume$q;
+    reg  ev_consume$clock;
     reg  [7:0] v_pending$d;
     wire  [7:0] v_pending$q;
     reg  v_pending$clock;
+    reg  v_room$d;
+    wire  v_room$q;
+    reg  v_room$clock;
+    reg  ev_issue$d;
+    wire  ev_issue$q;
+    reg  ev_issue$clock;
+    reg  ev_verdict$d;
+    wire  ev_verdict$q;
+    reg  ev_verdict$clock;
+    reg  i1_valid$d;
+    wire  i1_valid$q;
+    reg  i1_valid$clock;
+    reg  [127:0] i1_keep$d;
+    wire  [127:0] i1_keep$q;
+    reg  i1_keep$clock;
+    reg  i1_last$d;
+    wire  i1_last$q;
+    reg  i1_last$clock;
+    reg  i1_store$d;
+    wire  i1_store$q;
+    reg  i1_store$clock;
+    reg  [15:0] i1_nb$d;
+    wire  [15:0] i1_nb$q;
+    reg  i1_nb$clock;
+    reg  i2_valid$d;
+    wire  i2_valid$q;
+    reg  i2_valid$clock;
+    reg  i2_last$d;
+    wire  i2_last$q;
+    reg  i2_last$clock;
+    reg  i2_keep_all$d;
+    wire  i2_keep_all$q;
+    reg  i2_keep_all$clock;
+    reg  i2_gap_free$d;
+    wire  i2_gap_free$q;
+    reg  i2_gap_free$clock;
+    reg  [15:0] i2_cnt$d;
+    wire  [15:0] i2_cnt$q;
+    reg  i2_cnt$clock;
+    reg  [15:0] i2_nb$d;
+    wire  [15:0] i2_nb$q;
+    reg  i2_nb$clock;
+    reg  i2_store$d;
+    wire  i2_store$q;
+    reg  i2_store$clock;
+    reg  in_err_keep$d;
+    wire  in_err_keep$q;
+    reg  in_err_keep$clock;
+    reg  c1_valid$d;
+    wire  c1_valid$q;
+    reg  c1_valid$clock;
+    reg  c1_bad4$d;
+    wire  c1_bad4$q;
+    reg  c1_bad4$clock;
+    reg  c1_bad6$d;
+    wire  c1_bad6$q;
+    reg  c1_bad6$clock;
+    reg  c1_bad7$d;
+    wire  c1_bad7$q;
+    reg  c1_bad7$clock;
+    reg  c1_bad9$d;
+    wire  c1_bad9$q;
+    reg  c1_bad9$clock;
+    reg  c1_bad10$d;
+    wire  c1_bad10$q;
+    reg  c1_bad10$clock;
+    reg  c1_has_imm$d;
+    wire  c1_has_imm$q;
+    reg  c1_has_imm$clock;
+    reg  [19:0] c1_p$0$d;
+    wire  [19:0] c1_p$0$q;
+    reg  c1_p$0$clock;
+    reg  [19:0] c1_p$1$d;
+    wire  [19:0] c1_p$1$q;
+    reg  c1_p$1$clock;
+    reg  [19:0] c1_p$2$d;
+    wire  [19:0] c1_p$2$q;
+    reg  c1_p$2$clock;
+    reg  [19:0] c1_p$3$d;
+    wire  [19:0] c1_p$3$q;
+    reg  c1_p$3$clock;
+    reg  [19:0] c1_p$4$d;
+    wire  [19:0] c1_p$4$q;
+    reg  c1_p$4$clock;
+    reg  c1_vhit$0$d;
+    wire  c1_vhit$0$q;
+    reg  c1_vhit$0$clock;
+    reg  c1_vhit$1$d;
+    wire  c1_vhit$1$q;
+    reg  c1_vhit$1$clock;
+    reg  c1_vhit$2$d;
+    wire  c1_vhit$2$q;
+    reg  c1_vhit$2$clock;
+    reg  c1_vhit$3$d;
+    wire  c1_vhit$3$q;
+    reg  c1_vhit$3$clock;
+    reg  c1_vhit$4$d;
+    wire  c1_vhit$4$q;
+    reg  c1_vhit$4$clock;
+    reg  c1_vhit$5$d;
+    wire  c1_vhit$5$q;
+    reg  c1_vhit$5$clock;
+    reg  c1_vhit$6$d;
+    wire  c1_vhit$6$q;
+    reg  c1_vhit$6$clock;
+    reg  c1_vhit$7$d;
+    wire  c1_vhit$7$q;
+    reg  c1_vhit$7$clock;
+    reg  [15:0] c1_ip_len$d;
+    wire  [15:0] c1_ip_len$q;
+    reg  c1_ip_len$clock;
+    reg  [15:0] c1_udp_len$d;
+    wire  [15:0] c1_udp_len$q;
+    reg  c1_udp_len$clock;
+    reg  [15:0] c1_in_len$d;
+    wire  [15:0] c1_in_len$q;
+    reg  c1_in_len$clock;
+    reg  [31:0] c1_reth_len$d;
+    wire  [31:0] c1_reth_len$q;
+    reg  c1_reth_len$clock;
+    reg  [255:0] c1_f$d;
+    wire  [255:0] c1_f$q;
+    reg  c1_f$clock;
+    reg  c2_valid$d;
+    wire  c2_valid$q;
+    reg  c2_valid$clock;
+    reg  c2_err_keep$d;
+    wire  c2_err_keep$q;
+    reg  c2_err_keep$clock;
+    reg  [15:0] c2_len$d;
+    wire  [15:0] c2_len$q;
+    reg  c2_len$clock;
+    reg  [15:0] c2_beats$d;
+    wire  [15:0] c2_beats$q;
+    reg  c2_beats$clock;
+    reg  c2_bad4$d;
+    wire  c2_bad4$q;
+    reg  c2_bad4$clock;
+    reg  c2_bad6$d;
+    wire  c2_bad6$q;
+    reg  c2_bad6$clock;
+    reg  c2_bad7$d;
+    wire  c2_bad7$q;
+    reg  c2_bad7$clock;
+    reg  c2_bad9$d;
+    wire  c2_bad9$q;
+    reg  c2_bad9$clock;
+    reg  c2_bad10$d;
+    wire  c2_bad10$q;
+    reg  c2_bad10$clock;
+    reg  c2_vhit$d;
+    wire  c2_vhit$q;
+    reg  c2_vhit$clock;
+    reg  c2_has_imm$d;
+    wire  c2_has_imm$q;
+    reg  c2_has_imm$clock;
+    reg  [19:0] c2_q0$d;
+    wire  [19:0] c2_q0$q;
+    reg  c2_q0$clock;
+    reg  [19:0] c2_q1$d;
+    wire  [19:0] c2_q1$q;
+    reg  c2_q1$clock;
+    reg  [19:0] c2_q2$d;
+    wire  [19:0] c2_q2$q;
+    reg  c2_q2$clock;
+    reg  [15:0] c2_ip14$d;
+    wire  [15:0] c2_ip14$q;
+    reg  c2_ip14$clock;
+    reg  [15:0] c2_udp34$d;
+    wire  [15:0] c2_udp34$q;
+    reg  c2_udp34$clock;
+    reg  [15:0] c2_in64$d;
+    wire  [15:0] c2_in64$q;
+    reg  c2_in64$clock;
+    reg  [15:0] c2_reth_h$d;
+    wire  [15:0] c2_reth_h$q;
+    reg  c2_reth_h$clock;
+    reg  c2_reth_hi0$d;
+    wire  c2_reth_hi0$q;
+    reg  c2_reth_hi0$clock;
+    reg  [255:0] c2_f$d;
+    wire  [255:0] c2_f$q;
+    reg  c2_f$clock;
+    reg  c3_valid$d;
+    wire  c3_valid$q;
+    reg  c3_valid$clock;
+    reg  c3_err_keep$d;
+    wire  c3_err_keep$q;
+    reg  c3_err_keep$clock;
+    reg  c3_too_long$d;
+    wire  c3_too_long$q;
+    reg  c3_too_long$clock;
+    reg  c3_trunc$d;
+    wire  c3_trunc$q;
+    reg  c3_trunc$clock;
+    reg  c3_bad4$d;
+    wire  c3_bad4$q;
+    reg  c3_bad4$clock;
+    reg  c3_bad6$d;
+    wire  c3_bad6$q;
+    reg  c3_bad6$clock;
+    reg  c3_bad7$d;
+    wire  c3_bad7$q;
+    reg  c3_bad7$clock;
+    reg  c3_bad9$d;
+    wire  c3_bad9$q;
+    reg  c3_bad9$clock;
+    reg  c3_bad10$d;
+    wire  c3_bad10$q;
+    reg  c3_bad10$clock;
+    reg  c3_vhit$d;
+    wire  c3_vhit$q;
+    reg  c3_vhit$clock;
+    reg  c3_short$d;
+    wire  c3_short$q;
+    reg  c3_short$clock;
+    reg  c3_len_neq$d;
+    wire  c3_len_neq$q;
+    reg  c3_len_neq$clock;
+    reg  [15:0] c3_paylen$d;
+    wire  [15:0] c3_paylen$q;
+    reg  c3_paylen$clock;
+    reg  [15:0] c3_sm$d;
+    wire  [15:0] c3_sm$q;
+    reg  c3_sm$clock;
+    reg  c3_last1$d;
+    wire  c3_last1$q;
+    reg  c3_last1$clock;
+    reg  [19:0] c3_r0$d;
+    wire  [19:0] c3_r0$q;
+    reg  c3_r0$clock;
+    reg  [19:0] c3_r1$d;
+    wire  [19:0] c3_r1$q;
+    reg  c3_r1$clock;
+    reg  [255:0] c3_f$d;
+    wire  [255:0] c3_f$q;
+    reg  c3_f$clock;
+    reg  c4_valid$d;
+    wire  c4_valid$q;
+    reg  c4_valid$clock;
+    reg  c4_a_any$d;
+    wire  c4_a_any$q;
+    reg  c4_a_any$clock;
+    reg  [3:0] c4_a_code$d;
+    wire  [3:0] c4_a_code$q;
+    reg  c4_a_code$clock;
+    reg  c4_bad6$d;
+    wire  c4_bad6$q;
+    reg  c4_bad6$clock;
+    reg  c4_bad7$d;
+    wire  c4_bad7$q;
+    reg  c4_bad7$clock;
+    reg  c4_bad9$d;
+    wire  c4_bad9$q;
+    reg  c4_bad9$clock;
+    reg  c4_bad10$d;
+    wire  c4_bad10$q;
+    reg  c4_bad10$clock;
+    reg  c4_vhit$d;
+    wire  c4_vhit$q;
+    reg  c4_vhit$clock;
+    reg  c4_len_bad$d;
+    wire  c4_len_bad$q;
+    reg  c4_len_bad$clock;
+    reg  [19:0] c4_x$d;
+    wire  [19:0] c4_x$q;
+    reg  c4_x$clock;
+    reg  [15:0] c4_out$d;
+    wire  [15:0] c4_out$q;
+    reg  c4_out$clock;
+    reg  [15:0] c4_sm$d;
+    wire  [15:0] c4_sm$q;
+    reg  c4_sm$clock;
+    reg  c4_sm1$d;
+    wire  c4_sm1$q;
+    reg  c4_sm1$clock;
+    reg  c4_sm2$d;
+    wire  c4_sm2$q;
+    reg  c4_sm2$clock;
+    reg  [6:0] c4_ksh$d;
+    wire  [6:0] c4_ksh$q;
+    reg  c4_ksh$clock;
+    reg  [255:0] c4_f$d;
+    wire  [255:0] c4_f$q;
+    reg  c4_f$clock;
+    reg  c5_valid$d;
+    wire  c5_valid$q;
+    reg  c5_valid$clock;
+    reg  c5_a_any$d;
+    wire  c5_a_any$q;
+    reg  c5_a_any$clock;
+    reg  [3:0] c5_a_code$d;
+    wire  [3:0] c5_a_code$q;
+    reg  c5_a_code$clock;
+    reg  c5_cks_ok$d;
+    wire  c5_cks_ok$q;
+    reg  c5_cks_ok$clock;
+    reg  c5_b_any$d;
+    wire  c5_b_any$q;
+    reg  c5_b_any$clock;
+    reg  [3:0] c5_b_code$d;
+    wire  [3:0] c5_b_code$q;
+    reg  c5_b_code$clock;
+    reg  [255:0] c5_f$d;
+    wire  [255:0] c5_f$q;
+    reg  c5_f$clock;
+    reg  h_valid$d;
+    wire  h_valid$q;
+    reg  h_valid$clock;
+    reg  [255:0] h_f$d;
+    wire  [255:0] h_f$q;
+    reg  h_f$clock;
+    reg  sk_valid$d;
+    wire  sk_valid$q;
+    reg  sk_valid$clock;
+    reg  [255:0] sk_f$d;
+    wire  [255:0] sk_f$q;
+    reg  sk_f$clock;
+    reg  vin_valid$d;
+    wire  vin_valid$q;
+    reg  vin_valid$clock;
+    reg  [2:0] vin_code$d;
+    wire  [2:0] vin_code$q;
+    reg  vin_code$clock;
+    reg  n0_valid$d;
+    wire  n0_valid$q;
+    reg  n0_valid$clock;
+    reg  [255:0] n0_f$d;
+    wire  [255:0] n0_f$q;
+    reg  n0_f$clock;
+    reg  n0_place$d;
+    wire  n0_place$q;
+    reg  n0_place$clock;
+    reg  n0_vbad$d;
+    wire  n0_vbad$q;
+    reg  n0_vbad$clock;
+    reg  n0_emit$d;
+    wire  n0_emit$q;
+    reg  n0_emit$clock;
+    reg  n0_fin$d;
+    wire  n0_fin$q;
+    reg  n0_fin$clock;
+    reg  n1_valid$d;
+    wire  n1_valid$q;
+    reg  n1_valid$clock;
+    reg  [255:0] n1_f$d;
+    wire  [255:0] n1_f$q;
+    reg  n1_f$clock;
+    reg  n1_place$d;
+    wire  n1_place$q;
+    reg  n1_place$clock;
+    reg  n1_vbad$d;
+    wire  n1_vbad$q;
+    reg  n1_vbad$clock;
+    reg  n1_emit$d;
+    wire  n1_emit$q;
+    reg  n1_emit$clock;
+    reg  n1_fin$d;
+    wire  n1_fin$q;
+    reg  n1_fin$clock;
     reg  e_active$d;
     wire  e_active$q;
     reg  e_active$clock;
-    reg  e_place$d;
-    wire  e_place$q;
-    reg  e_place$clock;
+    reg  e_cons$d;
+    wire  e_cons$q;
+    reg  e_cons$clock;
     reg  e_flush$d;
     wire  e_flush$q;
     reg  e_flush$clock;
+    reg  e_place$d;
+    wire  e_place$q;
+    reg  e_place$clock;
+    reg  e_emit$d;
+    wire  e_emit$q;
+    reg  e_emit$clock;
+    reg  e_first$d;
+    wire  e_first$q;
+    reg  e_first$clock;
+    reg  e_last$d;
+    wire  e_last$q;
+    reg  e_last$clock;
+    reg  e_fin$d;
+    wire  e_fin$q;
+    reg  e_fin$clock;
+    reg  [15:0] e_left$d;
+    wire  [15:0] e_left$q;
+    reg  e_left$clock;
+    reg  e_flushf$d;
+    wire  e_flushf$q;
+    reg  e_flushf$clock;
+    reg  e_tailf$d;
+    wire  e_tailf$q;
+    reg  e_tailf$clock;
     reg  e_h124$d;
     wire  e_h124$q;
     reg  e_h124$clock;
-    reg  [15:0] e_beats_left$d;
-    wire  [15:0] e_beats_left$q;
-    reg  e_beats_left$clock;
-    reg  [15:0] e_idx$d;
-    wire  [15:0] e_idx$q;
-    reg  e_idx$clock;
-    reg  [15:0] e_out_left$d;
-    wire  [15:0] e_out_left$q;
-    reg  e_out_left$clock;
-    reg  [15:0] e_bytes_left$d;
-    wire  [15:0] e_bytes_left$q;
-    reg  e_bytes_left$clock;
+    reg  [6:0] e_ksh$d;
+    wire  [6:0] e_ksh$q;
+    reg  e_ksh$clock;
     reg  [15:0] e_qp$d;
     wire  [15:0] e_qp$q;
     reg  e_qp$clock;
@@ -197,15 +574,15 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  [15:0] e_len$d;
     wire  [15:0] e_len$q;
     reg  e_len$clock;
-    reg  [1023:0] prev$d;
-    wire  [1023:0] prev$q;
+    reg  [63:0] prev$d;
+    wire  [63:0] prev$q;
     reg  prev$clock;
     reg  o_valid$d;
     wire  o_valid$q;
     reg  o_valid$clock;
-    reg  [7:0] empties$d;
-    wire  [7:0] empties$q;
-    reg  empties$clock;
+    reg  o_valid2$d;
+    wire  o_valid2$q;
+    reg  o_valid2$clock;
     reg  [1023:0] o_data$d;
     wire  [1023:0] o_data$q;
     reg  o_data$clock;
@@ -227,6 +604,27 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  [15:0] o_len$d;
     wire  [15:0] o_len$q;
     reg  o_len$clock;
+    reg  [7:0] empties$d;
+    wire  [7:0] empties$q;
+    reg  empties$clock;
+    reg  empties_nz$d;
+    wire  empties_nz$q;
+    reg  empties_nz$clock;
+    reg  empty_ev$d;
+    wire  empty_ev$q;
+    reg  empty_ev$clock;
+    reg  k_valid$d;
+    wire  k_valid$q;
+    reg  k_valid$clock;
+    reg  [3:0] k_reason$d;
+    wire  [3:0] k_reason$q;
+    reg  k_reason$clock;
+    reg  k_vbad$d;
+    wire  k_vbad$q;
+    reg  k_vbad$clock;
+    reg  k_placed$d;
+    wire  k_placed$q;
+    reg  k_placed$clock;
     reg  [31:0] cnt_frames$d;
     wire  [31:0] cnt_frames$q;
     reg  cnt_frames$clock;
@@ -274,8 +672,6 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  cnt_verdict$clock;
     
     // Local signals
-    reg  last_taken;
-    reg  empty_go;
     reg  [31:0] vni_cfg$0;
     reg  [31:0] vni_cfg$1;
     reg  [31:0] vni_cfg$2;
@@ -285,43 +681,47 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  [31:0] vni_cfg$6;
     reg  [31:0] vni_cfg$7;
     reg  in_fire;
-    reg  storing;
-    reg  ready;
-    reg  keep_gap;
-    reg  keep_ok;
-    reg  [15:0] total;
-    reg  [1023:0] hdr_now;
+    reg  over_nx;
+    reg  mid_nx;
     reg  [1023:0] beat_wide;
+    reg  keep_gap;
     reg  [1023:0] h;
-    reg  [19:0] ip_sum;
-    reg  [19:0] ip_fold1;
-    reg  [19:0] ip_fold2;
     reg  [23:0] vni;
-    reg  vni_hit;
-    reg  [2:0] vni_slot;
     reg  [7:0] opcode;
-    reg  has_imm;
-    reg  [15:0] hdr_len;
-    reg  [15:0] paylen;
-    reg  len_bad;
+    reg  vhit;
+    reg  [2:0] vslot;
+    reg  [15:0] hdr4;
+    reg  [15:0] c2_hdr4;
+    reg  [15:0] ksh;
+    reg  sh_flush;
+    reg  sh_tail;
+    reg  sh_none;
     reg  [3:0] reason;
-    reg  [3:0] d_reason;
-    reg  issue;
+    reg  drop;
+    reg  d_drop;
     reg  pass;
-    reg  [3:0] r_reason;
-    reg  start;
-    reg  need_flush;
-    reg  finishing;
+    reg  hdr_push;
+    reg  out_take;
+    reg  r_drop;
+    reg  take;
+    reg  x_place;
+    reg  x_vbad;
+    reg  x_emit;
+    reg  x_fin;
+    reg  ld0;
     reg  out_free;
-    reg  gen;
-    reg  tail;
-    reg  emit;
-    reg  [1023:0] rp;
+    reg  out_free2;
     reg  consume;
-    reg  [1023:0] realign;
+    reg  flush_go;
+    reg  start;
+    reg  emit_now;
+    reg  last_sel;
+    reg  [63:0] rp;
     reg  [1023:0] cur;
-    reg  [127:0] out_keep;
-    reg  [15:0] n_out;
+    reg  [1023:0] curx;
+    reg  [1023:0] realign;
+    reg  last_taken;
+    reg  empty_go;
     reg  unused_bits;
     
     // Sub module instances
@@ -332,9 +732,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .s_data(data_fifo$s_data),
         .m_valid(data_fifo$m_valid),
         .m_data(data_fifo$m_data),
-        .m_pop(data_fifo$m_pop),
-        .full(data_fifo$full),
-        .status_overflow(data_fifo$status_overflow)
+        .m_pop(data_fifo$m_pop)
     );
     rx_decap$desc_fifo desc_fifo(
         .clk(desc_fifo$clk),
@@ -343,9 +741,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .s_data(desc_fifo$s_data),
         .m_valid(desc_fifo$m_valid),
         .m_data(desc_fifo$m_data),
-        .m_pop(desc_fifo$m_pop),
-        .full(desc_fifo$full),
-        .status_overflow(desc_fifo$status_overflow)
+        .m_pop(desc_fifo$m_pop)
     );
     rx_decap$ready_fifo ready_fifo(
         .clk(ready_fifo$clk),
@@ -354,9 +750,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .s_data(ready_fifo$s_data),
         .m_valid(ready_fifo$m_valid),
         .m_data(ready_fifo$m_data),
-        .m_pop(ready_fifo$m_pop),
-        .full(ready_fifo$full),
-        .status_overflow(ready_fifo$status_overflow)
+        .m_pop(ready_fifo$m_pop)
     );
     rx_decap$verdict_fifo verdict_fifo(
         .clk(verdict_fifo$clk),
@@ -365,9 +759,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .s_data(verdict_fifo$s_data),
         .m_valid(verdict_fifo$m_valid),
         .m_data(verdict_fifo$m_data),
-        .m_pop(verdict_fifo$m_pop),
-        .full(verdict_fifo$full),
-        .status_overflow(verdict_fifo$status_overflow)
+        .m_pop(verdict_fifo$m_pop)
     );
     rx_decap$keep_count keep_count(
         .keep(keep_count$keep),
@@ -376,6 +768,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     rx_decap$hdr_swap hdr_swap(
         .data_in(hdr_swap$data_in),
         .data_out(hdr_swap$data_out)
+    );
+    rx_decap$ready_q ready_q(
+        .d(ready_q$d),
+        .q(ready_q$q),
+        .clock(ready_q$clock)
     );
     rx_decap$in_mid in_mid(
         .d(in_mid$d),
@@ -387,15 +784,15 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .q(in_beats$q),
         .clock(in_beats$clock)
     );
-    rx_decap$in_bytes in_bytes(
-        .d(in_bytes$d),
-        .q(in_bytes$q),
-        .clock(in_bytes$clock)
+    rx_decap$in_over in_over(
+        .d(in_over$d),
+        .q(in_over$q),
+        .clock(in_over$clock)
     );
-    rx_decap$in_err_keep in_err_keep(
-        .d(in_err_keep$d),
-        .q(in_err_keep$q),
-        .clock(in_err_keep$clock)
+    rx_decap$in_is1 in_is1(
+        .d(in_is1$d),
+        .q(in_is1$q),
+        .clock(in_is1$clock)
     );
     rx_decap$hdr hdr(
         .d(hdr$d),
@@ -407,80 +804,710 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .q(flight$q),
         .clock(flight$clock)
     );
-    rx_decap$c_valid c_valid(
-        .d(c_valid$d),
-        .q(c_valid$q),
-        .clock(c_valid$clock)
+    rx_decap$flight_lo flight_lo(
+        .d(flight_lo$d),
+        .q(flight_lo$q),
+        .clock(flight_lo$clock)
     );
-    rx_decap$c_hdr c_hdr(
-        .d(c_hdr$d),
-        .q(c_hdr$q),
-        .clock(c_hdr$clock)
+    rx_decap$ev_frame ev_frame(
+        .d(ev_frame$d),
+        .q(ev_frame$q),
+        .clock(ev_frame$clock)
     );
-    rx_decap$c_len c_len(
-        .d(c_len$d),
-        .q(c_len$q),
-        .clock(c_len$clock)
+    rx_decap$ev_take ev_take(
+        .d(ev_take$d),
+        .q(ev_take$q),
+        .clock(ev_take$clock)
     );
-    rx_decap$c_beats c_beats(
-        .d(c_beats$d),
-        .q(c_beats$q),
-        .clock(c_beats$clock)
+    rx_decap$dcount dcount(
+        .d(dcount$d),
+        .q(dcount$q),
+        .clock(dcount$clock)
     );
-    rx_decap$c_err_keep c_err_keep(
-        .d(c_err_keep$d),
-        .q(c_err_keep$q),
-        .clock(c_err_keep$clock)
+    rx_decap$data_lo data_lo(
+        .d(data_lo$d),
+        .q(data_lo$q),
+        .clock(data_lo$clock)
     );
-    rx_decap$c_too_long c_too_long(
-        .d(c_too_long$d),
-        .q(c_too_long$q),
-        .clock(c_too_long$clock)
+    rx_decap$ev_store ev_store(
+        .d(ev_store$d),
+        .q(ev_store$q),
+        .clock(ev_store$clock)
+    );
+    rx_decap$ev_consume ev_consume(
+        .d(ev_consume$d),
+        .q(ev_consume$q),
+        .clock(ev_consume$clock)
     );
     rx_decap$v_pending v_pending(
         .d(v_pending$d),
         .q(v_pending$q),
         .clock(v_pending$clock)
     );
+    rx_decap$v_room v_room(
+        .d(v_room$d),
+        .q(v_room$q),
+        .clock(v_room$clock)
+    );
+    rx_decap$ev_issue ev_issue(
+        .d(ev_issue$d),
+        .q(ev_issue$q),
+        .clock(ev_issue$clock)
+    );
+    rx_decap$ev_verdict ev_verdict(
+        .d(ev_verdict$d),
+        .q(ev_verdict$q),
+        .clock(ev_verdict$clock)
+    );
+    rx_decap$i1_valid i1_valid(
+        .d(i1_valid$d),
+        .q(i1_valid$q),
+        .clock(i1_valid$clock)
+    );
+    rx_decap$i1_keep i1_keep(
+        .d(i1_keep$d),
+        .q(i1_keep$q),
+        .clock(i1_keep$clock)
+    );
+    rx_decap$i1_last i1_last(
+        .d(i1_last$d),
+        .q(i1_last$q),
+        .clock(i1_last$clock)
+    );
+    rx_decap$i1_store i1_store(
+        .d(i1_store$d),
+        .q(i1_store$q),
+        .clock(i1_store$clock)
+    );
+    rx_decap$i1_nb i1_nb(
+        .d(i1_nb$d),
+        .q(i1_nb$q),
+        .clock(i1_nb$clock)
+    );
+    rx_decap$i2_valid i2_valid(
+        .d(i2_valid$d),
+        .q(i2_valid$q),
+        .clock(i2_valid$clock)
+    );
+    rx_decap$i2_last i2_last(
+        .d(i2_last$d),
+        .q(i2_last$q),
+        .clock(i2_last$clock)
+    );
+    rx_decap$i2_keep_all i2_keep_all(
+        .d(i2_keep_all$d),
+        .q(i2_keep_all$q),
+        .clock(i2_keep_all$clock)
+    );
+    rx_decap$i2_gap_free i2_gap_free(
+        .d(i2_gap_free$d),
+        .q(i2_gap_free$q),
+        .clock(i2_gap_free$clock)
+    );
+    rx_decap$i2_cnt i2_cnt(
+        .d(i2_cnt$d),
+        .q(i2_cnt$q),
+        .clock(i2_cnt$clock)
+    );
+    rx_decap$i2_nb i2_nb(
+        .d(i2_nb$d),
+        .q(i2_nb$q),
+        .clock(i2_nb$clock)
+    );
+    rx_decap$i2_store i2_store(
+        .d(i2_store$d),
+        .q(i2_store$q),
+        .clock(i2_store$clock)
+    );
+    rx_decap$in_err_keep in_err_keep(
+        .d(in_err_keep$d),
+        .q(in_err_keep$q),
+        .clock(in_err_keep$clock)
+    );
+    rx_decap$c1_valid c1_valid(
+        .d(c1_valid$d),
+        .q(c1_valid$q),
+        .clock(c1_valid$clock)
+    );
+    rx_decap$c1_bad4 c1_bad4(
+        .d(c1_bad4$d),
+        .q(c1_bad4$q),
+        .clock(c1_bad4$clock)
+    );
+    rx_decap$c1_bad6 c1_bad6(
+        .d(c1_bad6$d),
+        .q(c1_bad6$q),
+        .clock(c1_bad6$clock)
+    );
+    rx_decap$c1_bad7 c1_bad7(
+        .d(c1_bad7$d),
+        .q(c1_bad7$q),
+        .clock(c1_bad7$clock)
+    );
+    rx_decap$c1_bad9 c1_bad9(
+        .d(c1_bad9$d),
+        .q(c1_bad9$q),
+        .clock(c1_bad9$clock)
+    );
+    rx_decap$c1_bad10 c1_bad10(
+        .d(c1_bad10$d),
+        .q(c1_bad10$q),
+        .clock(c1_bad10$clock)
+    );
+    rx_decap$c1_has_imm c1_has_imm(
+        .d(c1_has_imm$d),
+        .q(c1_has_imm$q),
+        .clock(c1_has_imm$clock)
+    );
+    rx_decap$c1_p$0 c1_p$0(
+        .d(c1_p$0$d),
+        .q(c1_p$0$q),
+        .clock(c1_p$0$clock)
+    );
+    rx_decap$c1_p$1 c1_p$1(
+        .d(c1_p$1$d),
+        .q(c1_p$1$q),
+        .clock(c1_p$1$clock)
+    );
+    rx_decap$c1_p$2 c1_p$2(
+        .d(c1_p$2$d),
+        .q(c1_p$2$q),
+        .clock(c1_p$2$clock)
+    );
+    rx_decap$c1_p$3 c1_p$3(
+        .d(c1_p$3$d),
+        .q(c1_p$3$q),
+        .clock(c1_p$3$clock)
+    );
+    rx_decap$c1_p$4 c1_p$4(
+        .d(c1_p$4$d),
+        .q(c1_p$4$q),
+        .clock(c1_p$4$clock)
+    );
+    rx_decap$c1_vhit$0 c1_vhit$0(
+        .d(c1_vhit$0$d),
+        .q(c1_vhit$0$q),
+        .clock(c1_vhit$0$clock)
+    );
+    rx_decap$c1_vhit$1 c1_vhit$1(
+        .d(c1_vhit$1$d),
+        .q(c1_vhit$1$q),
+        .clock(c1_vhit$1$clock)
+    );
+    rx_decap$c1_vhit$2 c1_vhit$2(
+        .d(c1_vhit$2$d),
+        .q(c1_vhit$2$q),
+        .clock(c1_vhit$2$clock)
+    );
+    rx_decap$c1_vhit$3 c1_vhit$3(
+        .d(c1_vhit$3$d),
+        .q(c1_vhit$3$q),
+        .clock(c1_vhit$3$clock)
+    );
+    rx_decap$c1_vhit$4 c1_vhit$4(
+        .d(c1_vhit$4$d),
+        .q(c1_vhit$4$q),
+        .clock(c1_vhit$4$clock)
+    );
+    rx_decap$c1_vhit$5 c1_vhit$5(
+        .d(c1_vhit$5$d),
+        .q(c1_vhit$5$q),
+        .clock(c1_vhit$5$clock)
+    );
+    rx_decap$c1_vhit$6 c1_vhit$6(
+        .d(c1_vhit$6$d),
+        .q(c1_vhit$6$q),
+        .clock(c1_vhit$6$clock)
+    );
+    rx_decap$c1_vhit$7 c1_vhit$7(
+        .d(c1_vhit$7$d),
+        .q(c1_vhit$7$q),
+        .clock(c1_vhit$7$clock)
+    );
+    rx_decap$c1_ip_len c1_ip_len(
+        .d(c1_ip_len$d),
+        .q(c1_ip_len$q),
+        .clock(c1_ip_len$clock)
+    );
+    rx_decap$c1_udp_len c1_udp_len(
+        .d(c1_udp_len$d),
+        .q(c1_udp_len$q),
+        .clock(c1_udp_len$clock)
+    );
+    rx_decap$c1_in_len c1_in_len(
+        .d(c1_in_len$d),
+        .q(c1_in_len$q),
+        .clock(c1_in_len$clock)
+    );
+    rx_decap$c1_reth_len c1_reth_len(
+        .d(c1_reth_len$d),
+        .q(c1_reth_len$q),
+        .clock(c1_reth_len$clock)
+    );
+    rx_decap$c1_f c1_f(
+        .d(c1_f$d),
+        .q(c1_f$q),
+        .clock(c1_f$clock)
+    );
+    rx_decap$c2_valid c2_valid(
+        .d(c2_valid$d),
+        .q(c2_valid$q),
+        .clock(c2_valid$clock)
+    );
+    rx_decap$c2_err_keep c2_err_keep(
+        .d(c2_err_keep$d),
+        .q(c2_err_keep$q),
+        .clock(c2_err_keep$clock)
+    );
+    rx_decap$c2_len c2_len(
+        .d(c2_len$d),
+        .q(c2_len$q),
+        .clock(c2_len$clock)
+    );
+    rx_decap$c2_beats c2_beats(
+        .d(c2_beats$d),
+        .q(c2_beats$q),
+        .clock(c2_beats$clock)
+    );
+    rx_decap$c2_bad4 c2_bad4(
+        .d(c2_bad4$d),
+        .q(c2_bad4$q),
+        .clock(c2_bad4$clock)
+    );
+    rx_decap$c2_bad6 c2_bad6(
+        .d(c2_bad6$d),
+        .q(c2_bad6$q),
+        .clock(c2_bad6$clock)
+    );
+    rx_decap$c2_bad7 c2_bad7(
+        .d(c2_bad7$d),
+        .q(c2_bad7$q),
+        .clock(c2_bad7$clock)
+    );
+    rx_decap$c2_bad9 c2_bad9(
+        .d(c2_bad9$d),
+        .q(c2_bad9$q),
+        .clock(c2_bad9$clock)
+    );
+    rx_decap$c2_bad10 c2_bad10(
+        .d(c2_bad10$d),
+        .q(c2_bad10$q),
+        .clock(c2_bad10$clock)
+    );
+    rx_decap$c2_vhit c2_vhit(
+        .d(c2_vhit$d),
+        .q(c2_vhit$q),
+        .clock(c2_vhit$clock)
+    );
+    rx_decap$c2_has_imm c2_has_imm(
+        .d(c2_has_imm$d),
+        .q(c2_has_imm$q),
+        .clock(c2_has_imm$clock)
+    );
+    rx_decap$c2_q0 c2_q0(
+        .d(c2_q0$d),
+        .q(c2_q0$q),
+        .clock(c2_q0$clock)
+    );
+    rx_decap$c2_q1 c2_q1(
+        .d(c2_q1$d),
+        .q(c2_q1$q),
+        .clock(c2_q1$clock)
+    );
+    rx_decap$c2_q2 c2_q2(
+        .d(c2_q2$d),
+        .q(c2_q2$q),
+        .clock(c2_q2$clock)
+    );
+    rx_decap$c2_ip14 c2_ip14(
+        .d(c2_ip14$d),
+        .q(c2_ip14$q),
+        .clock(c2_ip14$clock)
+    );
+    rx_decap$c2_udp34 c2_udp34(
+        .d(c2_udp34$d),
+        .q(c2_udp34$q),
+        .clock(c2_udp34$clock)
+    );
+    rx_decap$c2_in64 c2_in64(
+        .d(c2_in64$d),
+        .q(c2_in64$q),
+        .clock(c2_in64$clock)
+    );
+    rx_decap$c2_reth_h c2_reth_h(
+        .d(c2_reth_h$d),
+        .q(c2_reth_h$q),
+        .clock(c2_reth_h$clock)
+    );
+    rx_decap$c2_reth_hi0 c2_reth_hi0(
+        .d(c2_reth_hi0$d),
+        .q(c2_reth_hi0$q),
+        .clock(c2_reth_hi0$clock)
+    );
+    rx_decap$c2_f c2_f(
+        .d(c2_f$d),
+        .q(c2_f$q),
+        .clock(c2_f$clock)
+    );
+    rx_decap$c3_valid c3_valid(
+        .d(c3_valid$d),
+        .q(c3_valid$q),
+        .clock(c3_valid$clock)
+    );
+    rx_decap$c3_err_keep c3_err_keep(
+        .d(c3_err_keep$d),
+        .q(c3_err_keep$q),
+        .clock(c3_err_keep$clock)
+    );
+    rx_decap$c3_too_long c3_too_long(
+        .d(c3_too_long$d),
+        .q(c3_too_long$q),
+        .clock(c3_too_long$clock)
+    );
+    rx_decap$c3_trunc c3_trunc(
+        .d(c3_trunc$d),
+        .q(c3_trunc$q),
+        .clock(c3_trunc$clock)
+    );
+    rx_decap$c3_bad4 c3_bad4(
+        .d(c3_bad4$d),
+        .q(c3_bad4$q),
+        .clock(c3_bad4$clock)
+    );
+    rx_decap$c3_bad6 c3_bad6(
+        .d(c3_bad6$d),
+        .q(c3_bad6$q),
+        .clock(c3_bad6$clock)
+    );
+    rx_decap$c3_bad7 c3_bad7(
+        .d(c3_bad7$d),
+        .q(c3_bad7$q),
+        .clock(c3_bad7$clock)
+    );
+    rx_decap$c3_bad9 c3_bad9(
+        .d(c3_bad9$d),
+        .q(c3_bad9$q),
+        .clock(c3_bad9$clock)
+    );
+    rx_decap$c3_bad10 c3_bad10(
+        .d(c3_bad10$d),
+        .q(c3_bad10$q),
+        .clock(c3_bad10$clock)
+    );
+    rx_decap$c3_vhit c3_vhit(
+        .d(c3_vhit$d),
+        .q(c3_vhit$q),
+        .clock(c3_vhit$clock)
+    );
+    rx_decap$c3_short c3_short(
+        .d(c3_short$d),
+        .q(c3_short$q),
+        .clock(c3_short$clock)
+    );
+    rx_decap$c3_len_neq c3_len_neq(
+        .d(c3_len_neq$d),
+        .q(c3_len_neq$q),
+        .clock(c3_len_neq$clock)
+    );
+    rx_decap$c3_paylen c3_paylen(
+        .d(c3_paylen$d),
+        .q(c3_paylen$q),
+        .clock(c3_paylen$clock)
+    );
+    rx_decap$c3_sm c3_sm(
+        .d(c3_sm$d),
+        .q(c3_sm$q),
+        .clock(c3_sm$clock)
+    );
+    rx_decap$c3_last1 c3_last1(
+        .d(c3_last1$d),
+        .q(c3_last1$q),
+        .clock(c3_last1$clock)
+    );
+    rx_decap$c3_r0 c3_r0(
+        .d(c3_r0$d),
+        .q(c3_r0$q),
+        .clock(c3_r0$clock)
+    );
+    rx_decap$c3_r1 c3_r1(
+        .d(c3_r1$d),
+        .q(c3_r1$q),
+        .clock(c3_r1$clock)
+    );
+    rx_decap$c3_f c3_f(
+        .d(c3_f$d),
+        .q(c3_f$q),
+        .clock(c3_f$clock)
+    );
+    rx_decap$c4_valid c4_valid(
+        .d(c4_valid$d),
+        .q(c4_valid$q),
+        .clock(c4_valid$clock)
+    );
+    rx_decap$c4_a_any c4_a_any(
+        .d(c4_a_any$d),
+        .q(c4_a_any$q),
+        .clock(c4_a_any$clock)
+    );
+    rx_decap$c4_a_code c4_a_code(
+        .d(c4_a_code$d),
+        .q(c4_a_code$q),
+        .clock(c4_a_code$clock)
+    );
+    rx_decap$c4_bad6 c4_bad6(
+        .d(c4_bad6$d),
+        .q(c4_bad6$q),
+        .clock(c4_bad6$clock)
+    );
+    rx_decap$c4_bad7 c4_bad7(
+        .d(c4_bad7$d),
+        .q(c4_bad7$q),
+        .clock(c4_bad7$clock)
+    );
+    rx_decap$c4_bad9 c4_bad9(
+        .d(c4_bad9$d),
+        .q(c4_bad9$q),
+        .clock(c4_bad9$clock)
+    );
+    rx_decap$c4_bad10 c4_bad10(
+        .d(c4_bad10$d),
+        .q(c4_bad10$q),
+        .clock(c4_bad10$clock)
+    );
+    rx_decap$c4_vhit c4_vhit(
+        .d(c4_vhit$d),
+        .q(c4_vhit$q),
+        .clock(c4_vhit$clock)
+    );
+    rx_decap$c4_len_bad c4_len_bad(
+        .d(c4_len_bad$d),
+        .q(c4_len_bad$q),
+        .clock(c4_len_bad$clock)
+    );
+    rx_decap$c4_x c4_x(
+        .d(c4_x$d),
+        .q(c4_x$q),
+        .clock(c4_x$clock)
+    );
+    rx_decap$c4_out c4_out(
+        .d(c4_out$d),
+        .q(c4_out$q),
+        .clock(c4_out$clock)
+    );
+    rx_decap$c4_sm c4_sm(
+        .d(c4_sm$d),
+        .q(c4_sm$q),
+        .clock(c4_sm$clock)
+    );
+    rx_decap$c4_sm1 c4_sm1(
+        .d(c4_sm1$d),
+        .q(c4_sm1$q),
+        .clock(c4_sm1$clock)
+    );
+    rx_decap$c4_sm2 c4_sm2(
+        .d(c4_sm2$d),
+        .q(c4_sm2$q),
+        .clock(c4_sm2$clock)
+    );
+    rx_decap$c4_ksh c4_ksh(
+        .d(c4_ksh$d),
+        .q(c4_ksh$q),
+        .clock(c4_ksh$clock)
+    );
+    rx_decap$c4_f c4_f(
+        .d(c4_f$d),
+        .q(c4_f$q),
+        .clock(c4_f$clock)
+    );
+    rx_decap$c5_valid c5_valid(
+        .d(c5_valid$d),
+        .q(c5_valid$q),
+        .clock(c5_valid$clock)
+    );
+    rx_decap$c5_a_any c5_a_any(
+        .d(c5_a_any$d),
+        .q(c5_a_any$q),
+        .clock(c5_a_any$clock)
+    );
+    rx_decap$c5_a_code c5_a_code(
+        .d(c5_a_code$d),
+        .q(c5_a_code$q),
+        .clock(c5_a_code$clock)
+    );
+    rx_decap$c5_cks_ok c5_cks_ok(
+        .d(c5_cks_ok$d),
+        .q(c5_cks_ok$q),
+        .clock(c5_cks_ok$clock)
+    );
+    rx_decap$c5_b_any c5_b_any(
+        .d(c5_b_any$d),
+        .q(c5_b_any$q),
+        .clock(c5_b_any$clock)
+    );
+    rx_decap$c5_b_code c5_b_code(
+        .d(c5_b_code$d),
+        .q(c5_b_code$q),
+        .clock(c5_b_code$clock)
+    );
+    rx_decap$c5_f c5_f(
+        .d(c5_f$d),
+        .q(c5_f$q),
+        .clock(c5_f$clock)
+    );
+    rx_decap$h_valid h_valid(
+        .d(h_valid$d),
+        .q(h_valid$q),
+        .clock(h_valid$clock)
+    );
+    rx_decap$h_f h_f(
+        .d(h_f$d),
+        .q(h_f$q),
+        .clock(h_f$clock)
+    );
+    rx_decap$sk_valid sk_valid(
+        .d(sk_valid$d),
+        .q(sk_valid$q),
+        .clock(sk_valid$clock)
+    );
+    rx_decap$sk_f sk_f(
+        .d(sk_f$d),
+        .q(sk_f$q),
+        .clock(sk_f$clock)
+    );
+    rx_decap$vin_valid vin_valid(
+        .d(vin_valid$d),
+        .q(vin_valid$q),
+        .clock(vin_valid$clock)
+    );
+    rx_decap$vin_code vin_code(
+        .d(vin_code$d),
+        .q(vin_code$q),
+        .clock(vin_code$clock)
+    );
+    rx_decap$n0_valid n0_valid(
+        .d(n0_valid$d),
+        .q(n0_valid$q),
+        .clock(n0_valid$clock)
+    );
+    rx_decap$n0_f n0_f(
+        .d(n0_f$d),
+        .q(n0_f$q),
+        .clock(n0_f$clock)
+    );
+    rx_decap$n0_place n0_place(
+        .d(n0_place$d),
+        .q(n0_place$q),
+        .clock(n0_place$clock)
+    );
+    rx_decap$n0_vbad n0_vbad(
+        .d(n0_vbad$d),
+        .q(n0_vbad$q),
+        .clock(n0_vbad$clock)
+    );
+    rx_decap$n0_emit n0_emit(
+        .d(n0_emit$d),
+        .q(n0_emit$q),
+        .clock(n0_emit$clock)
+    );
+    rx_decap$n0_fin n0_fin(
+        .d(n0_fin$d),
+        .q(n0_fin$q),
+        .clock(n0_fin$clock)
+    );
+    rx_decap$n1_valid n1_valid(
+        .d(n1_valid$d),
+        .q(n1_valid$q),
+        .clock(n1_valid$clock)
+    );
+    rx_decap$n1_f n1_f(
+        .d(n1_f$d),
+        .q(n1_f$q),
+        .clock(n1_f$clock)
+    );
+    rx_decap$n1_place n1_place(
+        .d(n1_place$d),
+        .q(n1_place$q),
+        .clock(n1_place$clock)
+    );
+    rx_decap$n1_vbad n1_vbad(
+        .d(n1_vbad$d),
+        .q(n1_vbad$q),
+        .clock(n1_vbad$clock)
+    );
+    rx_decap$n1_emit n1_emit(
+        .d(n1_emit$d),
+        .q(n1_emit$q),
+        .clock(n1_emit$clock)
+    );
+    rx_decap$n1_fin n1_fin(
+        .d(n1_fin$d),
+        .q(n1_fin$q),
+        .clock(n1_fin$clock)
+    );
     rx_decap$e_active e_active(
         .d(e_active$d),
         .q(e_active$q),
         .clock(e_active$clock)
     );
-    rx_decap$e_place e_place(
-        .d(e_place$d),
-        .q(e_place$q),
-        .clock(e_place$clock)
+    rx_decap$e_cons e_cons(
+        .d(e_cons$d),
+        .q(e_cons$q),
+        .clock(e_cons$clock)
     );
     rx_decap$e_flush e_flush(
         .d(e_flush$d),
         .q(e_flush$q),
         .clock(e_flush$clock)
     );
+    rx_decap$e_place e_place(
+        .d(e_place$d),
+        .q(e_place$q),
+        .clock(e_place$clock)
+    );
+    rx_decap$e_emit e_emit(
+        .d(e_emit$d),
+        .q(e_emit$q),
+        .clock(e_emit$clock)
+    );
+    rx_decap$e_first e_first(
+        .d(e_first$d),
+        .q(e_first$q),
+        .clock(e_first$clock)
+    );
+    rx_decap$e_last e_last(
+        .d(e_last$d),
+        .q(e_last$q),
+        .clock(e_last$clock)
+    );
+    rx_decap$e_fin e_fin(
+        .d(e_fin$d),
+        .q(e_fin$q),
+        .clock(e_fin$clock)
+    );
+    rx_decap$e_left e_left(
+        .d(e_left$d),
+        .q(e_left$q),
+        .clock(e_left$clock)
+    );
+    rx_decap$e_flushf e_flushf(
+        .d(e_flushf$d),
+        .q(e_flushf$q),
+        .clock(e_flushf$clock)
+    );
+    rx_decap$e_tailf e_tailf(
+        .d(e_tailf$d),
+        .q(e_tailf$q),
+        .clock(e_tailf$clock)
+    );
     rx_decap$e_h124 e_h124(
         .d(e_h124$d),
         .q(e_h124$q),
         .clock(e_h124$clock)
     );
-    rx_decap$e_beats_left e_beats_left(
-        .d(e_beats_left$d),
-        .q(e_beats_left$q),
-        .clock(e_beats_left$clock)
-    );
-    rx_decap$e_idx e_idx(
-        .d(e_idx$d),
-        .q(e_idx$q),
-        .clock(e_idx$clock)
-    );
-    rx_decap$e_out_left e_out_left(
-        .d(e_out_left$d),
-        .q(e_out_left$q),
-        .clock(e_out_left$clock)
-    );
-    rx_decap$e_bytes_left e_bytes_left(
-        .d(e_bytes_left$d),
-        .q(e_bytes_left$q),
-        .clock(e_bytes_left$clock)
+    rx_decap$e_ksh e_ksh(
+        .d(e_ksh$d),
+        .q(e_ksh$q),
+        .clock(e_ksh$clock)
     );
     rx_decap$e_qp e_qp(
         .d(e_qp$d),
@@ -512,10 +1539,10 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .q(o_valid$q),
         .clock(o_valid$clock)
     );
-    rx_decap$empties empties(
-        .d(empties$d),
-        .q(empties$q),
-        .clock(empties$clock)
+    rx_decap$o_valid2 o_valid2(
+        .d(o_valid2$d),
+        .q(o_valid2$q),
+        .clock(o_valid2$clock)
     );
     rx_decap$o_data o_data(
         .d(o_data$d),
@@ -551,6 +1578,41 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .d(o_len$d),
         .q(o_len$q),
         .clock(o_len$clock)
+    );
+    rx_decap$empties empties(
+        .d(empties$d),
+        .q(empties$q),
+        .clock(empties$clock)
+    );
+    rx_decap$empties_nz empties_nz(
+        .d(empties_nz$d),
+        .q(empties_nz$q),
+        .clock(empties_nz$clock)
+    );
+    rx_decap$empty_ev empty_ev(
+        .d(empty_ev$d),
+        .q(empty_ev$q),
+        .clock(empty_ev$clock)
+    );
+    rx_decap$k_valid k_valid(
+        .d(k_valid$d),
+        .q(k_valid$q),
+        .clock(k_valid$clock)
+    );
+    rx_decap$k_reason k_reason(
+        .d(k_reason$d),
+        .q(k_reason$q),
+        .clock(k_reason$clock)
+    );
+    rx_decap$k_vbad k_vbad(
+        .d(k_vbad$d),
+        .q(k_vbad$q),
+        .clock(k_vbad$clock)
+    );
+    rx_decap$k_placed k_placed(
+        .d(k_placed$d),
+        .q(k_placed$q),
+        .clock(k_placed$clock)
     );
     rx_decap$cnt_frames cnt_frames(
         .d(cnt_frames$d),
@@ -630,34 +1692,148 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     
     // Update code
     always @(*) begin
+        ready_q$clock = clk;
         in_mid$clock = clk;
         in_beats$clock = clk;
-        in_bytes$clock = clk;
-        in_err_keep$clock = clk;
+        in_over$clock = clk;
+        in_is1$clock = clk;
         hdr$clock = clk;
         flight$clock = clk;
-        c_valid$clock = clk;
-        c_hdr$clock = clk;
-        c_len$clock = clk;
-        c_beats$clock = clk;
-        c_err_keep$clock = clk;
-        c_too_long$clock = clk;
+        flight_lo$clock = clk;
+        ev_frame$clock = clk;
+        ev_take$clock = clk;
+        dcount$clock = clk;
+        data_lo$clock = clk;
+        ev_store$clock = clk;
+        ev_consume$clock = clk;
         v_pending$clock = clk;
+        v_room$clock = clk;
+        ev_issue$clock = clk;
+        ev_verdict$clock = clk;
+        i1_valid$clock = clk;
+        i1_keep$clock = clk;
+        i1_last$clock = clk;
+        i1_store$clock = clk;
+        i1_nb$clock = clk;
+        i2_valid$clock = clk;
+        i2_last$clock = clk;
+        i2_keep_all$clock = clk;
+        i2_gap_free$clock = clk;
+        i2_cnt$clock = clk;
+        i2_nb$clock = clk;
+        i2_store$clock = clk;
+        in_err_keep$clock = clk;
+        c1_valid$clock = clk;
+        c1_bad4$clock = clk;
+        c1_bad6$clock = clk;
+        c1_bad7$clock = clk;
+        c1_bad9$clock = clk;
+        c1_bad10$clock = clk;
+        c1_has_imm$clock = clk;
+        c1_ip_len$clock = clk;
+        c1_udp_len$clock = clk;
+        c1_in_len$clock = clk;
+        c1_reth_len$clock = clk;
+        c1_f$clock = clk;
+        c2_valid$clock = clk;
+        c2_err_keep$clock = clk;
+        c2_len$clock = clk;
+        c2_beats$clock = clk;
+        c2_bad4$clock = clk;
+        c2_bad6$clock = clk;
+        c2_bad7$clock = clk;
+        c2_bad9$clock = clk;
+        c2_bad10$clock = clk;
+        c2_vhit$clock = clk;
+        c2_has_imm$clock = clk;
+        c2_q0$clock = clk;
+        c2_q1$clock = clk;
+        c2_q2$clock = clk;
+        c2_ip14$clock = clk;
+        c2_udp34$clock = clk;
+        c2_in64$clock = clk;
+        c2_reth_h$clock = clk;
+        c2_reth_hi0$clock = clk;
+        c2_f$clock = clk;
+        c3_valid$clock = clk;
+        c3_err_keep$clock = clk;
+        c3_too_long$clock = clk;
+        c3_trunc$clock = clk;
+        c3_bad4$clock = clk;
+        c3_bad6$clock = clk;
+        c3_bad7$clock = clk;
+        c3_bad9$clock = clk;
+        c3_bad10$clock = clk;
+        c3_vhit$clock = clk;
+        c3_short$clock = clk;
+        c3_len_neq$clock = clk;
+        c3_paylen$clock = clk;
+        c3_sm$clock = clk;
+        c3_last1$clock = clk;
+        c3_r0$clock = clk;
+        c3_r1$clock = clk;
+        c3_f$clock = clk;
+        c4_valid$clock = clk;
+        c4_a_any$clock = clk;
+        c4_a_code$clock = clk;
+        c4_bad6$clock = clk;
+        c4_bad7$clock = clk;
+        c4_bad9$clock = clk;
+        c4_bad10$clock = clk;
+        c4_vhit$clock = clk;
+        c4_len_bad$clock = clk;
+        c4_x$clock = clk;
+        c4_out$clock = clk;
+        c4_sm$clock = clk;
+        c4_sm1$clock = clk;
+        c4_sm2$clock = clk;
+        c4_ksh$clock = clk;
+        c4_f$clock = clk;
+        c5_valid$clock = clk;
+        c5_a_any$clock = clk;
+        c5_a_code$clock = clk;
+        c5_cks_ok$clock = clk;
+        c5_b_any$clock = clk;
+        c5_b_code$clock = clk;
+        c5_f$clock = clk;
+        h_valid$clock = clk;
+        h_f$clock = clk;
+        sk_valid$clock = clk;
+        sk_f$clock = clk;
+        vin_valid$clock = clk;
+        vin_code$clock = clk;
+        n0_valid$clock = clk;
+        n0_f$clock = clk;
+        n0_place$clock = clk;
+        n0_vbad$clock = clk;
+        n0_emit$clock = clk;
+        n0_fin$clock = clk;
+        n1_valid$clock = clk;
+        n1_f$clock = clk;
+        n1_place$clock = clk;
+        n1_vbad$clock = clk;
+        n1_emit$clock = clk;
+        n1_fin$clock = clk;
         e_active$clock = clk;
-        e_place$clock = clk;
+        e_cons$clock = clk;
         e_flush$clock = clk;
+        e_place$clock = clk;
+        e_emit$clock = clk;
+        e_first$clock = clk;
+        e_last$clock = clk;
+        e_fin$clock = clk;
+        e_left$clock = clk;
+        e_flushf$clock = clk;
+        e_tailf$clock = clk;
         e_h124$clock = clk;
-        e_beats_left$clock = clk;
-        e_idx$clock = clk;
-        e_out_left$clock = clk;
-        e_bytes_left$clock = clk;
+        e_ksh$clock = clk;
         e_qp$clock = clk;
         e_va$clock = clk;
         e_rkey$clock = clk;
         e_len$clock = clk;
         prev$clock = clk;
         o_valid$clock = clk;
-        empties$clock = clk;
+        o_valid2$clock = clk;
         o_data$clock = clk;
         o_keep$clock = clk;
         o_last$clock = clk;
@@ -665,37 +1841,158 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         o_va$clock = clk;
         o_rkey$clock = clk;
         o_len$clock = clk;
+        empties$clock = clk;
+        empties_nz$clock = clk;
+        empty_ev$clock = clk;
+        k_valid$clock = clk;
+        k_reason$clock = clk;
+        k_vbad$clock = clk;
+        k_placed$clock = clk;
         cnt_frames$clock = clk;
         cnt_placed$clock = clk;
         cnt_verdict$clock = clk;
+        ready_q$d = ready_q$q;
         in_mid$d = in_mid$q;
         in_beats$d = in_beats$q;
-        in_bytes$d = in_bytes$q;
-        in_err_keep$d = in_err_keep$q;
+        in_over$d = in_over$q;
+        in_is1$d = in_is1$q;
         hdr$d = hdr$q;
         flight$d = flight$q;
-        c_valid$d = c_valid$q;
-        c_hdr$d = c_hdr$q;
-        c_len$d = c_len$q;
-        c_beats$d = c_beats$q;
-        c_err_keep$d = c_err_keep$q;
-        c_too_long$d = c_too_long$q;
+        flight_lo$d = flight_lo$q;
+        ev_frame$d = ev_frame$q;
+        ev_take$d = ev_take$q;
+        dcount$d = dcount$q;
+        data_lo$d = data_lo$q;
+        ev_store$d = ev_store$q;
+        ev_consume$d = ev_consume$q;
         v_pending$d = v_pending$q;
+        v_room$d = v_room$q;
+        ev_issue$d = ev_issue$q;
+        ev_verdict$d = ev_verdict$q;
+        i1_valid$d = i1_valid$q;
+        i1_keep$d = i1_keep$q;
+        i1_last$d = i1_last$q;
+        i1_store$d = i1_store$q;
+        i1_nb$d = i1_nb$q;
+        i2_valid$d = i2_valid$q;
+        i2_last$d = i2_last$q;
+        i2_keep_all$d = i2_keep_all$q;
+        i2_gap_free$d = i2_gap_free$q;
+        i2_cnt$d = i2_cnt$q;
+        i2_nb$d = i2_nb$q;
+        i2_store$d = i2_store$q;
+        in_err_keep$d = in_err_keep$q;
+        c1_valid$d = c1_valid$q;
+        c1_bad4$d = c1_bad4$q;
+        c1_bad6$d = c1_bad6$q;
+        c1_bad7$d = c1_bad7$q;
+        c1_bad9$d = c1_bad9$q;
+        c1_bad10$d = c1_bad10$q;
+        c1_has_imm$d = c1_has_imm$q;
+        c1_ip_len$d = c1_ip_len$q;
+        c1_udp_len$d = c1_udp_len$q;
+        c1_in_len$d = c1_in_len$q;
+        c1_reth_len$d = c1_reth_len$q;
+        c1_f$d = c1_f$q;
+        c2_valid$d = c2_valid$q;
+        c2_err_keep$d = c2_err_keep$q;
+        c2_len$d = c2_len$q;
+        c2_beats$d = c2_beats$q;
+        c2_bad4$d = c2_bad4$q;
+        c2_bad6$d = c2_bad6$q;
+        c2_bad7$d = c2_bad7$q;
+        c2_bad9$d = c2_bad9$q;
+        c2_bad10$d = c2_bad10$q;
+        c2_vhit$d = c2_vhit$q;
+        c2_has_imm$d = c2_has_imm$q;
+        c2_q0$d = c2_q0$q;
+        c2_q1$d = c2_q1$q;
+        c2_q2$d = c2_q2$q;
+        c2_ip14$d = c2_ip14$q;
+        c2_udp34$d = c2_udp34$q;
+        c2_in64$d = c2_in64$q;
+        c2_reth_h$d = c2_reth_h$q;
+        c2_reth_hi0$d = c2_reth_hi0$q;
+        c2_f$d = c2_f$q;
+        c3_valid$d = c3_valid$q;
+        c3_err_keep$d = c3_err_keep$q;
+        c3_too_long$d = c3_too_long$q;
+        c3_trunc$d = c3_trunc$q;
+        c3_bad4$d = c3_bad4$q;
+        c3_bad6$d = c3_bad6$q;
+        c3_bad7$d = c3_bad7$q;
+        c3_bad9$d = c3_bad9$q;
+        c3_bad10$d = c3_bad10$q;
+        c3_vhit$d = c3_vhit$q;
+        c3_short$d = c3_short$q;
+        c3_len_neq$d = c3_len_neq$q;
+        c3_paylen$d = c3_paylen$q;
+        c3_sm$d = c3_sm$q;
+        c3_last1$d = c3_last1$q;
+        c3_r0$d = c3_r0$q;
+        c3_r1$d = c3_r1$q;
+        c3_f$d = c3_f$q;
+        c4_valid$d = c4_valid$q;
+        c4_a_any$d = c4_a_any$q;
+        c4_a_code$d = c4_a_code$q;
+        c4_bad6$d = c4_bad6$q;
+        c4_bad7$d = c4_bad7$q;
+        c4_bad9$d = c4_bad9$q;
+        c4_bad10$d = c4_bad10$q;
+        c4_vhit$d = c4_vhit$q;
+        c4_len_bad$d = c4_len_bad$q;
+        c4_x$d = c4_x$q;
+        c4_out$d = c4_out$q;
+        c4_sm$d = c4_sm$q;
+        c4_sm1$d = c4_sm1$q;
+        c4_sm2$d = c4_sm2$q;
+        c4_ksh$d = c4_ksh$q;
+        c4_f$d = c4_f$q;
+        c5_valid$d = c5_valid$q;
+        c5_a_any$d = c5_a_any$q;
+        c5_a_code$d = c5_a_code$q;
+        c5_cks_ok$d = c5_cks_ok$q;
+        c5_b_any$d = c5_b_any$q;
+        c5_b_code$d = c5_b_code$q;
+        c5_f$d = c5_f$q;
+        h_valid$d = h_valid$q;
+        h_f$d = h_f$q;
+        sk_valid$d = sk_valid$q;
+        sk_f$d = sk_f$q;
+        vin_valid$d = vin_valid$q;
+        vin_code$d = vin_code$q;
+        n0_valid$d = n0_valid$q;
+        n0_f$d = n0_f$q;
+        n0_place$d = n0_place$q;
+        n0_vbad$d = n0_vbad$q;
+        n0_emit$d = n0_emit$q;
+        n0_fin$d = n0_fin$q;
+        n1_valid$d = n1_valid$q;
+        n1_f$d = n1_f$q;
+        n1_place$d = n1_place$q;
+        n1_vbad$d = n1_vbad$q;
+        n1_emit$d = n1_emit$q;
+        n1_fin$d = n1_fin$q;
         e_active$d = e_active$q;
-        e_place$d = e_place$q;
+        e_cons$d = e_cons$q;
         e_flush$d = e_flush$q;
+        e_place$d = e_place$q;
+        e_emit$d = e_emit$q;
+        e_first$d = e_first$q;
+        e_last$d = e_last$q;
+        e_fin$d = e_fin$q;
+        e_left$d = e_left$q;
+        e_flushf$d = e_flushf$q;
+        e_tailf$d = e_tailf$q;
         e_h124$d = e_h124$q;
-        e_beats_left$d = e_beats_left$q;
-        e_idx$d = e_idx$q;
-        e_out_left$d = e_out_left$q;
-        e_bytes_left$d = e_bytes_left$q;
+        e_ksh$d = e_ksh$q;
         e_qp$d = e_qp$q;
         e_va$d = e_va$q;
         e_rkey$d = e_rkey$q;
         e_len$d = e_len$q;
         prev$d = prev$q;
         o_valid$d = o_valid$q;
-        empties$d = empties$q;
+        o_valid2$d = o_valid2$q;
         o_data$d = o_data$q;
         o_keep$d = o_keep$q;
         o_last$d = o_last$q;
@@ -703,6 +2000,13 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         o_va$d = o_va$q;
         o_rkey$d = o_rkey$q;
         o_len$d = o_len$q;
+        empties$d = empties$q;
+        empties_nz$d = empties_nz$q;
+        empty_ev$d = empty_ev$q;
+        k_valid$d = k_valid$q;
+        k_reason$d = k_reason$q;
+        k_vbad$d = k_vbad$q;
+        k_placed$d = k_placed$q;
         cnt_frames$d = cnt_frames$q;
         cnt_placed$d = cnt_placed$q;
         cnt_verdict$d = cnt_verdict$q;
@@ -730,6 +2034,32 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         cnt_drop$10$d = cnt_drop$10$q;
         cnt_drop$11$clock = clk;
         cnt_drop$11$d = cnt_drop$11$q;
+        c1_p$0$clock = clk;
+        c1_p$0$d = c1_p$0$q;
+        c1_p$1$clock = clk;
+        c1_p$1$d = c1_p$1$q;
+        c1_p$2$clock = clk;
+        c1_p$2$d = c1_p$2$q;
+        c1_p$3$clock = clk;
+        c1_p$3$d = c1_p$3$q;
+        c1_p$4$clock = clk;
+        c1_p$4$d = c1_p$4$q;
+        c1_vhit$0$clock = clk;
+        c1_vhit$0$d = c1_vhit$0$q;
+        c1_vhit$1$clock = clk;
+        c1_vhit$1$d = c1_vhit$1$q;
+        c1_vhit$2$clock = clk;
+        c1_vhit$2$d = c1_vhit$2$q;
+        c1_vhit$3$clock = clk;
+        c1_vhit$3$d = c1_vhit$3$q;
+        c1_vhit$4$clock = clk;
+        c1_vhit$4$d = c1_vhit$4$q;
+        c1_vhit$5$clock = clk;
+        c1_vhit$5$d = c1_vhit$5$q;
+        c1_vhit$6$clock = clk;
+        c1_vhit$6$d = c1_vhit$6$q;
+        c1_vhit$7$clock = clk;
+        c1_vhit$7$d = c1_vhit$7$q;
         data_fifo$clk = clk;
         desc_fifo$clk = clk;
         ready_fifo$clk = clk;
@@ -738,65 +2068,82 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         desc_fifo$rst = rst;
         ready_fifo$rst = rst;
         verdict_fifo$rst = rst;
-        storing = (in_beats$q < c_max_beats);
-        ready = (((in_mid$q | (flight$q < c_flight_max)) & (~storing | ~data_fifo$full)) & ~rst);
-        in_fire = (s_axis_wire_tvalid & ready);
-        keep_count$keep = s_axis_wire_tkeep;
-        keep_gap = |((s_axis_wire_tkeep >> 32'h1) & ~s_axis_wire_tkeep);
-        if (s_axis_wire_tlast) begin
-            keep_ok = (~keep_gap & s_axis_wire_tkeep[32'h0]);
-        end
-        else begin
-            keep_ok = &s_axis_wire_tkeep;
-        end
-        total = (in_bytes$q + keep_count$count);
-        beat_wide = ((s_axis_wire_tdata) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-        if (~in_mid$q) begin
-            hdr_now = beat_wide;
-        end
-        else if ((c_hdr2 & (in_beats$q == 32'h1))) begin
-            hdr_now = (hdr$q | (beat_wide << c_hdr_beat1));
-        end
-        else begin
-            hdr_now = hdr$q;
-        end
-        data_fifo$s_valid = (in_fire & storing);
-        data_fifo$s_data = s_axis_wire_tdata;
-        c_valid$d = (in_fire & s_axis_wire_tlast);
+        in_fire = ((s_axis_wire_tvalid & ready_q$q) & ~rst);
         if (in_fire) begin
-            hdr$d = hdr_now;
-            in_mid$d = ~s_axis_wire_tlast;
-            if (storing) begin
+            if (s_axis_wire_tlast) begin
+                over_nx = 1'b0;
+            end
+            else begin
+                over_nx = (in_over$q | (in_beats$q == c_max_beats_m1));
+            end
+            mid_nx = ~s_axis_wire_tlast;
+        end
+        else begin
+            over_nx = in_over$q;
+            mid_nx = in_mid$q;
+        end
+        in_over$d = over_nx;
+        in_mid$d = mid_nx;
+        if (in_fire) begin
+            in_is1$d = (~in_mid$q & ~s_axis_wire_tlast);
+            if (s_axis_wire_tlast) begin
+                in_beats$d = 32'h0;
+            end
+            else if (~in_over$q) begin
                 in_beats$d = (in_beats$q + 32'h1);
             end
-            if ((in_bytes$q <= c_max_frame)) begin
-                in_bytes$d = total;
+        end
+        ready_q$d = (((mid_nx | flight_lo$q) & (over_nx | data_lo$q)) & ~rst);
+        data_fifo$s_valid = (in_fire & ~in_over$q);
+        data_fifo$s_data = s_axis_wire_tdata;
+        beat_wide = ((s_axis_wire_tdata) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        if (in_fire) begin
+            if (~in_mid$q) begin
+                hdr$d = beat_wide;
             end
-            in_err_keep$d = (in_err_keep$q | ~keep_ok);
-            if (s_axis_wire_tlast) begin
-                c_hdr$d = hdr_now;
-                c_len$d = total;
-                c_err_keep$d = (in_err_keep$q | ~keep_ok);
-                c_too_long$d = ((total > c_max_frame) | (in_bytes$q > c_max_frame));
-                if (storing) begin
-                    c_beats$d = (in_beats$q + 32'h1);
-                end
-                else begin
-                    c_beats$d = in_beats$q;
-                end
-                in_beats$d = 32'h0;
-                in_bytes$d = 32'h0;
+            else if ((c_hdr2 & in_is1$q)) begin
+                hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
+            end
+        end
+        ev_frame$d = (in_fire & ~in_mid$q);
+        ev_store$d = (in_fire & ~in_over$q);
+        i1_valid$d = in_fire;
+        i1_keep$d = s_axis_wire_tkeep;
+        i1_last$d = s_axis_wire_tlast;
+        i1_store$d = ~in_over$q;
+        i1_nb$d = in_beats$q;
+        keep_count$keep = i1_keep$q;
+        keep_gap = |((i1_keep$q >> 32'h1) & ~i1_keep$q);
+        i2_valid$d = i1_valid$q;
+        i2_last$d = i1_last$q;
+        i2_keep_all$d = &i1_keep$q;
+        i2_gap_free$d = (~keep_gap & i1_keep$q[32'h0]);
+        i2_cnt$d = keep_count$count;
+        i2_nb$d = i1_nb$q;
+        i2_store$d = i1_store$q;
+        if (i2_valid$q) begin
+            if (i2_last$q) begin
                 in_err_keep$d = 1'b0;
             end
+            else begin
+                in_err_keep$d = (in_err_keep$q | ~i2_keep_all$q);
+            end
         end
-        if ((in_fire & ~in_mid$q)) begin
-            cnt_frames$d = (cnt_frames$q + 32'h1);
-        end
-        hdr_swap$data_in = c_hdr$q;
+        hdr_swap$data_in = hdr$q;
         h = hdr_swap$data_out;
-        ip_sum = ((((((h[(32'h380)+:(16)]) & 20'hfffff) + ((h[(32'h370)+:(16)]) & 20'hfffff)) + (((h[(32'h360)+:(16)]) & 20'hfffff) + ((h[(32'h350)+:(16)]) & 20'hfffff))) + ((((h[(32'h340)+:(16)]) & 20'hfffff) + ((h[(32'h330)+:(16)]) & 20'hfffff)) + (((h[(32'h320)+:(16)]) & 20'hfffff) + ((h[(32'h310)+:(16)]) & 20'hfffff)))) + (((h[(32'h300)+:(16)]) & 20'hfffff) + ((h[(32'h2f0)+:(16)]) & 20'hfffff)));
-        ip_fold1 = (((ip_sum[(32'h0)+:(16)]) & 20'hfffff) + ((ip_sum[(32'h10)+:(4)]) & 20'hfffff));
-        ip_fold2 = (((ip_fold1[(32'h0)+:(16)]) & 20'hfffff) + ((ip_fold1[(32'h10)+:(4)]) & 20'hfffff));
+        c1_valid$d = (i1_valid$q & i1_last$q);
+        c1_bad4$d = (((h[(32'h390)+:(16)] != 32'h800) | (h[(32'h388)+:(8)] != 32'h45)) | (h[(32'h340)+:(8)] != 32'h11));
+        c1_bad6$d = (h[(32'h2d0)+:(16)] != 32'h12b5);
+        c1_bad7$d = ~h[32'h2ab];
+        c1_bad9$d = (((((h[(32'h200)+:(16)] != 32'h800) | (h[(32'h1f8)+:(8)] != 32'h45)) | (h[(32'h1b0)+:(8)] != 32'h11)) | (h[(32'h140)+:(16)] != 32'h12b7)) | |h[(32'hf0)+:(8)]);
+        opcode = h[(32'h118)+:(8)];
+        c1_bad10$d = ((opcode < 32'h6) | (opcode > 32'hb));
+        c1_has_imm$d = ((opcode == 32'h9) | (opcode == 32'hb));
+        c1_p$0$d = (((h[(32'h380)+:(16)]) & 20'hfffff) + ((h[(32'h370)+:(16)]) & 20'hfffff));
+        c1_p$1$d = (((h[(32'h360)+:(16)]) & 20'hfffff) + ((h[(32'h350)+:(16)]) & 20'hfffff));
+        c1_p$2$d = (((h[(32'h340)+:(16)]) & 20'hfffff) + ((h[(32'h330)+:(16)]) & 20'hfffff));
+        c1_p$3$d = (((h[(32'h320)+:(16)]) & 20'hfffff) + ((h[(32'h310)+:(16)]) & 20'hfffff));
+        c1_p$4$d = (((h[(32'h300)+:(16)]) & 20'hfffff) + ((h[(32'h2f0)+:(16)]) & 20'hfffff));
         vni = h[(32'h278)+:(24)];
         vni_cfg$0 = cfg_local_vni0;
         vni_cfg$1 = cfg_local_vni1;
@@ -806,161 +2153,322 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         vni_cfg$5 = cfg_local_vni5;
         vni_cfg$6 = cfg_local_vni6;
         vni_cfg$7 = cfg_local_vni7;
-        vni_hit = 1'b0;
-        vni_slot = 32'h0;
-        if (((~vni_hit & vni_cfg$0[32'h1f]) & (vni_cfg$0[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$0;
-        end
-        if (((~vni_hit & vni_cfg$1[32'h1f]) & (vni_cfg$1[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$1;
-        end
-        if (((~vni_hit & vni_cfg$2[32'h1f]) & (vni_cfg$2[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$2;
-        end
-        if (((~vni_hit & vni_cfg$3[32'h1f]) & (vni_cfg$3[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$3;
-        end
-        if (((~vni_hit & vni_cfg$4[32'h1f]) & (vni_cfg$4[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$4;
-        end
-        if (((~vni_hit & vni_cfg$5[32'h1f]) & (vni_cfg$5[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$5;
-        end
-        if (((~vni_hit & vni_cfg$6[32'h1f]) & (vni_cfg$6[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$6;
-        end
-        if (((~vni_hit & vni_cfg$7[32'h1f]) & (vni_cfg$7[(32'h0)+:(24)] == vni))) begin
-            vni_hit = 1'b1;
-            vni_slot = c_slot$7;
-        end
-        opcode = h[(32'h118)+:(8)];
-        has_imm = ((opcode == 32'h9) | (opcode == 32'hb));
-        if (has_imm) begin
-            hdr_len = 32'h7c;
+        c1_vhit$0$d = (vni_cfg$0[32'h1f] & (vni_cfg$0[(32'h0)+:(24)] == vni));
+        c1_vhit$1$d = (vni_cfg$1[32'h1f] & (vni_cfg$1[(32'h0)+:(24)] == vni));
+        c1_vhit$2$d = (vni_cfg$2[32'h1f] & (vni_cfg$2[(32'h0)+:(24)] == vni));
+        c1_vhit$3$d = (vni_cfg$3[32'h1f] & (vni_cfg$3[(32'h0)+:(24)] == vni));
+        c1_vhit$4$d = (vni_cfg$4[32'h1f] & (vni_cfg$4[(32'h0)+:(24)] == vni));
+        c1_vhit$5$d = (vni_cfg$5[32'h1f] & (vni_cfg$5[(32'h0)+:(24)] == vni));
+        c1_vhit$6$d = (vni_cfg$6[32'h1f] & (vni_cfg$6[(32'h0)+:(24)] == vni));
+        c1_vhit$7$d = (vni_cfg$7[32'h1f] & (vni_cfg$7[(32'h0)+:(24)] == vni));
+        c1_ip_len$d = h[(32'h370)+:(16)];
+        c1_udp_len$d = h[(32'h2c0)+:(16)];
+        c1_in_len$d = h[(32'h1e0)+:(16)];
+        c1_reth_len$d = h[(32'h40)+:(32)];
+        c1_f$d = ((((((h[(32'he0)+:(16)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h21) | (((h[(32'h80)+:(64)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h31)) | ((((h[(32'h60)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h71) | (((h[(32'hc0)+:(24)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha1))) | ((((h[32'hdf]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbc) | (((h[(32'h20)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbd)));
+        c2_valid$d = c1_valid$q;
+        c2_err_keep$d = (in_err_keep$q | ~i2_gap_free$q);
+        c2_len$d = ((i2_nb$q << c_kshift) + i2_cnt$q);
+        if (i2_store$q) begin
+            c2_beats$d = (i2_nb$q + 32'h1);
         end
         else begin
-            hdr_len = 32'h78;
+            c2_beats$d = i2_nb$q;
         end
-        paylen = ((c_len$q - hdr_len) - 32'h4);
-        len_bad = ((((c_len$q < (hdr_len + 32'h4)) | (h[(32'h370)+:(16)] != (c_len$q - 32'he))) | ((h[(32'h2c0)+:(16)] != (c_len$q - 32'h22)) | (h[(32'h1e0)+:(16)] != (c_len$q - 32'h40)))) | (h[(32'h40)+:(32)] != ((paylen) & 32'hffffffff)));
-        if (c_err_keep$q) begin
-            reason = 32'h1;
+        c2_bad4$d = c1_bad4$q;
+        c2_bad6$d = c1_bad6$q;
+        c2_bad7$d = c1_bad7$q;
+        c2_bad9$d = c1_bad9$q;
+        c2_bad10$d = c1_bad10$q;
+        vhit = 1'b0;
+        vslot = 32'h0;
+        if ((~vhit & c1_vhit$0$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$0;
         end
-        else if (c_too_long$q) begin
-            reason = 32'h2;
+        if ((~vhit & c1_vhit$1$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$1;
         end
-        else if ((c_len$q < 32'h7c)) begin
-            reason = 32'h3;
+        if ((~vhit & c1_vhit$2$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$2;
         end
-        else if ((((h[(32'h390)+:(16)] != 32'h800) | (h[(32'h388)+:(8)] != 32'h45)) | (h[(32'h340)+:(8)] != 32'h11))) begin
-            reason = 32'h4;
+        if ((~vhit & c1_vhit$3$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$3;
         end
-        else if ((ip_fold2[(32'h0)+:(16)] != 32'hffff)) begin
+        if ((~vhit & c1_vhit$4$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$4;
+        end
+        if ((~vhit & c1_vhit$5$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$5;
+        end
+        if ((~vhit & c1_vhit$6$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$6;
+        end
+        if ((~vhit & c1_vhit$7$q)) begin
+            vhit = 1'b1;
+            vslot = c_slot$7;
+        end
+        c2_vhit$d = vhit;
+        c2_has_imm$d = c1_has_imm$q;
+        c2_q0$d = (c1_p$0$q + c1_p$1$q);
+        c2_q1$d = (c1_p$2$q + c1_p$3$q);
+        c2_q2$d = c1_p$4$q;
+        if (c1_has_imm$q) begin
+            hdr4 = 32'h80;
+        end
+        else begin
+            hdr4 = 32'h7c;
+        end
+        c2_ip14$d = (c1_ip_len$q + 32'he);
+        c2_udp34$d = (c1_udp_len$q + 32'h22);
+        c2_in64$d = (c1_in_len$q + 32'h40);
+        c2_reth_h$d = (c1_reth_len$q[(32'h0)+:(16)] + hdr4);
+        c2_reth_hi0$d = ~|c1_reth_len$q[(32'h10)+:(16)];
+        c2_f$d = ((c1_f$q | (((c1_has_imm$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20)) | (((vslot) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hb9));
+        c3_valid$d = c2_valid$q;
+        c3_err_keep$d = c2_err_keep$q;
+        c3_too_long$d = (c2_len$q > c_max_frame);
+        c3_trunc$d = (c2_len$q < 32'h7c);
+        c3_bad4$d = c2_bad4$q;
+        c3_bad6$d = c2_bad6$q;
+        c3_bad7$d = c2_bad7$q;
+        c3_bad9$d = c2_bad9$q;
+        c3_bad10$d = c2_bad10$q;
+        c3_vhit$d = c2_vhit$q;
+        if (c2_has_imm$q) begin
+            c2_hdr4 = 32'h80;
+        end
+        else begin
+            c2_hdr4 = 32'h7c;
+        end
+        c3_short$d = (c2_len$q < c2_hdr4);
+        c3_len_neq$d = (((c2_ip14$q != c2_len$q) | (c2_udp34$q != c2_len$q)) | (((c2_in64$q != c2_len$q) | ~c2_reth_hi0$q) | (c2_reth_h$q != c2_len$q)));
+        c3_paylen$d = (c2_len$q - c2_hdr4);
+        c3_sm$d = (c2_beats$q - c_skip);
+        c3_last1$d = (c2_beats$q == 32'h1);
+        c3_r0$d = (c2_q0$q + c2_q2$q);
+        c3_r1$d = c2_q1$q;
+        c3_f$d = (c2_f$q | (((c2_beats$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h5));
+        c4_valid$d = c3_valid$q;
+        c4_a_any$d = (((c3_err_keep$q | c3_too_long$q) | c3_trunc$q) | c3_bad4$q);
+        if (c3_err_keep$q) begin
+            c4_a_code$d = 32'h1;
+        end
+        else if (c3_too_long$q) begin
+            c4_a_code$d = 32'h2;
+        end
+        else if (c3_trunc$q) begin
+            c4_a_code$d = 32'h3;
+        end
+        else begin
+            c4_a_code$d = 32'h4;
+        end
+        c4_bad6$d = c3_bad6$q;
+        c4_bad7$d = c3_bad7$q;
+        c4_bad9$d = c3_bad9$q;
+        c4_bad10$d = c3_bad10$q;
+        c4_vhit$d = c3_vhit$q;
+        c4_len_bad$d = (c3_short$q | c3_len_neq$q);
+        c4_x$d = (c3_r0$q + c3_r1$q);
+        c4_out$d = ((c3_paylen$q + c_km1) >> c_kshift);
+        ksh = (~(c3_paylen$q - 32'h1) & c_kmask);
+        c4_ksh$d = ksh[(32'h0)+:(7)];
+        c4_sm$d = c3_sm$q;
+        c4_sm1$d = (c3_sm$q == 32'h1);
+        c4_sm2$d = (c3_sm$q >= 32'h2);
+        c4_f$d = ((c3_f$q | (((c3_last1$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h15)) | (((c3_paylen$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h91));
+        c5_valid$d = c4_valid$q;
+        c5_a_any$d = c4_a_any$q;
+        c5_a_code$d = c4_a_code$q;
+        c5_cks_ok$d = (&c4_x$q[(32'h4)+:(12)] & ((c4_x$q[(32'h0)+:(4)] ^ c4_x$q[(32'h10)+:(4)]) == 32'hf));
+        c5_b_any$d = ((((c4_bad6$q | c4_bad7$q) | (~c4_vhit$q | c4_bad9$q)) | c4_bad10$q) | c4_len_bad$q);
+        if (c4_bad6$q) begin
+            c5_b_code$d = 32'h6;
+        end
+        else if (c4_bad7$q) begin
+            c5_b_code$d = 32'h7;
+        end
+        else if (~c4_vhit$q) begin
+            c5_b_code$d = 32'h8;
+        end
+        else if (c4_bad9$q) begin
+            c5_b_code$d = 32'h9;
+        end
+        else if (c4_bad10$q) begin
+            c5_b_code$d = 32'ha;
+        end
+        else begin
+            c5_b_code$d = 32'hb;
+        end
+        sh_flush = ((c4_out$q == c4_sm$q) & c4_sm2$q);
+        sh_tail = (c4_sm1$q & (c4_out$q == 32'h1));
+        sh_none = (c4_out$q == 32'h0);
+        c5_f$d = ((c4_f$q | ((((sh_flush) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h16) | (((sh_tail) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h17))) | ((((sh_none) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h18) | (((c4_ksh$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h19)));
+        if (c5_a_any$q) begin
+            reason = c5_a_code$q;
+        end
+        else if (~c5_cks_ok$q) begin
             reason = 32'h5;
         end
-        else if ((h[(32'h2d0)+:(16)] != 32'h12b5)) begin
-            reason = 32'h6;
-        end
-        else if (~h[32'h2ab]) begin
-            reason = 32'h7;
-        end
-        else if (~vni_hit) begin
-            reason = 32'h8;
-        end
-        else if ((((((h[(32'h200)+:(16)] != 32'h800) | (h[(32'h1f8)+:(8)] != 32'h45)) | (h[(32'h1b0)+:(8)] != 32'h11)) | (h[(32'h140)+:(16)] != 32'h12b7)) | |h[(32'hf0)+:(8)])) begin
-            reason = 32'h9;
-        end
-        else if (((opcode < 32'h6) | (opcode > 32'hb))) begin
-            reason = 32'ha;
-        end
-        else if (len_bad) begin
-            reason = 32'hb;
+        else if (c5_b_any$q) begin
+            reason = c5_b_code$q;
         end
         else begin
             reason = 32'h0;
         end
-        desc_fifo$s_valid = c_valid$q;
-        desc_fifo$s_data = ((((c_beats$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc1) | (((paylen) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hb1) | (((h[(32'h60)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h91) | (((h[(32'h80)+:(64)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h51) | (((h[(32'h20)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h31) | (((has_imm) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h30) | (((h[32'hdf]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h2f) | (((vni_slot) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h2c) | (((h[(32'hc0)+:(24)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h14) | (((h[(32'he0)+:(16)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h4) | ((reason) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
-        d_reason = desc_fifo$m_data[(32'h0)+:(4)];
-        m_hdr_qp = desc_fifo$m_data[(32'h4)+:(16)];
-        m_hdr_psn = desc_fifo$m_data[(32'h14)+:(24)];
-        m_hdr_vni_slot = desc_fifo$m_data[(32'h2c)+:(3)];
-        m_hdr_ack_req = desc_fifo$m_data[32'h2f];
-        m_hdr_has_imm = desc_fifo$m_data[32'h30];
-        m_hdr_imm = desc_fifo$m_data[(32'h31)+:(32)];
-        issue = ((((desc_fifo$m_valid & ~|d_reason) & ~ready_fifo$full) & (v_pending$q < c_pending_max)) & ~rst);
-        m_hdr_valid = issue;
-        pass = (((desc_fifo$m_valid & |d_reason) & ~ready_fifo$full) | (issue & m_hdr_ready));
+        drop = ((c5_a_any$q | ~c5_cks_ok$q) | c5_b_any$q);
+        desc_fifo$s_valid = c5_valid$q;
+        desc_fifo$s_data = ((c5_f$q | (((reason) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1)) | ((drop) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        d_drop = desc_fifo$m_data[32'h0];
+        pass = (desc_fifo$m_valid & (d_drop | (~sk_valid$q & v_room$q)));
+        hdr_push = (pass & ~d_drop);
         desc_fifo$m_pop = pass;
         ready_fifo$s_valid = pass;
         ready_fifo$s_data = desc_fifo$m_data;
-        verdict_fifo$s_valid = s_verdict_valid;
-        verdict_fifo$s_data = s_verdict_code;
-        out_free = (~o_valid$q | m_axis_place_tready);
-        r_reason = ready_fifo$m_data[(32'h0)+:(4)];
-        n_out = ((ready_fifo$m_data[(32'hb1)+:(16)] + (c_k - 32'h1)) >> c_kshift);
-        gen = ((e_place$q & (e_idx$q > c_skip)) & |e_out_left$q);
-        tail = (((e_place$q & (e_beats_left$q == 32'h1)) & ~gen) & |e_out_left$q);
-        emit = (gen | tail);
-        if (e_flush$q) begin
-            rp = prev$q;
-            cur = 32'h0;
+        ev_issue$d = hdr_push;
+        out_take = (~h_valid$q | m_hdr_ready);
+        if (out_take) begin
+            if (sk_valid$q) begin
+                h_f$d = sk_f$q;
+            end
+            else begin
+                h_f$d = desc_fifo$m_data;
+            end
+            h_valid$d = (sk_valid$q | hdr_push);
+            sk_valid$d = 1'b0;
         end
-        else if (tail) begin
-            rp = data_fifo$m_data;
-            cur = 32'h0;
+        else if (hdr_push) begin
+            sk_valid$d = 1'b1;
+        end
+        if (~sk_valid$q) begin
+            sk_f$d = desc_fifo$m_data;
+        end
+        vin_valid$d = s_verdict_valid;
+        vin_code$d = s_verdict_code;
+        verdict_fifo$s_valid = vin_valid$q;
+        verdict_fifo$s_data = vin_code$q;
+        out_free = (~o_valid$q | m_axis_place_tready);
+        out_free2 = (~o_valid2$q | m_axis_place_tready);
+        consume = ((e_cons$q & data_fifo$m_valid) & (~e_emit$q | out_free2));
+        data_fifo$m_pop = consume;
+        flush_go = (e_flush$q & out_free2);
+        start = (n0_valid$q & ((~e_active$q | (consume & e_fin$q)) | flush_go));
+        emit_now = ((consume & e_emit$q) | flush_go);
+        r_drop = ready_fifo$m_data[32'h0];
+        take = ((~n1_valid$q & ready_fifo$m_valid) & (r_drop | verdict_fifo$m_valid));
+        ready_fifo$m_pop = take;
+        verdict_fifo$m_pop = (take & ~r_drop);
+        ev_take$d = take;
+        ev_verdict$d = (take & ~r_drop);
+        x_place = (~r_drop & ~|verdict_fifo$m_data);
+        x_vbad = (~r_drop & |verdict_fifo$m_data);
+        x_emit = ((x_place & ready_fifo$m_data[32'h17]) & c_skip0);
+        x_fin = (ready_fifo$m_data[32'h15] & ~(x_place & ready_fifo$m_data[32'h16]));
+        ld0 = (start | ~n0_valid$q);
+        if (ld0) begin
+            n0_valid$d = (n1_valid$q | take);
+            n1_valid$d = 1'b0;
+            if (n1_valid$q) begin
+                n0_f$d = n1_f$q;
+                n0_place$d = n1_place$q;
+                n0_vbad$d = n1_vbad$q;
+                n0_emit$d = n1_emit$q;
+                n0_fin$d = n1_fin$q;
+            end
+            else begin
+                n0_f$d = ready_fifo$m_data;
+                n0_place$d = x_place;
+                n0_vbad$d = x_vbad;
+                n0_emit$d = x_emit;
+                n0_fin$d = x_fin;
+            end
+        end
+        else if (take) begin
+            n1_valid$d = 1'b1;
+        end
+        if (~n1_valid$q) begin
+            n1_f$d = ready_fifo$m_data;
+            n1_place$d = x_place;
+            n1_vbad$d = x_vbad;
+            n1_emit$d = x_emit;
+            n1_fin$d = x_fin;
+        end
+        if ((ev_frame$q & ~ev_take$q)) begin
+            flight$d = (flight$q + 32'h1);
+        end
+        else if ((~ev_frame$q & ev_take$q)) begin
+            flight$d = (flight$q - 32'h1);
+        end
+        flight_lo$d = (flight$q <= c_flight_lo);
+        ev_consume$d = consume;
+        if ((ev_store$q & ~ev_consume$q)) begin
+            dcount$d = (dcount$q + 32'h1);
+        end
+        else if ((~ev_store$q & ev_consume$q)) begin
+            dcount$d = (dcount$q - 32'h1);
+        end
+        data_lo$d = (dcount$q <= c_data_lo);
+        if ((ev_issue$q & ~ev_verdict$q)) begin
+            v_pending$d = (v_pending$q + 32'h1);
+        end
+        else if ((~ev_issue$q & ev_verdict$q)) begin
+            v_pending$d = (v_pending$q - 32'h1);
+        end
+        v_room$d = (v_pending$q <= c_pending_lo);
+        cur = data_fifo$m_data;
+        if (e_tailf$q) begin
+            rp = ((cur >> c_top8) & 64'hffffffffffffffff);
         end
         else begin
             rp = prev$q;
-            cur = data_fifo$m_data;
+        end
+        if ((e_tailf$q | e_flush$q)) begin
+            curx = 32'h0;
+        end
+        else begin
+            curx = cur;
         end
         if (e_h124$q) begin
-            realign = ((rp >> c_sh124) | (cur << c_shl124));
+            realign = ((((rp) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) >> c_psh124) | (curx << c_shl124));
         end
         else begin
-            realign = ((rp >> c_sh120) | (cur << c_shl120));
+            realign = ((((rp) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) >> c_psh120) | (curx << c_shl120));
         end
-        if ((e_bytes_left$q < c_k)) begin
-            out_keep = (c_ones >> (c_k - e_bytes_left$q));
-        end
-        else begin
-            out_keep = c_ones;
-        end
-        consume = (((e_active$q & ~e_flush$q) & data_fifo$m_valid) & (~emit | out_free));
-        data_fifo$m_pop = consume;
-        need_flush = (e_place$q & (e_out_left$q > ((emit) & 16'hffff)));
-        finishing = ((consume & ((e_beats_left$q == 32'h1) & ~need_flush)) | ((e_flush$q & e_active$q) & out_free));
-        start = ((((~e_active$q | finishing) & ready_fifo$m_valid) & (|r_reason | verdict_fifo$m_valid)) & ~rst);
-        ready_fifo$m_pop = start;
-        verdict_fifo$m_pop = (start & ~|r_reason);
+        last_sel = (e_flush$q | e_fin$q);
         if (out_free) begin
-            o_valid$d = 1'b0;
-        end
-        if (((consume & emit) | ((e_flush$q & e_active$q) & out_free))) begin
-            o_valid$d = 1'b1;
+            o_valid$d = emit_now;
             o_data$d = realign;
-            o_keep$d = out_keep;
-            o_last$d = (e_out_left$q == 32'h1);
+            if (last_sel) begin
+                o_keep$d = (c_ones >> e_ksh$q);
+            end
+            else begin
+                o_keep$d = c_ones;
+            end
+            o_last$d = last_sel;
             o_qp$d = e_qp$q;
             o_va$d = e_va$q;
             o_rkey$d = e_rkey$q;
             o_len$d = e_len$q;
-            e_out_left$d = (e_out_left$q - 32'h1);
-            e_bytes_left$d = (e_bytes_left$q - c_k);
+        end
+        if (out_free2) begin
+            o_valid2$d = emit_now;
         end
         if (consume) begin
-            prev$d = data_fifo$m_data;
-            e_idx$d = (e_idx$q + 32'h1);
-            e_beats_left$d = (e_beats_left$q - 32'h1);
-            if ((e_beats_left$q == 32'h1)) begin
-                if (need_flush) begin
+            prev$d = ((cur >> c_top8) & 64'hffffffffffffffff);
+            e_left$d = (e_left$q - 32'h1);
+            e_last$d = (e_left$q == 32'h2);
+            e_fin$d = ((e_left$q == 32'h2) & ~e_flushf$q);
+            e_first$d = 1'b0;
+            e_emit$d = (e_place$q & ((c_skip0 | e_tailf$q) | ~e_first$q));
+            if (e_last$q) begin
+                e_cons$d = 1'b0;
+                if (e_flushf$q) begin
                     e_flush$d = 1'b1;
                 end
                 else begin
@@ -968,100 +2476,129 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
                 end
             end
         end
-        if (((e_flush$q & e_active$q) & out_free)) begin
+        if (flush_go) begin
             e_flush$d = 1'b0;
             e_active$d = 1'b0;
         end
         if (start) begin
-            e_active$d = |ready_fifo$m_data[(32'hc1)+:(16)];
-            e_place$d = (~|r_reason & ~|verdict_fifo$m_data);
+            e_active$d = 1'b1;
+            e_cons$d = 1'b1;
             e_flush$d = 1'b0;
-            e_h124$d = ready_fifo$m_data[32'h30];
-            e_beats_left$d = ready_fifo$m_data[(32'hc1)+:(16)];
-            e_idx$d = 32'h0;
-            e_out_left$d = n_out;
-            e_bytes_left$d = ready_fifo$m_data[(32'hb1)+:(16)];
-            e_len$d = ready_fifo$m_data[(32'hb1)+:(16)];
-            e_qp$d = ready_fifo$m_data[(32'h4)+:(16)];
-            e_va$d = ready_fifo$m_data[(32'h51)+:(64)];
-            e_rkey$d = ready_fifo$m_data[(32'h91)+:(32)];
-            if (|r_reason) begin
-                if ((r_reason == 1)) begin
-                    cnt_drop$1$d = (cnt_drop$1$q + 32'h1);
-                end
-                if ((r_reason == 2)) begin
-                    cnt_drop$2$d = (cnt_drop$2$q + 32'h1);
-                end
-                if ((r_reason == 3)) begin
-                    cnt_drop$3$d = (cnt_drop$3$q + 32'h1);
-                end
-                if ((r_reason == 4)) begin
-                    cnt_drop$4$d = (cnt_drop$4$q + 32'h1);
-                end
-                if ((r_reason == 5)) begin
-                    cnt_drop$5$d = (cnt_drop$5$q + 32'h1);
-                end
-                if ((r_reason == 6)) begin
-                    cnt_drop$6$d = (cnt_drop$6$q + 32'h1);
-                end
-                if ((r_reason == 7)) begin
-                    cnt_drop$7$d = (cnt_drop$7$q + 32'h1);
-                end
-                if ((r_reason == 8)) begin
-                    cnt_drop$8$d = (cnt_drop$8$q + 32'h1);
-                end
-                if ((r_reason == 9)) begin
-                    cnt_drop$9$d = (cnt_drop$9$q + 32'h1);
-                end
-                if ((r_reason == 10)) begin
-                    cnt_drop$10$d = (cnt_drop$10$q + 32'h1);
-                end
-                if ((r_reason == 11)) begin
-                    cnt_drop$11$d = (cnt_drop$11$q + 32'h1);
-                end
+            e_first$d = 1'b1;
+            e_place$d = n0_place$q;
+            e_emit$d = n0_emit$q;
+            e_left$d = n0_f$q[(32'h5)+:(16)];
+            e_last$d = n0_f$q[32'h15];
+            e_fin$d = n0_fin$q;
+            e_flushf$d = (n0_place$q & n0_f$q[32'h16]);
+            e_tailf$d = (n0_place$q & n0_f$q[32'h17]);
+            e_h124$d = n0_f$q[32'h20];
+            e_ksh$d = n0_f$q[(32'h19)+:(7)];
+            e_qp$d = n0_f$q[(32'h21)+:(16)];
+            e_va$d = n0_f$q[(32'h31)+:(64)];
+            e_rkey$d = n0_f$q[(32'h71)+:(32)];
+            e_len$d = n0_f$q[(32'h91)+:(16)];
+        end
+        k_valid$d = start;
+        k_reason$d = n0_f$q[(32'h1)+:(4)];
+        k_vbad$d = n0_vbad$q;
+        k_placed$d = n0_place$q;
+        empty_ev$d = ((start & n0_place$q) & n0_f$q[32'h18]);
+        if (k_valid$q) begin
+            if ((k_reason$q == 1)) begin
+                cnt_drop$1$d = (cnt_drop$1$q + 32'h1);
             end
-            else if (|verdict_fifo$m_data) begin
+            if ((k_reason$q == 2)) begin
+                cnt_drop$2$d = (cnt_drop$2$q + 32'h1);
+            end
+            if ((k_reason$q == 3)) begin
+                cnt_drop$3$d = (cnt_drop$3$q + 32'h1);
+            end
+            if ((k_reason$q == 4)) begin
+                cnt_drop$4$d = (cnt_drop$4$q + 32'h1);
+            end
+            if ((k_reason$q == 5)) begin
+                cnt_drop$5$d = (cnt_drop$5$q + 32'h1);
+            end
+            if ((k_reason$q == 6)) begin
+                cnt_drop$6$d = (cnt_drop$6$q + 32'h1);
+            end
+            if ((k_reason$q == 7)) begin
+                cnt_drop$7$d = (cnt_drop$7$q + 32'h1);
+            end
+            if ((k_reason$q == 8)) begin
+                cnt_drop$8$d = (cnt_drop$8$q + 32'h1);
+            end
+            if ((k_reason$q == 9)) begin
+                cnt_drop$9$d = (cnt_drop$9$q + 32'h1);
+            end
+            if ((k_reason$q == 10)) begin
+                cnt_drop$10$d = (cnt_drop$10$q + 32'h1);
+            end
+            if ((k_reason$q == 11)) begin
+                cnt_drop$11$d = (cnt_drop$11$q + 32'h1);
+            end
+            if (k_vbad$q) begin
                 cnt_verdict$d = (cnt_verdict$q + 32'h1);
             end
-            else begin
+            if (k_placed$q) begin
                 cnt_placed$d = (cnt_placed$q + 32'h1);
             end
         end
-        last_taken = ((o_valid$q & m_axis_place_tready) & o_last$q);
-        empty_go = (|empties$q & (~o_valid$q | last_taken));
-        if (((start & (~|r_reason & ~|verdict_fifo$m_data)) & (n_out == 32'h0))) begin
-            if (~empty_go) begin
-                empties$d = (empties$q + 32'h1);
-            end
+        if (ev_frame$q) begin
+            cnt_frames$d = (cnt_frames$q + 32'h1);
         end
-        else if (empty_go) begin
+        last_taken = ((o_valid$q & m_axis_place_tready) & o_last$q);
+        empty_go = (empties_nz$q & (~o_valid$q | last_taken));
+        if ((empty_ev$q & ~empty_go)) begin
+            empties$d = (empties$q + 32'h1);
+            empties_nz$d = 1'b1;
+        end
+        else if ((~empty_ev$q & empty_go)) begin
             empties$d = (empties$q - 32'h1);
+            empties_nz$d = (empties$q != 32'h1);
         end
         m_place_done = (((last_taken) & 2'h3) + ((empty_go) & 2'h3));
-        if (((in_fire & ~in_mid$q) & ~start)) begin
-            flight$d = (flight$q + 32'h1);
-        end
-        if ((~(in_fire & ~in_mid$q) & start)) begin
-            flight$d = (flight$q - 32'h1);
-        end
-        if (((issue & m_hdr_ready) & ~(start & ~|r_reason))) begin
-            v_pending$d = (v_pending$q + 32'h1);
-        end
-        if ((~(issue & m_hdr_ready) & (start & ~|r_reason))) begin
-            v_pending$d = (v_pending$q - 32'h1);
-        end
         if (rst) begin
+            ready_q$d = 1'b0;
             in_mid$d = 1'b0;
             in_beats$d = 32'h0;
-            in_bytes$d = 32'h0;
-            in_err_keep$d = 1'b0;
+            in_over$d = 1'b0;
+            in_is1$d = 1'b0;
             flight$d = 32'h0;
-            c_valid$d = 1'b0;
+            flight_lo$d = 1'b1;
+            ev_frame$d = 1'b0;
+            ev_take$d = 1'b0;
+            dcount$d = 32'h0;
+            data_lo$d = 1'b1;
+            ev_store$d = 1'b0;
+            ev_consume$d = 1'b0;
             v_pending$d = 32'h0;
+            v_room$d = 1'b1;
+            ev_issue$d = 1'b0;
+            ev_verdict$d = 1'b0;
+            i1_valid$d = 1'b0;
+            i2_valid$d = 1'b0;
+            in_err_keep$d = 1'b0;
+            c1_valid$d = 1'b0;
+            c2_valid$d = 1'b0;
+            c3_valid$d = 1'b0;
+            c4_valid$d = 1'b0;
+            c5_valid$d = 1'b0;
+            h_valid$d = 1'b0;
+            sk_valid$d = 1'b0;
+            vin_valid$d = 1'b0;
+            n0_valid$d = 1'b0;
+            n1_valid$d = 1'b0;
             e_active$d = 1'b0;
+            e_cons$d = 1'b0;
             e_flush$d = 1'b0;
             o_valid$d = 1'b0;
+            o_valid2$d = 1'b0;
             empties$d = 32'h0;
+            empties_nz$d = 1'b0;
+            empty_ev$d = 1'b0;
+            k_valid$d = 1'b0;
             cnt_frames$d = 32'h0;
             cnt_placed$d = 32'h0;
             cnt_verdict$d = 32'h0;
@@ -1078,7 +2615,14 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             cnt_drop$10$d = 32'h0;
             cnt_drop$11$d = 32'h0;
         end
-        s_axis_wire_tready = ready;
+        s_axis_wire_tready = (ready_q$q & ~rst);
+        m_hdr_valid = (h_valid$q & ~rst);
+        m_hdr_qp = h_f$q[(32'h21)+:(16)];
+        m_hdr_psn = h_f$q[(32'ha1)+:(24)];
+        m_hdr_vni_slot = h_f$q[(32'hb9)+:(3)];
+        m_hdr_ack_req = h_f$q[32'hbc];
+        m_hdr_has_imm = h_f$q[32'h20];
+        m_hdr_imm = h_f$q[(32'hbd)+:(32)];
         m_axis_place_tvalid = o_valid$q;
         m_axis_place_tdata = o_data$q;
         m_axis_place_tkeep = o_keep$q;
@@ -1101,13 +2645,146 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         status_drop_bad_opcode = cnt_drop$10$q;
         status_drop_bad_length = cnt_drop$11$q;
         status_drop_verdict = cnt_verdict$q;
-        unused_bits = ((((|ip_fold2[(32'h10)+:(4)] | data_fifo$status_overflow | desc_fifo$status_overflow) | (ready_fifo$status_overflow | verdict_fifo$status_overflow)) | ((desc_fifo$full | verdict_fifo$full) | |cnt_drop$0$q)) | ((|ready_fifo$m_data | |h) | ((((|vni_cfg$0 | |vni_cfg$1) | (|vni_cfg$2 | |vni_cfg$3)) | (|vni_cfg$4 | |vni_cfg$5)) | (|vni_cfg$6 | |vni_cfg$7))));
+        unused_bits = (((|cnt_drop$0$q | |ksh) | ((|h | |h_f$q) | |n0_f$q)) | ((((|vni_cfg$0 | |vni_cfg$1) | (|vni_cfg$2 | |vni_cfg$3)) | (|vni_cfg$4 | |vni_cfg$5)) | (|vni_cfg$6 | |vni_cfg$7)));
     end
     
 endmodule // rx_decap
 
 
-module rx_decap$c_beats(d,q,clock);
+module rx_decap$c1_bad10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_bad10
+
+
+module rx_decap$c1_bad4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_bad4
+
+
+module rx_decap$c1_bad6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_bad6
+
+
+module rx_decap$c1_bad7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_bad7
+
+
+module rx_decap$c1_bad9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_bad9
+
+
+module rx_decap$c1_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_f
+
+
+module rx_decap$c1_has_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_has_imm
+
+
+module rx_decap$c1_in_len(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -1123,48 +2800,10 @@ module rx_decap$c_beats(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$c_beats
+endmodule // rx_decap$c1_in_len
 
 
-module rx_decap$c_err_keep(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$c_err_keep
-
-
-module rx_decap$c_hdr(d,q,clock);
-    
-    // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1024'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$c_hdr
-
-
-module rx_decap$c_len(d,q,clock);
+module rx_decap$c1_ip_len(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -1180,10 +2819,143 @@ module rx_decap$c_len(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$c_len
+endmodule // rx_decap$c1_ip_len
 
 
-module rx_decap$c_too_long(d,q,clock);
+module rx_decap$c1_p$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_p$0
+
+
+module rx_decap$c1_p$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_p$1
+
+
+module rx_decap$c1_p$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_p$2
+
+
+module rx_decap$c1_p$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_p$3
+
+
+module rx_decap$c1_p$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_p$4
+
+
+module rx_decap$c1_reth_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_reth_len
+
+
+module rx_decap$c1_udp_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_udp_len
+
+
+module rx_decap$c1_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1199,10 +2971,10 @@ module rx_decap$c_too_long(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$c_too_long
+endmodule // rx_decap$c1_valid
 
 
-module rx_decap$c_valid(d,q,clock);
+module rx_decap$c1_vhit$0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1218,7 +2990,1299 @@ module rx_decap$c_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$c_valid
+endmodule // rx_decap$c1_vhit$0
+
+
+module rx_decap$c1_vhit$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$1
+
+
+module rx_decap$c1_vhit$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$2
+
+
+module rx_decap$c1_vhit$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$3
+
+
+module rx_decap$c1_vhit$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$4
+
+
+module rx_decap$c1_vhit$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$5
+
+
+module rx_decap$c1_vhit$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$6
+
+
+module rx_decap$c1_vhit$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c1_vhit$7
+
+
+module rx_decap$c2_bad10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_bad10
+
+
+module rx_decap$c2_bad4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_bad4
+
+
+module rx_decap$c2_bad6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_bad6
+
+
+module rx_decap$c2_bad7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_bad7
+
+
+module rx_decap$c2_bad9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_bad9
+
+
+module rx_decap$c2_beats(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_beats
+
+
+module rx_decap$c2_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_err_keep
+
+
+module rx_decap$c2_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_f
+
+
+module rx_decap$c2_has_imm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_has_imm
+
+
+module rx_decap$c2_in64(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_in64
+
+
+module rx_decap$c2_ip14(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_ip14
+
+
+module rx_decap$c2_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_len
+
+
+module rx_decap$c2_q0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_q0
+
+
+module rx_decap$c2_q1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_q1
+
+
+module rx_decap$c2_q2(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_q2
+
+
+module rx_decap$c2_reth_h(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_reth_h
+
+
+module rx_decap$c2_reth_hi0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_reth_hi0
+
+
+module rx_decap$c2_udp34(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_udp34
+
+
+module rx_decap$c2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_valid
+
+
+module rx_decap$c2_vhit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c2_vhit
+
+
+module rx_decap$c3_bad10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_bad10
+
+
+module rx_decap$c3_bad4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_bad4
+
+
+module rx_decap$c3_bad6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_bad6
+
+
+module rx_decap$c3_bad7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_bad7
+
+
+module rx_decap$c3_bad9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_bad9
+
+
+module rx_decap$c3_err_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_err_keep
+
+
+module rx_decap$c3_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_f
+
+
+module rx_decap$c3_last1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_last1
+
+
+module rx_decap$c3_len_neq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_len_neq
+
+
+module rx_decap$c3_paylen(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_paylen
+
+
+module rx_decap$c3_r0(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_r0
+
+
+module rx_decap$c3_r1(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_r1
+
+
+module rx_decap$c3_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_short
+
+
+module rx_decap$c3_sm(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_sm
+
+
+module rx_decap$c3_too_long(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_too_long
+
+
+module rx_decap$c3_trunc(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_trunc
+
+
+module rx_decap$c3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_valid
+
+
+module rx_decap$c3_vhit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c3_vhit
+
+
+module rx_decap$c4_a_any(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_a_any
+
+
+module rx_decap$c4_a_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_a_code
+
+
+module rx_decap$c4_bad10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_bad10
+
+
+module rx_decap$c4_bad6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_bad6
+
+
+module rx_decap$c4_bad7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_bad7
+
+
+module rx_decap$c4_bad9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_bad9
+
+
+module rx_decap$c4_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_f
+
+
+module rx_decap$c4_ksh(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_ksh
+
+
+module rx_decap$c4_len_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_len_bad
+
+
+module rx_decap$c4_out(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_out
+
+
+module rx_decap$c4_sm(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_sm
+
+
+module rx_decap$c4_sm1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_sm1
+
+
+module rx_decap$c4_sm2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_sm2
+
+
+module rx_decap$c4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_valid
+
+
+module rx_decap$c4_vhit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_vhit
+
+
+module rx_decap$c4_x(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c4_x
+
+
+module rx_decap$c5_a_any(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_a_any
+
+
+module rx_decap$c5_a_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_a_code
+
+
+module rx_decap$c5_b_any(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_b_any
+
+
+module rx_decap$c5_b_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_b_code
+
+
+module rx_decap$c5_cks_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_cks_ok
+
+
+module rx_decap$c5_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_f
+
+
+module rx_decap$c5_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$c5_valid
 
 
 module rx_decap$cnt_drop$0(d,q,clock);
@@ -1506,7 +4570,7 @@ module rx_decap$cnt_verdict(d,q,clock);
 endmodule // rx_decap$cnt_verdict
 
 
-module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
@@ -1516,12 +4580,9 @@ module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  m_valid;
     output reg  [1023:0] m_data;
     input wire  m_pop;
-    output reg  full;
-    output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b1111111;
-    localparam  depth_m1 = 17'b1111111;
+    localparam  ptr_mask = 16'hff;
     
     // Stub signals
     reg  ram$clk;
@@ -1532,47 +4593,27 @@ module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     reg  [15:0] ram$write_address;
     reg  [1023:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
-    reg  ram_nonempty$d;
-    wire  ram_nonempty$q;
-    reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
-    reg  at_full$d;
-    wire  at_full$q;
-    reg  at_full$clock;
+    reg  [15:0] wr$d;
+    wire  [15:0] wr$q;
+    reg  wr$clock;
+    reg  [15:0] rd$d;
+    wire  [15:0] rd$q;
+    reg  rd$clock;
     reg  a_valid$d;
     wire  a_valid$q;
     reg  a_valid$clock;
     reg  b_valid$d;
     wire  b_valid$q;
     reg  b_valid$clock;
-    reg  overflow$d;
-    wire  overflow$q;
-    reg  overflow$clock;
+    reg  b_valid_r$d;
+    wire  b_valid_r$q;
+    reg  b_valid_r$clock;
     
     // Local signals
-    reg  pop;
-    reg  push;
+    reg  nonempty;
     reg  load_b;
+    reg  load_br;
     reg  load_a;
-    reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
     
     // Sub module instances
     rx_decap$data_fifo$ram ram(
@@ -1585,35 +4626,15 @@ module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    rx_decap$data_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    rx_decap$data_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    rx_decap$data_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
-    );
-    rx_decap$data_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
-    );
-    rx_decap$data_fifo$ram_nonempty ram_nonempty(
-        .d(ram_nonempty$d),
-        .q(ram_nonempty$q),
-        .clock(ram_nonempty$clock)
-    );
-    rx_decap$data_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    rx_decap$data_fifo$at_full at_full(
-        .d(at_full$d),
-        .q(at_full$q),
-        .clock(at_full$clock)
+    rx_decap$data_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
     );
     rx_decap$data_fifo$a_valid a_valid(
         .d(a_valid$d),
@@ -1625,95 +4646,59 @@ module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         .q(b_valid$q),
         .clock(b_valid$clock)
     );
-    rx_decap$data_fifo$overflow overflow(
-        .d(overflow$d),
-        .q(overflow$q),
-        .clock(overflow$clock)
+    rx_decap$data_fifo$b_valid_r b_valid_r(
+        .d(b_valid_r$d),
+        .q(b_valid_r$q),
+        .clock(b_valid_r$clock)
     );
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
-        ram_nonempty$clock = clk;
-        count$clock = clk;
-        at_full$clock = clk;
+        wr$clock = clk;
+        rd$clock = clk;
         a_valid$clock = clk;
         b_valid$clock = clk;
-        overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
-        ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
-        at_full$d = at_full$q;
+        b_valid_r$clock = clk;
+        wr$d = wr$q;
+        rd$d = rd$q;
         a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
-        overflow$d = overflow$q;
+        b_valid_r$d = b_valid_r$q;
         ram$clk = clk;
-        pop = (m_pop & b_valid$q);
-        push = (s_valid & ~at_full$q);
-        load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        nonempty = (wr$q != rd$q);
+        load_b = (m_pop | ~b_valid$q);
+        load_br = (m_pop | ~b_valid_r$q);
+        load_a = (load_br | ~a_valid$q);
+        ram$read_address = rd$q;
         ram$read_enable = load_a;
         ram$out_enable = load_b;
+        ram$write_address = wr$q;
+        ram$write_data = s_data;
+        ram$write_enable = s_valid;
         if (load_b) begin
             b_valid$d = a_valid$q;
         end
+        if (load_br) begin
+            b_valid_r$d = a_valid$q;
+        end
         if (load_a) begin
-            a_valid$d = ram_nonempty$q;
+            a_valid$d = nonempty;
+            if (nonempty) begin
+                rd$d = ((rd$q + 32'h1) & ptr_mask);
+            end
         end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        if (s_valid) begin
+            wr$d = ((wr$q + 32'h1) & ptr_mask);
         end
-        if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
-        end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
-        end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
-        end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
-        end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
-        if ((s_valid & ~push)) begin
-            overflow$d = 1'b1;
-        end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
-        ram$write_data = s_data;
-        ram$write_enable = push;
         if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
-            ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
-            at_full$d = 1'b0;
+            wr$d = 32'h0;
+            rd$d = 32'h0;
             a_valid$d = 1'b0;
             b_valid$d = 1'b0;
-            overflow$d = 1'b0;
+            b_valid_r$d = 1'b0;
         end
         m_valid = b_valid$q;
         m_data = ram$read_data;
-        full = at_full$q;
-        status_overflow = overflow$q;
     end
     
 endmodule // rx_decap$data_fifo
@@ -1738,25 +4723,6 @@ module rx_decap$data_fifo$a_valid(d,q,clock);
 endmodule // rx_decap$data_fifo$a_valid
 
 
-module rx_decap$data_fifo$at_full(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$data_fifo$at_full
-
-
 module rx_decap$data_fifo$b_valid(d,q,clock);
     
     // Module arguments
@@ -1776,45 +4742,7 @@ module rx_decap$data_fifo$b_valid(d,q,clock);
 endmodule // rx_decap$data_fifo$b_valid
 
 
-module rx_decap$data_fifo$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$data_fifo$count
-
-
-module rx_decap$data_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$data_fifo$in_ram
-
-
-module rx_decap$data_fifo$overflow(d,q,clock);
+module rx_decap$data_fifo$b_valid_r(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1830,7 +4758,7 @@ module rx_decap$data_fifo$overflow(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$data_fifo$overflow
+endmodule // rx_decap$data_fifo$b_valid_r
 
 
 module rx_decap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
@@ -1867,7 +4795,45 @@ module rx_decap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
 endmodule // rx_decap$data_fifo$ram
 
 
-module rx_decap$data_fifo$ram_nonempty(d,q,clock);
+module rx_decap$data_fifo$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$data_fifo$rd
+
+
+module rx_decap$data_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$data_fifo$wr
+
+
+module rx_decap$data_lo(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1883,48 +4849,29 @@ module rx_decap$data_fifo$ram_nonempty(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$data_fifo$ram_nonempty
+endmodule // rx_decap$data_lo
 
 
-module rx_decap$data_fifo$rd_ptr(d,q,clock);
+module rx_decap$dcount(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 16'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$data_fifo$rd_ptr
+endmodule // rx_decap$dcount
 
 
-module rx_decap$data_fifo$wr_ptr(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$data_fifo$wr_ptr
-
-
-module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
@@ -1934,210 +4881,123 @@ module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     output reg  m_valid;
     output reg  [255:0] m_data;
     input wire  m_pop;
-    output reg  full;
-    output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b11111;
-    localparam  depth_m1 = 17'b11111;
+    localparam  ptr_mask = 8'h3f;
     
     // Stub signals
     reg  ram$clk;
-    reg  [15:0] ram$read_address;
-    reg  ram$read_enable;
-    reg  ram$out_enable;
+    reg  [7:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [15:0] ram$write_address;
+    reg  [7:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
-    reg  ram_nonempty$d;
-    wire  ram_nonempty$q;
-    reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
-    reg  at_full$d;
-    wire  at_full$q;
-    reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
-    reg  b_valid$d;
-    wire  b_valid$q;
-    reg  b_valid$clock;
-    reg  overflow$d;
-    wire  overflow$q;
-    reg  overflow$clock;
+    reg  [7:0] wr$d;
+    wire  [7:0] wr$q;
+    reg  wr$clock;
+    reg  [7:0] rd$d;
+    wire  [7:0] rd$q;
+    reg  rd$clock;
+    reg  head_valid$d;
+    wire  head_valid$q;
+    reg  head_valid$clock;
+    reg  [255:0] head$d;
+    wire  [255:0] head$q;
+    reg  head$clock;
     
     // Local signals
-    reg  pop;
-    reg  push;
-    reg  load_b;
-    reg  load_a;
-    reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  nonempty;
+    reg  load;
     
     // Sub module instances
     rx_decap$desc_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    rx_decap$desc_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    rx_decap$desc_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    rx_decap$desc_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    rx_decap$desc_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
     );
-    rx_decap$desc_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    rx_decap$desc_fifo$head_valid head_valid(
+        .d(head_valid$d),
+        .q(head_valid$q),
+        .clock(head_valid$clock)
     );
-    rx_decap$desc_fifo$ram_nonempty ram_nonempty(
-        .d(ram_nonempty$d),
-        .q(ram_nonempty$q),
-        .clock(ram_nonempty$clock)
-    );
-    rx_decap$desc_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    rx_decap$desc_fifo$at_full at_full(
-        .d(at_full$d),
-        .q(at_full$q),
-        .clock(at_full$clock)
-    );
-    rx_decap$desc_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
-    rx_decap$desc_fifo$b_valid b_valid(
-        .d(b_valid$d),
-        .q(b_valid$q),
-        .clock(b_valid$clock)
-    );
-    rx_decap$desc_fifo$overflow overflow(
-        .d(overflow$d),
-        .q(overflow$q),
-        .clock(overflow$clock)
+    rx_decap$desc_fifo$head head(
+        .d(head$d),
+        .q(head$q),
+        .clock(head$clock)
     );
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
-        ram_nonempty$clock = clk;
-        count$clock = clk;
-        at_full$clock = clk;
-        a_valid$clock = clk;
-        b_valid$clock = clk;
-        overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
-        ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
-        at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
-        b_valid$d = b_valid$q;
-        overflow$d = overflow$q;
+        wr$clock = clk;
+        rd$clock = clk;
+        head_valid$clock = clk;
+        head$clock = clk;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        head_valid$d = head_valid$q;
+        head$d = head$q;
         ram$clk = clk;
-        pop = (m_pop & b_valid$q);
-        push = (s_valid & ~at_full$q);
-        load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
-        if (load_b) begin
-            b_valid$d = a_valid$q;
-        end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
-        end
-        if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
-        end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
-        end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
-        end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
-        end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
-        if ((s_valid & ~push)) begin
-            overflow$d = 1'b1;
-        end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        nonempty = (wr$q != rd$q);
+        load = (m_pop | ~head_valid$q);
+        ram$read_address = rd$q;
+        ram$write_address = wr$q;
         ram$write_data = s_data;
-        ram$write_enable = push;
-        if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
-            ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
-            at_full$d = 1'b0;
-            a_valid$d = 1'b0;
-            b_valid$d = 1'b0;
-            overflow$d = 1'b0;
+        ram$write_enable = s_valid;
+        if (s_valid) begin
+            wr$d = ((wr$q + 32'h1) & ptr_mask);
         end
-        m_valid = b_valid$q;
-        m_data = ram$read_data;
-        full = at_full$q;
-        status_overflow = overflow$q;
+        if (load) begin
+            head_valid$d = nonempty;
+            head$d = ram$read_data;
+            if (nonempty) begin
+                rd$d = ((rd$q + 32'h1) & ptr_mask);
+            end
+        end
+        if (rst) begin
+            wr$d = 32'h0;
+            rd$d = 32'h0;
+            head_valid$d = 1'b0;
+        end
+        m_valid = head_valid$q;
+        m_data = head$q;
     end
     
 endmodule // rx_decap$desc_fifo
 
 
-module rx_decap$desc_fifo$a_valid(d,q,clock);
+module rx_decap$desc_fifo$head(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$desc_fifo$head
+
+
+module rx_decap$desc_fifo$head_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -2153,131 +5013,30 @@ module rx_decap$desc_fifo$a_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$desc_fifo$a_valid
+endmodule // rx_decap$desc_fifo$head_valid
 
 
-module rx_decap$desc_fifo$at_full(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$at_full
-
-
-module rx_decap$desc_fifo$b_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$b_valid
-
-
-module rx_decap$desc_fifo$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$count
-
-
-module rx_decap$desc_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$in_ram
-
-
-module rx_decap$desc_fifo$overflow(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$overflow
-
-
-module rx_decap$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module rx_decap$desc_fifo$ram(clk,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
-    input wire  [15:0] read_address;
-    input wire  read_enable;
-    input wire  out_enable;
+    input wire  [7:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [15:0] write_address;
+    input wire  [7:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
     reg [255:0] mem [0:31];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [255:0] latch;
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
+    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    always @(*) begin
+       read_data = mem[read_index];
+    end
     
     always @(posedge clk) begin
-       if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
-       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -2285,61 +5044,42 @@ module rx_decap$desc_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
 endmodule // rx_decap$desc_fifo$ram
 
 
-module rx_decap$desc_fifo$ram_nonempty(d,q,clock);
+module rx_decap$desc_fifo$rd(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$desc_fifo$ram_nonempty
+endmodule // rx_decap$desc_fifo$rd
 
 
-module rx_decap$desc_fifo$rd_ptr(d,q,clock);
+module rx_decap$desc_fifo$wr(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 8'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$desc_fifo$rd_ptr
-
-
-module rx_decap$desc_fifo$wr_ptr(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$desc_fifo$wr_ptr
+endmodule // rx_decap$desc_fifo$wr
 
 
 module rx_decap$e_active(d,q,clock);
@@ -2361,42 +5101,80 @@ module rx_decap$e_active(d,q,clock);
 endmodule // rx_decap$e_active
 
 
-module rx_decap$e_beats_left(d,q,clock);
+module rx_decap$e_cons(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$e_beats_left
+endmodule // rx_decap$e_cons
 
 
-module rx_decap$e_bytes_left(d,q,clock);
+module rx_decap$e_emit(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$e_bytes_left
+endmodule // rx_decap$e_emit
+
+
+module rx_decap$e_fin(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_fin
+
+
+module rx_decap$e_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_first
 
 
 module rx_decap$e_flush(d,q,clock);
@@ -2418,6 +5196,25 @@ module rx_decap$e_flush(d,q,clock);
 endmodule // rx_decap$e_flush
 
 
+module rx_decap$e_flushf(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_flushf
+
+
 module rx_decap$e_h124(d,q,clock);
     
     // Module arguments
@@ -2437,7 +5234,45 @@ module rx_decap$e_h124(d,q,clock);
 endmodule // rx_decap$e_h124
 
 
-module rx_decap$e_idx(d,q,clock);
+module rx_decap$e_ksh(d,q,clock);
+    
+    // Module arguments
+    input wire  [6:0] d;
+    output reg  [6:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 7'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_ksh
+
+
+module rx_decap$e_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_last
+
+
+module rx_decap$e_left(d,q,clock);
     
     // Module arguments
     input wire  [15:0] d;
@@ -2453,7 +5288,7 @@ module rx_decap$e_idx(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$e_idx
+endmodule // rx_decap$e_left
 
 
 module rx_decap$e_len(d,q,clock);
@@ -2473,25 +5308,6 @@ module rx_decap$e_len(d,q,clock);
     end
           
 endmodule // rx_decap$e_len
-
-
-module rx_decap$e_out_left(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$e_out_left
 
 
 module rx_decap$e_place(d,q,clock);
@@ -2551,6 +5367,25 @@ module rx_decap$e_rkey(d,q,clock);
 endmodule // rx_decap$e_rkey
 
 
+module rx_decap$e_tailf(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$e_tailf
+
+
 module rx_decap$e_va(d,q,clock);
     
     // Module arguments
@@ -2589,6 +5424,158 @@ module rx_decap$empties(d,q,clock);
 endmodule // rx_decap$empties
 
 
+module rx_decap$empties_nz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$empties_nz
+
+
+module rx_decap$empty_ev(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$empty_ev
+
+
+module rx_decap$ev_consume(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_consume
+
+
+module rx_decap$ev_frame(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_frame
+
+
+module rx_decap$ev_issue(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_issue
+
+
+module rx_decap$ev_store(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_store
+
+
+module rx_decap$ev_take(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_take
+
+
+module rx_decap$ev_verdict(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ev_verdict
+
+
 module rx_decap$flight(d,q,clock);
     
     // Module arguments
@@ -2606,6 +5593,63 @@ module rx_decap$flight(d,q,clock);
     end
           
 endmodule // rx_decap$flight
+
+
+module rx_decap$flight_lo(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$flight_lo
+
+
+module rx_decap$h_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$h_f
+
+
+module rx_decap$h_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$h_valid
 
 
 module rx_decap$hdr(d,q,clock);
@@ -2640,6 +5684,234 @@ module rx_decap$hdr_swap(data_in,data_out);
 endmodule // rx_decap$hdr_swap
 
 
+module rx_decap$i1_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i1_keep
+
+
+module rx_decap$i1_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i1_last
+
+
+module rx_decap$i1_nb(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i1_nb
+
+
+module rx_decap$i1_store(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i1_store
+
+
+module rx_decap$i1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i1_valid
+
+
+module rx_decap$i2_cnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_cnt
+
+
+module rx_decap$i2_gap_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_gap_free
+
+
+module rx_decap$i2_keep_all(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_keep_all
+
+
+module rx_decap$i2_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_last
+
+
+module rx_decap$i2_nb(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_nb
+
+
+module rx_decap$i2_store(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_store
+
+
+module rx_decap$i2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$i2_valid
+
+
 module rx_decap$in_beats(d,q,clock);
     
     // Module arguments
@@ -2657,25 +5929,6 @@ module rx_decap$in_beats(d,q,clock);
     end
           
 endmodule // rx_decap$in_beats
-
-
-module rx_decap$in_bytes(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$in_bytes
 
 
 module rx_decap$in_err_keep(d,q,clock);
@@ -2697,6 +5950,25 @@ module rx_decap$in_err_keep(d,q,clock);
 endmodule // rx_decap$in_err_keep
 
 
+module rx_decap$in_is1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$in_is1
+
+
 module rx_decap$in_mid(d,q,clock);
     
     // Module arguments
@@ -2716,6 +5988,101 @@ module rx_decap$in_mid(d,q,clock);
 endmodule // rx_decap$in_mid
 
 
+module rx_decap$in_over(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$in_over
+
+
+module rx_decap$k_placed(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$k_placed
+
+
+module rx_decap$k_reason(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$k_reason
+
+
+module rx_decap$k_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$k_valid
+
+
+module rx_decap$k_vbad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$k_vbad
+
+
 module rx_decap$keep_count(keep,count);
     
     // Module arguments
@@ -2733,6 +6100,234 @@ module rx_decap$keep_count(keep,count);
        end
     end
 endmodule // rx_decap$keep_count
+
+
+module rx_decap$n0_emit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_emit
+
+
+module rx_decap$n0_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_f
+
+
+module rx_decap$n0_fin(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_fin
+
+
+module rx_decap$n0_place(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_place
+
+
+module rx_decap$n0_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_valid
+
+
+module rx_decap$n0_vbad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n0_vbad
+
+
+module rx_decap$n1_emit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_emit
+
+
+module rx_decap$n1_f(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_f
+
+
+module rx_decap$n1_fin(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_fin
+
+
+module rx_decap$n1_place(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_place
+
+
+module rx_decap$n1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_valid
+
+
+module rx_decap$n1_vbad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$n1_vbad
 
 
 module rx_decap$o_data(d,q,clock);
@@ -2887,16 +6482,35 @@ module rx_decap$o_valid(d,q,clock);
 endmodule // rx_decap$o_valid
 
 
-module rx_decap$prev(d,q,clock);
+module rx_decap$o_valid2(d,q,clock);
     
     // Module arguments
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1024'h0;
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$o_valid2
+
+
+module rx_decap$prev(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
@@ -2906,7 +6520,7 @@ module rx_decap$prev(d,q,clock);
 endmodule // rx_decap$prev
 
 
-module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
@@ -2916,210 +6530,123 @@ module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     output reg  m_valid;
     output reg  [255:0] m_data;
     input wire  m_pop;
-    output reg  full;
-    output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b11111;
-    localparam  depth_m1 = 17'b11111;
+    localparam  ptr_mask = 8'h3f;
     
     // Stub signals
     reg  ram$clk;
-    reg  [15:0] ram$read_address;
-    reg  ram$read_enable;
-    reg  ram$out_enable;
+    reg  [7:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [15:0] ram$write_address;
+    reg  [7:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
-    reg  ram_nonempty$d;
-    wire  ram_nonempty$q;
-    reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
-    reg  at_full$d;
-    wire  at_full$q;
-    reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
-    reg  b_valid$d;
-    wire  b_valid$q;
-    reg  b_valid$clock;
-    reg  overflow$d;
-    wire  overflow$q;
-    reg  overflow$clock;
+    reg  [7:0] wr$d;
+    wire  [7:0] wr$q;
+    reg  wr$clock;
+    reg  [7:0] rd$d;
+    wire  [7:0] rd$q;
+    reg  rd$clock;
+    reg  head_valid$d;
+    wire  head_valid$q;
+    reg  head_valid$clock;
+    reg  [255:0] head$d;
+    wire  [255:0] head$q;
+    reg  head$clock;
     
     // Local signals
-    reg  pop;
-    reg  push;
-    reg  load_b;
-    reg  load_a;
-    reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  nonempty;
+    reg  load;
     
     // Sub module instances
     rx_decap$ready_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    rx_decap$ready_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    rx_decap$ready_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    rx_decap$ready_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    rx_decap$ready_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
     );
-    rx_decap$ready_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    rx_decap$ready_fifo$head_valid head_valid(
+        .d(head_valid$d),
+        .q(head_valid$q),
+        .clock(head_valid$clock)
     );
-    rx_decap$ready_fifo$ram_nonempty ram_nonempty(
-        .d(ram_nonempty$d),
-        .q(ram_nonempty$q),
-        .clock(ram_nonempty$clock)
-    );
-    rx_decap$ready_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    rx_decap$ready_fifo$at_full at_full(
-        .d(at_full$d),
-        .q(at_full$q),
-        .clock(at_full$clock)
-    );
-    rx_decap$ready_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
-    rx_decap$ready_fifo$b_valid b_valid(
-        .d(b_valid$d),
-        .q(b_valid$q),
-        .clock(b_valid$clock)
-    );
-    rx_decap$ready_fifo$overflow overflow(
-        .d(overflow$d),
-        .q(overflow$q),
-        .clock(overflow$clock)
+    rx_decap$ready_fifo$head head(
+        .d(head$d),
+        .q(head$q),
+        .clock(head$clock)
     );
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
-        ram_nonempty$clock = clk;
-        count$clock = clk;
-        at_full$clock = clk;
-        a_valid$clock = clk;
-        b_valid$clock = clk;
-        overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
-        ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
-        at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
-        b_valid$d = b_valid$q;
-        overflow$d = overflow$q;
+        wr$clock = clk;
+        rd$clock = clk;
+        head_valid$clock = clk;
+        head$clock = clk;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        head_valid$d = head_valid$q;
+        head$d = head$q;
         ram$clk = clk;
-        pop = (m_pop & b_valid$q);
-        push = (s_valid & ~at_full$q);
-        load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
-        if (load_b) begin
-            b_valid$d = a_valid$q;
-        end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
-        end
-        if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
-        end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
-        end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
-        end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
-        end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
-        if ((s_valid & ~push)) begin
-            overflow$d = 1'b1;
-        end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        nonempty = (wr$q != rd$q);
+        load = (m_pop | ~head_valid$q);
+        ram$read_address = rd$q;
+        ram$write_address = wr$q;
         ram$write_data = s_data;
-        ram$write_enable = push;
-        if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
-            ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
-            at_full$d = 1'b0;
-            a_valid$d = 1'b0;
-            b_valid$d = 1'b0;
-            overflow$d = 1'b0;
+        ram$write_enable = s_valid;
+        if (s_valid) begin
+            wr$d = ((wr$q + 32'h1) & ptr_mask);
         end
-        m_valid = b_valid$q;
-        m_data = ram$read_data;
-        full = at_full$q;
-        status_overflow = overflow$q;
+        if (load) begin
+            head_valid$d = nonempty;
+            head$d = ram$read_data;
+            if (nonempty) begin
+                rd$d = ((rd$q + 32'h1) & ptr_mask);
+            end
+        end
+        if (rst) begin
+            wr$d = 32'h0;
+            rd$d = 32'h0;
+            head_valid$d = 1'b0;
+        end
+        m_valid = head_valid$q;
+        m_data = head$q;
     end
     
 endmodule // rx_decap$ready_fifo
 
 
-module rx_decap$ready_fifo$a_valid(d,q,clock);
+module rx_decap$ready_fifo$head(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ready_fifo$head
+
+
+module rx_decap$ready_fifo$head_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3135,131 +6662,30 @@ module rx_decap$ready_fifo$a_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$ready_fifo$a_valid
+endmodule // rx_decap$ready_fifo$head_valid
 
 
-module rx_decap$ready_fifo$at_full(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$ready_fifo$at_full
-
-
-module rx_decap$ready_fifo$b_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$ready_fifo$b_valid
-
-
-module rx_decap$ready_fifo$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$ready_fifo$count
-
-
-module rx_decap$ready_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$ready_fifo$in_ram
-
-
-module rx_decap$ready_fifo$overflow(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$ready_fifo$overflow
-
-
-module rx_decap$ready_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module rx_decap$ready_fifo$ram(clk,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
-    input wire  [15:0] read_address;
-    input wire  read_enable;
-    input wire  out_enable;
+    input wire  [7:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [15:0] write_address;
+    input wire  [7:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
     reg [255:0] mem [0:31];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [255:0] latch;
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
+    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    always @(*) begin
+       read_data = mem[read_index];
+    end
     
     always @(posedge clk) begin
-       if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
-       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -3267,7 +6693,45 @@ module rx_decap$ready_fifo$ram(clk,read_address,read_enable,out_enable,read_data
 endmodule // rx_decap$ready_fifo$ram
 
 
-module rx_decap$ready_fifo$ram_nonempty(d,q,clock);
+module rx_decap$ready_fifo$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ready_fifo$rd
+
+
+module rx_decap$ready_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$ready_fifo$wr
+
+
+module rx_decap$ready_q(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3283,45 +6747,45 @@ module rx_decap$ready_fifo$ram_nonempty(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$ready_fifo$ram_nonempty
+endmodule // rx_decap$ready_q
 
 
-module rx_decap$ready_fifo$rd_ptr(d,q,clock);
+module rx_decap$sk_f(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 256'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$ready_fifo$rd_ptr
+endmodule // rx_decap$sk_f
 
 
-module rx_decap$ready_fifo$wr_ptr(d,q,clock);
+module rx_decap$sk_valid(d,q,clock);
     
     // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 17'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // rx_decap$ready_fifo$wr_ptr
+endmodule // rx_decap$sk_valid
 
 
 module rx_decap$v_pending(d,q,clock);
@@ -3343,7 +6807,26 @@ module rx_decap$v_pending(d,q,clock);
 endmodule // rx_decap$v_pending
 
 
-module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+module rx_decap$v_room(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$v_room
+
+
+module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
@@ -3353,210 +6836,123 @@ module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,st
     output reg  m_valid;
     output reg  [2:0] m_data;
     input wire  m_pop;
-    output reg  full;
-    output reg  status_overflow;
     
     // Constant declarations
-    localparam  addr_mask = 17'b11111;
-    localparam  depth_m1 = 17'b11111;
+    localparam  ptr_mask = 8'h3f;
     
     // Stub signals
     reg  ram$clk;
-    reg  [15:0] ram$read_address;
-    reg  ram$read_enable;
-    reg  ram$out_enable;
+    reg  [7:0] ram$read_address;
     wire  [2:0] ram$read_data;
-    reg  [15:0] ram$write_address;
+    reg  [7:0] ram$write_address;
     reg  [2:0] ram$write_data;
     reg  ram$write_enable;
-    reg  [16:0] wr_ptr$d;
-    wire  [16:0] wr_ptr$q;
-    reg  wr_ptr$clock;
-    reg  [16:0] rd_ptr$d;
-    wire  [16:0] rd_ptr$q;
-    reg  rd_ptr$clock;
-    reg  [16:0] in_ram$d;
-    wire  [16:0] in_ram$q;
-    reg  in_ram$clock;
-    reg  ram_nonempty$d;
-    wire  ram_nonempty$q;
-    reg  ram_nonempty$clock;
-    reg  [16:0] count$d;
-    wire  [16:0] count$q;
-    reg  count$clock;
-    reg  at_full$d;
-    wire  at_full$q;
-    reg  at_full$clock;
-    reg  a_valid$d;
-    wire  a_valid$q;
-    reg  a_valid$clock;
-    reg  b_valid$d;
-    wire  b_valid$q;
-    reg  b_valid$clock;
-    reg  overflow$d;
-    wire  overflow$q;
-    reg  overflow$clock;
+    reg  [7:0] wr$d;
+    wire  [7:0] wr$q;
+    reg  wr$clock;
+    reg  [7:0] rd$d;
+    wire  [7:0] rd$q;
+    reg  rd$clock;
+    reg  head_valid$d;
+    wire  head_valid$q;
+    reg  head_valid$clock;
+    reg  [2:0] head$d;
+    wire  [2:0] head$q;
+    reg  head$clock;
     
     // Local signals
-    reg  pop;
-    reg  push;
-    reg  load_b;
-    reg  load_a;
-    reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
-    reg  in_ram_ge2;
-    reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
-    reg  count_eq_m1;
+    reg  nonempty;
+    reg  load;
     
     // Sub module instances
     rx_decap$verdict_fifo$ram ram(
         .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_enable(ram$read_enable),
-        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
     );
-    rx_decap$verdict_fifo$wr_ptr wr_ptr(
-        .d(wr_ptr$d),
-        .q(wr_ptr$q),
-        .clock(wr_ptr$clock)
+    rx_decap$verdict_fifo$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
     );
-    rx_decap$verdict_fifo$rd_ptr rd_ptr(
-        .d(rd_ptr$d),
-        .q(rd_ptr$q),
-        .clock(rd_ptr$clock)
+    rx_decap$verdict_fifo$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
     );
-    rx_decap$verdict_fifo$in_ram in_ram(
-        .d(in_ram$d),
-        .q(in_ram$q),
-        .clock(in_ram$clock)
+    rx_decap$verdict_fifo$head_valid head_valid(
+        .d(head_valid$d),
+        .q(head_valid$q),
+        .clock(head_valid$clock)
     );
-    rx_decap$verdict_fifo$ram_nonempty ram_nonempty(
-        .d(ram_nonempty$d),
-        .q(ram_nonempty$q),
-        .clock(ram_nonempty$clock)
-    );
-    rx_decap$verdict_fifo$count count(
-        .d(count$d),
-        .q(count$q),
-        .clock(count$clock)
-    );
-    rx_decap$verdict_fifo$at_full at_full(
-        .d(at_full$d),
-        .q(at_full$q),
-        .clock(at_full$clock)
-    );
-    rx_decap$verdict_fifo$a_valid a_valid(
-        .d(a_valid$d),
-        .q(a_valid$q),
-        .clock(a_valid$clock)
-    );
-    rx_decap$verdict_fifo$b_valid b_valid(
-        .d(b_valid$d),
-        .q(b_valid$q),
-        .clock(b_valid$clock)
-    );
-    rx_decap$verdict_fifo$overflow overflow(
-        .d(overflow$d),
-        .q(overflow$q),
-        .clock(overflow$clock)
+    rx_decap$verdict_fifo$head head(
+        .d(head$d),
+        .q(head$q),
+        .clock(head$clock)
     );
     
     // Update code
     always @(*) begin
-        wr_ptr$clock = clk;
-        rd_ptr$clock = clk;
-        in_ram$clock = clk;
-        ram_nonempty$clock = clk;
-        count$clock = clk;
-        at_full$clock = clk;
-        a_valid$clock = clk;
-        b_valid$clock = clk;
-        overflow$clock = clk;
-        wr_ptr$d = wr_ptr$q;
-        rd_ptr$d = rd_ptr$q;
-        in_ram$d = in_ram$q;
-        ram_nonempty$d = ram_nonempty$q;
-        count$d = count$q;
-        at_full$d = at_full$q;
-        a_valid$d = a_valid$q;
-        b_valid$d = b_valid$q;
-        overflow$d = overflow$q;
+        wr$clock = clk;
+        rd$clock = clk;
+        head_valid$clock = clk;
+        head$clock = clk;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        head_valid$d = head_valid$q;
+        head$d = head$q;
         ram$clk = clk;
-        pop = (m_pop & b_valid$q);
-        push = (s_valid & ~at_full$q);
-        load_b = (pop | ~b_valid$q);
-        load_a = (load_b | ~a_valid$q);
-        take = (load_a & ram_nonempty$q);
-        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
-        ram$read_enable = load_a;
-        ram$out_enable = load_b;
-        if (load_b) begin
-            b_valid$d = a_valid$q;
-        end
-        if (load_a) begin
-            a_valid$d = ram_nonempty$q;
-        end
-        if (take) begin
-            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
-        end
-        if (push) begin
-            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
-        end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
-        end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
-        end
-        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
-        in_ram_eq1 = (in_ram$q == 32'h1);
-        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
-        end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
-        end
-        count_eq_m1 = (count$q == depth_m1);
-        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
-        if ((s_valid & ~push)) begin
-            overflow$d = 1'b1;
-        end
-        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        nonempty = (wr$q != rd$q);
+        load = (m_pop | ~head_valid$q);
+        ram$read_address = rd$q;
+        ram$write_address = wr$q;
         ram$write_data = s_data;
-        ram$write_enable = push;
-        if (rst) begin
-            wr_ptr$d = 32'h0;
-            rd_ptr$d = 32'h0;
-            in_ram$d = 32'h0;
-            ram_nonempty$d = 1'b0;
-            count$d = 32'h0;
-            at_full$d = 1'b0;
-            a_valid$d = 1'b0;
-            b_valid$d = 1'b0;
-            overflow$d = 1'b0;
+        ram$write_enable = s_valid;
+        if (s_valid) begin
+            wr$d = ((wr$q + 32'h1) & ptr_mask);
         end
-        m_valid = b_valid$q;
-        m_data = ram$read_data;
-        full = at_full$q;
-        status_overflow = overflow$q;
+        if (load) begin
+            head_valid$d = nonempty;
+            head$d = ram$read_data;
+            if (nonempty) begin
+                rd$d = ((rd$q + 32'h1) & ptr_mask);
+            end
+        end
+        if (rst) begin
+            wr$d = 32'h0;
+            rd$d = 32'h0;
+            head_valid$d = 1'b0;
+        end
+        m_valid = head_valid$q;
+        m_data = head$q;
     end
     
 endmodule // rx_decap$verdict_fifo
 
 
-module rx_decap$verdict_fifo$a_valid(d,q,clock);
+module rx_decap$verdict_fifo$head(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$verdict_fifo$head
+
+
+module rx_decap$verdict_fifo$head_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3572,131 +6968,30 @@ module rx_decap$verdict_fifo$a_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$verdict_fifo$a_valid
+endmodule // rx_decap$verdict_fifo$head_valid
 
 
-module rx_decap$verdict_fifo$at_full(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$at_full
-
-
-module rx_decap$verdict_fifo$b_valid(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$b_valid
-
-
-module rx_decap$verdict_fifo$count(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$count
-
-
-module rx_decap$verdict_fifo$in_ram(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$in_ram
-
-
-module rx_decap$verdict_fifo$overflow(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$overflow
-
-
-module rx_decap$verdict_fifo$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+module rx_decap$verdict_fifo$ram(clk,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clk;
-    input wire  [15:0] read_address;
-    input wire  read_enable;
-    input wire  out_enable;
+    input wire  [7:0] read_address;
     output reg  [2:0] read_data;
-    input wire  [15:0] write_address;
+    input wire  [7:0] write_address;
     input wire  [2:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
     reg [2:0] mem [0:31];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [2:0] latch;
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
+    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    always @(*) begin
+       read_data = mem[read_index];
+    end
     
     always @(posedge clk) begin
-       if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
-       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -3704,7 +6999,64 @@ module rx_decap$verdict_fifo$ram(clk,read_address,read_enable,out_enable,read_da
 endmodule // rx_decap$verdict_fifo$ram
 
 
-module rx_decap$verdict_fifo$ram_nonempty(d,q,clock);
+module rx_decap$verdict_fifo$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$verdict_fifo$rd
+
+
+module rx_decap$verdict_fifo$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$verdict_fifo$wr
+
+
+module rx_decap$vin_code(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$vin_code
+
+
+module rx_decap$vin_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -3720,42 +7072,4 @@ module rx_decap$verdict_fifo$ram_nonempty(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_decap$verdict_fifo$ram_nonempty
-
-
-module rx_decap$verdict_fifo$rd_ptr(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$rd_ptr
-
-
-module rx_decap$verdict_fifo$wr_ptr(d,q,clock);
-    
-    // Module arguments
-    input wire  [16:0] d;
-    output reg  [16:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 17'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_decap$verdict_fifo$wr_ptr
+endmodule // rx_decap$vin_valid
