@@ -2,72 +2,96 @@
 //! address and VXLAN fields; a miss means the packet must be dropped.
 //!
 //! ```text
-//!            cycle 0                 cycle 1                        cycle 2              out
-//! key ──► H3_w(key) & (depth-1) ─► BRAM way w (registered read) ─┐
-//!   │                              ├ compare valid & key, per way ├─► s2: hits, way values
-//!   └──────────────► s1_key ───────┴ compare 0..stash_len stash   ┘   one-hot select,     ─► m_result_*
-//!                                     (registers)                      multi-hit check
+//!  lookup accepted in cycle c                                          result in c + 5
+//!  c    key ─► H3_w(key) & (depth-1) ─► l1_idx[w]              key, tag, clearing ─► l1
+//!  c+1  BRAM way w reads l1_idx[w]     stash: key vs every entry, 3-bit groups ─► sg[i]
+//!       pending-purge match on l1_idx ─► lm
+//!  c+2  BRAM word: key in 3-bit groups ─► lg[w], value ─► lv[w]    AND(sg[i]) ─► shit[i]
+//!  c+3  AND(lg[w]) & !purged ─► whit[w]; lv ─► wv     shit & stash value, OR and AND in
+//!                                                      groups of three entries ─► go, ga
+//!  c+4  OR of the way and group terms ─► out_value, out_hit; OR != AND per bit ─► dis
+//!  c+5  m_result_*; several & any(dis) ─► multi-hit flag and counters
 //! ```
 //!
 //! * 4-way cuckoo: one `BankRam` per way (`depth` = slots per way), each way indexed by its
 //!   own H3 hash (seeds from the config). A stash of `stash_len` (≤ 64) entries in
-//!   registers is compared in the same cycle as the four ways.
+//!   registers is compared in parallel with the ways.
 //! * Fixed latency of [`FLOW_TABLE_LATENCY`] cycles, one lookup accepted every cycle,
 //!   never a stall; results come back in order with the caller's `s_lookup_tag`.
+//! * Nothing follows a block-RAM read in the cycle of the read but the RAM's own depth
+//!   mux and one 3-bit compare (the budget there is 3 logic levels). Wide compares and
+//!   one-hot selects are cut into 6-input pieces whose results are registered: the wide
+//!   LUTs a mapper builds for a 56-bit compare in one cycle cost twice the area.
 //!
 //! ### Inputs
 //! * `clk`, `rst`: synchronous reset. Reset clears the stash, the counters and flags, and
 //!   starts a sweep that writes every way slot invalid (`depth` cycles,
 //!   `status_clearing` high). Lookups during the sweep answer miss; updates during it
-//!   are ignored and counted as bad updates.
+//!   are refused and counted as bad updates. Lookups and read-backs whose results have
+//!   not come out by the reset cycle are dropped.
 //! * `s_lookup_valid`, `s_lookup_key` (`{VNI[55:32], IPv4[31:0]}`), `s_lookup_tag`.
 //! * `s_update_valid`, `s_update_op` (0 write way slot, 1 write stash slot, 2 invalidate
 //!   way slot, 3 invalidate stash slot), `s_update_way`, `s_update_index`, `s_update_key`,
 //!   `s_update_value`: one whole entry. For a write, `s_update_key` must be set up one
 //!   cycle ahead (the CSR staging registers are) and the cycle before must carry no
 //!   other command (update or read-back); see *Updates* below. Refused and counted in
-//!   `status_bad_update_count`: an index beyond the table (or the stash), a way write to
-//!   any slot but the key's own slot in that way, a write whose key was not set up in the
-//!   cycle before or that follows another command, any update during the sweep.
+//!   `status_bad_update_count` (one cycle after the command): an index beyond the table
+//!   (or the stash), a way write to any slot but the key's own slot in that way, a write
+//!   whose key was not set up in the cycle before or that follows another command, any
+//!   update during the sweep.
 //! * `cfg_clear_errors`: clears the sticky `status_multi_hit` flag (write-1-to-clear).
 //! * `s_read_valid`, `s_read_stash`, `s_read_way`, `s_read_index`: read one slot (or stash
-//!   entry) back for software; `m_read_valid` / `m_read_entry` (`{valid, key, value}`) two
-//!   cycles later. Reads use the RAMs' write ports and never disturb lookups.
+//!   entry) back for software; `m_read_valid` / `m_read_entry` (`{valid, key, value}`) four
+//!   cycles later, held until the next read. An empty slot reads back as all zeros. Reads
+//!   use the RAMs' second port and never disturb lookups; a read in the cycle of an
+//!   update is refused and counted. During the sweep a way read returns the slot being
+//!   cleared in that cycle, as before.
 //!
 //! ### Outputs
 //! * `m_result_valid`, `m_result_hit`, `m_result_value`, `m_result_tag`. Value layout:
 //!   `{underlay IPv4[111:80], next-hop MAC[79:32], egress VNI[31:8], flags[7:0]}`; zero
-//!   on a miss.
+//!   on a miss; the OR of the hit values if several places hit.
 //! * `status_multi_hit` (sticky), `status_multi_hit_count`: lookups whose hits disagree
 //!   in value (updated one cycle after the lookup's result). `status_dup_hit_count`:
 //!   lookups that hit in more than one place with equal values. Updates cannot cause
-//!   either (see *Updates*); both stay as monitors of the RAM contents.
+//!   either (see *Updates*); both stay as monitors of the table contents.
 //!
 //! ### Updates: a key is in one place, and a lookup sees an update whole
 //! A lookup of key K reads K's own slot in each way and every stash entry. A write of K
-//! to one of those places removes K from all the others **in the same update**, so no
-//! lookup ever finds K in two places (proven with Yosys for every reachable state, see
+//! to one of those places removes K from all the others **in the same update**, as far as
+//! any lookup, read-back or later update can tell, so no lookup ever finds K in two
+//! places (proven with Yosys for every reachable state, see
 //! `testbenches/tests/formal.rs`). Relocating a key is therefore one write to its new
 //! place: it never misses and is never found twice while it moves.
 //!
 //! ```text
-//!  cycle A-1 (every cycle) each way's write port reads the staged key's own slot
-//!  cycle A   the command: write the target way slot; invalidate the key's slot in any
-//!            other way that holds the key (all on the edge after A)
-//!  cycle A+1 write the target stash entry; invalidate any other stash entry holding it
+//!  A-1  the staged key ─► pre_key, pre_home[w] = H3_w(key)
+//!  A    the command is registered with the checks that need its inputs; port A of every
+//!       way reads the staged key's own slot (pre-read); stash keys vs the staged key
+//!  A+1  the command executes: target way slot written; stash key and valid written, and
+//!       any other stash entry holding the key invalidated; pre-read word compared
+//!  A+2  present[w]: the key is in its own slot of way w (not the target): that slot
+//!       becomes a pending purge, written invalid in the first later cycle whose command
+//!       or read leaves way w's port A free; until then every lookup, read-back and
+//!       pre-read of that slot treats it as empty
+//!  A+3  the stash value is written, two edges after the stash key, so the value a
+//!       lookup selects is the value of the entry it compared
 //! ```
 //!
-//! A lookup reads the ways one edge before it compares the stash. The stash half of an
-//! update lands one edge after its way half, so a lookup accepted in cycle c sees every
-//! update taken in cycle c - 1 or earlier, whole, and none taken later (as if the table
-//! were written in one cycle).
+//! Port A of a way RAM has one access per cycle: a command's own write, a read-back, a
+//! pre-read (in a cycle with no command or read), the sweep, or a purge. A write
+//! command needs a pre-read in the cycle before it and its own write, and commands come
+//! every other cycle, so a purge cannot have a cycle of its own right away: it waits for
+//! a cycle whose command or read uses another way (the cycle of the very next command
+//! at the latest, unless that command targets the same way). At most one purge per way
+//! is pending: a write command drains every way but its target before its own purge
+//! becomes pending.
 //!
-//! The stash value is selected in cycle 2, one edge after the compare. If an update
-//! rewrites that entry on the edge between them, a one-entry shadow register holds the
-//! old value for cycle 2, so the lookup returns the entry it compared.
-//!
-//! Read-back uses the ways' write ports: a read in the same cycle as an update is
-//! refused and counted in `status_bad_update_count`.
+//! The ways are written on the edge after cycle A + 1 and a lookup accepted in cycle c
+//! reads them on the edge after c + 1; the stash key and valid bit are written on the
+//! edge after A + 1 and compared in cycle c + 1. So a lookup accepted in cycle c sees
+//! every update taken in cycle c - 1 or earlier, whole, and none taken later (as if the
+//! table were written in one cycle).
 
 use crate::hash::H3Hash;
 use crate::ram::BankRam;
@@ -83,12 +107,101 @@ pub const INDEX_BITS: usize = 16;
 pub const WAYS: usize = 4;
 pub const MAX_STASH: usize = 64;
 /// Cycles from `s_lookup_valid` to the matching `m_result_valid`.
-pub const FLOW_TABLE_LATENCY: u32 = 3;
+pub const FLOW_TABLE_LATENCY: u32 = 5;
+/// Cycles from an accepted `s_read_valid` to the matching `m_read_valid`.
+pub const FLOW_TABLE_READ_LATENCY: u32 = 4;
 
 pub const OP_WRITE_SLOT: u64 = 0;
 pub const OP_WRITE_STASH: u64 = 1;
 pub const OP_INVALIDATE_SLOT: u64 = 2;
 pub const OP_INVALIDATE_STASH: u64 = 3;
+
+/// Stash entries per OR / AND group of the value select (one LUT6: three hit-and-value
+/// pairs).
+const TREE_GROUP: usize = 3;
+
+/// `{key, value}` of every stash entry in distributed RAM, for read-back only: a write
+/// port on the clock and an asynchronous read port. A copy of the register stash (which
+/// the parallel compare and the value select need), so read-back costs a few LUTs
+/// instead of a 32-way select of 168 bits.
+#[derive(LogicBlock)]
+pub struct StashRam {
+    pub clk: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<8>>,
+    pub read_data: Signal<Out, Bits<168>>,
+    pub write_address: Signal<In, Bits<8>>,
+    pub write_data: Signal<In, Bits<168>>,
+    pub write_enable: Signal<In, Bit>,
+    // Simulation storage; the leading underscore keeps it out of the derived Block walk.
+    _sim: Box<Vec<Bits<168>>>,
+}
+
+impl StashRam {
+    /// `depth`: a power of two, 2..=64.
+    pub fn new(depth: usize) -> Self {
+        assert!(depth.is_power_of_two() && (2..=64).contains(&depth));
+        Self {
+            clk: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Box::new(vec![Default::default(); depth]),
+        }
+    }
+}
+
+impl Logic for StashRam {
+    fn update(&mut self) {
+        let mask = self._sim.len() - 1;
+        if self.clk.pos_edge() && self.write_enable.val() {
+            self._sim[self.write_address.val().index() & mask] = self.write_data.val();
+        }
+        self.read_data.next = self._sim[self.read_address.val().index() & mask];
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let a = self._sim.len().trailing_zeros() as usize;
+        Verilog::Custom(format!(
+            "\
+reg [167:0] mem [0:{last}];
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+// The address ports are 8 bits for every depth; only the low log2(depth) bits index.
+wire _unused_ok = &{{1'b0, read_address[7:{a}], write_address[7:{a}]}};
+always @(*) begin
+   read_data = mem[read_index];
+end
+
+always @(posedge clk) begin
+   if (write_enable) begin
+      mem[write_index] <= write_data;
+   end
+end
+",
+            last = self._sim.len() - 1,
+            amsb = a - 1,
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "stash_ram_write".into(),
+            clock: "clk".into(),
+            inputs: vec![
+                "write_address".into(),
+                "write_data".into(),
+                "write_enable".into(),
+            ],
+            outputs: vec![],
+        }]
+    }
+}
 
 #[derive(LogicBlock)]
 pub struct FlowTable {
@@ -120,121 +233,197 @@ pub struct FlowTable {
     pub status_dup_hit_count: Signal<Out, Bits<32>>,
     pub status_bad_update_count: Signal<Out, Bits<32>>,
 
-    // Sizes from the config, as constants: `stash_len` bounds the unrolled stash loops.
+    // Sizes from the config, as constants: they bound the unrolled loops.
     depth_m1: Constant<Bits<INDEX_BITS>>,
     stash_len: Constant<Bits<8>>,
+    tree_groups: Constant<Bits<8>>,
     op_write_slot: Constant<Bits<2>>,
     op_write_stash: Constant<Bits<2>>,
     op_invalidate_slot: Constant<Bits<2>>,
     op_invalidate_stash: Constant<Bits<2>>,
+    all_ones: Constant<Bits<VALUE_BITS>>,
+    // A 56-bit compare in 3-bit groups: bit 3g of `!(x | x >> 1 | x >> 2)` (x = a ^ b)
+    // says group g is equal. `gpos` marks those bits; `gfill` is every other bit but
+    // bit 1, which carries a valid flag; `gfill_p` also fills bit 1.
+    gpos: Constant<Bits<KEY_BITS>>,
+    gfill: Constant<Bits<KEY_BITS>>,
+    gfill_p: Constant<Bits<KEY_BITS>>,
+    bit1: Constant<Bits<KEY_BITS>>,
 
     hash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
+    uhash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
     way: [BankRam<Bits<ENTRY_BITS>>; WAYS],
+    stash_ram: StashRam,
     stash_valid: Vec<DFF<Bit>>,
     stash_key: Vec<DFF<Bits<KEY_BITS>>>,
     stash_value: Vec<DFF<Bits<VALUE_BITS>>>,
 
     clearing: DFF<Bit>,
     clear_index: DFF<Bits<INDEX_BITS>>,
+    // The sweep's port-A writes, one cycle after `clearing` (the ways are written one
+    // cycle after everything that is registered at the ports).
+    sw_active: DFF<Bit>,
+    sw_index: DFF<Bits<INDEX_BITS>>,
 
-    // Stage 1 (RAM read in flight).
-    s1_valid: DFF<Bit>,
-    s1_force_miss: DFF<Bit>,
-    s1_key: DFF<Bits<KEY_BITS>>,
-    s1_tag: DFF<Bits<TAG_BITS>>,
-    // Stage 2 (hits known).
-    s2_valid: DFF<Bit>,
-    s2_tag: DFF<Bits<TAG_BITS>>,
-    s2_way_hit: [DFF<Bit>; WAYS],
-    s2_way_value: [DFF<Bits<VALUE_BITS>>; WAYS],
-    s2_stash_hit: Vec<DFF<Bit>>,
-    shadow_valid: DFF<Bit>,
-    shadow_index: DFF<Bits<INDEX_BITS>>,
-    shadow_value: DFF<Bits<VALUE_BITS>>,
-    // Outputs and status.
-    out_valid: DFF<Bit>,
-    out_hit: DFF<Bit>,
-    out_value: DFF<Bits<VALUE_BITS>>,
-    out_tag: DFF<Bits<TAG_BITS>>,
-    // Read-back (CSR): request registered while the RAM reads on its write port.
-    rd_pending: DFF<Bit>,
-    rd_stash: DFF<Bit>,
-    rd_way: DFF<Bits<2>>,
-    rd_index: DFF<Bits<INDEX_BITS>>,
-    rd_valid_q: DFF<Bit>,
-    rd_entry_q: DFF<Bits<ENTRY_BITS>>,
-    rdk_or: Vec<Signal<Local, Bits<KEY_BITS>>>,
-    rdv_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    rdb_or: Vec<Signal<Local, Bit>>,
-    rdk_term: Vec<Signal<Local, Bits<KEY_BITS>>>,
-    rdv_term: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    rdb_term: Vec<Signal<Local, Bit>>,
-    rd_key_sel: Signal<Local, Bits<KEY_BITS>>,
-    rd_val_sel: Signal<Local, Bits<VALUE_BITS>>,
-    rd_valid_sel: Signal<Local, Bit>,
-    rd_stash_entry: Signal<Local, Bits<ENTRY_BITS>>,
-    rd_way_entry: Signal<Local, Bits<ENTRY_BITS>>,
-    // Stage 3: the multi-hit check.
-    chk_several: DFF<Bit>,
-    chk_or: DFF<Bits<VALUE_BITS>>,
-    chk_and: DFF<Bits<VALUE_BITS>>,
-    multi_hit: DFF<Bit>,
-    multi_hit_count: DFF<Bits<32>>,
-    dup_hit_count: DFF<Bits<32>>,
-    bad_update_count: DFF<Bits<32>>,
-
-    // Update decode.
-    upd_slot_ok: Signal<Local, Bit>,
-    upd_stash_ok: Signal<Local, Bit>,
-    upd_is_slot: Signal<Local, Bit>,
-    upd_is_stash: Signal<Local, Bit>,
-    upd_is_write: Signal<Local, Bit>,
-    upd_bad: Signal<Local, Bit>,
-    // Updates (see "Updates" in the module docs): every cycle the ways' write ports
-    // read the staged key's own slots (pre); cycle A writes the ways, A + 1 the stash.
-    uhash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
-    uhome: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
-    upd_home_ok: Signal<Local, Bit>,
-    upd_fresh: Signal<Local, Bit>,
-    upd_take: Signal<Local, Bit>,
-    upd_entry: Signal<Local, Bits<ENTRY_BITS>>,
-    upd_present: [Signal<Local, Bit>; WAYS],
-    upd_target: [Signal<Local, Bit>; WAYS],
-    pre_valid: DFF<Bit>,
-    pre_key: DFF<Bits<KEY_BITS>>,
-    u2_is_stash: DFF<Bit>,
-    u2_is_write: DFF<Bit>,
-    u2_purge: DFF<Bit>,
-    u2_index: DFF<Bits<INDEX_BITS>>,
-    u2_key: DFF<Bits<KEY_BITS>>,
-    u2_value: DFF<Bits<VALUE_BITS>>,
-    rd_take: Signal<Local, Bit>,
-    rd_refused: Signal<Local, Bit>,
-    // Stage 2 select chains: element i+1 folds in stash entry i (element 0 is the start).
-    // Vecs sized by the config, so no unused (unconnected) elements exist.
-    stash_v: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    st_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    st_and: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    st_one: Vec<Signal<Local, Bit>>,
-    st_two: Vec<Signal<Local, Bit>>,
-    sh_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
-    sh_term: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    // ---- Lookup pipeline ----
+    l1_valid: DFF<Bit>,
+    l1_fm: DFF<Bit>,
+    l1_key: DFF<Bits<KEY_BITS>>,
+    l1_tag: DFF<Bits<TAG_BITS>>,
+    l1_idx: [DFF<Bits<INDEX_BITS>>; WAYS],
+    l2_valid: DFF<Bit>,
+    l2_fm: DFF<Bit>,
+    l2_key: DFF<Bits<KEY_BITS>>,
+    l2_tag: DFF<Bits<TAG_BITS>>,
+    lm_pend: [DFF<Bit>; WAYS],
+    lm_infl: [DFF<Bit>; WAYS],
+    sx: Vec<Signal<Local, Bits<KEY_BITS>>>,
+    sg: Vec<DFF<Bits<KEY_BITS>>>,
+    l3_valid: DFF<Bit>,
+    l3_fm: DFF<Bit>,
+    l3_tag: DFF<Bits<TAG_BITS>>,
+    lx: [Signal<Local, Bits<KEY_BITS>>; WAYS],
+    lg: [DFF<Bits<KEY_BITS>>; WAYS],
+    lv: [DFF<Bits<VALUE_BITS>>; WAYS],
+    lmask: [DFF<Bit>; WAYS],
+    // Stash hits, padded with never-hit entries to whole groups of three.
+    shit: Vec<DFF<Bit>>,
+    l4_valid: DFF<Bit>,
+    l4_tag: DFF<Bits<TAG_BITS>>,
+    whit: [DFF<Bit>; WAYS],
+    wv: [DFF<Bits<VALUE_BITS>>; WAYS],
     st_hv: Vec<Signal<Local, Bits<VALUE_BITS>>>,
     st_ha: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    go: Vec<DFF<Bits<VALUE_BITS>>>,
+    ga: Vec<DFF<Bits<VALUE_BITS>>>,
+    g_any: Vec<DFF<Bit>>,
+    g_two: Vec<DFF<Bit>>,
+    // Stage 4 chains: element 0 folds in the ways, element g + 1 stash group g.
+    c_or: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    c_and: Vec<Signal<Local, Bits<VALUE_BITS>>>,
+    c_one: Vec<Signal<Local, Bit>>,
+    c_two: Vec<Signal<Local, Bit>>,
     wy_hv: [Signal<Local, Bits<VALUE_BITS>>; WAYS],
     wy_ha: [Signal<Local, Bits<VALUE_BITS>>; WAYS],
     wy_or: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_and: [Signal<Local, Bits<VALUE_BITS>>; 5],
     wy_one: [Signal<Local, Bit>; 5],
     wy_two: [Signal<Local, Bit>; 5],
-    stash_or: Signal<Local, Bits<VALUE_BITS>>,
-    stash_and: Signal<Local, Bits<VALUE_BITS>>,
-    stash_one: Signal<Local, Bit>,
-    stash_two: Signal<Local, Bit>,
+    all_or: Signal<Local, Bits<VALUE_BITS>>,
+    all_and: Signal<Local, Bits<VALUE_BITS>>,
     any_hit: Signal<Local, Bit>,
     several: Signal<Local, Bit>,
+    out_valid: DFF<Bit>,
+    out_hit: DFF<Bit>,
+    out_value: DFF<Bits<VALUE_BITS>>,
+    out_tag: DFF<Bits<TAG_BITS>>,
+    // The multi-hit check, one cycle after the result.
+    chk_several: DFF<Bit>,
+    chk_dis: DFF<Bits<VALUE_BITS>>,
     disagree: Signal<Local, Bit>,
-    all_ones: Constant<Bits<VALUE_BITS>>,
+    multi_hit: DFF<Bit>,
+    multi_hit_count: DFF<Bits<32>>,
+    dup_hit_count: DFF<Bits<32>>,
+
+    // ---- Commands (see "Updates") ----
+    pre_key: DFF<Bits<KEY_BITS>>,
+    pre_home: [DFF<Bits<INDEX_BITS>>; WAYS],
+    // No update, read or sweep in this cycle (so a write next cycle has a good pre-read).
+    pre_ok: DFF<Bit>,
+    upd_is_slot: Signal<Local, Bit>,
+    upd_is_stash: Signal<Local, Bit>,
+    upd_is_write: Signal<Local, Bit>,
+    upd_slot_ok: Signal<Local, Bit>,
+    upd_stash_ok: Signal<Local, Bit>,
+    upd_home_ok: Signal<Local, Bit>,
+    c_valid: DFF<Bit>,
+    c_rst: DFF<Bit>,
+    c_is_slot: DFF<Bit>,
+    c_is_write: DFF<Bit>,
+    c_bad0: DFF<Bit>,
+    c_keyneq: DFF<Bit>,
+    c_fresh: DFF<Bit>,
+    c_rdref: DFF<Bit>,
+    c_index: DFF<Bits<INDEX_BITS>>,
+    c_key: DFF<Bits<KEY_BITS>>,
+    c_value: DFF<Bits<VALUE_BITS>>,
+    c_home: [DFF<Bits<INDEX_BITS>>; WAYS],
+    c_tgt: [DFF<Bit>; WAYS],
+    c_sel: Vec<DFF<Bit>>,
+    bad: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    // Stash purge: the staged key vs every stash key in cycle A, in 3-bit groups.
+    px: Vec<Signal<Local, Bits<KEY_BITS>>>,
+    sp: Vec<DFF<Bits<KEY_BITS>>>,
+    // Pre-read: the staged key's own slots (port A, edge after A), compared in A + 1.
+    pm_pend: [DFF<Bit>; WAYS],
+    pm_infl: [DFF<Bit>; WAYS],
+    pmask: [DFF<Bit>; WAYS],
+    prx: [Signal<Local, Bits<KEY_BITS>>; WAYS],
+    pg: [DFF<Bits<KEY_BITS>>; WAYS],
+    // The write executed last cycle; its copies in other ways are found this cycle.
+    infl_valid: DFF<Bit>,
+    infl_tgt: [DFF<Bit>; WAYS],
+    infl_slot: [DFF<Bits<INDEX_BITS>>; WAYS],
+    present: [Signal<Local, Bit>; WAYS],
+    present_q: [DFF<Bit>; WAYS],
+    // Pending purges, one per way.
+    pend_valid: [DFF<Bit>; WAYS],
+    pend_slot: [DFF<Bits<INDEX_BITS>>; WAYS],
+    drain: [Signal<Local, Bit>; WAYS],
+    port_busy: Signal<Local, Bit>,
+    // The stash value two edges after its key (see "Updates").
+    u2_valid: DFF<Bit>,
+    u2_index: DFF<Bits<INDEX_BITS>>,
+    u2_key: DFF<Bits<KEY_BITS>>,
+    u2_value: DFF<Bits<VALUE_BITS>>,
+    u3_valid: DFF<Bit>,
+    u3_index: DFF<Bits<INDEX_BITS>>,
+    u3_key: DFF<Bits<KEY_BITS>>,
+    u3_value: DFF<Bits<VALUE_BITS>>,
+    bad_update_count: DFF<Bits<32>>,
+
+    // ---- Read-back ----
+    rd_take: Signal<Local, Bit>,
+    rd_refused: Signal<Local, Bit>,
+    rd1_valid: DFF<Bit>,
+    rd1_stash: DFF<Bit>,
+    rd1_way: DFF<Bits<2>>,
+    rd1_index: DFF<Bits<INDEX_BITS>>,
+    rd1_use: [DFF<Bit>; WAYS],
+    rm_addr: Signal<Local, Bits<INDEX_BITS>>,
+    rm_pend_w: [Signal<Local, Bit>; WAYS],
+    rm_infl_w: [Signal<Local, Bit>; WAYS],
+    rsv_or: Vec<Signal<Local, Bit>>,
+    rd2_valid: DFF<Bit>,
+    rd2_stash: DFF<Bit>,
+    rd2_way: DFF<Bits<2>>,
+    rd2_index: DFF<Bits<INDEX_BITS>>,
+    rd2_pend: DFF<Bit>,
+    rd2_infl: DFF<Bit>,
+    rd2_sv: DFF<Bit>,
+    rd3_valid: DFF<Bit>,
+    rd3_stash: DFF<Bit>,
+    rd3_index: DFF<Bits<INDEX_BITS>>,
+    rd3_mask: DFF<Bit>,
+    rd3_sv: DFF<Bit>,
+    rd3_word: DFF<Bits<ENTRY_BITS>>,
+    rd_word: Signal<Local, Bits<ENTRY_BITS>>,
+    rd_valid_q: DFF<Bit>,
+    rd_entry_q: DFF<Bits<ENTRY_BITS>>,
+}
+
+/// The constants of a 3-bit-group compare (see `gpos` in [`FlowTable`]).
+fn group_masks() -> (Bits<KEY_BITS>, Bits<KEY_BITS>, Bits<KEY_BITS>) {
+    let mut pos: Bits<KEY_BITS> = Default::default();
+    let mut fill: Bits<KEY_BITS> = Default::default();
+    for i in 0..KEY_BITS {
+        let g = i % 3 == 0;
+        pos = pos.replace_bit(i, g);
+        fill = fill.replace_bit(i, !g && i != 1);
+    }
+    let fill_p = fill.replace_bit(1, true);
+    (pos, fill, fill_p)
 }
 
 impl FlowTable {
@@ -248,6 +437,9 @@ impl FlowTable {
             }
             b
         };
+        let (gpos, gfill, gfill_p) = group_masks();
+        let groups = stash.div_ceil(TREE_GROUP);
+        let n = |k: usize| -> Vec<DFF<Bit>> { (0..k).map(|_| Default::default()).collect() };
         Self {
             clk: Default::default(),
             rst: Default::default(),
@@ -278,104 +470,159 @@ impl FlowTable {
             status_bad_update_count: Default::default(),
             depth_m1: Constant::new(((slots_per_way - 1) as LiteralType).into()),
             stash_len: Constant::new((stash as LiteralType).into()),
+            tree_groups: Constant::new((groups as LiteralType).into()),
             op_write_slot: Constant::new(OP_WRITE_SLOT.into()),
             op_write_stash: Constant::new(OP_WRITE_STASH.into()),
             op_invalidate_slot: Constant::new(OP_INVALIDATE_SLOT.into()),
             op_invalidate_stash: Constant::new(OP_INVALIDATE_STASH.into()),
+            all_ones: Constant::new(ones),
+            gpos: Constant::new(gpos),
+            gfill: Constant::new(gfill),
+            gfill_p: Constant::new(gfill_p),
+            bit1: Constant::new(bits::<KEY_BITS>(2)),
             hash: array_init(|w| H3Hash::new(seeds[w])),
+            uhash: array_init(|w| H3Hash::new(seeds[w])),
             way: array_init(|_| BankRam::new(slots_per_way)),
-            stash_valid: (0..stash).map(|_| Default::default()).collect(),
+            stash_ram: StashRam::new(stash.max(2).next_power_of_two()),
+            stash_valid: n(stash),
             stash_key: (0..stash).map(|_| Default::default()).collect(),
             stash_value: (0..stash).map(|_| Default::default()).collect(),
             clearing: Default::default(),
             clear_index: Default::default(),
-            s1_valid: Default::default(),
-            s1_force_miss: Default::default(),
-            s1_key: Default::default(),
-            s1_tag: Default::default(),
-            s2_valid: Default::default(),
-            s2_tag: Default::default(),
-            s2_way_hit: array_init(|_| Default::default()),
-            s2_way_value: array_init(|_| Default::default()),
-            s2_stash_hit: (0..stash).map(|_| Default::default()).collect(),
-            shadow_valid: Default::default(),
-            shadow_index: Default::default(),
-            shadow_value: Default::default(),
-            out_valid: Default::default(),
-            out_hit: Default::default(),
-            out_value: Default::default(),
-            out_tag: Default::default(),
-            rd_pending: Default::default(),
-            rd_stash: Default::default(),
-            rd_way: Default::default(),
-            rd_index: Default::default(),
-            rd_valid_q: Default::default(),
-            rd_entry_q: Default::default(),
-            rdk_or: (0..=stash).map(|_| Default::default()).collect(),
-            rdv_or: (0..=stash).map(|_| Default::default()).collect(),
-            rdb_or: (0..=stash).map(|_| Default::default()).collect(),
-            rdk_term: (0..stash).map(|_| Default::default()).collect(),
-            rdv_term: (0..stash).map(|_| Default::default()).collect(),
-            rdb_term: (0..stash).map(|_| Default::default()).collect(),
-            rd_key_sel: Default::default(),
-            rd_val_sel: Default::default(),
-            rd_valid_sel: Default::default(),
-            rd_stash_entry: Default::default(),
-            rd_way_entry: Default::default(),
-            chk_several: Default::default(),
-            chk_or: Default::default(),
-            chk_and: Default::default(),
-            multi_hit: Default::default(),
-            multi_hit_count: Default::default(),
-            dup_hit_count: Default::default(),
-            bad_update_count: Default::default(),
-            upd_slot_ok: Default::default(),
-            upd_stash_ok: Default::default(),
-            upd_is_slot: Default::default(),
-            upd_is_stash: Default::default(),
-            upd_is_write: Default::default(),
-            upd_bad: Default::default(),
-            uhash: array_init(|w| H3Hash::new(seeds[w])),
-            uhome: array_init(|_| Default::default()),
-            upd_home_ok: Default::default(),
-            upd_fresh: Default::default(),
-            upd_take: Default::default(),
-            upd_entry: Default::default(),
-            upd_present: array_init(|_| Default::default()),
-            upd_target: array_init(|_| Default::default()),
-            pre_valid: Default::default(),
-            pre_key: Default::default(),
-            u2_is_stash: Default::default(),
-            u2_is_write: Default::default(),
-            u2_purge: Default::default(),
-            u2_index: Default::default(),
-            u2_key: Default::default(),
-            u2_value: Default::default(),
-            rd_take: Default::default(),
-            rd_refused: Default::default(),
-            stash_v: (0..stash).map(|_| Default::default()).collect(),
-            st_or: (0..=stash).map(|_| Default::default()).collect(),
-            st_and: (0..=stash).map(|_| Default::default()).collect(),
-            st_one: (0..=stash).map(|_| Default::default()).collect(),
-            st_two: (0..=stash).map(|_| Default::default()).collect(),
-            sh_or: (0..=stash).map(|_| Default::default()).collect(),
-            sh_term: (0..stash).map(|_| Default::default()).collect(),
-            st_hv: (0..stash).map(|_| Default::default()).collect(),
-            st_ha: (0..stash).map(|_| Default::default()).collect(),
+            sw_active: Default::default(),
+            sw_index: Default::default(),
+            l1_valid: Default::default(),
+            l1_fm: Default::default(),
+            l1_key: Default::default(),
+            l1_tag: Default::default(),
+            l1_idx: array_init(|_| Default::default()),
+            l2_valid: Default::default(),
+            l2_fm: Default::default(),
+            l2_key: Default::default(),
+            l2_tag: Default::default(),
+            lm_pend: array_init(|_| Default::default()),
+            lm_infl: array_init(|_| Default::default()),
+            sx: (0..stash).map(|_| Default::default()).collect(),
+            sg: (0..stash).map(|_| Default::default()).collect(),
+            l3_valid: Default::default(),
+            l3_fm: Default::default(),
+            l3_tag: Default::default(),
+            lx: array_init(|_| Default::default()),
+            lg: array_init(|_| Default::default()),
+            lv: array_init(|_| Default::default()),
+            lmask: array_init(|_| Default::default()),
+            shit: n(groups * TREE_GROUP),
+            l4_valid: Default::default(),
+            l4_tag: Default::default(),
+            whit: array_init(|_| Default::default()),
+            wv: array_init(|_| Default::default()),
+            st_hv: (0..groups * TREE_GROUP).map(|_| Default::default()).collect(),
+            st_ha: (0..groups * TREE_GROUP).map(|_| Default::default()).collect(),
+            go: (0..groups).map(|_| Default::default()).collect(),
+            ga: (0..groups).map(|_| Default::default()).collect(),
+            g_any: n(groups),
+            g_two: n(groups),
+            c_or: (0..=groups).map(|_| Default::default()).collect(),
+            c_and: (0..=groups).map(|_| Default::default()).collect(),
+            c_one: (0..=groups).map(|_| Default::default()).collect(),
+            c_two: (0..=groups).map(|_| Default::default()).collect(),
             wy_hv: array_init(|_| Default::default()),
             wy_ha: array_init(|_| Default::default()),
             wy_or: array_init(|_| Default::default()),
             wy_and: array_init(|_| Default::default()),
             wy_one: array_init(|_| Default::default()),
             wy_two: array_init(|_| Default::default()),
-            stash_or: Default::default(),
-            stash_and: Default::default(),
-            stash_one: Default::default(),
-            stash_two: Default::default(),
+            all_or: Default::default(),
+            all_and: Default::default(),
             any_hit: Default::default(),
             several: Default::default(),
+            out_valid: Default::default(),
+            out_hit: Default::default(),
+            out_value: Default::default(),
+            out_tag: Default::default(),
+            chk_several: Default::default(),
+            chk_dis: Default::default(),
             disagree: Default::default(),
-            all_ones: Constant::new(ones),
+            multi_hit: Default::default(),
+            multi_hit_count: Default::default(),
+            dup_hit_count: Default::default(),
+            pre_key: Default::default(),
+            pre_home: array_init(|_| Default::default()),
+            pre_ok: Default::default(),
+            upd_is_slot: Default::default(),
+            upd_is_stash: Default::default(),
+            upd_is_write: Default::default(),
+            upd_slot_ok: Default::default(),
+            upd_stash_ok: Default::default(),
+            upd_home_ok: Default::default(),
+            c_valid: Default::default(),
+            c_rst: Default::default(),
+            c_is_slot: Default::default(),
+            c_is_write: Default::default(),
+            c_bad0: Default::default(),
+            c_keyneq: Default::default(),
+            c_fresh: Default::default(),
+            c_rdref: Default::default(),
+            c_index: Default::default(),
+            c_key: Default::default(),
+            c_value: Default::default(),
+            c_home: array_init(|_| Default::default()),
+            c_tgt: array_init(|_| Default::default()),
+            c_sel: n(stash),
+            bad: Default::default(),
+            take: Default::default(),
+            px: (0..stash).map(|_| Default::default()).collect(),
+            sp: (0..stash).map(|_| Default::default()).collect(),
+            pm_pend: array_init(|_| Default::default()),
+            pm_infl: array_init(|_| Default::default()),
+            pmask: array_init(|_| Default::default()),
+            prx: array_init(|_| Default::default()),
+            pg: array_init(|_| Default::default()),
+            infl_valid: Default::default(),
+            infl_tgt: array_init(|_| Default::default()),
+            infl_slot: array_init(|_| Default::default()),
+            present: array_init(|_| Default::default()),
+            present_q: array_init(|_| Default::default()),
+            pend_valid: array_init(|_| Default::default()),
+            pend_slot: array_init(|_| Default::default()),
+            drain: array_init(|_| Default::default()),
+            port_busy: Default::default(),
+            u2_valid: Default::default(),
+            u2_index: Default::default(),
+            u2_key: Default::default(),
+            u2_value: Default::default(),
+            u3_valid: Default::default(),
+            u3_index: Default::default(),
+            u3_key: Default::default(),
+            u3_value: Default::default(),
+            bad_update_count: Default::default(),
+            rd_take: Default::default(),
+            rd_refused: Default::default(),
+            rd1_valid: Default::default(),
+            rd1_stash: Default::default(),
+            rd1_way: Default::default(),
+            rd1_index: Default::default(),
+            rd1_use: array_init(|_| Default::default()),
+            rm_addr: Default::default(),
+            rm_pend_w: array_init(|_| Default::default()),
+            rm_infl_w: array_init(|_| Default::default()),
+            rsv_or: (0..=stash).map(|_| Default::default()).collect(),
+            rd2_valid: Default::default(),
+            rd2_stash: Default::default(),
+            rd2_way: Default::default(),
+            rd2_index: Default::default(),
+            rd2_pend: Default::default(),
+            rd2_infl: Default::default(),
+            rd2_sv: Default::default(),
+            rd3_valid: Default::default(),
+            rd3_stash: Default::default(),
+            rd3_index: Default::default(),
+            rd3_mask: Default::default(),
+            rd3_sv: Default::default(),
+            rd3_word: Default::default(),
+            rd_word: Default::default(),
+            rd_valid_q: Default::default(),
+            rd_entry_q: Default::default(),
         }
     }
 }
@@ -388,163 +635,286 @@ impl Logic for FlowTable {
             clk,
             clearing,
             clear_index,
-            s1_valid,
-            s1_force_miss,
-            s1_key,
-            s1_tag,
-            s2_valid,
-            s2_tag,
-            shadow_valid,
-            shadow_index,
-            shadow_value,
+            sw_active,
+            sw_index,
+            l1_valid,
+            l1_fm,
+            l1_key,
+            l1_tag,
+            l2_valid,
+            l2_fm,
+            l2_key,
+            l2_tag,
+            l3_valid,
+            l3_fm,
+            l3_tag,
+            l4_valid,
+            l4_tag,
             out_valid,
             out_hit,
             out_value,
             out_tag,
-            rd_pending,
-            rd_stash,
-            rd_way,
-            rd_index,
-            rd_valid_q,
-            rd_entry_q,
             chk_several,
-            chk_or,
-            chk_and,
+            chk_dis,
             multi_hit,
             multi_hit_count,
             dup_hit_count,
-            bad_update_count,
-            pre_valid,
             pre_key,
-            u2_is_stash,
-            u2_is_write,
-            u2_purge,
+            pre_ok,
+            c_valid,
+            c_rst,
+            c_is_slot,
+            c_is_write,
+            c_bad0,
+            c_keyneq,
+            c_fresh,
+            c_rdref,
+            c_index,
+            c_key,
+            c_value,
+            infl_valid,
+            u2_valid,
             u2_index,
             u2_key,
-            u2_value
+            u2_value,
+            u3_valid,
+            u3_index,
+            u3_key,
+            u3_value,
+            bad_update_count,
+            rd1_valid,
+            rd1_stash,
+            rd1_way,
+            rd1_index,
+            rd2_valid,
+            rd2_stash,
+            rd2_way,
+            rd2_index,
+            rd2_pend,
+            rd2_infl,
+            rd2_sv,
+            rd3_valid,
+            rd3_stash,
+            rd3_index,
+            rd3_mask,
+            rd3_sv,
+            rd3_word,
+            rd_valid_q,
+            rd_entry_q
         );
         for i in 0..self.stash_len.val().index() {
             self.stash_valid[i].clock.next = self.clk.val();
             self.stash_key[i].clock.next = self.clk.val();
             self.stash_value[i].clock.next = self.clk.val();
+            self.sg[i].clock.next = self.clk.val();
+            self.sp[i].clock.next = self.clk.val();
+            self.c_sel[i].clock.next = self.clk.val();
             self.stash_valid[i].d.next = self.stash_valid[i].q.val();
             self.stash_key[i].d.next = self.stash_key[i].q.val();
             self.stash_value[i].d.next = self.stash_value[i].q.val();
-            self.s2_stash_hit[i].clock.next = self.clk.val();
-            self.s2_stash_hit[i].d.next = false;
+        }
+        for i in 0..(self.tree_groups.val().index() * 3) {
+            self.shit[i].clock.next = self.clk.val();
+        }
+        for g in 0..self.tree_groups.val().index() {
+            self.go[g].clock.next = self.clk.val();
+            self.ga[g].clock.next = self.clk.val();
+            self.g_any[g].clock.next = self.clk.val();
+            self.g_two[g].clock.next = self.clk.val();
         }
         for w in 0..WAYS {
-            self.s2_way_hit[w].clock.next = self.clk.val();
-            self.s2_way_value[w].clock.next = self.clk.val();
             self.way[w].read_clock.next = self.clk.val();
             self.way[w].write_clock.next = self.clk.val();
+            self.l1_idx[w].clock.next = self.clk.val();
+            self.lm_pend[w].clock.next = self.clk.val();
+            self.lm_infl[w].clock.next = self.clk.val();
+            self.lg[w].clock.next = self.clk.val();
+            self.lv[w].clock.next = self.clk.val();
+            self.lmask[w].clock.next = self.clk.val();
+            self.whit[w].clock.next = self.clk.val();
+            self.wv[w].clock.next = self.clk.val();
+            self.pre_home[w].clock.next = self.clk.val();
+            self.c_home[w].clock.next = self.clk.val();
+            self.c_tgt[w].clock.next = self.clk.val();
+            self.pm_pend[w].clock.next = self.clk.val();
+            self.pm_infl[w].clock.next = self.clk.val();
+            self.pmask[w].clock.next = self.clk.val();
+            self.pg[w].clock.next = self.clk.val();
+            self.infl_tgt[w].clock.next = self.clk.val();
+            self.infl_slot[w].clock.next = self.clk.val();
+            self.present_q[w].clock.next = self.clk.val();
+            self.pend_valid[w].clock.next = self.clk.val();
+            self.pend_slot[w].clock.next = self.clk.val();
+            self.rd1_use[w].clock.next = self.clk.val();
+            self.pend_valid[w].d.next = self.pend_valid[w].q.val();
+            self.pend_slot[w].d.next = self.pend_slot[w].q.val();
+            self.infl_tgt[w].d.next = self.infl_tgt[w].q.val();
+            self.infl_slot[w].d.next = self.infl_slot[w].q.val();
         }
-
-        // ---- Cycle 0: hash the key; each way's RAM reads its slot. ----------------------
-        for w in 0..WAYS {
-            self.hash[w].key.next = self.s_lookup_key.val();
-            self.way[w].read_address.next = (self.hash[w].hash.val() & self.depth_m1.val());
-        }
-        self.s1_valid.d.next = self.s_lookup_valid.val();
-        self.s1_force_miss.d.next = self.clearing.q.val();
-        self.s1_key.d.next = self.s_lookup_key.val();
-        self.s1_tag.d.next = self.s_lookup_tag.val();
+        self.stash_ram.clk.next = self.clk.val();
 
         // hdl_gen emits Rust constants in expressions as Verilog identifiers, so bit offsets
         // below are literals: 168 = valid bit, 112 = key offset (ENTRY_BITS - 1, VALUE_BITS).
 
-        // ---- Cycle 1: compare every way and every stash entry with the key. -------------
+        // ==== Lookups ====================================================================
+        // c: hash straight from the port into the index registers.
         for w in 0..WAYS {
-            self.s2_way_hit[w].d.next = (self.way[w].read_data.val().get_bit(168)
-                & (self.way[w].read_data.val().get_bits::<KEY_BITS>(112) == self.s1_key.q.val())
-                & !self.s1_force_miss.q.val());
-            self.s2_way_value[w].d.next = self.way[w].read_data.val().get_bits::<VALUE_BITS>(0);
+            self.hash[w].key.next = self.s_lookup_key.val();
+            self.l1_idx[w].d.next = (self.hash[w].hash.val() & self.depth_m1.val());
+        }
+        self.l1_valid.d.next = self.s_lookup_valid.val();
+        self.l1_fm.d.next = self.clearing.q.val();
+        self.l1_key.d.next = self.s_lookup_key.val();
+        self.l1_tag.d.next = self.s_lookup_tag.val();
+
+        // c+1: the ways read; the stash is compared in 3-bit groups (with its valid bit on
+        // bit 1); a slot the lookup reads that holds a copy awaiting its purge is marked.
+        for w in 0..WAYS {
+            self.way[w].read_address.next = self.l1_idx[w].q.val();
+            self.lm_pend[w].d.next = (self.pend_valid[w].q.val()
+                & (self.pend_slot[w].q.val() == self.l1_idx[w].q.val()));
+            self.lm_infl[w].d.next = (self.infl_valid.q.val()
+                & (self.infl_slot[w].q.val() == self.l1_idx[w].q.val()));
         }
         for i in 0..self.stash_len.val().index() {
-            self.s2_stash_hit[i].d.next = (self.stash_valid[i].q.val()
-                & (self.stash_key[i].q.val() == self.s1_key.q.val())
-                & !self.s1_force_miss.q.val());
+            self.sx[i].next = (self.stash_key[i].q.val() ^ self.l1_key.q.val());
+            self.sg[i].d.next = (!((self.sx[i].val() | (self.sx[i].val() >> 1))
+                | (self.sx[i].val() >> 2))
+                & self.gpos.val());
+            // (bit_cast cannot take a loop index: the flag goes in through a branch.)
+            if (self.stash_valid[i].q.val() & !self.l1_fm.q.val()) {
+                self.sg[i].d.next = ((!((self.sx[i].val() | (self.sx[i].val() >> 1))
+                    | (self.sx[i].val() >> 2))
+                    & self.gpos.val())
+                    | self.bit1.val());
+            }
         }
-        self.s2_valid.d.next = self.s1_valid.q.val();
-        self.s2_tag.d.next = self.s1_tag.q.val();
+        self.l2_valid.d.next = self.l1_valid.q.val();
+        self.l2_fm.d.next = self.l1_fm.q.val();
+        self.l2_key.d.next = self.l1_key.q.val();
+        self.l2_tag.d.next = self.l1_tag.q.val();
 
-        // ---- Cycle 2: one-hot select; hits that disagree are a multi-hit error. ----------
-        // OR of the hit values is the answer when all hits agree; AND of them differs
-        // from the OR exactly when two hits carry different values.
-        // Each source contributes a masked term (its value if it hit, else 0 for the OR
-        // and all ones for the AND), and the chains are plain OR / AND / boolean chains:
-        // synthesis balances those into trees, where an if/else per source would become
-        // a priority-mux chain as long as the stash.
+        // c+2: the RAM words, compared in groups in the cycle of the read (the depth mux
+        // and one LUT); the stash hits; the purge marks resolved.
+        for w in 0..WAYS {
+            self.lx[w].next = (self.way[w].read_data.val().get_bits::<KEY_BITS>(112)
+                ^ self.l2_key.q.val());
+            self.lg[w].d.next = (!((self.lx[w].val() | (self.lx[w].val() >> 1))
+                | (self.lx[w].val() >> 2))
+                & self.gpos.val());
+            if self.way[w].read_data.val().get_bit(168) {
+                self.lg[w].d.next = ((!((self.lx[w].val() | (self.lx[w].val() >> 1))
+                    | (self.lx[w].val() >> 2))
+                    & self.gpos.val())
+                    | self.bit1.val());
+            }
+            self.lv[w].d.next = self.way[w].read_data.val().get_bits::<VALUE_BITS>(0);
+            self.lmask[w].d.next = (self.lm_pend[w].q.val()
+                | (self.lm_infl[w].q.val() & self.present_q[w].q.val()));
+        }
+        for i in 0..self.stash_len.val().index() {
+            self.shit[i].d.next = (self.sg[i].q.val() | self.gfill.val()).all();
+        }
+        for i in self.stash_len.val().index()..(self.tree_groups.val().index() * 3) {
+            self.shit[i].d.next = false;
+        }
+        self.l3_valid.d.next = self.l2_valid.q.val();
+        self.l3_fm.d.next = self.l2_fm.q.val();
+        self.l3_tag.d.next = self.l2_tag.q.val();
+
+        // c+3: way hits; stash values OR-ed and AND-ed in groups of three entries. The
+        // stash value is written two edges after its key, so the value here belongs to
+        // the entry compared in c+1.
+        for w in 0..WAYS {
+            self.whit[w].d.next = ((self.lg[w].q.val() | self.gfill.val()).all()
+                & !self.lmask[w].q.val()
+                & !self.l3_fm.q.val());
+            self.wv[w].d.next = self.lv[w].q.val();
+        }
+        for i in 0..self.stash_len.val().index() {
+            if self.shit[i].q.val() {
+                self.st_hv[i].next = self.stash_value[i].q.val();
+                self.st_ha[i].next = self.stash_value[i].q.val();
+            } else {
+                self.st_hv[i].next = 0.into();
+                self.st_ha[i].next = self.all_ones.val();
+            }
+        }
+        // Padding terms of the last group.
+        for i in self.stash_len.val().index()..(self.tree_groups.val().index() * 3) {
+            self.st_hv[i].next = 0.into();
+            self.st_ha[i].next = self.all_ones.val();
+        }
+        for g in 0..self.tree_groups.val().index() {
+            self.go[g].d.next = ((self.st_hv[g * 3].val() | self.st_hv[g * 3 + 1].val())
+                | self.st_hv[g * 3 + 2].val());
+            self.ga[g].d.next = ((self.st_ha[g * 3].val() & self.st_ha[g * 3 + 1].val())
+                & self.st_ha[g * 3 + 2].val());
+        }
+        // Hits per group: any, and two or more (padding entries never hit).
+        for g in 0..self.tree_groups.val().index() {
+            self.g_any[g].d.next = ((self.shit[g * 3].q.val() | self.shit[g * 3 + 1].q.val())
+                | self.shit[g * 3 + 2].q.val());
+            self.g_two[g].d.next = (((self.shit[g * 3].q.val() & self.shit[g * 3 + 1].q.val())
+                | (self.shit[g * 3].q.val() & self.shit[g * 3 + 2].q.val()))
+                | (self.shit[g * 3 + 1].q.val() & self.shit[g * 3 + 2].q.val()));
+        }
+        self.l4_valid.d.next = self.l3_valid.q.val();
+        self.l4_tag.d.next = self.l3_tag.q.val();
+
+        // c+4: OR of the hit values is the answer when all hits agree; AND of them differs
+        // from the OR exactly when two hits carry different values. Masked terms (the value
+        // if it hit, else 0 for the OR and all ones for the AND) in plain chains, which
+        // synthesis balances into trees.
         self.wy_or[0].next = 0.into();
         self.wy_and[0].next = self.all_ones.val();
         self.wy_one[0].next = false;
         self.wy_two[0].next = false;
         for w in 0..WAYS {
-            if self.s2_way_hit[w].q.val() {
-                self.wy_hv[w].next = self.s2_way_value[w].q.val();
-                self.wy_ha[w].next = self.s2_way_value[w].q.val();
+            if self.whit[w].q.val() {
+                self.wy_hv[w].next = self.wv[w].q.val();
+                self.wy_ha[w].next = self.wv[w].q.val();
             } else {
                 self.wy_hv[w].next = 0.into();
                 self.wy_ha[w].next = self.all_ones.val();
             }
             self.wy_or[w + 1].next = (self.wy_or[w].val() | self.wy_hv[w].val());
             self.wy_and[w + 1].next = (self.wy_and[w].val() & self.wy_ha[w].val());
-            self.wy_one[w + 1].next = (self.wy_one[w].val() | self.s2_way_hit[w].q.val());
+            self.wy_one[w + 1].next = (self.wy_one[w].val() | self.whit[w].q.val());
             self.wy_two[w + 1].next =
-                (self.wy_two[w].val() | (self.wy_one[w].val() & self.s2_way_hit[w].q.val()));
+                (self.wy_two[w].val() | (self.wy_one[w].val() & self.whit[w].q.val()));
         }
-        self.st_or[0].next = 0.into();
-        self.st_and[0].next = self.all_ones.val();
-        self.st_one[0].next = false;
-        self.st_two[0].next = false;
-        self.stash_or.next = self.st_or[0].val();
-        self.stash_and.next = self.st_and[0].val();
-        self.stash_one.next = self.st_one[0].val();
-        self.stash_two.next = self.st_two[0].val();
-        for i in 0..self.stash_len.val().index() {
-            // The value as it was when the entry was compared (see the shadow register).
-            if (self.shadow_valid.q.val() & (self.shadow_index.q.val().index() == i)) {
-                self.stash_v[i].next = self.shadow_value.q.val();
-            } else {
-                self.stash_v[i].next = self.stash_value[i].q.val();
-            }
-            if self.s2_stash_hit[i].q.val() {
-                self.st_hv[i].next = self.stash_v[i].val();
-                self.st_ha[i].next = self.stash_v[i].val();
-            } else {
-                self.st_hv[i].next = 0.into();
-                self.st_ha[i].next = self.all_ones.val();
-            }
-            self.st_or[i + 1].next = (self.st_or[i].val() | self.st_hv[i].val());
-            self.st_and[i + 1].next = (self.st_and[i].val() & self.st_ha[i].val());
-            self.st_one[i + 1].next = (self.st_one[i].val() | self.s2_stash_hit[i].q.val());
-            self.st_two[i + 1].next =
-                (self.st_two[i].val() | (self.st_one[i].val() & self.s2_stash_hit[i].q.val()));
+        self.c_or[0].next = self.wy_or[4].val();
+        self.c_and[0].next = self.wy_and[4].val();
+        self.c_one[0].next = self.wy_one[4].val();
+        self.c_two[0].next = self.wy_two[4].val();
+        self.all_or.next = self.c_or[0].val();
+        self.all_and.next = self.c_and[0].val();
+        self.any_hit.next = self.c_one[0].val();
+        self.several.next = self.c_two[0].val();
+        for g in 0..self.tree_groups.val().index() {
+            self.c_or[g + 1].next = (self.c_or[g].val() | self.go[g].q.val());
+            self.c_and[g + 1].next = (self.c_and[g].val() & self.ga[g].q.val());
+            self.c_one[g + 1].next = (self.c_one[g].val() | self.g_any[g].q.val());
+            self.c_two[g + 1].next = ((self.c_two[g].val() | self.g_two[g].q.val())
+                | (self.c_one[g].val() & self.g_any[g].q.val()));
             // The last iteration's assignment wins (the loop bound is a config value).
-            self.stash_or.next = self.st_or[i + 1].val();
-            self.stash_and.next = self.st_and[i + 1].val();
-            self.stash_one.next = self.st_one[i + 1].val();
-            self.stash_two.next = self.st_two[i + 1].val();
+            self.all_or.next = self.c_or[g + 1].val();
+            self.all_and.next = self.c_and[g + 1].val();
+            self.any_hit.next = self.c_one[g + 1].val();
+            self.several.next = self.c_two[g + 1].val();
         }
-        self.any_hit.next = (self.wy_one[4].val() | self.stash_one.val());
-        self.several.next = (self.wy_two[4].val()
-            | self.stash_two.val()
-            | (self.wy_one[4].val() & self.stash_one.val()));
-        self.out_valid.d.next = self.s2_valid.q.val();
-        self.out_tag.d.next = self.s2_tag.q.val();
+        self.out_valid.d.next = self.l4_valid.q.val();
+        self.out_tag.d.next = self.l4_tag.q.val();
         self.out_hit.d.next = self.any_hit.val();
-        self.out_value.d.next = (self.wy_or[4].val() | self.stash_or.val());
+        self.out_value.d.next = self.all_or.val();
+        // With a hit, AND <= OR bit by bit, so OR != AND is "some bit is 1 in OR, 0 in AND".
+        self.chk_several.d.next = (self.l4_valid.q.val() & self.several.val());
+        self.chk_dis.d.next = (self.all_or.val() & !self.all_and.val());
 
-        // ---- Cycle 3 (status only, off the result path): do several hits disagree? ------
-        // The OR and AND trees are registered first, so the 112-bit compare does not sit
-        // behind them in the same cycle. The error flag and counters trail the result by
-        // one cycle.
-        self.chk_several.d.next = (self.s2_valid.q.val() & self.several.val());
-        self.chk_or.d.next = (self.wy_or[4].val() | self.stash_or.val());
-        self.chk_and.d.next = (self.wy_and[4].val() & self.stash_and.val());
-        self.disagree.next =
-            (self.chk_several.q.val() & (self.chk_or.q.val() != self.chk_and.q.val()));
-        // Clear first, then set: an error in the clearing cycle is not lost.
+        // c+5 (status only): do several hits disagree? Clear first, then set: an error in
+        // the clearing cycle is not lost.
+        self.disagree.next = (self.chk_several.q.val() & self.chk_dis.q.val().any());
         if self.cfg_clear_errors.val() {
             self.multi_hit.d.next = false;
         }
@@ -556,11 +926,15 @@ impl Logic for FlowTable {
             self.dup_hit_count.d.next = (self.dup_hit_count.q.val() + 1);
         }
 
-        // ---- Updates: the ways on the edge after cycle A, the stash one edge later. ----
-        // A key is found in at most one place (its own slot in a way, or a stash entry):
-        // a write of key K to one place removes K from every other place where a lookup
-        // of K would find it, in the same update. A way write must go to K's own slot in
-        // that way (the index a lookup of K reads); any other index is refused.
+        // ==== Commands ===================================================================
+        // A-1: the staged key and its own slots (the pre-read address of cycle A).
+        self.pre_key.d.next = self.s_update_key.val();
+        for w in 0..WAYS {
+            self.uhash[w].key.next = self.s_update_key.val();
+            self.pre_home[w].d.next = (self.uhash[w].hash.val() & self.depth_m1.val());
+        }
+
+        // A: decode and the checks that need the command's inputs, registered.
         self.upd_is_slot.next = ((self.s_update_op.val() == self.op_write_slot.val())
             | (self.s_update_op.val() == self.op_invalidate_slot.val()));
         self.upd_is_stash.next = !self.upd_is_slot.val();
@@ -578,196 +952,301 @@ impl Logic for FlowTable {
             self.upd_stash_ok.next =
                 (self.s_update_index.val() < bit_cast::<INDEX_BITS, 8>(self.stash_len.val()));
         }
+        // A way write goes to the key's own slot: the staged key's (a write whose key
+        // changed since it was staged is refused anyway).
         self.upd_home_ok.next = true;
         for w in 0..WAYS {
-            self.uhash[w].key.next = self.s_update_key.val();
-            self.uhome[w].next = (self.uhash[w].hash.val() & self.depth_m1.val());
             if ((self.s_update_op.val() == self.op_write_slot.val())
                 & (self.s_update_way.val().index() == w))
             {
-                self.upd_home_ok.next = (self.s_update_index.val() == self.uhome[w].val());
+                self.upd_home_ok.next = (self.s_update_index.val() == self.pre_home[w].q.val());
             }
-        }
-        // The pre-read: in the cycle before, the write ports read this key's own slots
-        // and nothing was written (no update, read-back or sweep), so `aux_read_data`
-        // holds them as they are now.
-        self.upd_fresh.next =
-            (self.pre_valid.q.val() & (self.pre_key.q.val() == self.s_update_key.val()));
-        // Refused (and counted): during the sweep; a write without a fresh pre-read (an
-        // update or read-back in the cycle before, or a key that changed with the
-        // command); an index out of range; a way write away from the key's own slot.
-        self.upd_bad.next = (self.s_update_valid.val()
-            & (self.clearing.q.val()
-                | (self.upd_is_write.val() & !self.upd_fresh.val())
-                | (self.upd_is_slot.val() & !self.upd_slot_ok.val())
-                | (self.upd_is_stash.val() & !self.upd_stash_ok.val())
-                | !self.upd_home_ok.val()));
-        self.upd_take.next = (self.s_update_valid.val() & !self.upd_bad.val());
-        if self.upd_is_write.val() {
-            self.upd_entry.next = ((bit_cast::<ENTRY_BITS, 1>(true.into()) << 168)
-                | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.s_update_key.val()) << 112)
-                | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.s_update_value.val()));
-        } else {
-            self.upd_entry.next = 0.into();
-        }
-        // Cycle A: the target way slot is written; any other way holding the key at the
-        // key's own slot is invalidated on the same edge.
-        for w in 0..WAYS {
-            self.upd_present[w].next = (self.upd_is_write.val()
-                & self.way[w].aux_read_data.val().get_bit(168)
-                & (self.way[w].aux_read_data.val().get_bits::<KEY_BITS>(112)
-                    == self.s_update_key.val()));
-            self.upd_target[w].next =
+            self.c_home[w].d.next = self.pre_home[w].q.val();
+            self.c_tgt[w].d.next =
                 (self.upd_is_slot.val() & (self.s_update_way.val().index() == w));
-            self.way[w].write_address.next = self.uhome[w].val();
-            self.way[w].write_data.next = 0.into();
-            self.way[w].write_enable.next = false;
-            if self.upd_take.val() {
-                if self.upd_target[w].val() {
-                    self.way[w].write_address.next = self.s_update_index.val();
-                    self.way[w].write_data.next = self.upd_entry.val();
-                    self.way[w].write_enable.next = true;
-                } else {
-                    self.way[w].write_enable.next = self.upd_present[w].val();
-                }
-            }
         }
-        // The stash half goes to u2, one edge after the ways: a lookup compares the ways
-        // as they were one edge before its stash compare, so with the stash written one
-        // edge later every lookup sees an update whole or not at all.
-        self.u2_is_stash.d.next = (self.upd_take.val() & self.upd_is_stash.val());
-        self.u2_purge.d.next = (self.upd_take.val() & self.upd_is_write.val());
-        self.u2_is_write.d.next = self.upd_is_write.val();
-        self.u2_index.d.next = self.s_update_index.val();
-        self.u2_key.d.next = self.s_update_key.val();
-        self.u2_value.d.next = self.s_update_value.val();
-        // The shadow takes the stash value u2 addresses every cycle (one-hot AND-OR, so it
-        // maps to a balanced OR tree rather than a priority chain); it is marked valid
-        // only when that stash slot is actually rewritten.
-        self.shadow_valid.d.next = false;
-        self.shadow_index.d.next = self.u2_index.q.val();
-        self.sh_or[0].next = 0.into();
-        self.shadow_value.d.next = self.sh_or[0].val();
         for i in 0..self.stash_len.val().index() {
-            if (self.u2_index.q.val().index() == i) {
-                self.sh_term[i].next = self.stash_value[i].q.val();
-            } else {
-                self.sh_term[i].next = 0.into();
+            self.c_sel[i].d.next =
+                (self.upd_is_stash.val() & (self.s_update_index.val().index() == i));
+        }
+        self.c_valid.d.next = self.s_update_valid.val();
+        self.c_rst.d.next = self.rst.val();
+        self.c_is_slot.d.next = self.upd_is_slot.val();
+        self.c_is_write.d.next = self.upd_is_write.val();
+        self.c_bad0.d.next = (self.clearing.q.val()
+            | (self.upd_is_slot.val() & !self.upd_slot_ok.val())
+            | (self.upd_is_stash.val() & !self.upd_stash_ok.val())
+            | !self.upd_home_ok.val());
+        self.c_keyneq.d.next = (self.pre_key.q.val() != self.s_update_key.val());
+        self.c_index.d.next = self.s_update_index.val();
+        self.c_key.d.next = self.s_update_key.val();
+        self.c_value.d.next = self.s_update_value.val();
+        // Stash purge: the staged key vs every stash key. Nothing can write the stash on
+        // the edge after A if the write in A is taken (its cycle before had no command).
+        for i in 0..self.stash_len.val().index() {
+            self.px[i].next = (self.stash_key[i].q.val() ^ self.pre_key.q.val());
+            self.sp[i].d.next = (!((self.px[i].val() | (self.px[i].val() >> 1))
+                | (self.px[i].val() >> 2))
+                & self.gpos.val());
+        }
+        // The pre-read of this cycle's edge: a slot awaiting its purge reads as empty.
+        for w in 0..WAYS {
+            self.pm_pend[w].d.next = (self.pend_valid[w].q.val()
+                & (self.pend_slot[w].q.val() == self.pre_home[w].q.val()));
+            self.pm_infl[w].d.next = (self.infl_valid.q.val()
+                & (self.infl_slot[w].q.val() == self.pre_home[w].q.val()));
+        }
+
+        // A+1: the command executes. A write is good only if the cycle before carried no
+        // update, read or sweep and the key is the one staged then.
+        self.bad.next = (self.c_valid.q.val()
+            & (self.c_bad0.q.val()
+                | (self.c_is_write.q.val() & (self.c_keyneq.q.val() | !self.c_fresh.q.val()))));
+        self.take.next = (self.c_valid.q.val() & !self.bad.val());
+        // The pre-read of cycle A+1 is good for a write in A+1 if nothing executes now.
+        self.rd_take.next = (self.s_read_valid.val() & !self.s_update_valid.val());
+        self.rd_refused.next = (self.s_read_valid.val() & !self.rd_take.val());
+        self.pre_ok.d.next = !((self.rd_take.val() | self.clearing.q.val()) | self.rst.val());
+        self.c_fresh.d.next = (self.pre_ok.q.val() & !self.take.val());
+        self.c_rdref.d.next = self.rd_refused.val();
+        // Counted when the command executes; a command in the cycle of a reset is not.
+        if !self.c_rst.q.val() {
+            if (self.bad.val() | self.c_rdref.q.val()) {
+                self.bad_update_count.d.next = (self.bad_update_count.q.val() + 1);
             }
-            self.sh_or[i + 1].next = (self.sh_or[i].val() | self.sh_term[i].val());
-            self.shadow_value.d.next = self.sh_or[i + 1].val();
-            // Another stash entry holding the written key is invalidated.
-            if (self.u2_purge.q.val() & (self.stash_key[i].q.val() == self.u2_key.q.val())) {
-                self.stash_valid[i].d.next = false;
-            }
-            if (self.u2_is_stash.q.val() & (self.u2_index.q.val().index() == i)) {
-                self.stash_valid[i].d.next = self.u2_is_write.q.val();
-                self.stash_key[i].d.next = self.u2_key.q.val();
-                self.stash_value[i].d.next = self.u2_value.q.val();
-                self.shadow_valid.d.next = true;
+            if (self.bad.val() & self.c_rdref.q.val()) {
+                self.bad_update_count.d.next = (self.bad_update_count.q.val() + 2);
             }
         }
 
-        // ---- Read-back: a slot through the RAM's write port, or a stash entry. --------
-        // The request takes the write port's address when no update uses it this cycle
-        // (software issues one command at a time); the word arrives a cycle later.
-        // A read in the same cycle as an update is refused and counted with the refused
-        // updates (both need the write ports).
-        self.rd_take.next = (self.s_read_valid.val() & !self.s_update_valid.val());
-        self.rd_refused.next = (self.s_read_valid.val() & !self.rd_take.val());
-        if (self.upd_bad.val() | self.rd_refused.val()) {
-            self.bad_update_count.d.next = (self.bad_update_count.q.val() + 1);
-        }
-        if (self.upd_bad.val() & self.rd_refused.val()) {
-            self.bad_update_count.d.next = (self.bad_update_count.q.val() + 2);
-        }
-        if self.rd_take.val() {
-            for w in 0..WAYS {
-                self.way[w].write_address.next = self.s_read_index.val();
-            }
-        }
-        self.rd_pending.d.next = self.rd_take.val();
-        self.rd_stash.d.next = self.s_read_stash.val();
-        self.rd_way.d.next = self.s_read_way.val();
-        self.rd_index.d.next = self.s_read_index.val();
-        // Separate OR chains for key, value and valid (rust-hdl cannot bit_cast an
-        // indexed signal inside a loop); assembled into one entry after the loop.
-        self.rdk_or[0].next = 0.into();
-        self.rdv_or[0].next = 0.into();
-        self.rdb_or[0].next = false;
-        self.rd_key_sel.next = self.rdk_or[0].val();
-        self.rd_val_sel.next = self.rdv_or[0].val();
-        self.rd_valid_sel.next = self.rdb_or[0].val();
+        // Stash half: key and valid now, every other entry holding the key invalidated;
+        // the value two edges later. A command in the cycle of a reset leaves the stash.
         for i in 0..self.stash_len.val().index() {
-            if (self.rd_index.q.val().index() == i) {
-                self.rdk_term[i].next = self.stash_key[i].q.val();
-                self.rdv_term[i].next = self.stash_value[i].q.val();
-                self.rdb_term[i].next = self.stash_valid[i].q.val();
-            } else {
-                self.rdk_term[i].next = 0.into();
-                self.rdv_term[i].next = 0.into();
-                self.rdb_term[i].next = false;
+            if ((self.take.val() & self.c_is_write.q.val() & !self.c_rst.q.val())
+                & (self.sp[i].q.val() | self.gfill_p.val()).all())
+            {
+                self.stash_valid[i].d.next = false;
             }
-            self.rdk_or[i + 1].next = (self.rdk_or[i].val() | self.rdk_term[i].val());
-            self.rdv_or[i + 1].next = (self.rdv_or[i].val() | self.rdv_term[i].val());
-            self.rdb_or[i + 1].next = (self.rdb_or[i].val() | self.rdb_term[i].val());
-            self.rd_key_sel.next = self.rdk_or[i + 1].val();
-            self.rd_val_sel.next = self.rdv_or[i + 1].val();
-            self.rd_valid_sel.next = self.rdb_or[i + 1].val();
+            if ((self.take.val() & !self.c_rst.q.val()) & self.c_sel[i].q.val()) {
+                self.stash_valid[i].d.next = self.c_is_write.q.val();
+                self.stash_key[i].d.next = self.c_key.q.val();
+            }
         }
-        self.rd_stash_entry.next = ((bit_cast::<ENTRY_BITS, 1>(self.rd_valid_sel.val().into())
-            << 168)
-            | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.rd_key_sel.val()) << 112)
-            | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.rd_val_sel.val()));
-        self.rd_way_entry.next = self.way[0].aux_read_data.val();
+        self.u2_valid.d.next =
+            ((self.take.val() & !self.c_rst.q.val()) & !self.c_is_slot.q.val());
+        self.u2_index.d.next = self.c_index.q.val();
+        self.u2_key.d.next = self.c_key.q.val();
+        self.u2_value.d.next = self.c_value.q.val();
+        self.u3_valid.d.next = self.u2_valid.q.val();
+        self.u3_index.d.next = self.u2_index.q.val();
+        self.u3_key.d.next = self.u2_key.q.val();
+        self.u3_value.d.next = self.u2_value.q.val();
+        for i in 0..self.stash_len.val().index() {
+            if (self.u3_valid.q.val() & (self.u3_index.q.val().index() == i)) {
+                self.stash_value[i].d.next = self.u3_value.q.val();
+            }
+        }
+        self.stash_ram.write_enable.next = self.u3_valid.q.val();
+        self.stash_ram.write_address.next = self.u3_index.q.val().get_bits::<8>(0);
+        self.stash_ram.write_data.next = ((bit_cast::<168, KEY_BITS>(self.u3_key.q.val())
+            << 112)
+            | bit_cast::<168, VALUE_BITS>(self.u3_value.q.val()));
+
+        // The pre-read word (port A, read on the edge after A) vs the key, in groups.
+        for w in 0..WAYS {
+            self.prx[w].next = (self.way[w].aux_read_data.val().get_bits::<KEY_BITS>(112)
+                ^ self.pre_key.q.val());
+            self.pg[w].d.next = (!((self.prx[w].val() | (self.prx[w].val() >> 1))
+                | (self.prx[w].val() >> 2))
+                & self.gpos.val());
+            if self.way[w].aux_read_data.val().get_bit(168) {
+                self.pg[w].d.next = ((!((self.prx[w].val() | (self.prx[w].val() >> 1))
+                    | (self.prx[w].val() >> 2))
+                    & self.gpos.val())
+                    | self.bit1.val());
+            }
+            self.pmask[w].d.next = (self.pm_pend[w].q.val()
+                | (self.pm_infl[w].q.val() & self.present_q[w].q.val()));
+        }
+        // The write's copies in other ways are looked for in the next cycle.
+        self.infl_valid.d.next = (self.take.val() & self.c_is_write.q.val());
+        if self.take.val() {
+            for w in 0..WAYS {
+                self.infl_tgt[w].d.next = self.c_tgt[w].q.val();
+                self.infl_slot[w].d.next = self.c_home[w].q.val();
+            }
+        }
+
+        // A+2: a copy of the key in its own slot of a way other than the target.
+        for w in 0..WAYS {
+            self.present[w].next = (self.infl_valid.q.val()
+                & (self.pg[w].q.val() | self.gfill.val()).all()
+                & !self.pmask[w].q.val()
+                & !self.infl_tgt[w].q.val());
+            self.present_q[w].d.next = self.present[w].val();
+        }
+
+        // ==== Read-back requests =========================================================
+        self.rd1_valid.d.next = self.rd_take.val();
+        self.rd1_stash.d.next = self.s_read_stash.val();
+        self.rd1_way.d.next = self.s_read_way.val();
+        self.rd1_index.d.next = self.s_read_index.val();
+        for w in 0..WAYS {
+            self.rd1_use[w].d.next = (self.rd_take.val()
+                & !self.s_read_stash.val()
+                & (self.s_read_way.val().index() == w));
+        }
+
+        // ==== Port A of each way: sweep, command, read, purge, else the pre-read ========
+        // A purge takes a cycle whose command or read leaves its way free: such a cycle
+        // can carry no pre-read that matters (a write right after it is refused).
+        self.port_busy.next = (self.take.val() | self.rd1_valid.q.val());
+        for w in 0..WAYS {
+            self.drain[w].next = (self.port_busy.val()
+                & self.pend_valid[w].q.val()
+                & !(self.take.val() & self.c_tgt[w].q.val())
+                & !self.rd1_use[w].q.val()
+                & !self.sw_active.q.val());
+            self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, KEY_BITS>(
+                self.c_key.q.val(),
+            ) << 112)
+                | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.c_value.q.val()));
+            self.way[w].write_enable.next = false;
+            self.way[w].write_address.next = self.pre_home[w].q.val();
+            if self.drain[w].val() {
+                self.way[w].write_address.next = self.pend_slot[w].q.val();
+                self.way[w].write_enable.next = true;
+            }
+            if self.rd1_use[w].q.val() {
+                self.way[w].write_address.next = self.rd1_index.q.val();
+            }
+            if (self.take.val() & self.c_tgt[w].q.val()) {
+                self.way[w].write_address.next = self.c_index.q.val();
+                self.way[w].write_enable.next = true;
+                // Only a write sets the valid bit: key and value of an empty slot are
+                // never read (read-back shows an empty slot as zeros).
+                self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, 1>(
+                    self.c_is_write.q.val().into(),
+                ) << 168)
+                    | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.c_key.q.val()) << 112)
+                    | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.c_value.q.val()));
+            }
+            if self.sw_active.q.val() {
+                self.way[w].write_address.next = self.sw_index.q.val();
+                self.way[w].write_enable.next = true;
+            }
+            // Pending purges: a purge written, or its slot rewritten, ends it; a copy
+            // found by the last write (present) starts one. A write drains every way but
+            // its target before its own copies are found, so the two never meet.
+            if (self.drain[w].val()
+                | ((self.take.val() & self.c_tgt[w].q.val())
+                    & (self.c_index.q.val() == self.pend_slot[w].q.val())))
+            {
+                self.pend_valid[w].d.next = false;
+            }
+            if self.present[w].val() {
+                self.pend_valid[w].d.next = true;
+                self.pend_slot[w].d.next = self.infl_slot[w].q.val();
+            }
+        }
+
+        // ==== Read-back ==================================================================
+        // r+1: port A of the read's way reads (during the sweep, the slot being swept, as
+        // the sweep owns the address); a slot awaiting its purge reads as empty. The stash
+        // valid bit is taken now (the key and value come from the copy in r+3, when they
+        // have been written for every update before the read).
+        self.rm_addr.next = self.rd1_index.q.val();
+        if self.sw_active.q.val() {
+            self.rm_addr.next = self.sw_index.q.val();
+        }
+        for w in 0..WAYS {
+            self.rm_pend_w[w].next = (self.pend_valid[w].q.val()
+                & (self.pend_slot[w].q.val() == self.rm_addr.val()));
+            self.rm_infl_w[w].next = (self.infl_valid.q.val()
+                & (self.infl_slot[w].q.val() == self.rm_addr.val()));
+        }
+        self.rd2_pend.d.next = self.rm_pend_w[0].val();
+        self.rd2_infl.d.next = self.rm_infl_w[0].val();
         for w in 1..WAYS {
-            if (self.rd_way.q.val().index() == w) {
-                self.rd_way_entry.next = self.way[w].aux_read_data.val();
+            if (self.rd1_way.q.val().index() == w) {
+                self.rd2_pend.d.next = self.rm_pend_w[w].val();
+                self.rd2_infl.d.next = self.rm_infl_w[w].val();
             }
         }
-        self.rd_valid_q.d.next = self.rd_pending.q.val();
-        if self.rd_pending.q.val() {
-            if self.rd_stash.q.val() {
-                self.rd_entry_q.d.next = self.rd_stash_entry.val();
+        self.rsv_or[0].next = false;
+        self.rd2_sv.d.next = self.rsv_or[0].val();
+        for i in 0..self.stash_len.val().index() {
+            self.rsv_or[i + 1].next = (self.rsv_or[i].val()
+                | (self.stash_valid[i].q.val() & (self.rd1_index.q.val().index() == i)));
+            self.rd2_sv.d.next = self.rsv_or[i + 1].val();
+        }
+        self.rd2_valid.d.next = self.rd1_valid.q.val();
+        self.rd2_stash.d.next = self.rd1_stash.q.val();
+        self.rd2_way.d.next = self.rd1_way.q.val();
+        self.rd2_index.d.next = self.rd1_index.q.val();
+        // r+2: the word of the read's way.
+        self.rd_word.next = self.way[0].aux_read_data.val();
+        for w in 1..WAYS {
+            if (self.rd2_way.q.val().index() == w) {
+                self.rd_word.next = self.way[w].aux_read_data.val();
+            }
+        }
+        self.rd3_word.d.next = self.rd_word.val();
+        self.rd3_mask.d.next = (self.rd2_pend.q.val()
+            | (self.rd2_infl.q.val() & self.present_q[0].q.val()));
+        for w in 1..WAYS {
+            if (self.rd2_way.q.val().index() == w) {
+                self.rd3_mask.d.next = (self.rd2_pend.q.val()
+                    | (self.rd2_infl.q.val() & self.present_q[w].q.val()));
+            }
+        }
+        self.rd3_valid.d.next = self.rd2_valid.q.val();
+        self.rd3_stash.d.next = self.rd2_stash.q.val();
+        self.rd3_index.d.next = self.rd2_index.q.val();
+        self.rd3_sv.d.next = self.rd2_sv.q.val();
+        // r+3: the entry.
+        self.stash_ram.read_address.next = self.rd3_index.q.val().get_bits::<8>(0);
+        self.rd_valid_q.d.next = self.rd3_valid.q.val();
+        if self.rd3_valid.q.val() {
+            if self.rd3_stash.q.val() {
+                self.rd_entry_q.d.next = ((bit_cast::<ENTRY_BITS, 1>(
+                    self.rd3_sv.q.val().into(),
+                ) << 168)
+                    | bit_cast::<ENTRY_BITS, 168>(self.stash_ram.read_data.val()));
+            } else if (self.rd3_word.q.val().get_bit(168) & !self.rd3_mask.q.val()) {
+                self.rd_entry_q.d.next = self.rd3_word.q.val();
             } else {
-                self.rd_entry_q.d.next = self.rd_way_entry.val();
+                self.rd_entry_q.d.next = 0.into();
             }
         }
         self.m_read_valid.next = self.rd_valid_q.q.val();
         self.m_read_entry.next = self.rd_entry_q.q.val();
 
-        // ---- Reset and the clearing sweep. --------------------------------------------
+        // ==== Reset and the clearing sweep ===============================================
         if self.clearing.q.val() {
-            for w in 0..WAYS {
-                self.way[w].write_address.next = self.clear_index.q.val();
-                self.way[w].write_data.next = 0.into();
-                self.way[w].write_enable.next = true;
-            }
             self.clear_index.d.next = (self.clear_index.q.val() + 1);
             if (self.clear_index.q.val() == self.depth_m1.val()) {
                 self.clearing.d.next = false;
             }
         }
-        // The next cycle's pre-read is good if this cycle wrote nothing and read nothing
-        // else on the write ports.
-        self.pre_valid.d.next = !(self.upd_take.val() | self.rd_take.val() | self.clearing.q.val());
-        self.pre_key.d.next = self.s_update_key.val();
+        self.sw_active.d.next = self.clearing.q.val();
+        self.sw_index.d.next = self.clear_index.q.val();
         if self.rst.val() {
             self.clearing.d.next = true;
             self.clear_index.d.next = 0.into();
             for i in 0..self.stash_len.val().index() {
                 self.stash_valid[i].d.next = false;
             }
-            self.s1_valid.d.next = false;
-            self.s2_valid.d.next = false;
+            self.l1_valid.d.next = false;
+            self.l2_valid.d.next = false;
+            self.l3_valid.d.next = false;
+            self.l4_valid.d.next = false;
             self.out_valid.d.next = false;
-            self.shadow_valid.d.next = false;
             self.chk_several.d.next = false;
-            self.rd_pending.d.next = false;
+            self.rd1_valid.d.next = false;
+            self.rd2_valid.d.next = false;
+            self.rd3_valid.d.next = false;
             self.rd_valid_q.d.next = false;
-            self.pre_valid.d.next = false;
-            self.u2_is_stash.d.next = false;
-            self.u2_purge.d.next = false;
             self.multi_hit.d.next = false;
             self.multi_hit_count.d.next = 0.into();
             self.dup_hit_count.d.next = 0.into();

@@ -6,7 +6,7 @@
 //! and that nothing is left in flight at the end.
 
 use prnic_gen::PrnicConfig;
-use prnic_rtl::flow_table::FLOW_TABLE_LATENCY;
+use prnic_rtl::flow_table::{FLOW_TABLE_LATENCY, FLOW_TABLE_READ_LATENCY};
 use prnic_testbenches::bridge::{Dut, FlowTable};
 use prnic_testbenches::flow_table::{FlowTableSim, HdlFlowTable, Inputs, Outputs, Update};
 use prnic_verif::flow_table::{
@@ -299,35 +299,35 @@ fn stash_entry_rewritten_between_compare_and_select_returns_the_old_entry_whole(
         })
     };
     let stash3 = |entry| Some(SlotWrite::Stash { index: 3, entry });
+    // The result of a lookup taken in this cycle (the cycles in between idle).
+    let result = |tb: &mut Tb, l, u: Option<SlotWrite>| {
+        o(tb, l, u);
+        for _ in 0..FLOW_TABLE_LATENCY - 2 {
+            o(tb, None, None);
+        }
+        o(tb, None, None)
+    };
     o(&mut tb, None, None);
     o(&mut tb, None, stash3(Some((k, old))));
-    for _ in 0..3 {
+    for _ in 0..FLOW_TABLE_LATENCY {
         o(&mut tb, None, None);
     }
-    // An update taken in cycle c writes the stash on the edge after cycle c + 1: between
-    // the compare (cycle c + 1) and the value select (cycle c + 2) of a lookup taken in
-    // cycle c, which must not see the update at all.
-    o(&mut tb, Some((k, 1)), stash3(Some((k, new))));
-    o(&mut tb, None, None);
-    let r = o(&mut tb, None, None);
+    // An update taken in cycle c writes the stash key on the edge after cycle c + 1 and
+    // the value two edges later: between the compare (cycle c + 1) and the value select
+    // (cycle c + 3) of a lookup taken in cycle c, which must not see the update at all.
+    let r = result(&mut tb, Some((k, 1)), stash3(Some((k, new))));
     assert_eq!(r.result.map(|x| x.2), Some(1));
     assert_eq!(
         r.value(),
         Some(old),
-        "the shadow must supply the entry that was compared"
+        "the value select must see the entry that was compared"
     );
     // A lookup taken in the cycle after the update sees the new entry.
-    o(&mut tb, Some((k, 2)), None);
-    o(&mut tb, None, None);
-    assert_eq!(o(&mut tb, None, None).value(), Some(new));
+    assert_eq!(result(&mut tb, Some((k, 2)), None).value(), Some(new));
     // Invalidated between compare and select: still the old entry, whole.
-    o(&mut tb, Some((k, 3)), stash3(None));
-    o(&mut tb, None, None);
-    assert_eq!(o(&mut tb, None, None).value(), Some(new));
+    assert_eq!(result(&mut tb, Some((k, 3)), stash3(None)).value(), Some(new));
     // And then gone.
-    o(&mut tb, Some((k, 4)), None);
-    o(&mut tb, None, None);
-    let r = o(&mut tb, None, None);
+    let r = result(&mut tb, Some((k, 4)), None);
     assert_eq!(r.result.map(|x| (x.0, x.2)), Some((false, 4)));
 }
 
@@ -411,7 +411,7 @@ fn writing_a_key_to_a_second_place_moves_it_and_no_lookup_finds_two() {
         });
         got.extend(o.read);
     }
-    for _ in 0..3 {
+    for _ in 0..=FLOW_TABLE_READ_LATENCY {
         got.extend(tb.dut.clock(&Inputs::default()).read);
     }
     let valid: Vec<bool> = got.iter().map(|r| r.0).collect();
@@ -469,7 +469,7 @@ fn read_back_returns_every_slot_and_stash_entry_as_written() {
     }
     // An empty slot reads back invalid.
     locs.push((false, 3, g.slots_per_way - 1));
-    // The last update's write ports are busy for two cycles.
+    // Two idle cycles, then one read-back per cycle.
     for _ in 0..2 {
         tb.dut.clock(&Inputs::default());
     }
@@ -492,7 +492,7 @@ fn read_back_returns_every_slot_and_stash_entry_as_written() {
         });
         got.extend(o.read);
     }
-    for _ in 0..3 {
+    for _ in 0..=FLOW_TABLE_READ_LATENCY {
         got.extend(tb.dut.clock(&Inputs::default()).read);
     }
     assert_eq!(got.len(), locs.len(), "one read-back per request");
@@ -574,6 +574,8 @@ fn refused_updates_change_nothing_and_are_counted() {
         }),
         ..Default::default()
     });
+    // Counted when the command executes, one cycle after it.
+    tb.dut.clock(&Inputs::default());
     assert_eq!(tb.dut.status_bad_update_count(), 5);
     tb.cycle(Some(5), None);
     tb.drain();
@@ -600,7 +602,7 @@ fn refused_updates_change_nothing_and_are_counted() {
         ..Default::default()
     });
     let mut reads = vec![];
-    for _ in 0..4 {
+    for _ in 0..=FLOW_TABLE_READ_LATENCY {
         reads.extend(tb.dut.clock(&Inputs::default()).read);
     }
     assert_eq!(tb.dut.status_bad_update_count(), 7);
