@@ -35,10 +35,10 @@
 //!   `s_update_value`: one whole entry. For a write, `s_update_key` must be set up one
 //!   cycle ahead (the CSR staging registers are) and the cycle before must carry no
 //!   other command (update or read-back); see *Updates* below. Refused and counted in
-//!   `status_bad_update_count` (one cycle after the command): an index beyond the table
-//!   (or the stash), a way write to any slot but the key's own slot in that way, a write
-//!   whose key was not set up in the cycle before or that follows another command, any
-//!   update during the sweep.
+//!   `status_bad_update_count` (shown from the third cycle after the command's): an
+//!   index beyond the table (or the stash), a way write to any slot but the key's own
+//!   slot in that way, a write whose key was not set up in the cycle before or that
+//!   follows another command, any update during the sweep.
 //! * `cfg_clear_errors`: clears the sticky `status_multi_hit` flag (write-1-to-clear).
 //! * `s_read_valid`, `s_read_stash`, `s_read_way`, `s_read_index`: read one slot (or stash
 //!   entry) back for software; `m_read_valid` / `m_read_entry` (`{valid, key, value}`) four
@@ -86,6 +86,14 @@
 //! at the latest, unless that command targets the same way). At most one purge per way
 //! is pending: a write command drains every way but its target before its own purge
 //! becomes pending.
+//!
+//! Port A's inputs reach every block RAM of a way, and the command's verdict (`take`)
+//! comes late in cycle A + 1. So each way chooses from its own copies of the command
+//! registers (`KeepDff`, so that synthesis does not merge them back), `take` is a
+//! function of four registers, and each port-A input has a form for a taken command and
+//! one for a cycle without one, both from registers, that `take` chooses between. The
+//! worst path, register to a RAM's write enable, is three LUTs (`take`, the choice, the
+//! decode of the RAM's 4K half) with small fan-outs but the last.
 //!
 //! The ways are written on the edge after cycle A + 1 and a lookup accepted in cycle c
 //! reads them on the edge after c + 1; the stash key and valid bit are written on the
@@ -203,6 +211,53 @@ end
     }
 }
 
+/// A flip-flop that synthesis keeps as its own cell: the copies of one register that a
+/// wide fan-out is split over would otherwise be merged back into one (Yosys `opt_merge`).
+/// Same behaviour as rust-hdl's `DFF`.
+#[derive(LogicBlock, Default)]
+pub struct KeepDff<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Logic for KeepDff<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val()
+        }
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+initial begin
+   q = {:x};
+end
+
+(* keep *)
+always @(posedge clock) begin
+   q <= d;
+end
+",
+            T::default().verilog()
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "keep_dff".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct FlowTable {
     pub clk: Signal<In, Clock>,
@@ -260,14 +315,13 @@ pub struct FlowTable {
 
     clearing: DFF<Bit>,
     clear_index: DFF<Bits<INDEX_BITS>>,
-    // The sweep's port-A writes, one cycle after `clearing` (the ways are written one
-    // cycle after everything that is registered at the ports).
-    sw_active: DFF<Bit>,
-    sw_index: DFF<Bits<INDEX_BITS>>,
+    // The sweep's port-A writes come one cycle after `clearing` (the ways are written
+    // one cycle after everything that is registered at the ports): `k_sw`, `q_idx`.
 
     // ---- Lookup pipeline ----
     l1_valid: DFF<Bit>,
-    l1_fm: DFF<Bit>,
+    // Kept: `k_sw` has the same input.
+    l1_fm: KeepDff<Bit>,
     l1_key: DFF<Bits<KEY_BITS>>,
     l1_tag: DFF<Bits<TAG_BITS>>,
     l1_idx: [DFF<Bits<INDEX_BITS>>; WAYS],
@@ -336,11 +390,15 @@ pub struct FlowTable {
     upd_slot_ok: Signal<Local, Bit>,
     upd_stash_ok: Signal<Local, Bit>,
     upd_home_ok: Signal<Local, Bit>,
+    upd_bad0: Signal<Local, Bit>,
+    upd_keyneq: Signal<Local, Bit>,
     c_valid: DFF<Bit>,
     c_rst: DFF<Bit>,
     c_is_slot: DFF<Bit>,
-    c_is_write: DFF<Bit>,
-    c_bad0: DFF<Bit>,
+    // Kept: the per-way copies below have the same inputs.
+    c_is_write: KeepDff<Bit>,
+    c_bad0: KeepDff<Bit>,
+    c_ok: KeepDff<Bit>,
     c_keyneq: DFF<Bit>,
     c_fresh: DFF<Bit>,
     c_rdref: DFF<Bit>,
@@ -350,6 +408,29 @@ pub struct FlowTable {
     c_home: [DFF<Bits<INDEX_BITS>>; WAYS],
     c_tgt: [DFF<Bit>; WAYS],
     c_sel: Vec<DFF<Bit>>,
+    // Per-way copies of the command registers and of the sweep flag: each way's port A
+    // (address, enable, valid bit: nets to every block RAM of the way) is selected from
+    // its own copies, not from one `take` that fans out to all four ways. `k_ok` is a
+    // command whose key is the staged one; with `k_bad0`, `k_write` and `k_fresh` it
+    // gives `take` in four inputs, so `take` and the two forms of each port-A input
+    // below fit one LUT.
+    k_ok: [KeepDff<Bit>; WAYS],
+    k_bad0: [KeepDff<Bit>; WAYS],
+    k_write: [KeepDff<Bit>; WAYS],
+    k_fresh: [KeepDff<Bit>; WAYS],
+    k_sw: [KeepDff<Bit>; WAYS],
+    k_rd: [KeepDff<Bit>; WAYS],
+    take_w: [Signal<Local, Bit>; WAYS],
+    // The port-A address of a cycle without a taken command, by priority: the sweep's or
+    // the read-back's (registered with its select in the cycle before, from the clear
+    // counter or straight from the port), a purge's, else the pre-read's.
+    q_sel: [DFF<Bit>; WAYS],
+    q_idx: DFF<Bits<INDEX_BITS>>,
+    pa_take_mask: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
+    pa_addr_take: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
+    pa_addr_idle: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
+    pa_we_take: [Signal<Local, Bit>; WAYS],
+    pa_we_idle: [Signal<Local, Bit>; WAYS],
     bad: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     // Stash purge: the staged key vs every stash key in cycle A, in 3-bit groups.
@@ -368,10 +449,13 @@ pub struct FlowTable {
     present: [Signal<Local, Bit>; WAYS],
     present_q: [DFF<Bit>; WAYS],
     // Pending purges, one per way.
-    pend_valid: [DFF<Bit>; WAYS],
+    // Kept, as the copies below (an unkept register would be merged into its kept copy).
+    pend_valid: [KeepDff<Bit>; WAYS],
+    // A copy of `pend_valid` for the port-A form of a cycle without a taken command.
+    pend_valid_i: [KeepDff<Bit>; WAYS],
+    pend_next: [Signal<Local, Bit>; WAYS],
     pend_slot: [DFF<Bits<INDEX_BITS>>; WAYS],
     drain: [Signal<Local, Bit>; WAYS],
-    port_busy: Signal<Local, Bit>,
     // The stash value two edges after its key (see "Updates").
     u2_valid: DFF<Bit>,
     u2_index: DFF<Bits<INDEX_BITS>>,
@@ -381,12 +465,16 @@ pub struct FlowTable {
     u3_index: DFF<Bits<INDEX_BITS>>,
     u3_key: DFF<Bits<KEY_BITS>>,
     u3_value: DFF<Bits<VALUE_BITS>>,
+    // Refusals of this cycle (0, 1 or 2), added to the count in the next: the 32-bit
+    // adder then takes a register, not a choice between +1 and +2.
+    bad_inc: DFF<Bits<2>>,
     bad_update_count: DFF<Bits<32>>,
 
     // ---- Read-back ----
     rd_take: Signal<Local, Bit>,
     rd_refused: Signal<Local, Bit>,
-    rd1_valid: DFF<Bit>,
+    // Kept: `k_rd` has the same input.
+    rd1_valid: KeepDff<Bit>,
     rd1_stash: DFF<Bit>,
     rd1_way: DFF<Bits<2>>,
     rd1_index: DFF<Bits<INDEX_BITS>>,
@@ -489,8 +577,6 @@ impl FlowTable {
             stash_value: (0..stash).map(|_| Default::default()).collect(),
             clearing: Default::default(),
             clear_index: Default::default(),
-            sw_active: Default::default(),
-            sw_index: Default::default(),
             l1_valid: Default::default(),
             l1_fm: Default::default(),
             l1_key: Default::default(),
@@ -516,8 +602,12 @@ impl FlowTable {
             l4_tag: Default::default(),
             whit: array_init(|_| Default::default()),
             wv: array_init(|_| Default::default()),
-            st_hv: (0..groups * TREE_GROUP).map(|_| Default::default()).collect(),
-            st_ha: (0..groups * TREE_GROUP).map(|_| Default::default()).collect(),
+            st_hv: (0..groups * TREE_GROUP)
+                .map(|_| Default::default())
+                .collect(),
+            st_ha: (0..groups * TREE_GROUP)
+                .map(|_| Default::default())
+                .collect(),
             go: (0..groups).map(|_| Default::default()).collect(),
             ga: (0..groups).map(|_| Default::default()).collect(),
             g_any: n(groups),
@@ -555,11 +645,14 @@ impl FlowTable {
             upd_slot_ok: Default::default(),
             upd_stash_ok: Default::default(),
             upd_home_ok: Default::default(),
+            upd_bad0: Default::default(),
+            upd_keyneq: Default::default(),
             c_valid: Default::default(),
             c_rst: Default::default(),
             c_is_slot: Default::default(),
             c_is_write: Default::default(),
             c_bad0: Default::default(),
+            c_ok: Default::default(),
             c_keyneq: Default::default(),
             c_fresh: Default::default(),
             c_rdref: Default::default(),
@@ -569,6 +662,20 @@ impl FlowTable {
             c_home: array_init(|_| Default::default()),
             c_tgt: array_init(|_| Default::default()),
             c_sel: n(stash),
+            k_ok: array_init(|_| Default::default()),
+            k_bad0: array_init(|_| Default::default()),
+            k_write: array_init(|_| Default::default()),
+            k_fresh: array_init(|_| Default::default()),
+            k_sw: array_init(|_| Default::default()),
+            k_rd: array_init(|_| Default::default()),
+            take_w: array_init(|_| Default::default()),
+            q_sel: array_init(|_| Default::default()),
+            q_idx: Default::default(),
+            pa_take_mask: array_init(|_| Default::default()),
+            pa_addr_take: array_init(|_| Default::default()),
+            pa_addr_idle: array_init(|_| Default::default()),
+            pa_we_take: array_init(|_| Default::default()),
+            pa_we_idle: array_init(|_| Default::default()),
             bad: Default::default(),
             take: Default::default(),
             px: (0..stash).map(|_| Default::default()).collect(),
@@ -584,9 +691,10 @@ impl FlowTable {
             present: array_init(|_| Default::default()),
             present_q: array_init(|_| Default::default()),
             pend_valid: array_init(|_| Default::default()),
+            pend_valid_i: array_init(|_| Default::default()),
+            pend_next: array_init(|_| Default::default()),
             pend_slot: array_init(|_| Default::default()),
             drain: array_init(|_| Default::default()),
-            port_busy: Default::default(),
             u2_valid: Default::default(),
             u2_index: Default::default(),
             u2_key: Default::default(),
@@ -595,6 +703,7 @@ impl FlowTable {
             u3_index: Default::default(),
             u3_key: Default::default(),
             u3_value: Default::default(),
+            bad_inc: Default::default(),
             bad_update_count: Default::default(),
             rd_take: Default::default(),
             rd_refused: Default::default(),
@@ -635,8 +744,6 @@ impl Logic for FlowTable {
             clk,
             clearing,
             clear_index,
-            sw_active,
-            sw_index,
             l1_valid,
             l1_fm,
             l1_key,
@@ -666,6 +773,7 @@ impl Logic for FlowTable {
             c_is_slot,
             c_is_write,
             c_bad0,
+            c_ok,
             c_keyneq,
             c_fresh,
             c_rdref,
@@ -681,11 +789,13 @@ impl Logic for FlowTable {
             u3_index,
             u3_key,
             u3_value,
+            bad_inc,
             bad_update_count,
             rd1_valid,
             rd1_stash,
             rd1_way,
             rd1_index,
+            q_idx,
             rd2_valid,
             rd2_stash,
             rd2_way,
@@ -744,9 +854,16 @@ impl Logic for FlowTable {
             self.infl_slot[w].clock.next = self.clk.val();
             self.present_q[w].clock.next = self.clk.val();
             self.pend_valid[w].clock.next = self.clk.val();
+            self.pend_valid_i[w].clock.next = self.clk.val();
             self.pend_slot[w].clock.next = self.clk.val();
             self.rd1_use[w].clock.next = self.clk.val();
-            self.pend_valid[w].d.next = self.pend_valid[w].q.val();
+            self.k_ok[w].clock.next = self.clk.val();
+            self.k_bad0[w].clock.next = self.clk.val();
+            self.k_write[w].clock.next = self.clk.val();
+            self.q_sel[w].clock.next = self.clk.val();
+            self.k_fresh[w].clock.next = self.clk.val();
+            self.k_sw[w].clock.next = self.clk.val();
+            self.k_rd[w].clock.next = self.clk.val();
             self.pend_slot[w].d.next = self.pend_slot[w].q.val();
             self.infl_tgt[w].d.next = self.infl_tgt[w].q.val();
             self.infl_slot[w].d.next = self.infl_slot[w].q.val();
@@ -773,8 +890,8 @@ impl Logic for FlowTable {
             self.way[w].read_address.next = self.l1_idx[w].q.val();
             self.lm_pend[w].d.next = (self.pend_valid[w].q.val()
                 & (self.pend_slot[w].q.val() == self.l1_idx[w].q.val()));
-            self.lm_infl[w].d.next = (self.infl_valid.q.val()
-                & (self.infl_slot[w].q.val() == self.l1_idx[w].q.val()));
+            self.lm_infl[w].d.next =
+                (self.infl_valid.q.val() & (self.infl_slot[w].q.val() == self.l1_idx[w].q.val()));
         }
         for i in 0..self.stash_len.val().index() {
             self.sx[i].next = (self.stash_key[i].q.val() ^ self.l1_key.q.val());
@@ -797,8 +914,8 @@ impl Logic for FlowTable {
         // c+2: the RAM words, compared in groups in the cycle of the read (the depth mux
         // and one LUT); the stash hits; the purge marks resolved.
         for w in 0..WAYS {
-            self.lx[w].next = (self.way[w].read_data.val().get_bits::<KEY_BITS>(112)
-                ^ self.l2_key.q.val());
+            self.lx[w].next =
+                (self.way[w].read_data.val().get_bits::<KEY_BITS>(112) ^ self.l2_key.q.val());
             self.lg[w].d.next = (!((self.lx[w].val() | (self.lx[w].val() >> 1))
                 | (self.lx[w].val() >> 2))
                 & self.gpos.val());
@@ -809,8 +926,8 @@ impl Logic for FlowTable {
                     | self.bit1.val());
             }
             self.lv[w].d.next = self.way[w].read_data.val().get_bits::<VALUE_BITS>(0);
-            self.lmask[w].d.next = (self.lm_pend[w].q.val()
-                | (self.lm_infl[w].q.val() & self.present_q[w].q.val()));
+            self.lmask[w].d.next =
+                (self.lm_pend[w].q.val() | (self.lm_infl[w].q.val() & self.present_q[w].q.val()));
         }
         for i in 0..self.stash_len.val().index() {
             self.shit[i].d.next = (self.sg[i].q.val() | self.gfill.val()).all();
@@ -966,18 +1083,31 @@ impl Logic for FlowTable {
                 (self.upd_is_slot.val() & (self.s_update_way.val().index() == w));
         }
         for i in 0..self.stash_len.val().index() {
-            self.c_sel[i].d.next =
-                (self.upd_is_stash.val() & (self.s_update_index.val().index() == i));
+            // A command in the cycle of a reset leaves the stash (folded in here, so the
+            // write enable of an entry is one LUT after the command's checks).
+            self.c_sel[i].d.next = ((self.upd_is_stash.val()
+                & (self.s_update_index.val().index() == i))
+                & !self.rst.val());
         }
         self.c_valid.d.next = self.s_update_valid.val();
         self.c_rst.d.next = self.rst.val();
         self.c_is_slot.d.next = self.upd_is_slot.val();
         self.c_is_write.d.next = self.upd_is_write.val();
-        self.c_bad0.d.next = (self.clearing.q.val()
+        self.upd_bad0.next = (self.clearing.q.val()
             | (self.upd_is_slot.val() & !self.upd_slot_ok.val())
             | (self.upd_is_stash.val() & !self.upd_stash_ok.val())
             | !self.upd_home_ok.val());
-        self.c_keyneq.d.next = (self.pre_key.q.val() != self.s_update_key.val());
+        self.c_bad0.d.next = self.upd_bad0.val();
+        self.upd_keyneq.next = (self.pre_key.q.val() != self.s_update_key.val());
+        self.c_keyneq.d.next = self.upd_keyneq.val();
+        self.c_ok.d.next =
+            (self.s_update_valid.val() & !(self.upd_is_write.val() & self.upd_keyneq.val()));
+        for w in 0..WAYS {
+            self.k_ok[w].d.next =
+                (self.s_update_valid.val() & !(self.upd_is_write.val() & self.upd_keyneq.val()));
+            self.k_bad0[w].d.next = self.upd_bad0.val();
+            self.k_write[w].d.next = self.upd_is_write.val();
+        }
         self.c_index.d.next = self.s_update_index.val();
         self.c_key.d.next = self.s_update_key.val();
         self.c_value.d.next = self.s_update_value.val();
@@ -993,8 +1123,8 @@ impl Logic for FlowTable {
         for w in 0..WAYS {
             self.pm_pend[w].d.next = (self.pend_valid[w].q.val()
                 & (self.pend_slot[w].q.val() == self.pre_home[w].q.val()));
-            self.pm_infl[w].d.next = (self.infl_valid.q.val()
-                & (self.infl_slot[w].q.val() == self.pre_home[w].q.val()));
+            self.pm_infl[w].d.next =
+                (self.infl_valid.q.val() & (self.infl_slot[w].q.val() == self.pre_home[w].q.val()));
         }
 
         // A+1: the command executes. A write is good only if the cycle before carried no
@@ -1002,22 +1132,34 @@ impl Logic for FlowTable {
         self.bad.next = (self.c_valid.q.val()
             & (self.c_bad0.q.val()
                 | (self.c_is_write.q.val() & (self.c_keyneq.q.val() | !self.c_fresh.q.val()))));
-        self.take.next = (self.c_valid.q.val() & !self.bad.val());
+        // `!bad` in four inputs, for the stash's write enables.
+        self.take.next = ((self.c_ok.q.val() & !self.c_bad0.q.val())
+            & !(self.c_is_write.q.val() & !self.c_fresh.q.val()));
         // The pre-read of cycle A+1 is good for a write in A+1 if nothing executes now.
         self.rd_take.next = (self.s_read_valid.val() & !self.s_update_valid.val());
         self.rd_refused.next = (self.s_read_valid.val() & !self.rd_take.val());
         self.pre_ok.d.next = !((self.rd_take.val() | self.clearing.q.val()) | self.rst.val());
         self.c_fresh.d.next = (self.pre_ok.q.val() & !self.take.val());
+        // The same decision from each way's copies.
+        for w in 0..WAYS {
+            self.take_w[w].next = ((self.k_ok[w].q.val() & !self.k_bad0[w].q.val())
+                & !(self.k_write[w].q.val() & !self.k_fresh[w].q.val()));
+            self.k_fresh[w].d.next = (self.pre_ok.q.val() & !self.take_w[w].val());
+        }
         self.c_rdref.d.next = self.rd_refused.val();
-        // Counted when the command executes; a command in the cycle of a reset is not.
+        // Counted one cycle after the command executes; a command in the cycle of a
+        // reset is not.
+        self.bad_inc.d.next = 0.into();
         if !self.c_rst.q.val() {
             if (self.bad.val() | self.c_rdref.q.val()) {
-                self.bad_update_count.d.next = (self.bad_update_count.q.val() + 1);
+                self.bad_inc.d.next = 1.into();
             }
             if (self.bad.val() & self.c_rdref.q.val()) {
-                self.bad_update_count.d.next = (self.bad_update_count.q.val() + 2);
+                self.bad_inc.d.next = 2.into();
             }
         }
+        self.bad_update_count.d.next =
+            (self.bad_update_count.q.val() + bit_cast::<32, 2>(self.bad_inc.q.val()));
 
         // Stash half: key and valid now, every other entry holding the key invalidated;
         // the value two edges later. A command in the cycle of a reset leaves the stash.
@@ -1027,13 +1169,12 @@ impl Logic for FlowTable {
             {
                 self.stash_valid[i].d.next = false;
             }
-            if ((self.take.val() & !self.c_rst.q.val()) & self.c_sel[i].q.val()) {
+            if (self.take.val() & self.c_sel[i].q.val()) {
                 self.stash_valid[i].d.next = self.c_is_write.q.val();
                 self.stash_key[i].d.next = self.c_key.q.val();
             }
         }
-        self.u2_valid.d.next =
-            ((self.take.val() & !self.c_rst.q.val()) & !self.c_is_slot.q.val());
+        self.u2_valid.d.next = ((self.take.val() & !self.c_rst.q.val()) & !self.c_is_slot.q.val());
         self.u2_index.d.next = self.c_index.q.val();
         self.u2_key.d.next = self.c_key.q.val();
         self.u2_value.d.next = self.c_value.q.val();
@@ -1048,14 +1189,13 @@ impl Logic for FlowTable {
         }
         self.stash_ram.write_enable.next = self.u3_valid.q.val();
         self.stash_ram.write_address.next = self.u3_index.q.val().get_bits::<8>(0);
-        self.stash_ram.write_data.next = ((bit_cast::<168, KEY_BITS>(self.u3_key.q.val())
-            << 112)
+        self.stash_ram.write_data.next = ((bit_cast::<168, KEY_BITS>(self.u3_key.q.val()) << 112)
             | bit_cast::<168, VALUE_BITS>(self.u3_value.q.val()));
 
         // The pre-read word (port A, read on the edge after A) vs the key, in groups.
         for w in 0..WAYS {
-            self.prx[w].next = (self.way[w].aux_read_data.val().get_bits::<KEY_BITS>(112)
-                ^ self.pre_key.q.val());
+            self.prx[w].next =
+                (self.way[w].aux_read_data.val().get_bits::<KEY_BITS>(112) ^ self.pre_key.q.val());
             self.pg[w].d.next = (!((self.prx[w].val() | (self.prx[w].val() >> 1))
                 | (self.prx[w].val() >> 2))
                 & self.gpos.val());
@@ -1065,8 +1205,8 @@ impl Logic for FlowTable {
                     & self.gpos.val())
                     | self.bit1.val());
             }
-            self.pmask[w].d.next = (self.pm_pend[w].q.val()
-                | (self.pm_infl[w].q.val() & self.present_q[w].q.val()));
+            self.pmask[w].d.next =
+                (self.pm_pend[w].q.val() | (self.pm_infl[w].q.val() & self.present_q[w].q.val()));
         }
         // The write's copies in other ways are looked for in the next cycle.
         self.infl_valid.d.next = (self.take.val() & self.c_is_write.q.val());
@@ -1088,6 +1228,9 @@ impl Logic for FlowTable {
 
         // ==== Read-back requests =========================================================
         self.rd1_valid.d.next = self.rd_take.val();
+        for w in 0..WAYS {
+            self.k_rd[w].d.next = self.rd_take.val();
+        }
         self.rd1_stash.d.next = self.s_read_stash.val();
         self.rd1_way.d.next = self.s_read_way.val();
         self.rd1_index.d.next = self.s_read_index.val();
@@ -1095,59 +1238,86 @@ impl Logic for FlowTable {
             self.rd1_use[w].d.next = (self.rd_take.val()
                 & !self.s_read_stash.val()
                 & (self.s_read_way.val().index() == w));
+            // sw_active and rd1_use of the next cycle.
+            self.q_sel[w].d.next = (self.clearing.q.val()
+                | ((self.rd_take.val() & !self.s_read_stash.val())
+                    & (self.s_read_way.val().index() == w)));
+        }
+        self.q_idx.d.next = self.s_read_index.val();
+        if self.clearing.q.val() {
+            self.q_idx.d.next = self.clear_index.q.val();
         }
 
         // ==== Port A of each way: sweep, command, read, purge, else the pre-read ========
         // A purge takes a cycle whose command or read leaves its way free: such a cycle
         // can carry no pre-read that matters (a write right after it is refused).
-        self.port_busy.next = (self.take.val() | self.rd1_valid.q.val());
+        // A taken command excludes the sweep (`sw_active` is `clearing` of the cycle the
+        // command was registered in, which refuses it) and a read-back (taken only in a
+        // cycle without an update). So each port-A input has two forms, both from
+        // registers, and `take` (four register inputs) chooses.
         for w in 0..WAYS {
-            self.drain[w].next = (self.port_busy.val()
+            self.drain[w].next = ((self.take_w[w].val() | self.k_rd[w].q.val())
                 & self.pend_valid[w].q.val()
-                & !(self.take.val() & self.c_tgt[w].q.val())
+                & !(self.take_w[w].val() & self.c_tgt[w].q.val())
                 & !self.rd1_use[w].q.val()
-                & !self.sw_active.q.val());
-            self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, KEY_BITS>(
-                self.c_key.q.val(),
-            ) << 112)
+                & !self.k_sw[w].q.val());
+            // Taken: the command's own slot, else a purge, else (unused) the pre-read.
+            self.pa_addr_take[w].next = self.pre_home[w].q.val();
+            if self.pend_valid[w].q.val() {
+                self.pa_addr_take[w].next = self.pend_slot[w].q.val();
+            }
+            if self.c_tgt[w].q.val() {
+                self.pa_addr_take[w].next = self.c_index.q.val();
+            }
+            self.pa_we_take[w].next = (self.c_tgt[w].q.val() | self.pend_valid[w].q.val());
+            // Not taken: the sweep or a read-back, else a purge in a read-back's cycle,
+            // else the pre-read.
+            self.pa_addr_idle[w].next = self.pre_home[w].q.val();
+            if (self.k_rd[w].q.val() & self.pend_valid_i[w].q.val()) {
+                self.pa_addr_idle[w].next = self.pend_slot[w].q.val();
+            }
+            if self.q_sel[w].q.val() {
+                self.pa_addr_idle[w].next = self.q_idx.q.val();
+            }
+            self.pa_we_idle[w].next = (self.k_sw[w].q.val()
+                | ((self.k_rd[w].q.val() & self.pend_valid_i[w].q.val())
+                    & !self.rd1_use[w].q.val()));
+            self.pa_take_mask[w].next = 0.into();
+            if self.take_w[w].val() {
+                self.pa_take_mask[w].next = 0xffff.into();
+            }
+            self.way[w].write_address.next = ((self.pa_addr_take[w].val()
+                & self.pa_take_mask[w].val())
+                | (self.pa_addr_idle[w].val() & !self.pa_take_mask[w].val()));
+            self.way[w].write_enable.next = ((self.take_w[w].val() & self.pa_we_take[w].val())
+                | (!self.take_w[w].val() & self.pa_we_idle[w].val()));
+            self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, KEY_BITS>(self.c_key.q.val())
+                << 112)
                 | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.c_value.q.val()));
-            self.way[w].write_enable.next = false;
-            self.way[w].write_address.next = self.pre_home[w].q.val();
-            if self.drain[w].val() {
-                self.way[w].write_address.next = self.pend_slot[w].q.val();
-                self.way[w].write_enable.next = true;
-            }
-            if self.rd1_use[w].q.val() {
-                self.way[w].write_address.next = self.rd1_index.q.val();
-            }
-            if (self.take.val() & self.c_tgt[w].q.val()) {
-                self.way[w].write_address.next = self.c_index.q.val();
-                self.way[w].write_enable.next = true;
-                // Only a write sets the valid bit: key and value of an empty slot are
-                // never read (read-back shows an empty slot as zeros).
-                self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, 1>(
-                    self.c_is_write.q.val().into(),
-                ) << 168)
+            // Only a write sets the valid bit: key and value of an empty slot are never
+            // read (read-back shows an empty slot as zeros). (bit_cast cannot take a loop
+            // index: the flag goes in through a branch.)
+            if ((self.take_w[w].val() & self.c_tgt[w].q.val()) & self.k_write[w].q.val()) {
+                self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, 1>(true.into()) << 168)
                     | (bit_cast::<ENTRY_BITS, KEY_BITS>(self.c_key.q.val()) << 112)
                     | bit_cast::<ENTRY_BITS, VALUE_BITS>(self.c_value.q.val()));
-            }
-            if self.sw_active.q.val() {
-                self.way[w].write_address.next = self.sw_index.q.val();
-                self.way[w].write_enable.next = true;
             }
             // Pending purges: a purge written, or its slot rewritten, ends it; a copy
             // found by the last write (present) starts one. A write drains every way but
             // its target before its own copies are found, so the two never meet.
+            self.pend_next[w].next = self.pend_valid[w].q.val();
             if (self.drain[w].val()
-                | ((self.take.val() & self.c_tgt[w].q.val())
+                | ((self.take_w[w].val() & self.c_tgt[w].q.val())
                     & (self.c_index.q.val() == self.pend_slot[w].q.val())))
             {
-                self.pend_valid[w].d.next = false;
+                self.pend_next[w].next = false;
             }
             if self.present[w].val() {
-                self.pend_valid[w].d.next = true;
+                self.pend_next[w].next = true;
                 self.pend_slot[w].d.next = self.infl_slot[w].q.val();
             }
+            self.pend_valid[w].d.next = self.pend_next[w].val();
+            self.pend_valid_i[w].d.next = self.pend_next[w].val();
         }
 
         // ==== Read-back ==================================================================
@@ -1155,15 +1325,13 @@ impl Logic for FlowTable {
         // the sweep owns the address); a slot awaiting its purge reads as empty. The stash
         // valid bit is taken now (the key and value come from the copy in r+3, when they
         // have been written for every update before the read).
-        self.rm_addr.next = self.rd1_index.q.val();
-        if self.sw_active.q.val() {
-            self.rm_addr.next = self.sw_index.q.val();
-        }
+        // (`q_idx` is the sweep's slot during the sweep, else the read's index.)
+        self.rm_addr.next = self.q_idx.q.val();
         for w in 0..WAYS {
-            self.rm_pend_w[w].next = (self.pend_valid[w].q.val()
-                & (self.pend_slot[w].q.val() == self.rm_addr.val()));
-            self.rm_infl_w[w].next = (self.infl_valid.q.val()
-                & (self.infl_slot[w].q.val() == self.rm_addr.val()));
+            self.rm_pend_w[w].next =
+                (self.pend_valid[w].q.val() & (self.pend_slot[w].q.val() == self.rm_addr.val()));
+            self.rm_infl_w[w].next =
+                (self.infl_valid.q.val() & (self.infl_slot[w].q.val() == self.rm_addr.val()));
         }
         self.rd2_pend.d.next = self.rm_pend_w[0].val();
         self.rd2_infl.d.next = self.rm_infl_w[0].val();
@@ -1192,12 +1360,12 @@ impl Logic for FlowTable {
             }
         }
         self.rd3_word.d.next = self.rd_word.val();
-        self.rd3_mask.d.next = (self.rd2_pend.q.val()
-            | (self.rd2_infl.q.val() & self.present_q[0].q.val()));
+        self.rd3_mask.d.next =
+            (self.rd2_pend.q.val() | (self.rd2_infl.q.val() & self.present_q[0].q.val()));
         for w in 1..WAYS {
             if (self.rd2_way.q.val().index() == w) {
-                self.rd3_mask.d.next = (self.rd2_pend.q.val()
-                    | (self.rd2_infl.q.val() & self.present_q[w].q.val()));
+                self.rd3_mask.d.next =
+                    (self.rd2_pend.q.val() | (self.rd2_infl.q.val() & self.present_q[w].q.val()));
             }
         }
         self.rd3_valid.d.next = self.rd2_valid.q.val();
@@ -1209,9 +1377,8 @@ impl Logic for FlowTable {
         self.rd_valid_q.d.next = self.rd3_valid.q.val();
         if self.rd3_valid.q.val() {
             if self.rd3_stash.q.val() {
-                self.rd_entry_q.d.next = ((bit_cast::<ENTRY_BITS, 1>(
-                    self.rd3_sv.q.val().into(),
-                ) << 168)
+                self.rd_entry_q.d.next = ((bit_cast::<ENTRY_BITS, 1>(self.rd3_sv.q.val().into())
+                    << 168)
                     | bit_cast::<ENTRY_BITS, 168>(self.stash_ram.read_data.val()));
             } else if (self.rd3_word.q.val().get_bit(168) & !self.rd3_mask.q.val()) {
                 self.rd_entry_q.d.next = self.rd3_word.q.val();
@@ -1229,8 +1396,9 @@ impl Logic for FlowTable {
                 self.clearing.d.next = false;
             }
         }
-        self.sw_active.d.next = self.clearing.q.val();
-        self.sw_index.d.next = self.clear_index.q.val();
+        for w in 0..WAYS {
+            self.k_sw[w].d.next = self.clearing.q.val();
+        }
         if self.rst.val() {
             self.clearing.d.next = true;
             self.clear_index.d.next = 0.into();
@@ -1244,6 +1412,9 @@ impl Logic for FlowTable {
             self.out_valid.d.next = false;
             self.chk_several.d.next = false;
             self.rd1_valid.d.next = false;
+            for w in 0..WAYS {
+                self.k_rd[w].d.next = false;
+            }
             self.rd2_valid.d.next = false;
             self.rd3_valid.d.next = false;
             self.rd_valid_q.d.next = false;
@@ -1251,6 +1422,7 @@ impl Logic for FlowTable {
             self.multi_hit_count.d.next = 0.into();
             self.dup_hit_count.d.next = 0.into();
             self.bad_update_count.d.next = 0.into();
+            self.bad_inc.d.next = 0.into();
         }
 
         self.m_result_valid.next = self.out_valid.q.val();

@@ -325,7 +325,10 @@ fn stash_entry_rewritten_between_compare_and_select_returns_the_old_entry_whole(
     // A lookup taken in the cycle after the update sees the new entry.
     assert_eq!(result(&mut tb, Some((k, 2)), None).value(), Some(new));
     // Invalidated between compare and select: still the old entry, whole.
-    assert_eq!(result(&mut tb, Some((k, 3)), stash3(None)).value(), Some(new));
+    assert_eq!(
+        result(&mut tb, Some((k, 3)), stash3(None)).value(),
+        Some(new)
+    );
     // And then gone.
     let r = result(&mut tb, Some((k, 4)), None);
     assert_eq!(r.result.map(|x| (x.0, x.2)), Some((false, 4)));
@@ -557,7 +560,10 @@ fn refused_updates_change_nothing_and_are_counted() {
             ..Default::default()
         });
     }
-    tb.dut.clock(&Inputs::default());
+    // Counted two cycles after the command (it executes one cycle after it).
+    for _ in 0..2 {
+        tb.dut.clock(&Inputs::default());
+    }
     assert_eq!(tb.dut.status_bad_update_count(), 4);
     // A good update whose key was not set up in the cycle before (another key was).
     tb.dut.clock(&Inputs {
@@ -574,8 +580,9 @@ fn refused_updates_change_nothing_and_are_counted() {
         }),
         ..Default::default()
     });
-    // Counted when the command executes, one cycle after it.
-    tb.dut.clock(&Inputs::default());
+    for _ in 0..2 {
+        tb.dut.clock(&Inputs::default());
+    }
     assert_eq!(tb.dut.status_bad_update_count(), 5);
     tb.cycle(Some(5), None);
     tb.drain();
