@@ -102,7 +102,8 @@
 //! table were written in one cycle).
 
 use crate::hash::H3Hash;
-use crate::ram::BankRam;
+use crate::ram::{BankRam, DistRam};
+use crate::wiring::KeepDff;
 use array_init::array_init;
 use rust_hdl::prelude::*;
 
@@ -127,136 +128,6 @@ pub const OP_INVALIDATE_STASH: u64 = 3;
 /// Stash entries per OR / AND group of the value select (one LUT6: three hit-and-value
 /// pairs).
 const TREE_GROUP: usize = 3;
-
-/// `{key, value}` of every stash entry in distributed RAM, for read-back only: a write
-/// port on the clock and an asynchronous read port. A copy of the register stash (which
-/// the parallel compare and the value select need), so read-back costs a few LUTs
-/// instead of a 32-way select of 168 bits.
-#[derive(LogicBlock)]
-pub struct StashRam {
-    pub clk: Signal<In, Clock>,
-    pub read_address: Signal<In, Bits<8>>,
-    pub read_data: Signal<Out, Bits<168>>,
-    pub write_address: Signal<In, Bits<8>>,
-    pub write_data: Signal<In, Bits<168>>,
-    pub write_enable: Signal<In, Bit>,
-    // Simulation storage; the leading underscore keeps it out of the derived Block walk.
-    _sim: Box<Vec<Bits<168>>>,
-}
-
-impl StashRam {
-    /// `depth`: a power of two, 2..=64.
-    pub fn new(depth: usize) -> Self {
-        assert!(depth.is_power_of_two() && (2..=64).contains(&depth));
-        Self {
-            clk: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
-            write_address: Default::default(),
-            write_data: Default::default(),
-            write_enable: Default::default(),
-            _sim: Box::new(vec![Default::default(); depth]),
-        }
-    }
-}
-
-impl Logic for StashRam {
-    fn update(&mut self) {
-        let mask = self._sim.len() - 1;
-        if self.clk.pos_edge() && self.write_enable.val() {
-            self._sim[self.write_address.val().index() & mask] = self.write_data.val();
-        }
-        self.read_data.next = self._sim[self.read_address.val().index() & mask];
-    }
-
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let a = self._sim.len().trailing_zeros() as usize;
-        Verilog::Custom(format!(
-            "\
-reg [167:0] mem [0:{last}];
-wire [{amsb}:0] read_index = read_address[{amsb}:0];
-wire [{amsb}:0] write_index = write_address[{amsb}:0];
-// The address ports are 8 bits for every depth; only the low log2(depth) bits index.
-wire _unused_ok = &{{1'b0, read_address[7:{a}], write_address[7:{a}]}};
-always @(*) begin
-   read_data = mem[read_index];
-end
-
-always @(posedge clk) begin
-   if (write_enable) begin
-      mem[write_index] <= write_data;
-   end
-end
-",
-            last = self._sim.len() - 1,
-            amsb = a - 1,
-        ))
-    }
-
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "stash_ram_write".into(),
-            clock: "clk".into(),
-            inputs: vec![
-                "write_address".into(),
-                "write_data".into(),
-                "write_enable".into(),
-            ],
-            outputs: vec![],
-        }]
-    }
-}
-
-/// A flip-flop that synthesis keeps as its own cell: the copies of one register that a
-/// wide fan-out is split over would otherwise be merged back into one (Yosys `opt_merge`).
-/// Same behaviour as rust-hdl's `DFF`.
-#[derive(LogicBlock, Default)]
-pub struct KeepDff<T: Synth> {
-    pub d: Signal<In, T>,
-    pub q: Signal<Out, T>,
-    pub clock: Signal<In, Clock>,
-}
-
-impl<T: Synth> Logic for KeepDff<T> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.q.next = self.d.val()
-        }
-    }
-
-    fn connect(&mut self) {
-        self.q.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "\
-initial begin
-   q = {:x};
-end
-
-(* keep *)
-always @(posedge clock) begin
-   q <= d;
-end
-",
-            T::default().verilog()
-        ))
-    }
-
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "keep_dff".into(),
-            clock: "clock".into(),
-            inputs: vec!["d".into()],
-            outputs: vec!["q".into()],
-        }]
-    }
-}
 
 #[derive(LogicBlock)]
 pub struct FlowTable {
@@ -308,7 +179,10 @@ pub struct FlowTable {
     hash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
     uhash: [H3Hash<KEY_BITS, INDEX_BITS>; WAYS],
     way: [BankRam<Bits<ENTRY_BITS>>; WAYS],
-    stash_ram: StashRam,
+    /// `{key, value}` of every stash entry, for read-back only: a copy of the register
+    /// stash (which the parallel compare and the value select need), so read-back costs a
+    /// few LUTs instead of a 32-way select of 168 bits.
+    stash_ram: DistRam<Bits<168>>,
     stash_valid: Vec<DFF<Bit>>,
     stash_key: Vec<DFF<Bits<KEY_BITS>>>,
     stash_value: Vec<DFF<Bits<VALUE_BITS>>>,
@@ -571,7 +445,7 @@ impl FlowTable {
             hash: array_init(|w| H3Hash::new(seeds[w])),
             uhash: array_init(|w| H3Hash::new(seeds[w])),
             way: array_init(|_| BankRam::new(slots_per_way)),
-            stash_ram: StashRam::new(stash.max(2).next_power_of_two()),
+            stash_ram: DistRam::new(stash.max(2).next_power_of_two()),
             stash_valid: n(stash),
             stash_key: (0..stash).map(|_| Default::default()).collect(),
             stash_value: (0..stash).map(|_| Default::default()).collect(),
@@ -1188,7 +1062,7 @@ impl Logic for FlowTable {
             }
         }
         self.stash_ram.write_enable.next = self.u3_valid.q.val();
-        self.stash_ram.write_address.next = self.u3_index.q.val().get_bits::<8>(0);
+        self.stash_ram.write_address.next = self.u3_index.q.val();
         self.stash_ram.write_data.next = ((bit_cast::<168, KEY_BITS>(self.u3_key.q.val()) << 112)
             | bit_cast::<168, VALUE_BITS>(self.u3_value.q.val()));
 
@@ -1373,7 +1247,7 @@ impl Logic for FlowTable {
         self.rd3_index.d.next = self.rd2_index.q.val();
         self.rd3_sv.d.next = self.rd2_sv.q.val();
         // r+3: the entry.
-        self.stash_ram.read_address.next = self.rd3_index.q.val().get_bits::<8>(0);
+        self.stash_ram.read_address.next = self.rd3_index.q.val();
         self.rd_valid_q.d.next = self.rd3_valid.q.val();
         if self.rd3_valid.q.val() {
             if self.rd3_stash.q.val() {

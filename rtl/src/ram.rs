@@ -135,26 +135,31 @@ end
     }
 }
 
-/// `BitRam`: one bit per entry, read asynchronously, written on the clock (distributed
-/// RAM). `rx_reorder` keeps its "retransmission request sent at this head" flags here,
-/// read and written in its last stage, so they stay out of the per-QP word's loop.
+/// `DistRam`: one `T` per entry, read asynchronously, written on the clock (distributed
+/// RAM, LUTRAM). [`BitRam`] is the one-bit form: `rx_reorder` keeps its "retransmission
+/// request sent at this head" flags there, read and written in its last stage, so they
+/// stay out of the per-QP word's loop. `flow_table` keeps a copy of its stash entries in
+/// one for read-back, so software reads them through a few LUTs instead of a wide select.
 #[derive(LogicBlock)]
-pub struct BitRam {
+pub struct DistRam<T: Synth> {
     pub clk: Signal<In, Clock>,
     pub read_address: Signal<In, Bits<16>>,
-    pub read_data: Signal<Out, Bit>,
+    pub read_data: Signal<Out, T>,
     pub write_address: Signal<In, Bits<16>>,
-    pub write_data: Signal<In, Bit>,
+    pub write_data: Signal<In, T>,
     pub write_enable: Signal<In, Bit>,
-    _sim: Box<Vec<bool>>,
+    _sim: Box<Vec<T>>,
 }
 
-impl BitRam {
+/// One-bit [`DistRam`].
+pub type BitRam = DistRam<Bit>;
+
+impl<T: Synth> DistRam<T> {
     /// `depth` must be a power of two between 2 and 65536.
     pub fn new(depth: usize) -> Self {
         assert!(
             depth.is_power_of_two() && (2..=65536).contains(&depth),
-            "BitRam depth {depth}"
+            "DistRam depth {depth}"
         );
         Self {
             clk: Default::default(),
@@ -163,12 +168,12 @@ impl BitRam {
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
-            _sim: Box::new(vec![false; depth]),
+            _sim: Box::new(vec![T::default(); depth]),
         }
     }
 }
 
-impl Logic for BitRam {
+impl<T: Synth> Logic for DistRam<T> {
     fn update(&mut self) {
         let mask = self._sim.len() - 1;
         if self.clk.pos_edge() && self.write_enable.val() {
@@ -183,9 +188,13 @@ impl Logic for BitRam {
 
     fn hdl(&self) -> Verilog {
         let a = self._sim.len().trailing_zeros() as usize;
+        let width = match T::BITS {
+            1 => String::new(),
+            w => format!("[{}:0] ", w - 1),
+        };
         Verilog::Custom(format!(
             "\
-reg mem [0:{last}];
+reg {width}mem [0:{last}];
 wire [{amsb}:0] read_index = read_address[{amsb}:0];
 wire [{amsb}:0] write_index = write_address[{amsb}:0];
 {unused}
@@ -207,7 +216,7 @@ end
 
     fn timing(&self) -> Vec<TimingInfo> {
         vec![TimingInfo {
-            name: "bitram_write".into(),
+            name: "distram_write".into(),
             clock: "clk".into(),
             inputs: vec![
                 "write_address".into(),

@@ -10,8 +10,58 @@
 //!   big-endian number, so the first 64 bytes of a beat are byte-reversed once.
 //! * [`KeepCount`]: the number of valid bytes of a beat whose `tkeep` is low-justified
 //!   (`0..01..1`), as an OR of one-hot terms that synthesis balances into a tree.
+//! * [`KeepDff`]: a flip-flop that synthesis keeps as its own cell, for the copies of a
+//!   register that a wide fan-out is split over.
 
 use rust_hdl::prelude::*;
+
+/// A flip-flop that synthesis keeps as its own cell. The copies of one register that a
+/// wide fan-out is split over have the same input, and Yosys `opt_merge` (like vendor
+/// tools without a `keep`) would merge them back into one net of a thousand loads.
+/// Same behaviour as rust-hdl's `DFF`.
+#[derive(LogicBlock, Default)]
+pub struct KeepDff<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Logic for KeepDff<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val()
+        }
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+initial begin
+   q = {:x};
+end
+
+(* keep *)
+always @(posedge clock) begin
+   q <= d;
+end
+",
+            T::default().verilog()
+        ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "keep_dff".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
 
 /// `data_out` is `data_in` with its bytes in reverse order (`N` a multiple of 8).
 #[derive(LogicBlock, Default)]
