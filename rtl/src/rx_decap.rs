@@ -75,7 +75,7 @@
 
 use crate::ram::PipeRam;
 use crate::rx_reorder::RX_REORDER_LATENCY;
-use crate::wiring::{ByteSwap, KeepCount};
+use crate::wiring::{ByteSwap, KeepCount, KeepDff};
 use rust_hdl::prelude::*;
 
 /// The longest header-to-verdict latency of `rx_reorder` (cycles from `m_hdr_valid` and
@@ -362,8 +362,9 @@ pub struct RxDecap<const D: usize, const K: usize> {
     prev: DFF<Bits<64>>,
     o_valid: DFF<Bit>,
     /// `o_valid` again, for the control logic: `o_valid` itself drives the enable of
-    /// every output register bit, and logic after that net would pay for its fan-out.
-    o_valid2: DFF<Bit>,
+    /// every output register bit, and logic after that net would pay for its fan-out
+    /// (kept: synthesis would merge two registers with one input).
+    o_valid2: KeepDff<Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
     o_last: DFF<Bit>,
@@ -1440,10 +1441,12 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         }
         // Placement done: a last beat taken, or a zero-length placed packet reported once
         // the beat ahead of it (at most the previous packet's last) has left.
+        // From `o_valid2`: `o_valid` drives the output register's enable (hundreds of
+        // loads) and would slow the counter behind it.
         self.last_taken.next =
-            ((self.o_valid.q.val() & self.m_axis_place_tready.val()) & self.o_last.q.val());
+            ((self.o_valid2.q.val() & self.m_axis_place_tready.val()) & self.o_last.q.val());
         self.empty_go.next =
-            (self.empties_nz.q.val() & (!self.o_valid.q.val() | self.last_taken.val()));
+            (self.empties_nz.q.val() & (!self.o_valid2.q.val() | self.last_taken.val()));
         if (self.empty_ev.q.val() & !self.empty_go.val()) {
             self.empties.d.next = (self.empties.q.val() + 1);
             self.empties_nz.d.next = true;
