@@ -14,6 +14,7 @@
 //!                                                                                │       ▼
 //!                                   streamer: realign, BTH mark ◄────────────────┘  ◄───┘
 //!                                        └─► output register ─► m_axis
+//!                                        └─► skid register ──┘  (a beat that found it held)
 //! ```
 //!
 //! A frame is forwarded only once it is whole in the data FIFO, so every drop takes the
@@ -61,11 +62,13 @@
 //! * At most `DESC_DEPTH` frames are between their first beat and the header stage;
 //!   `s_axis_tready` is low at a frame's first beat while that many are in flight.
 //! * `s_axis_tready` depends only on registers (and `rst`), never on `s_axis_tvalid`;
-//!   `m_axis_tvalid` never waits for `m_axis_tready`.
+//!   `m_axis_tvalid` never waits for `m_axis_tready`. `m_axis_tready` reaches only the
+//!   output register and a one-beat skid register; the streamer runs while the skid
+//!   register is empty, so with `m_axis_tready` high it adds no cycle.
 
 use crate::flow_table::{FLOW_TABLE_LATENCY, KEY_BITS, VALUE_BITS};
 use crate::sprayer::{Sprayer, FLOW_BITS, SPRAYER_LATENCY};
-use crate::wiring::{ByteSwap, KeepCount};
+use crate::wiring::{ByteSwap, KeepCount, KeepDff};
 use rust_hdl::prelude::*;
 
 /// Bytes of outer header (Ethernet 14, IPv4 20, UDP 8, VXLAN 8).
@@ -370,7 +373,10 @@ pub struct TxEncap<const D: usize, const K: usize> {
     take: Signal<Local, Bit>,
     take_c: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
-    out_free: Signal<Local, Bit>,
+    /// The skid register is empty: the streamer may produce a beat. Two copies of one
+    /// register, so that no net of the streamer's enables reaches a thousand loads.
+    room: Signal<Local, Bit>,
+    room_c: Signal<Local, Bit>,
     hm: Signal<Local, Bits<HDR_BITS>>,
     cur_valid: DFF<Bit>,
     /// `cur_valid & !cur_final`, kept as its own register (see `take_c`).
@@ -400,7 +406,27 @@ pub struct TxEncap<const D: usize, const K: usize> {
     b_mod: Signal<Local, Bits<D>>,
     shifted: Signal<Local, Bits<D>>,
 
-    // ---- Output register and counters ----
+    // ---- Output register, skid register and counters ----
+    /// The output register loads when it is empty or the beat is taken (`m_axis_tready`).
+    out_take: Signal<Local, Bit>,
+    /// A beat that arrived while the output register was held. The streamer runs on
+    /// `!sk_*`, registers, so `m_axis_tready` reaches only the output and skid
+    /// registers. `sk_valid` selects the output register's input; the `sk_full*` copies
+    /// are the streamer's `room` (`_a`, `_c` for the carry's enable, `_p` for the frame
+    /// FIFO's pop) and the skid data's enable (`_s`).
+    sk_valid: KeepDff<Bit>,
+    sk_full_a: KeepDff<Bit>,
+    sk_full_c: KeepDff<Bit>,
+    sk_full_s: KeepDff<Bit>,
+    sk_full_p: KeepDff<Bit>,
+    sk_data: DFF<Bits<D>>,
+    sk_keep: DFF<Bits<K>>,
+    sk_last: DFF<Bit>,
+    sk_dest: DFF<Bit>,
+    sk_zero_hi: DFF<Bit>,
+    /// The beat the streamer produces this cycle (valid: `adv & !cur_drop`).
+    nb_valid: Signal<Local, Bit>,
+    nb_data: Signal<Local, Bits<D>>,
     out_valid: DFF<Bit>,
     out_data: DFF<Bits<D>>,
     out_keep: DFF<Bits<K>>,
@@ -665,7 +691,8 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             take: Default::default(),
             take_c: Default::default(),
             adv: Default::default(),
-            out_free: Default::default(),
+            room: Default::default(),
+            room_c: Default::default(),
             hm: Default::default(),
             cur_valid: Default::default(),
             cur_mid: Default::default(),
@@ -687,6 +714,19 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             final_mask: Default::default(),
             b_mod: Default::default(),
             shifted: Default::default(),
+            out_take: Default::default(),
+            sk_valid: Default::default(),
+            sk_full_a: Default::default(),
+            sk_full_c: Default::default(),
+            sk_full_s: Default::default(),
+            sk_full_p: Default::default(),
+            sk_data: Default::default(),
+            sk_keep: Default::default(),
+            sk_last: Default::default(),
+            sk_dest: Default::default(),
+            sk_zero_hi: Default::default(),
+            nb_valid: Default::default(),
+            nb_data: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
@@ -827,6 +867,16 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             cur_in_extra,
             cur_final,
             carry,
+            sk_valid,
+            sk_full_a,
+            sk_full_c,
+            sk_full_s,
+            sk_full_p,
+            sk_data,
+            sk_keep,
+            sk_last,
+            sk_dest,
+            sk_zero_hi,
             out_valid,
             out_data,
             out_keep,
@@ -860,12 +910,13 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.hdr_fifo.rst.next = self.rst.val();
 
         // Handshakes first: every local is written before it is read. Each is one LUT of
-        // registers (and `m_axis_tready`), so the FIFO pops and the output register's
-        // enable sit right behind flops.
-        self.out_free.next = (!self.out_valid.q.val() | self.m_axis_tready.val());
+        // registers, so the FIFO pops sit right behind flops; `m_axis_tready` reaches
+        // only the output and skid registers.
+        self.room.next = !self.sk_full_a.q.val();
+        self.room_c.next = !self.sk_full_c.q.val();
         self.adv.next = (self.cur_valid.q.val()
             & (self.cur_in_extra.q.val() | self.data_fifo.m_valid.val())
-            & (self.cur_drop.q.val() | self.out_free.val()));
+            & (self.cur_drop.q.val() | self.room.val()));
         self.take.next = (self.hdr_fifo.m_valid.val()
             & (!self.cur_valid.q.val() | (self.adv.val() & self.cur_final.q.val())));
         // The same condition written with `cur_mid` (busy and not at the final beat), so
@@ -874,7 +925,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.take_c.next = ((self.hdr_fifo.m_valid.val() & !self.cur_mid.q.val())
             & (!self.cur_valid.q.val()
                 | ((self.cur_in_extra.q.val() | self.data_fifo.m_valid.val())
-                    & (self.cur_drop.q.val() | self.out_free.val()))));
+                    & (self.cur_drop.q.val() | self.room_c.val()))));
         self.h_block.next = (self.h_used.q.val() & self.c_hdr_top.val()).any();
         self.issue.next = (self.desc_fifo.m_valid.val()
             & self.res_fifo.m_valid.val()
@@ -1220,7 +1271,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.data_pop.next = (self.cur_valid.q.val()
             & !self.cur_in_extra.q.val()
             & self.data_fifo.m_valid.val()
-            & (self.cur_drop.q.val() | self.out_free.val()));
+            & (self.cur_drop.q.val() | !self.sk_full_p.q.val()));
         self.data_fifo.m_pop.next = self.data_pop.val();
 
         if (self.cur_first.q.val() & self.cur_mark.q.val()) {
@@ -1325,14 +1376,46 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // of the previous inner beat and the first K - 50 of this one; then the extra
         // beat, whose bytes past the carry are zeroed at the port (`out_zero_hi`) rather
         // than here, where a zero would need the enable and a reset LUT in series on
-        // 624 flops. Every bit loads straight from a flop; only the enable is logic.
-        if self.out_free.val() {
-            self.out_valid.d.next = (self.adv.val() & !self.cur_drop.q.val());
-            self.out_dest.d.next = self.cur_dest.q.val();
-            self.out_last.d.next = self.cur_final.q.val();
-            self.out_zero_hi.d.next = self.cur_in_extra.q.val();
-            self.out_data.d.next = (bit_cast::<D, 400>(self.carry.q.val()) | self.shifted.val());
-            self.out_keep.d.next = self.cur_okeep.q.val();
+        // 624 flops.
+        self.nb_valid.next = (self.adv.val() & !self.cur_drop.q.val());
+        self.nb_data.next = (bit_cast::<D, 400>(self.carry.q.val()) | self.shifted.val());
+        // The skid register loads every cycle it is empty (its enable is a register) and
+        // counts as full when the beat it loaded found the output register held.
+        self.out_take.next = (!self.out_valid.q.val() | self.m_axis_tready.val());
+        if !self.sk_full_s.q.val() {
+            self.sk_data.d.next = self.nb_data.val();
+            self.sk_keep.d.next = self.cur_okeep.q.val();
+            self.sk_last.d.next = self.cur_final.q.val();
+            self.sk_dest.d.next = self.cur_dest.q.val();
+            self.sk_zero_hi.d.next = self.cur_in_extra.q.val();
+        }
+        if self.out_take.val() {
+            if self.sk_valid.q.val() {
+                self.out_valid.d.next = true;
+                self.out_dest.d.next = self.sk_dest.q.val();
+                self.out_last.d.next = self.sk_last.q.val();
+                self.out_zero_hi.d.next = self.sk_zero_hi.q.val();
+                self.out_data.d.next = self.sk_data.q.val();
+                self.out_keep.d.next = self.sk_keep.q.val();
+            } else {
+                self.out_valid.d.next = self.nb_valid.val();
+                self.out_dest.d.next = self.cur_dest.q.val();
+                self.out_last.d.next = self.cur_final.q.val();
+                self.out_zero_hi.d.next = self.cur_in_extra.q.val();
+                self.out_data.d.next = self.nb_data.val();
+                self.out_keep.d.next = self.cur_okeep.q.val();
+            }
+            self.sk_valid.d.next = false;
+            self.sk_full_a.d.next = false;
+            self.sk_full_c.d.next = false;
+            self.sk_full_s.d.next = false;
+            self.sk_full_p.d.next = false;
+        } else if self.nb_valid.val() {
+            self.sk_valid.d.next = true;
+            self.sk_full_a.d.next = true;
+            self.sk_full_c.d.next = true;
+            self.sk_full_s.d.next = true;
+            self.sk_full_p.d.next = true;
         }
 
         if self.rst.val() {
@@ -1354,6 +1437,11 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             self.cur_mid.d.next = false;
             self.cur_in_extra.d.next = false;
             self.out_valid.d.next = false;
+            self.sk_valid.d.next = false;
+            self.sk_full_a.d.next = false;
+            self.sk_full_c.d.next = false;
+            self.sk_full_s.d.next = false;
+            self.sk_full_p.d.next = false;
             self.ev_frames.d.next = false;
             self.ev_too_long.d.next = false;
             self.ev_bad_keep.d.next = false;
