@@ -38,11 +38,16 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     // Constant declarations
     localparam  depth_m1 = 16'h1fff;
     localparam  stash_len = 8'h20;
+    localparam  tree_groups = 8'hb;
     localparam  op_write_slot = 2'b0;
     localparam  op_write_stash = 2'b1;
     localparam  op_invalidate_slot = 2'b10;
     localparam  op_invalidate_stash = 2'b11;
     localparam  all_ones = 112'hffffffffffffffffffffffffffff;
+    localparam  gpos = 56'h49249249249249;
+    localparam  gfill = 56'hb6db6db6db6db4;
+    localparam  gfill_p = 56'hb6db6db6db6db6;
+    localparam  bit1 = 56'h2;
     
     // Stub signals
     reg  [55:0] hash$0$key;
@@ -53,6 +58,14 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     wire  [15:0] hash$2$hash;
     reg  [55:0] hash$3$key;
     wire  [15:0] hash$3$hash;
+    reg  [55:0] uhash$0$key;
+    wire  [15:0] uhash$0$hash;
+    reg  [55:0] uhash$1$key;
+    wire  [15:0] uhash$1$hash;
+    reg  [55:0] uhash$2$key;
+    wire  [15:0] uhash$2$hash;
+    reg  [55:0] uhash$3$key;
+    wire  [15:0] uhash$3$hash;
     reg  [15:0] way$0$read_address;
     reg  way$0$read_clock;
     wire  [168:0] way$0$read_data;
@@ -85,6 +98,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [168:0] way$3$write_data;
     reg  way$3$write_enable;
     wire  [168:0] way$3$aux_read_data;
+    reg  stash_ram$clk;
+    reg  [15:0] stash_ram$read_address;
+    wire  [167:0] stash_ram$read_data;
+    reg  [15:0] stash_ram$write_address;
+    reg  [167:0] stash_ram$write_data;
+    reg  stash_ram$write_enable;
     reg  stash_valid$0$d;
     wire  stash_valid$0$q;
     reg  stash_valid$0$clock;
@@ -379,153 +398,468 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [15:0] clear_index$d;
     wire  [15:0] clear_index$q;
     reg  clear_index$clock;
-    reg  s1_valid$d;
-    wire  s1_valid$q;
-    reg  s1_valid$clock;
-    reg  s1_force_miss$d;
-    wire  s1_force_miss$q;
-    reg  s1_force_miss$clock;
-    reg  [55:0] s1_key$d;
-    wire  [55:0] s1_key$q;
-    reg  s1_key$clock;
-    reg  [15:0] s1_tag$d;
-    wire  [15:0] s1_tag$q;
-    reg  s1_tag$clock;
-    reg  s2_valid$d;
-    wire  s2_valid$q;
-    reg  s2_valid$clock;
-    reg  [15:0] s2_tag$d;
-    wire  [15:0] s2_tag$q;
-    reg  s2_tag$clock;
-    reg  s2_way_hit$0$d;
-    wire  s2_way_hit$0$q;
-    reg  s2_way_hit$0$clock;
-    reg  s2_way_hit$1$d;
-    wire  s2_way_hit$1$q;
-    reg  s2_way_hit$1$clock;
-    reg  s2_way_hit$2$d;
-    wire  s2_way_hit$2$q;
-    reg  s2_way_hit$2$clock;
-    reg  s2_way_hit$3$d;
-    wire  s2_way_hit$3$q;
-    reg  s2_way_hit$3$clock;
-    reg  [111:0] s2_way_value$0$d;
-    wire  [111:0] s2_way_value$0$q;
-    reg  s2_way_value$0$clock;
-    reg  [111:0] s2_way_value$1$d;
-    wire  [111:0] s2_way_value$1$q;
-    reg  s2_way_value$1$clock;
-    reg  [111:0] s2_way_value$2$d;
-    wire  [111:0] s2_way_value$2$q;
-    reg  s2_way_value$2$clock;
-    reg  [111:0] s2_way_value$3$d;
-    wire  [111:0] s2_way_value$3$q;
-    reg  s2_way_value$3$clock;
-    reg  s2_stash_hit$0$d;
-    wire  s2_stash_hit$0$q;
-    reg  s2_stash_hit$0$clock;
-    reg  s2_stash_hit$1$d;
-    wire  s2_stash_hit$1$q;
-    reg  s2_stash_hit$1$clock;
-    reg  s2_stash_hit$2$d;
-    wire  s2_stash_hit$2$q;
-    reg  s2_stash_hit$2$clock;
-    reg  s2_stash_hit$3$d;
-    wire  s2_stash_hit$3$q;
-    reg  s2_stash_hit$3$clock;
-    reg  s2_stash_hit$4$d;
-    wire  s2_stash_hit$4$q;
-    reg  s2_stash_hit$4$clock;
-    reg  s2_stash_hit$5$d;
-    wire  s2_stash_hit$5$q;
-    reg  s2_stash_hit$5$clock;
-    reg  s2_stash_hit$6$d;
-    wire  s2_stash_hit$6$q;
-    reg  s2_stash_hit$6$clock;
-    reg  s2_stash_hit$7$d;
-    wire  s2_stash_hit$7$q;
-    reg  s2_stash_hit$7$clock;
-    reg  s2_stash_hit$8$d;
-    wire  s2_stash_hit$8$q;
-    reg  s2_stash_hit$8$clock;
-    reg  s2_stash_hit$9$d;
-    wire  s2_stash_hit$9$q;
-    reg  s2_stash_hit$9$clock;
-    reg  s2_stash_hit$10$d;
-    wire  s2_stash_hit$10$q;
-    reg  s2_stash_hit$10$clock;
-    reg  s2_stash_hit$11$d;
-    wire  s2_stash_hit$11$q;
-    reg  s2_stash_hit$11$clock;
-    reg  s2_stash_hit$12$d;
-    wire  s2_stash_hit$12$q;
-    reg  s2_stash_hit$12$clock;
-    reg  s2_stash_hit$13$d;
-    wire  s2_stash_hit$13$q;
-    reg  s2_stash_hit$13$clock;
-    reg  s2_stash_hit$14$d;
-    wire  s2_stash_hit$14$q;
-    reg  s2_stash_hit$14$clock;
-    reg  s2_stash_hit$15$d;
-    wire  s2_stash_hit$15$q;
-    reg  s2_stash_hit$15$clock;
-    reg  s2_stash_hit$16$d;
-    wire  s2_stash_hit$16$q;
-    reg  s2_stash_hit$16$clock;
-    reg  s2_stash_hit$17$d;
-    wire  s2_stash_hit$17$q;
-    reg  s2_stash_hit$17$clock;
-    reg  s2_stash_hit$18$d;
-    wire  s2_stash_hit$18$q;
-    reg  s2_stash_hit$18$clock;
-    reg  s2_stash_hit$19$d;
-    wire  s2_stash_hit$19$q;
-    reg  s2_stash_hit$19$clock;
-    reg  s2_stash_hit$20$d;
-    wire  s2_stash_hit$20$q;
-    reg  s2_stash_hit$20$clock;
-    reg  s2_stash_hit$21$d;
-    wire  s2_stash_hit$21$q;
-    reg  s2_stash_hit$21$clock;
-    reg  s2_stash_hit$22$d;
-    wire  s2_stash_hit$22$q;
-    reg  s2_stash_hit$22$clock;
-    reg  s2_stash_hit$23$d;
-    wire  s2_stash_hit$23$q;
-    reg  s2_stash_hit$23$clock;
-    reg  s2_stash_hit$24$d;
-    wire  s2_stash_hit$24$q;
-    reg  s2_stash_hit$24$clock;
-    reg  s2_stash_hit$25$d;
-    wire  s2_stash_hit$25$q;
-    reg  s2_stash_hit$25$clock;
-    reg  s2_stash_hit$26$d;
-    wire  s2_stash_hit$26$q;
-    reg  s2_stash_hit$26$clock;
-    reg  s2_stash_hit$27$d;
-    wire  s2_stash_hit$27$q;
-    reg  s2_stash_hit$27$clock;
-    reg  s2_stash_hit$28$d;
-    wire  s2_stash_hit$28$q;
-    reg  s2_stash_hit$28$clock;
-    reg  s2_stash_hit$29$d;
-    wire  s2_stash_hit$29$q;
-    reg  s2_stash_hit$29$clock;
-    reg  s2_stash_hit$30$d;
-    wire  s2_stash_hit$30$q;
-    reg  s2_stash_hit$30$clock;
-    reg  s2_stash_hit$31$d;
-    wire  s2_stash_hit$31$q;
-    reg  s2_stash_hit$31$clock;
-    reg  shadow_valid$d;
-    wire  shadow_valid$q;
-    reg  shadow_valid$clock;
-    reg  [15:0] shadow_index$d;
-    wire  [15:0] shadow_index$q;
-    reg  shadow_index$clock;
-    reg  [111:0] shadow_value$d;
-    wire  [111:0] shadow_value$q;
-    reg  shadow_value$clock;
+    reg  l1_valid$d;
+    wire  l1_valid$q;
+    reg  l1_valid$clock;
+    reg  l1_fm$d;
+    wire  l1_fm$q;
+    reg  l1_fm$clock;
+    reg  [55:0] l1_key$d;
+    wire  [55:0] l1_key$q;
+    reg  l1_key$clock;
+    reg  [15:0] l1_tag$d;
+    wire  [15:0] l1_tag$q;
+    reg  l1_tag$clock;
+    reg  [15:0] l1_idx$0$d;
+    wire  [15:0] l1_idx$0$q;
+    reg  l1_idx$0$clock;
+    reg  [15:0] l1_idx$1$d;
+    wire  [15:0] l1_idx$1$q;
+    reg  l1_idx$1$clock;
+    reg  [15:0] l1_idx$2$d;
+    wire  [15:0] l1_idx$2$q;
+    reg  l1_idx$2$clock;
+    reg  [15:0] l1_idx$3$d;
+    wire  [15:0] l1_idx$3$q;
+    reg  l1_idx$3$clock;
+    reg  l2_valid$d;
+    wire  l2_valid$q;
+    reg  l2_valid$clock;
+    reg  l2_fm$d;
+    wire  l2_fm$q;
+    reg  l2_fm$clock;
+    reg  [55:0] l2_key$d;
+    wire  [55:0] l2_key$q;
+    reg  l2_key$clock;
+    reg  [15:0] l2_tag$d;
+    wire  [15:0] l2_tag$q;
+    reg  l2_tag$clock;
+    reg  lm_pend$0$d;
+    wire  lm_pend$0$q;
+    reg  lm_pend$0$clock;
+    reg  lm_pend$1$d;
+    wire  lm_pend$1$q;
+    reg  lm_pend$1$clock;
+    reg  lm_pend$2$d;
+    wire  lm_pend$2$q;
+    reg  lm_pend$2$clock;
+    reg  lm_pend$3$d;
+    wire  lm_pend$3$q;
+    reg  lm_pend$3$clock;
+    reg  lm_infl$0$d;
+    wire  lm_infl$0$q;
+    reg  lm_infl$0$clock;
+    reg  lm_infl$1$d;
+    wire  lm_infl$1$q;
+    reg  lm_infl$1$clock;
+    reg  lm_infl$2$d;
+    wire  lm_infl$2$q;
+    reg  lm_infl$2$clock;
+    reg  lm_infl$3$d;
+    wire  lm_infl$3$q;
+    reg  lm_infl$3$clock;
+    reg  [55:0] sg$0$d;
+    wire  [55:0] sg$0$q;
+    reg  sg$0$clock;
+    reg  [55:0] sg$1$d;
+    wire  [55:0] sg$1$q;
+    reg  sg$1$clock;
+    reg  [55:0] sg$2$d;
+    wire  [55:0] sg$2$q;
+    reg  sg$2$clock;
+    reg  [55:0] sg$3$d;
+    wire  [55:0] sg$3$q;
+    reg  sg$3$clock;
+    reg  [55:0] sg$4$d;
+    wire  [55:0] sg$4$q;
+    reg  sg$4$clock;
+    reg  [55:0] sg$5$d;
+    wire  [55:0] sg$5$q;
+    reg  sg$5$clock;
+    reg  [55:0] sg$6$d;
+    wire  [55:0] sg$6$q;
+    reg  sg$6$clock;
+    reg  [55:0] sg$7$d;
+    wire  [55:0] sg$7$q;
+    reg  sg$7$clock;
+    reg  [55:0] sg$8$d;
+    wire  [55:0] sg$8$q;
+    reg  sg$8$clock;
+    reg  [55:0] sg$9$d;
+    wire  [55:0] sg$9$q;
+    reg  sg$9$clock;
+    reg  [55:0] sg$10$d;
+    wire  [55:0] sg$10$q;
+    reg  sg$10$clock;
+    reg  [55:0] sg$11$d;
+    wire  [55:0] sg$11$q;
+    reg  sg$11$clock;
+    reg  [55:0] sg$12$d;
+    wire  [55:0] sg$12$q;
+    reg  sg$12$clock;
+    reg  [55:0] sg$13$d;
+    wire  [55:0] sg$13$q;
+    reg  sg$13$clock;
+    reg  [55:0] sg$14$d;
+    wire  [55:0] sg$14$q;
+    reg  sg$14$clock;
+    reg  [55:0] sg$15$d;
+    wire  [55:0] sg$15$q;
+    reg  sg$15$clock;
+    reg  [55:0] sg$16$d;
+    wire  [55:0] sg$16$q;
+    reg  sg$16$clock;
+    reg  [55:0] sg$17$d;
+    wire  [55:0] sg$17$q;
+    reg  sg$17$clock;
+    reg  [55:0] sg$18$d;
+    wire  [55:0] sg$18$q;
+    reg  sg$18$clock;
+    reg  [55:0] sg$19$d;
+    wire  [55:0] sg$19$q;
+    reg  sg$19$clock;
+    reg  [55:0] sg$20$d;
+    wire  [55:0] sg$20$q;
+    reg  sg$20$clock;
+    reg  [55:0] sg$21$d;
+    wire  [55:0] sg$21$q;
+    reg  sg$21$clock;
+    reg  [55:0] sg$22$d;
+    wire  [55:0] sg$22$q;
+    reg  sg$22$clock;
+    reg  [55:0] sg$23$d;
+    wire  [55:0] sg$23$q;
+    reg  sg$23$clock;
+    reg  [55:0] sg$24$d;
+    wire  [55:0] sg$24$q;
+    reg  sg$24$clock;
+    reg  [55:0] sg$25$d;
+    wire  [55:0] sg$25$q;
+    reg  sg$25$clock;
+    reg  [55:0] sg$26$d;
+    wire  [55:0] sg$26$q;
+    reg  sg$26$clock;
+    reg  [55:0] sg$27$d;
+    wire  [55:0] sg$27$q;
+    reg  sg$27$clock;
+    reg  [55:0] sg$28$d;
+    wire  [55:0] sg$28$q;
+    reg  sg$28$clock;
+    reg  [55:0] sg$29$d;
+    wire  [55:0] sg$29$q;
+    reg  sg$29$clock;
+    reg  [55:0] sg$30$d;
+    wire  [55:0] sg$30$q;
+    reg  sg$30$clock;
+    reg  [55:0] sg$31$d;
+    wire  [55:0] sg$31$q;
+    reg  sg$31$clock;
+    reg  l3_valid$d;
+    wire  l3_valid$q;
+    reg  l3_valid$clock;
+    reg  l3_fm$d;
+    wire  l3_fm$q;
+    reg  l3_fm$clock;
+    reg  [15:0] l3_tag$d;
+    wire  [15:0] l3_tag$q;
+    reg  l3_tag$clock;
+    reg  [55:0] lg$0$d;
+    wire  [55:0] lg$0$q;
+    reg  lg$0$clock;
+    reg  [55:0] lg$1$d;
+    wire  [55:0] lg$1$q;
+    reg  lg$1$clock;
+    reg  [55:0] lg$2$d;
+    wire  [55:0] lg$2$q;
+    reg  lg$2$clock;
+    reg  [55:0] lg$3$d;
+    wire  [55:0] lg$3$q;
+    reg  lg$3$clock;
+    reg  [111:0] lv$0$d;
+    wire  [111:0] lv$0$q;
+    reg  lv$0$clock;
+    reg  [111:0] lv$1$d;
+    wire  [111:0] lv$1$q;
+    reg  lv$1$clock;
+    reg  [111:0] lv$2$d;
+    wire  [111:0] lv$2$q;
+    reg  lv$2$clock;
+    reg  [111:0] lv$3$d;
+    wire  [111:0] lv$3$q;
+    reg  lv$3$clock;
+    reg  lmask$0$d;
+    wire  lmask$0$q;
+    reg  lmask$0$clock;
+    reg  lmask$1$d;
+    wire  lmask$1$q;
+    reg  lmask$1$clock;
+    reg  lmask$2$d;
+    wire  lmask$2$q;
+    reg  lmask$2$clock;
+    reg  lmask$3$d;
+    wire  lmask$3$q;
+    reg  lmask$3$clock;
+    reg  shit$0$d;
+    wire  shit$0$q;
+    reg  shit$0$clock;
+    reg  shit$1$d;
+    wire  shit$1$q;
+    reg  shit$1$clock;
+    reg  shit$2$d;
+    wire  shit$2$q;
+    reg  shit$2$clock;
+    reg  shit$3$d;
+    wire  shit$3$q;
+    reg  shit$3$clock;
+    reg  shit$4$d;
+    wire  shit$4$q;
+    reg  shit$4$clock;
+    reg  shit$5$d;
+    wire  shit$5$q;
+    reg  shit$5$clock;
+    reg  shit$6$d;
+    wire  shit$6$q;
+    reg  shit$6$clock;
+    reg  shit$7$d;
+    wire  shit$7$q;
+    reg  shit$7$clock;
+    reg  shit$8$d;
+    wire  shit$8$q;
+    reg  shit$8$clock;
+    reg  shit$9$d;
+    wire  shit$9$q;
+    reg  shit$9$clock;
+    reg  shit$10$d;
+    wire  shit$10$q;
+    reg  shit$10$clock;
+    reg  shit$11$d;
+    wire  shit$11$q;
+    reg  shit$11$clock;
+    reg  shit$12$d;
+    wire  shit$12$q;
+    reg  shit$12$clock;
+    reg  shit$13$d;
+    wire  shit$13$q;
+    reg  shit$13$clock;
+    reg  shit$14$d;
+    wire  shit$14$q;
+    reg  shit$14$clock;
+    reg  shit$15$d;
+    wire  shit$15$q;
+    reg  shit$15$clock;
+    reg  shit$16$d;
+    wire  shit$16$q;
+    reg  shit$16$clock;
+    reg  shit$17$d;
+    wire  shit$17$q;
+    reg  shit$17$clock;
+    reg  shit$18$d;
+    wire  shit$18$q;
+    reg  shit$18$clock;
+    reg  shit$19$d;
+    wire  shit$19$q;
+    reg  shit$19$clock;
+    reg  shit$20$d;
+    wire  shit$20$q;
+    reg  shit$20$clock;
+    reg  shit$21$d;
+    wire  shit$21$q;
+    reg  shit$21$clock;
+    reg  shit$22$d;
+    wire  shit$22$q;
+    reg  shit$22$clock;
+    reg  shit$23$d;
+    wire  shit$23$q;
+    reg  shit$23$clock;
+    reg  shit$24$d;
+    wire  shit$24$q;
+    reg  shit$24$clock;
+    reg  shit$25$d;
+    wire  shit$25$q;
+    reg  shit$25$clock;
+    reg  shit$26$d;
+    wire  shit$26$q;
+    reg  shit$26$clock;
+    reg  shit$27$d;
+    wire  shit$27$q;
+    reg  shit$27$clock;
+    reg  shit$28$d;
+    wire  shit$28$q;
+    reg  shit$28$clock;
+    reg  shit$29$d;
+    wire  shit$29$q;
+    reg  shit$29$clock;
+    reg  shit$30$d;
+    wire  shit$30$q;
+    reg  shit$30$clock;
+    reg  shit$31$d;
+    wire  shit$31$q;
+    reg  shit$31$clock;
+    reg  shit$32$d;
+    wire  shit$32$q;
+    reg  shit$32$clock;
+    reg  l4_valid$d;
+    wire  l4_valid$q;
+    reg  l4_valid$clock;
+    reg  [15:0] l4_tag$d;
+    wire  [15:0] l4_tag$q;
+    reg  l4_tag$clock;
+    reg  whit$0$d;
+    wire  whit$0$q;
+    reg  whit$0$clock;
+    reg  whit$1$d;
+    wire  whit$1$q;
+    reg  whit$1$clock;
+    reg  whit$2$d;
+    wire  whit$2$q;
+    reg  whit$2$clock;
+    reg  whit$3$d;
+    wire  whit$3$q;
+    reg  whit$3$clock;
+    reg  [111:0] wv$0$d;
+    wire  [111:0] wv$0$q;
+    reg  wv$0$clock;
+    reg  [111:0] wv$1$d;
+    wire  [111:0] wv$1$q;
+    reg  wv$1$clock;
+    reg  [111:0] wv$2$d;
+    wire  [111:0] wv$2$q;
+    reg  wv$2$clock;
+    reg  [111:0] wv$3$d;
+    wire  [111:0] wv$3$q;
+    reg  wv$3$clock;
+    reg  [111:0] go$0$d;
+    wire  [111:0] go$0$q;
+    reg  go$0$clock;
+    reg  [111:0] go$1$d;
+    wire  [111:0] go$1$q;
+    reg  go$1$clock;
+    reg  [111:0] go$2$d;
+    wire  [111:0] go$2$q;
+    reg  go$2$clock;
+    reg  [111:0] go$3$d;
+    wire  [111:0] go$3$q;
+    reg  go$3$clock;
+    reg  [111:0] go$4$d;
+    wire  [111:0] go$4$q;
+    reg  go$4$clock;
+    reg  [111:0] go$5$d;
+    wire  [111:0] go$5$q;
+    reg  go$5$clock;
+    reg  [111:0] go$6$d;
+    wire  [111:0] go$6$q;
+    reg  go$6$clock;
+    reg  [111:0] go$7$d;
+    wire  [111:0] go$7$q;
+    reg  go$7$clock;
+    reg  [111:0] go$8$d;
+    wire  [111:0] go$8$q;
+    reg  go$8$clock;
+    reg  [111:0] go$9$d;
+    wire  [111:0] go$9$q;
+    reg  go$9$clock;
+    reg  [111:0] go$10$d;
+    wire  [111:0] go$10$q;
+    reg  go$10$clock;
+    reg  [111:0] ga$0$d;
+    wire  [111:0] ga$0$q;
+    reg  ga$0$clock;
+    reg  [111:0] ga$1$d;
+    wire  [111:0] ga$1$q;
+    reg  ga$1$clock;
+    reg  [111:0] ga$2$d;
+    wire  [111:0] ga$2$q;
+    reg  ga$2$clock;
+    reg  [111:0] ga$3$d;
+    wire  [111:0] ga$3$q;
+    reg  ga$3$clock;
+    reg  [111:0] ga$4$d;
+    wire  [111:0] ga$4$q;
+    reg  ga$4$clock;
+    reg  [111:0] ga$5$d;
+    wire  [111:0] ga$5$q;
+    reg  ga$5$clock;
+    reg  [111:0] ga$6$d;
+    wire  [111:0] ga$6$q;
+    reg  ga$6$clock;
+    reg  [111:0] ga$7$d;
+    wire  [111:0] ga$7$q;
+    reg  ga$7$clock;
+    reg  [111:0] ga$8$d;
+    wire  [111:0] ga$8$q;
+    reg  ga$8$clock;
+    reg  [111:0] ga$9$d;
+    wire  [111:0] ga$9$q;
+    reg  ga$9$clock;
+    reg  [111:0] ga$10$d;
+    wire  [111:0] ga$10$q;
+    reg  ga$10$clock;
+    reg  g_any$0$d;
+    wire  g_any$0$q;
+    reg  g_any$0$clock;
+    reg  g_any$1$d;
+    wire  g_any$1$q;
+    reg  g_any$1$clock;
+    reg  g_any$2$d;
+    wire  g_any$2$q;
+    reg  g_any$2$clock;
+    reg  g_any$3$d;
+    wire  g_any$3$q;
+    reg  g_any$3$clock;
+    reg  g_any$4$d;
+    wire  g_any$4$q;
+    reg  g_any$4$clock;
+    reg  g_any$5$d;
+    wire  g_any$5$q;
+    reg  g_any$5$clock;
+    reg  g_any$6$d;
+    wire  g_any$6$q;
+    reg  g_any$6$clock;
+    reg  g_any$7$d;
+    wire  g_any$7$q;
+    reg  g_any$7$clock;
+    reg  g_any$8$d;
+    wire  g_any$8$q;
+    reg  g_any$8$clock;
+    reg  g_any$9$d;
+    wire  g_any$9$q;
+    reg  g_any$9$clock;
+    reg  g_any$10$d;
+    wire  g_any$10$q;
+    reg  g_any$10$clock;
+    reg  g_two$0$d;
+    wire  g_two$0$q;
+    reg  g_two$0$clock;
+    reg  g_two$1$d;
+    wire  g_two$1$q;
+    reg  g_two$1$clock;
+    reg  g_two$2$d;
+    wire  g_two$2$q;
+    reg  g_two$2$clock;
+    reg  g_two$3$d;
+    wire  g_two$3$q;
+    reg  g_two$3$clock;
+    reg  g_two$4$d;
+    wire  g_two$4$q;
+    reg  g_two$4$clock;
+    reg  g_two$5$d;
+    wire  g_two$5$q;
+    reg  g_two$5$clock;
+    reg  g_two$6$d;
+    wire  g_two$6$q;
+    reg  g_two$6$clock;
+    reg  g_two$7$d;
+    wire  g_two$7$q;
+    reg  g_two$7$clock;
+    reg  g_two$8$d;
+    wire  g_two$8$q;
+    reg  g_two$8$clock;
+    reg  g_two$9$d;
+    wire  g_two$9$q;
+    reg  g_two$9$clock;
+    reg  g_two$10$d;
+    wire  g_two$10$q;
+    reg  g_two$10$clock;
     reg  out_valid$d;
     wire  out_valid$q;
     reg  out_valid$clock;
@@ -538,33 +872,12 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [15:0] out_tag$d;
     wire  [15:0] out_tag$q;
     reg  out_tag$clock;
-    reg  rd_pending$d;
-    wire  rd_pending$q;
-    reg  rd_pending$clock;
-    reg  rd_stash$d;
-    wire  rd_stash$q;
-    reg  rd_stash$clock;
-    reg  [1:0] rd_way$d;
-    wire  [1:0] rd_way$q;
-    reg  rd_way$clock;
-    reg  [15:0] rd_index$d;
-    wire  [15:0] rd_index$q;
-    reg  rd_index$clock;
-    reg  rd_valid_q$d;
-    wire  rd_valid_q$q;
-    reg  rd_valid_q$clock;
-    reg  [168:0] rd_entry_q$d;
-    wire  [168:0] rd_entry_q$q;
-    reg  rd_entry_q$clock;
     reg  chk_several$d;
     wire  chk_several$q;
     reg  chk_several$clock;
-    reg  [111:0] chk_or$d;
-    wire  [111:0] chk_or$q;
-    reg  chk_or$clock;
-    reg  [111:0] chk_and$d;
-    wire  [111:0] chk_and$q;
-    reg  chk_and$clock;
+    reg  [111:0] chk_dis$d;
+    wire  [111:0] chk_dis$q;
+    reg  chk_dis$clock;
     reg  multi_hit$d;
     wire  multi_hit$q;
     reg  multi_hit$clock;
@@ -574,32 +887,489 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [31:0] dup_hit_count$d;
     wire  [31:0] dup_hit_count$q;
     reg  dup_hit_count$clock;
-    reg  [31:0] bad_update_count$d;
-    wire  [31:0] bad_update_count$q;
-    reg  bad_update_count$clock;
-    reg  [55:0] uhash$0$key;
-    wire  [15:0] uhash$0$hash;
-    reg  [55:0] uhash$1$key;
-    wire  [15:0] uhash$1$hash;
-    reg  [55:0] uhash$2$key;
-    wire  [15:0] uhash$2$hash;
-    reg  [55:0] uhash$3$key;
-    wire  [15:0] uhash$3$hash;
-    reg  pre_valid$d;
-    wire  pre_valid$q;
-    reg  pre_valid$clock;
     reg  [55:0] pre_key$d;
     wire  [55:0] pre_key$q;
     reg  pre_key$clock;
-    reg  u2_is_stash$d;
-    wire  u2_is_stash$q;
-    reg  u2_is_stash$clock;
-    reg  u2_is_write$d;
-    wire  u2_is_write$q;
-    reg  u2_is_write$clock;
-    reg  u2_purge$d;
-    wire  u2_purge$q;
-    reg  u2_purge$clock;
+    reg  [15:0] pre_home$0$d;
+    wire  [15:0] pre_home$0$q;
+    reg  pre_home$0$clock;
+    reg  [15:0] pre_home$1$d;
+    wire  [15:0] pre_home$1$q;
+    reg  pre_home$1$clock;
+    reg  [15:0] pre_home$2$d;
+    wire  [15:0] pre_home$2$q;
+    reg  pre_home$2$clock;
+    reg  [15:0] pre_home$3$d;
+    wire  [15:0] pre_home$3$q;
+    reg  pre_home$3$clock;
+    reg  pre_ok$d;
+    wire  pre_ok$q;
+    reg  pre_ok$clock;
+    reg  c_valid$d;
+    wire  c_valid$q;
+    reg  c_valid$clock;
+    reg  c_rst$d;
+    wire  c_rst$q;
+    reg  c_rst$clock;
+    reg  c_is_slot$d;
+    wire  c_is_slot$q;
+    reg  c_is_slot$clock;
+    reg  c_is_write$d;
+    wire  c_is_write$q;
+    reg  c_is_write$clock;
+    reg  c_bad0$d;
+    wire  c_bad0$q;
+    reg  c_bad0$clock;
+    reg  c_ok$d;
+    wire  c_ok$q;
+    reg  c_ok$clock;
+    reg  c_keyneq$d;
+    wire  c_keyneq$q;
+    reg  c_keyneq$clock;
+    reg  c_fresh$d;
+    wire  c_fresh$q;
+    reg  c_fresh$clock;
+    reg  c_rdref$d;
+    wire  c_rdref$q;
+    reg  c_rdref$clock;
+    reg  [15:0] c_index$d;
+    wire  [15:0] c_index$q;
+    reg  c_index$clock;
+    reg  [55:0] c_key$d;
+    wire  [55:0] c_key$q;
+    reg  c_key$clock;
+    reg  [111:0] c_value$d;
+    wire  [111:0] c_value$q;
+    reg  c_value$clock;
+    reg  [15:0] c_home$0$d;
+    wire  [15:0] c_home$0$q;
+    reg  c_home$0$clock;
+    reg  [15:0] c_home$1$d;
+    wire  [15:0] c_home$1$q;
+    reg  c_home$1$clock;
+    reg  [15:0] c_home$2$d;
+    wire  [15:0] c_home$2$q;
+    reg  c_home$2$clock;
+    reg  [15:0] c_home$3$d;
+    wire  [15:0] c_home$3$q;
+    reg  c_home$3$clock;
+    reg  c_tgt$0$d;
+    wire  c_tgt$0$q;
+    reg  c_tgt$0$clock;
+    reg  c_tgt$1$d;
+    wire  c_tgt$1$q;
+    reg  c_tgt$1$clock;
+    reg  c_tgt$2$d;
+    wire  c_tgt$2$q;
+    reg  c_tgt$2$clock;
+    reg  c_tgt$3$d;
+    wire  c_tgt$3$q;
+    reg  c_tgt$3$clock;
+    reg  c_sel$0$d;
+    wire  c_sel$0$q;
+    reg  c_sel$0$clock;
+    reg  c_sel$1$d;
+    wire  c_sel$1$q;
+    reg  c_sel$1$clock;
+    reg  c_sel$2$d;
+    wire  c_sel$2$q;
+    reg  c_sel$2$clock;
+    reg  c_sel$3$d;
+    wire  c_sel$3$q;
+    reg  c_sel$3$clock;
+    reg  c_sel$4$d;
+    wire  c_sel$4$q;
+    reg  c_sel$4$clock;
+    reg  c_sel$5$d;
+    wire  c_sel$5$q;
+    reg  c_sel$5$clock;
+    reg  c_sel$6$d;
+    wire  c_sel$6$q;
+    reg  c_sel$6$clock;
+    reg  c_sel$7$d;
+    wire  c_sel$7$q;
+    reg  c_sel$7$clock;
+    reg  c_sel$8$d;
+    wire  c_sel$8$q;
+    reg  c_sel$8$clock;
+    reg  c_sel$9$d;
+    wire  c_sel$9$q;
+    reg  c_sel$9$clock;
+    reg  c_sel$10$d;
+    wire  c_sel$10$q;
+    reg  c_sel$10$clock;
+    reg  c_sel$11$d;
+    wire  c_sel$11$q;
+    reg  c_sel$11$clock;
+    reg  c_sel$12$d;
+    wire  c_sel$12$q;
+    reg  c_sel$12$clock;
+    reg  c_sel$13$d;
+    wire  c_sel$13$q;
+    reg  c_sel$13$clock;
+    reg  c_sel$14$d;
+    wire  c_sel$14$q;
+    reg  c_sel$14$clock;
+    reg  c_sel$15$d;
+    wire  c_sel$15$q;
+    reg  c_sel$15$clock;
+    reg  c_sel$16$d;
+    wire  c_sel$16$q;
+    reg  c_sel$16$clock;
+    reg  c_sel$17$d;
+    wire  c_sel$17$q;
+    reg  c_sel$17$clock;
+    reg  c_sel$18$d;
+    wire  c_sel$18$q;
+    reg  c_sel$18$clock;
+    reg  c_sel$19$d;
+    wire  c_sel$19$q;
+    reg  c_sel$19$clock;
+    reg  c_sel$20$d;
+    wire  c_sel$20$q;
+    reg  c_sel$20$clock;
+    reg  c_sel$21$d;
+    wire  c_sel$21$q;
+    reg  c_sel$21$clock;
+    reg  c_sel$22$d;
+    wire  c_sel$22$q;
+    reg  c_sel$22$clock;
+    reg  c_sel$23$d;
+    wire  c_sel$23$q;
+    reg  c_sel$23$clock;
+    reg  c_sel$24$d;
+    wire  c_sel$24$q;
+    reg  c_sel$24$clock;
+    reg  c_sel$25$d;
+    wire  c_sel$25$q;
+    reg  c_sel$25$clock;
+    reg  c_sel$26$d;
+    wire  c_sel$26$q;
+    reg  c_sel$26$clock;
+    reg  c_sel$27$d;
+    wire  c_sel$27$q;
+    reg  c_sel$27$clock;
+    reg  c_sel$28$d;
+    wire  c_sel$28$q;
+    reg  c_sel$28$clock;
+    reg  c_sel$29$d;
+    wire  c_sel$29$q;
+    reg  c_sel$29$clock;
+    reg  c_sel$30$d;
+    wire  c_sel$30$q;
+    reg  c_sel$30$clock;
+    reg  c_sel$31$d;
+    wire  c_sel$31$q;
+    reg  c_sel$31$clock;
+    reg  k_ok$0$d;
+    wire  k_ok$0$q;
+    reg  k_ok$0$clock;
+    reg  k_ok$1$d;
+    wire  k_ok$1$q;
+    reg  k_ok$1$clock;
+    reg  k_ok$2$d;
+    wire  k_ok$2$q;
+    reg  k_ok$2$clock;
+    reg  k_ok$3$d;
+    wire  k_ok$3$q;
+    reg  k_ok$3$clock;
+    reg  k_bad0$0$d;
+    wire  k_bad0$0$q;
+    reg  k_bad0$0$clock;
+    reg  k_bad0$1$d;
+    wire  k_bad0$1$q;
+    reg  k_bad0$1$clock;
+    reg  k_bad0$2$d;
+    wire  k_bad0$2$q;
+    reg  k_bad0$2$clock;
+    reg  k_bad0$3$d;
+    wire  k_bad0$3$q;
+    reg  k_bad0$3$clock;
+    reg  k_write$0$d;
+    wire  k_write$0$q;
+    reg  k_write$0$clock;
+    reg  k_write$1$d;
+    wire  k_write$1$q;
+    reg  k_write$1$clock;
+    reg  k_write$2$d;
+    wire  k_write$2$q;
+    reg  k_write$2$clock;
+    reg  k_write$3$d;
+    wire  k_write$3$q;
+    reg  k_write$3$clock;
+    reg  k_fresh$0$d;
+    wire  k_fresh$0$q;
+    reg  k_fresh$0$clock;
+    reg  k_fresh$1$d;
+    wire  k_fresh$1$q;
+    reg  k_fresh$1$clock;
+    reg  k_fresh$2$d;
+    wire  k_fresh$2$q;
+    reg  k_fresh$2$clock;
+    reg  k_fresh$3$d;
+    wire  k_fresh$3$q;
+    reg  k_fresh$3$clock;
+    reg  k_sw$0$d;
+    wire  k_sw$0$q;
+    reg  k_sw$0$clock;
+    reg  k_sw$1$d;
+    wire  k_sw$1$q;
+    reg  k_sw$1$clock;
+    reg  k_sw$2$d;
+    wire  k_sw$2$q;
+    reg  k_sw$2$clock;
+    reg  k_sw$3$d;
+    wire  k_sw$3$q;
+    reg  k_sw$3$clock;
+    reg  k_rd$0$d;
+    wire  k_rd$0$q;
+    reg  k_rd$0$clock;
+    reg  k_rd$1$d;
+    wire  k_rd$1$q;
+    reg  k_rd$1$clock;
+    reg  k_rd$2$d;
+    wire  k_rd$2$q;
+    reg  k_rd$2$clock;
+    reg  k_rd$3$d;
+    wire  k_rd$3$q;
+    reg  k_rd$3$clock;
+    reg  q_sel$0$d;
+    wire  q_sel$0$q;
+    reg  q_sel$0$clock;
+    reg  q_sel$1$d;
+    wire  q_sel$1$q;
+    reg  q_sel$1$clock;
+    reg  q_sel$2$d;
+    wire  q_sel$2$q;
+    reg  q_sel$2$clock;
+    reg  q_sel$3$d;
+    wire  q_sel$3$q;
+    reg  q_sel$3$clock;
+    reg  [15:0] q_idx$d;
+    wire  [15:0] q_idx$q;
+    reg  q_idx$clock;
+    reg  [55:0] sp$0$d;
+    wire  [55:0] sp$0$q;
+    reg  sp$0$clock;
+    reg  [55:0] sp$1$d;
+    wire  [55:0] sp$1$q;
+    reg  sp$1$clock;
+    reg  [55:0] sp$2$d;
+    wire  [55:0] sp$2$q;
+    reg  sp$2$clock;
+    reg  [55:0] sp$3$d;
+    wire  [55:0] sp$3$q;
+    reg  sp$3$clock;
+    reg  [55:0] sp$4$d;
+    wire  [55:0] sp$4$q;
+    reg  sp$4$clock;
+    reg  [55:0] sp$5$d;
+    wire  [55:0] sp$5$q;
+    reg  sp$5$clock;
+    reg  [55:0] sp$6$d;
+    wire  [55:0] sp$6$q;
+    reg  sp$6$clock;
+    reg  [55:0] sp$7$d;
+    wire  [55:0] sp$7$q;
+    reg  sp$7$clock;
+    reg  [55:0] sp$8$d;
+    wire  [55:0] sp$8$q;
+    reg  sp$8$clock;
+    reg  [55:0] sp$9$d;
+    wire  [55:0] sp$9$q;
+    reg  sp$9$clock;
+    reg  [55:0] sp$10$d;
+    wire  [55:0] sp$10$q;
+    reg  sp$10$clock;
+    reg  [55:0] sp$11$d;
+    wire  [55:0] sp$11$q;
+    reg  sp$11$clock;
+    reg  [55:0] sp$12$d;
+    wire  [55:0] sp$12$q;
+    reg  sp$12$clock;
+    reg  [55:0] sp$13$d;
+    wire  [55:0] sp$13$q;
+    reg  sp$13$clock;
+    reg  [55:0] sp$14$d;
+    wire  [55:0] sp$14$q;
+    reg  sp$14$clock;
+    reg  [55:0] sp$15$d;
+    wire  [55:0] sp$15$q;
+    reg  sp$15$clock;
+    reg  [55:0] sp$16$d;
+    wire  [55:0] sp$16$q;
+    reg  sp$16$clock;
+    reg  [55:0] sp$17$d;
+    wire  [55:0] sp$17$q;
+    reg  sp$17$clock;
+    reg  [55:0] sp$18$d;
+    wire  [55:0] sp$18$q;
+    reg  sp$18$clock;
+    reg  [55:0] sp$19$d;
+    wire  [55:0] sp$19$q;
+    reg  sp$19$clock;
+    reg  [55:0] sp$20$d;
+    wire  [55:0] sp$20$q;
+    reg  sp$20$clock;
+    reg  [55:0] sp$21$d;
+    wire  [55:0] sp$21$q;
+    reg  sp$21$clock;
+    reg  [55:0] sp$22$d;
+    wire  [55:0] sp$22$q;
+    reg  sp$22$clock;
+    reg  [55:0] sp$23$d;
+    wire  [55:0] sp$23$q;
+    reg  sp$23$clock;
+    reg  [55:0] sp$24$d;
+    wire  [55:0] sp$24$q;
+    reg  sp$24$clock;
+    reg  [55:0] sp$25$d;
+    wire  [55:0] sp$25$q;
+    reg  sp$25$clock;
+    reg  [55:0] sp$26$d;
+    wire  [55:0] sp$26$q;
+    reg  sp$26$clock;
+    reg  [55:0] sp$27$d;
+    wire  [55:0] sp$27$q;
+    reg  sp$27$clock;
+    reg  [55:0] sp$28$d;
+    wire  [55:0] sp$28$q;
+    reg  sp$28$clock;
+    reg  [55:0] sp$29$d;
+    wire  [55:0] sp$29$q;
+    reg  sp$29$clock;
+    reg  [55:0] sp$30$d;
+    wire  [55:0] sp$30$q;
+    reg  sp$30$clock;
+    reg  [55:0] sp$31$d;
+    wire  [55:0] sp$31$q;
+    reg  sp$31$clock;
+    reg  pm_pend$0$d;
+    wire  pm_pend$0$q;
+    reg  pm_pend$0$clock;
+    reg  pm_pend$1$d;
+    wire  pm_pend$1$q;
+    reg  pm_pend$1$clock;
+    reg  pm_pend$2$d;
+    wire  pm_pend$2$q;
+    reg  pm_pend$2$clock;
+    reg  pm_pend$3$d;
+    wire  pm_pend$3$q;
+    reg  pm_pend$3$clock;
+    reg  pm_infl$0$d;
+    wire  pm_infl$0$q;
+    reg  pm_infl$0$clock;
+    reg  pm_infl$1$d;
+    wire  pm_infl$1$q;
+    reg  pm_infl$1$clock;
+    reg  pm_infl$2$d;
+    wire  pm_infl$2$q;
+    reg  pm_infl$2$clock;
+    reg  pm_infl$3$d;
+    wire  pm_infl$3$q;
+    reg  pm_infl$3$clock;
+    reg  pmask$0$d;
+    wire  pmask$0$q;
+    reg  pmask$0$clock;
+    reg  pmask$1$d;
+    wire  pmask$1$q;
+    reg  pmask$1$clock;
+    reg  pmask$2$d;
+    wire  pmask$2$q;
+    reg  pmask$2$clock;
+    reg  pmask$3$d;
+    wire  pmask$3$q;
+    reg  pmask$3$clock;
+    reg  [55:0] pg$0$d;
+    wire  [55:0] pg$0$q;
+    reg  pg$0$clock;
+    reg  [55:0] pg$1$d;
+    wire  [55:0] pg$1$q;
+    reg  pg$1$clock;
+    reg  [55:0] pg$2$d;
+    wire  [55:0] pg$2$q;
+    reg  pg$2$clock;
+    reg  [55:0] pg$3$d;
+    wire  [55:0] pg$3$q;
+    reg  pg$3$clock;
+    reg  infl_valid$d;
+    wire  infl_valid$q;
+    reg  infl_valid$clock;
+    reg  infl_tgt$0$d;
+    wire  infl_tgt$0$q;
+    reg  infl_tgt$0$clock;
+    reg  infl_tgt$1$d;
+    wire  infl_tgt$1$q;
+    reg  infl_tgt$1$clock;
+    reg  infl_tgt$2$d;
+    wire  infl_tgt$2$q;
+    reg  infl_tgt$2$clock;
+    reg  infl_tgt$3$d;
+    wire  infl_tgt$3$q;
+    reg  infl_tgt$3$clock;
+    reg  [15:0] infl_slot$0$d;
+    wire  [15:0] infl_slot$0$q;
+    reg  infl_slot$0$clock;
+    reg  [15:0] infl_slot$1$d;
+    wire  [15:0] infl_slot$1$q;
+    reg  infl_slot$1$clock;
+    reg  [15:0] infl_slot$2$d;
+    wire  [15:0] infl_slot$2$q;
+    reg  infl_slot$2$clock;
+    reg  [15:0] infl_slot$3$d;
+    wire  [15:0] infl_slot$3$q;
+    reg  infl_slot$3$clock;
+    reg  present_q$0$d;
+    wire  present_q$0$q;
+    reg  present_q$0$clock;
+    reg  present_q$1$d;
+    wire  present_q$1$q;
+    reg  present_q$1$clock;
+    reg  present_q$2$d;
+    wire  present_q$2$q;
+    reg  present_q$2$clock;
+    reg  present_q$3$d;
+    wire  present_q$3$q;
+    reg  present_q$3$clock;
+    reg  pend_valid$0$d;
+    wire  pend_valid$0$q;
+    reg  pend_valid$0$clock;
+    reg  pend_valid$1$d;
+    wire  pend_valid$1$q;
+    reg  pend_valid$1$clock;
+    reg  pend_valid$2$d;
+    wire  pend_valid$2$q;
+    reg  pend_valid$2$clock;
+    reg  pend_valid$3$d;
+    wire  pend_valid$3$q;
+    reg  pend_valid$3$clock;
+    reg  pend_valid_i$0$d;
+    wire  pend_valid_i$0$q;
+    reg  pend_valid_i$0$clock;
+    reg  pend_valid_i$1$d;
+    wire  pend_valid_i$1$q;
+    reg  pend_valid_i$1$clock;
+    reg  pend_valid_i$2$d;
+    wire  pend_valid_i$2$q;
+    reg  pend_valid_i$2$clock;
+    reg  pend_valid_i$3$d;
+    wire  pend_valid_i$3$q;
+    reg  pend_valid_i$3$clock;
+    reg  [15:0] pend_slot$0$d;
+    wire  [15:0] pend_slot$0$q;
+    reg  pend_slot$0$clock;
+    reg  [15:0] pend_slot$1$d;
+    wire  [15:0] pend_slot$1$q;
+    reg  pend_slot$1$clock;
+    reg  [15:0] pend_slot$2$d;
+    wire  [15:0] pend_slot$2$q;
+    reg  pend_slot$2$clock;
+    reg  [15:0] pend_slot$3$d;
+    wire  [15:0] pend_slot$3$q;
+    reg  pend_slot$3$clock;
+    reg  u2_valid$d;
+    wire  u2_valid$q;
+    reg  u2_valid$clock;
     reg  [15:0] u2_index$d;
     wire  [15:0] u2_index$q;
     reg  u2_index$clock;
@@ -609,461 +1379,131 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [111:0] u2_value$d;
     wire  [111:0] u2_value$q;
     reg  u2_value$clock;
+    reg  u3_valid$d;
+    wire  u3_valid$q;
+    reg  u3_valid$clock;
+    reg  [15:0] u3_index$d;
+    wire  [15:0] u3_index$q;
+    reg  u3_index$clock;
+    reg  [55:0] u3_key$d;
+    wire  [55:0] u3_key$q;
+    reg  u3_key$clock;
+    reg  [111:0] u3_value$d;
+    wire  [111:0] u3_value$q;
+    reg  u3_value$clock;
+    reg  [1:0] bad_inc$d;
+    wire  [1:0] bad_inc$q;
+    reg  bad_inc$clock;
+    reg  [31:0] bad_update_count$d;
+    wire  [31:0] bad_update_count$q;
+    reg  bad_update_count$clock;
+    reg  rd1_valid$d;
+    wire  rd1_valid$q;
+    reg  rd1_valid$clock;
+    reg  rd1_stash$d;
+    wire  rd1_stash$q;
+    reg  rd1_stash$clock;
+    reg  [1:0] rd1_way$d;
+    wire  [1:0] rd1_way$q;
+    reg  rd1_way$clock;
+    reg  [15:0] rd1_index$d;
+    wire  [15:0] rd1_index$q;
+    reg  rd1_index$clock;
+    reg  rd1_use$0$d;
+    wire  rd1_use$0$q;
+    reg  rd1_use$0$clock;
+    reg  rd1_use$1$d;
+    wire  rd1_use$1$q;
+    reg  rd1_use$1$clock;
+    reg  rd1_use$2$d;
+    wire  rd1_use$2$q;
+    reg  rd1_use$2$clock;
+    reg  rd1_use$3$d;
+    wire  rd1_use$3$q;
+    reg  rd1_use$3$clock;
+    reg  rd2_valid$d;
+    wire  rd2_valid$q;
+    reg  rd2_valid$clock;
+    reg  rd2_stash$d;
+    wire  rd2_stash$q;
+    reg  rd2_stash$clock;
+    reg  [1:0] rd2_way$d;
+    wire  [1:0] rd2_way$q;
+    reg  rd2_way$clock;
+    reg  [15:0] rd2_index$d;
+    wire  [15:0] rd2_index$q;
+    reg  rd2_index$clock;
+    reg  rd2_pend$d;
+    wire  rd2_pend$q;
+    reg  rd2_pend$clock;
+    reg  rd2_infl$d;
+    wire  rd2_infl$q;
+    reg  rd2_infl$clock;
+    reg  rd2_sv$d;
+    wire  rd2_sv$q;
+    reg  rd2_sv$clock;
+    reg  rd3_valid$d;
+    wire  rd3_valid$q;
+    reg  rd3_valid$clock;
+    reg  rd3_stash$d;
+    wire  rd3_stash$q;
+    reg  rd3_stash$clock;
+    reg  [15:0] rd3_index$d;
+    wire  [15:0] rd3_index$q;
+    reg  rd3_index$clock;
+    reg  rd3_mask$d;
+    wire  rd3_mask$q;
+    reg  rd3_mask$clock;
+    reg  rd3_sv$d;
+    wire  rd3_sv$q;
+    reg  rd3_sv$clock;
+    reg  [168:0] rd3_word$d;
+    wire  [168:0] rd3_word$q;
+    reg  rd3_word$clock;
+    reg  rd_valid_q$d;
+    wire  rd_valid_q$q;
+    reg  rd_valid_q$clock;
+    reg  [168:0] rd_entry_q$d;
+    wire  [168:0] rd_entry_q$q;
+    reg  rd_entry_q$clock;
     
     // Local signals
-    reg  [55:0] rdk_or$0;
-    reg  [55:0] rdk_or$1;
-    reg  [55:0] rdk_or$2;
-    reg  [55:0] rdk_or$3;
-    reg  [55:0] rdk_or$4;
-    reg  [55:0] rdk_or$5;
-    reg  [55:0] rdk_or$6;
-    reg  [55:0] rdk_or$7;
-    reg  [55:0] rdk_or$8;
-    reg  [55:0] rdk_or$9;
-    reg  [55:0] rdk_or$10;
-    reg  [55:0] rdk_or$11;
-    reg  [55:0] rdk_or$12;
-    reg  [55:0] rdk_or$13;
-    reg  [55:0] rdk_or$14;
-    reg  [55:0] rdk_or$15;
-    reg  [55:0] rdk_or$16;
-    reg  [55:0] rdk_or$17;
-    reg  [55:0] rdk_or$18;
-    reg  [55:0] rdk_or$19;
-    reg  [55:0] rdk_or$20;
-    reg  [55:0] rdk_or$21;
-    reg  [55:0] rdk_or$22;
-    reg  [55:0] rdk_or$23;
-    reg  [55:0] rdk_or$24;
-    reg  [55:0] rdk_or$25;
-    reg  [55:0] rdk_or$26;
-    reg  [55:0] rdk_or$27;
-    reg  [55:0] rdk_or$28;
-    reg  [55:0] rdk_or$29;
-    reg  [55:0] rdk_or$30;
-    reg  [55:0] rdk_or$31;
-    reg  [55:0] rdk_or$32;
-    reg  [111:0] rdv_or$0;
-    reg  [111:0] rdv_or$1;
-    reg  [111:0] rdv_or$2;
-    reg  [111:0] rdv_or$3;
-    reg  [111:0] rdv_or$4;
-    reg  [111:0] rdv_or$5;
-    reg  [111:0] rdv_or$6;
-    reg  [111:0] rdv_or$7;
-    reg  [111:0] rdv_or$8;
-    reg  [111:0] rdv_or$9;
-    reg  [111:0] rdv_or$10;
-    reg  [111:0] rdv_or$11;
-    reg  [111:0] rdv_or$12;
-    reg  [111:0] rdv_or$13;
-    reg  [111:0] rdv_or$14;
-    reg  [111:0] rdv_or$15;
-    reg  [111:0] rdv_or$16;
-    reg  [111:0] rdv_or$17;
-    reg  [111:0] rdv_or$18;
-    reg  [111:0] rdv_or$19;
-    reg  [111:0] rdv_or$20;
-    reg  [111:0] rdv_or$21;
-    reg  [111:0] rdv_or$22;
-    reg  [111:0] rdv_or$23;
-    reg  [111:0] rdv_or$24;
-    reg  [111:0] rdv_or$25;
-    reg  [111:0] rdv_or$26;
-    reg  [111:0] rdv_or$27;
-    reg  [111:0] rdv_or$28;
-    reg  [111:0] rdv_or$29;
-    reg  [111:0] rdv_or$30;
-    reg  [111:0] rdv_or$31;
-    reg  [111:0] rdv_or$32;
-    reg  rdb_or$0;
-    reg  rdb_or$1;
-    reg  rdb_or$2;
-    reg  rdb_or$3;
-    reg  rdb_or$4;
-    reg  rdb_or$5;
-    reg  rdb_or$6;
-    reg  rdb_or$7;
-    reg  rdb_or$8;
-    reg  rdb_or$9;
-    reg  rdb_or$10;
-    reg  rdb_or$11;
-    reg  rdb_or$12;
-    reg  rdb_or$13;
-    reg  rdb_or$14;
-    reg  rdb_or$15;
-    reg  rdb_or$16;
-    reg  rdb_or$17;
-    reg  rdb_or$18;
-    reg  rdb_or$19;
-    reg  rdb_or$20;
-    reg  rdb_or$21;
-    reg  rdb_or$22;
-    reg  rdb_or$23;
-    reg  rdb_or$24;
-    reg  rdb_or$25;
-    reg  rdb_or$26;
-    reg  rdb_or$27;
-    reg  rdb_or$28;
-    reg  rdb_or$29;
-    reg  rdb_or$30;
-    reg  rdb_or$31;
-    reg  rdb_or$32;
-    reg  [55:0] rdk_term$0;
-    reg  [55:0] rdk_term$1;
-    reg  [55:0] rdk_term$2;
-    reg  [55:0] rdk_term$3;
-    reg  [55:0] rdk_term$4;
-    reg  [55:0] rdk_term$5;
-    reg  [55:0] rdk_term$6;
-    reg  [55:0] rdk_term$7;
-    reg  [55:0] rdk_term$8;
-    reg  [55:0] rdk_term$9;
-    reg  [55:0] rdk_term$10;
-    reg  [55:0] rdk_term$11;
-    reg  [55:0] rdk_term$12;
-    reg  [55:0] rdk_term$13;
-    reg  [55:0] rdk_term$14;
-    reg  [55:0] rdk_term$15;
-    reg  [55:0] rdk_term$16;
-    reg  [55:0] rdk_term$17;
-    reg  [55:0] rdk_term$18;
-    reg  [55:0] rdk_term$19;
-    reg  [55:0] rdk_term$20;
-    reg  [55:0] rdk_term$21;
-    reg  [55:0] rdk_term$22;
-    reg  [55:0] rdk_term$23;
-    reg  [55:0] rdk_term$24;
-    reg  [55:0] rdk_term$25;
-    reg  [55:0] rdk_term$26;
-    reg  [55:0] rdk_term$27;
-    reg  [55:0] rdk_term$28;
-    reg  [55:0] rdk_term$29;
-    reg  [55:0] rdk_term$30;
-    reg  [55:0] rdk_term$31;
-    reg  [111:0] rdv_term$0;
-    reg  [111:0] rdv_term$1;
-    reg  [111:0] rdv_term$2;
-    reg  [111:0] rdv_term$3;
-    reg  [111:0] rdv_term$4;
-    reg  [111:0] rdv_term$5;
-    reg  [111:0] rdv_term$6;
-    reg  [111:0] rdv_term$7;
-    reg  [111:0] rdv_term$8;
-    reg  [111:0] rdv_term$9;
-    reg  [111:0] rdv_term$10;
-    reg  [111:0] rdv_term$11;
-    reg  [111:0] rdv_term$12;
-    reg  [111:0] rdv_term$13;
-    reg  [111:0] rdv_term$14;
-    reg  [111:0] rdv_term$15;
-    reg  [111:0] rdv_term$16;
-    reg  [111:0] rdv_term$17;
-    reg  [111:0] rdv_term$18;
-    reg  [111:0] rdv_term$19;
-    reg  [111:0] rdv_term$20;
-    reg  [111:0] rdv_term$21;
-    reg  [111:0] rdv_term$22;
-    reg  [111:0] rdv_term$23;
-    reg  [111:0] rdv_term$24;
-    reg  [111:0] rdv_term$25;
-    reg  [111:0] rdv_term$26;
-    reg  [111:0] rdv_term$27;
-    reg  [111:0] rdv_term$28;
-    reg  [111:0] rdv_term$29;
-    reg  [111:0] rdv_term$30;
-    reg  [111:0] rdv_term$31;
-    reg  rdb_term$0;
-    reg  rdb_term$1;
-    reg  rdb_term$2;
-    reg  rdb_term$3;
-    reg  rdb_term$4;
-    reg  rdb_term$5;
-    reg  rdb_term$6;
-    reg  rdb_term$7;
-    reg  rdb_term$8;
-    reg  rdb_term$9;
-    reg  rdb_term$10;
-    reg  rdb_term$11;
-    reg  rdb_term$12;
-    reg  rdb_term$13;
-    reg  rdb_term$14;
-    reg  rdb_term$15;
-    reg  rdb_term$16;
-    reg  rdb_term$17;
-    reg  rdb_term$18;
-    reg  rdb_term$19;
-    reg  rdb_term$20;
-    reg  rdb_term$21;
-    reg  rdb_term$22;
-    reg  rdb_term$23;
-    reg  rdb_term$24;
-    reg  rdb_term$25;
-    reg  rdb_term$26;
-    reg  rdb_term$27;
-    reg  rdb_term$28;
-    reg  rdb_term$29;
-    reg  rdb_term$30;
-    reg  rdb_term$31;
-    reg  [55:0] rd_key_sel;
-    reg  [111:0] rd_val_sel;
-    reg  rd_valid_sel;
-    reg  [168:0] rd_stash_entry;
-    reg  [168:0] rd_way_entry;
-    reg  upd_slot_ok;
-    reg  upd_stash_ok;
-    reg  upd_is_slot;
-    reg  upd_is_stash;
-    reg  upd_is_write;
-    reg  upd_bad;
-    reg  [15:0] uhome$0;
-    reg  [15:0] uhome$1;
-    reg  [15:0] uhome$2;
-    reg  [15:0] uhome$3;
-    reg  upd_home_ok;
-    reg  upd_fresh;
-    reg  upd_take;
-    reg  [168:0] upd_entry;
-    reg  upd_present$0;
-    reg  upd_present$1;
-    reg  upd_present$2;
-    reg  upd_present$3;
-    reg  upd_target$0;
-    reg  upd_target$1;
-    reg  upd_target$2;
-    reg  upd_target$3;
-    reg  rd_take;
-    reg  rd_refused;
-    reg  [111:0] stash_v$0;
-    reg  [111:0] stash_v$1;
-    reg  [111:0] stash_v$2;
-    reg  [111:0] stash_v$3;
-    reg  [111:0] stash_v$4;
-    reg  [111:0] stash_v$5;
-    reg  [111:0] stash_v$6;
-    reg  [111:0] stash_v$7;
-    reg  [111:0] stash_v$8;
-    reg  [111:0] stash_v$9;
-    reg  [111:0] stash_v$10;
-    reg  [111:0] stash_v$11;
-    reg  [111:0] stash_v$12;
-    reg  [111:0] stash_v$13;
-    reg  [111:0] stash_v$14;
-    reg  [111:0] stash_v$15;
-    reg  [111:0] stash_v$16;
-    reg  [111:0] stash_v$17;
-    reg  [111:0] stash_v$18;
-    reg  [111:0] stash_v$19;
-    reg  [111:0] stash_v$20;
-    reg  [111:0] stash_v$21;
-    reg  [111:0] stash_v$22;
-    reg  [111:0] stash_v$23;
-    reg  [111:0] stash_v$24;
-    reg  [111:0] stash_v$25;
-    reg  [111:0] stash_v$26;
-    reg  [111:0] stash_v$27;
-    reg  [111:0] stash_v$28;
-    reg  [111:0] stash_v$29;
-    reg  [111:0] stash_v$30;
-    reg  [111:0] stash_v$31;
-    reg  [111:0] st_or$0;
-    reg  [111:0] st_or$1;
-    reg  [111:0] st_or$2;
-    reg  [111:0] st_or$3;
-    reg  [111:0] st_or$4;
-    reg  [111:0] st_or$5;
-    reg  [111:0] st_or$6;
-    reg  [111:0] st_or$7;
-    reg  [111:0] st_or$8;
-    reg  [111:0] st_or$9;
-    reg  [111:0] st_or$10;
-    reg  [111:0] st_or$11;
-    reg  [111:0] st_or$12;
-    reg  [111:0] st_or$13;
-    reg  [111:0] st_or$14;
-    reg  [111:0] st_or$15;
-    reg  [111:0] st_or$16;
-    reg  [111:0] st_or$17;
-    reg  [111:0] st_or$18;
-    reg  [111:0] st_or$19;
-    reg  [111:0] st_or$20;
-    reg  [111:0] st_or$21;
-    reg  [111:0] st_or$22;
-    reg  [111:0] st_or$23;
-    reg  [111:0] st_or$24;
-    reg  [111:0] st_or$25;
-    reg  [111:0] st_or$26;
-    reg  [111:0] st_or$27;
-    reg  [111:0] st_or$28;
-    reg  [111:0] st_or$29;
-    reg  [111:0] st_or$30;
-    reg  [111:0] st_or$31;
-    reg  [111:0] st_or$32;
-    reg  [111:0] st_and$0;
-    reg  [111:0] st_and$1;
-    reg  [111:0] st_and$2;
-    reg  [111:0] st_and$3;
-    reg  [111:0] st_and$4;
-    reg  [111:0] st_and$5;
-    reg  [111:0] st_and$6;
-    reg  [111:0] st_and$7;
-    reg  [111:0] st_and$8;
-    reg  [111:0] st_and$9;
-    reg  [111:0] st_and$10;
-    reg  [111:0] st_and$11;
-    reg  [111:0] st_and$12;
-    reg  [111:0] st_and$13;
-    reg  [111:0] st_and$14;
-    reg  [111:0] st_and$15;
-    reg  [111:0] st_and$16;
-    reg  [111:0] st_and$17;
-    reg  [111:0] st_and$18;
-    reg  [111:0] st_and$19;
-    reg  [111:0] st_and$20;
-    reg  [111:0] st_and$21;
-    reg  [111:0] st_and$22;
-    reg  [111:0] st_and$23;
-    reg  [111:0] st_and$24;
-    reg  [111:0] st_and$25;
-    reg  [111:0] st_and$26;
-    reg  [111:0] st_and$27;
-    reg  [111:0] st_and$28;
-    reg  [111:0] st_and$29;
-    reg  [111:0] st_and$30;
-    reg  [111:0] st_and$31;
-    reg  [111:0] st_and$32;
-    reg  st_one$0;
-    reg  st_one$1;
-    reg  st_one$2;
-    reg  st_one$3;
-    reg  st_one$4;
-    reg  st_one$5;
-    reg  st_one$6;
-    reg  st_one$7;
-    reg  st_one$8;
-    reg  st_one$9;
-    reg  st_one$10;
-    reg  st_one$11;
-    reg  st_one$12;
-    reg  st_one$13;
-    reg  st_one$14;
-    reg  st_one$15;
-    reg  st_one$16;
-    reg  st_one$17;
-    reg  st_one$18;
-    reg  st_one$19;
-    reg  st_one$20;
-    reg  st_one$21;
-    reg  st_one$22;
-    reg  st_one$23;
-    reg  st_one$24;
-    reg  st_one$25;
-    reg  st_one$26;
-    reg  st_one$27;
-    reg  st_one$28;
-    reg  st_one$29;
-    reg  st_one$30;
-    reg  st_one$31;
-    reg  st_one$32;
-    reg  st_two$0;
-    reg  st_two$1;
-    reg  st_two$2;
-    reg  st_two$3;
-    reg  st_two$4;
-    reg  st_two$5;
-    reg  st_two$6;
-    reg  st_two$7;
-    reg  st_two$8;
-    reg  st_two$9;
-    reg  st_two$10;
-    reg  st_two$11;
-    reg  st_two$12;
-    reg  st_two$13;
-    reg  st_two$14;
-    reg  st_two$15;
-    reg  st_two$16;
-    reg  st_two$17;
-    reg  st_two$18;
-    reg  st_two$19;
-    reg  st_two$20;
-    reg  st_two$21;
-    reg  st_two$22;
-    reg  st_two$23;
-    reg  st_two$24;
-    reg  st_two$25;
-    reg  st_two$26;
-    reg  st_two$27;
-    reg  st_two$28;
-    reg  st_two$29;
-    reg  st_two$30;
-    reg  st_two$31;
-    reg  st_two$32;
-    reg  [111:0] sh_or$0;
-    reg  [111:0] sh_or$1;
-    reg  [111:0] sh_or$2;
-    reg  [111:0] sh_or$3;
-    reg  [111:0] sh_or$4;
-    reg  [111:0] sh_or$5;
-    reg  [111:0] sh_or$6;
-    reg  [111:0] sh_or$7;
-    reg  [111:0] sh_or$8;
-    reg  [111:0] sh_or$9;
-    reg  [111:0] sh_or$10;
-    reg  [111:0] sh_or$11;
-    reg  [111:0] sh_or$12;
-    reg  [111:0] sh_or$13;
-    reg  [111:0] sh_or$14;
-    reg  [111:0] sh_or$15;
-    reg  [111:0] sh_or$16;
-    reg  [111:0] sh_or$17;
-    reg  [111:0] sh_or$18;
-    reg  [111:0] sh_or$19;
-    reg  [111:0] sh_or$20;
-    reg  [111:0] sh_or$21;
-    reg  [111:0] sh_or$22;
-    reg  [111:0] sh_or$23;
-    reg  [111:0] sh_or$24;
-    reg  [111:0] sh_or$25;
-    reg  [111:0] sh_or$26;
-    reg  [111:0] sh_or$27;
-    reg  [111:0] sh_or$28;
-    reg  [111:0] sh_or$29;
-    reg  [111:0] sh_or$30;
-    reg  [111:0] sh_or$31;
-    reg  [111:0] sh_or$32;
-    reg  [111:0] sh_term$0;
-    reg  [111:0] sh_term$1;
-    reg  [111:0] sh_term$2;
-    reg  [111:0] sh_term$3;
-    reg  [111:0] sh_term$4;
-    reg  [111:0] sh_term$5;
-    reg  [111:0] sh_term$6;
-    reg  [111:0] sh_term$7;
-    reg  [111:0] sh_term$8;
-    reg  [111:0] sh_term$9;
-    reg  [111:0] sh_term$10;
-    reg  [111:0] sh_term$11;
-    reg  [111:0] sh_term$12;
-    reg  [111:0] sh_term$13;
-    reg  [111:0] sh_term$14;
-    reg  [111:0] sh_term$15;
-    reg  [111:0] sh_term$16;
-    reg  [111:0] sh_term$17;
-    reg  [111:0] sh_term$18;
-    reg  [111:0] sh_term$19;
-    reg  [111:0] sh_term$20;
-    reg  [111:0] sh_term$21;
-    reg  [111:0] sh_term$22;
-    reg  [111:0] sh_term$23;
-    reg  [111:0] sh_term$24;
-    reg  [111:0] sh_term$25;
-    reg  [111:0] sh_term$26;
-    reg  [111:0] sh_term$27;
-    reg  [111:0] sh_term$28;
-    reg  [111:0] sh_term$29;
-    reg  [111:0] sh_term$30;
-    reg  [111:0] sh_term$31;
+    reg  [55:0] sx$0;
+    reg  [55:0] sx$1;
+    reg  [55:0] sx$2;
+    reg  [55:0] sx$3;
+    reg  [55:0] sx$4;
+    reg  [55:0] sx$5;
+    reg  [55:0] sx$6;
+    reg  [55:0] sx$7;
+    reg  [55:0] sx$8;
+    reg  [55:0] sx$9;
+    reg  [55:0] sx$10;
+    reg  [55:0] sx$11;
+    reg  [55:0] sx$12;
+    reg  [55:0] sx$13;
+    reg  [55:0] sx$14;
+    reg  [55:0] sx$15;
+    reg  [55:0] sx$16;
+    reg  [55:0] sx$17;
+    reg  [55:0] sx$18;
+    reg  [55:0] sx$19;
+    reg  [55:0] sx$20;
+    reg  [55:0] sx$21;
+    reg  [55:0] sx$22;
+    reg  [55:0] sx$23;
+    reg  [55:0] sx$24;
+    reg  [55:0] sx$25;
+    reg  [55:0] sx$26;
+    reg  [55:0] sx$27;
+    reg  [55:0] sx$28;
+    reg  [55:0] sx$29;
+    reg  [55:0] sx$30;
+    reg  [55:0] sx$31;
+    reg  [55:0] lx$0;
+    reg  [55:0] lx$1;
+    reg  [55:0] lx$2;
+    reg  [55:0] lx$3;
     reg  [111:0] st_hv$0;
     reg  [111:0] st_hv$1;
     reg  [111:0] st_hv$2;
@@ -1096,6 +1536,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [111:0] st_hv$29;
     reg  [111:0] st_hv$30;
     reg  [111:0] st_hv$31;
+    reg  [111:0] st_hv$32;
     reg  [111:0] st_ha$0;
     reg  [111:0] st_ha$1;
     reg  [111:0] st_ha$2;
@@ -1128,6 +1569,55 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [111:0] st_ha$29;
     reg  [111:0] st_ha$30;
     reg  [111:0] st_ha$31;
+    reg  [111:0] st_ha$32;
+    reg  [111:0] c_or$0;
+    reg  [111:0] c_or$1;
+    reg  [111:0] c_or$2;
+    reg  [111:0] c_or$3;
+    reg  [111:0] c_or$4;
+    reg  [111:0] c_or$5;
+    reg  [111:0] c_or$6;
+    reg  [111:0] c_or$7;
+    reg  [111:0] c_or$8;
+    reg  [111:0] c_or$9;
+    reg  [111:0] c_or$10;
+    reg  [111:0] c_or$11;
+    reg  [111:0] c_and$0;
+    reg  [111:0] c_and$1;
+    reg  [111:0] c_and$2;
+    reg  [111:0] c_and$3;
+    reg  [111:0] c_and$4;
+    reg  [111:0] c_and$5;
+    reg  [111:0] c_and$6;
+    reg  [111:0] c_and$7;
+    reg  [111:0] c_and$8;
+    reg  [111:0] c_and$9;
+    reg  [111:0] c_and$10;
+    reg  [111:0] c_and$11;
+    reg  c_one$0;
+    reg  c_one$1;
+    reg  c_one$2;
+    reg  c_one$3;
+    reg  c_one$4;
+    reg  c_one$5;
+    reg  c_one$6;
+    reg  c_one$7;
+    reg  c_one$8;
+    reg  c_one$9;
+    reg  c_one$10;
+    reg  c_one$11;
+    reg  c_two$0;
+    reg  c_two$1;
+    reg  c_two$2;
+    reg  c_two$3;
+    reg  c_two$4;
+    reg  c_two$5;
+    reg  c_two$6;
+    reg  c_two$7;
+    reg  c_two$8;
+    reg  c_two$9;
+    reg  c_two$10;
+    reg  c_two$11;
     reg  [111:0] wy_hv$0;
     reg  [111:0] wy_hv$1;
     reg  [111:0] wy_hv$2;
@@ -1156,13 +1646,138 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  wy_two$2;
     reg  wy_two$3;
     reg  wy_two$4;
-    reg  [111:0] stash_or;
-    reg  [111:0] stash_and;
-    reg  stash_one;
-    reg  stash_two;
+    reg  [111:0] all_or;
+    reg  [111:0] all_and;
     reg  any_hit;
     reg  several;
     reg  disagree;
+    reg  upd_is_slot;
+    reg  upd_is_stash;
+    reg  upd_is_write;
+    reg  upd_slot_ok;
+    reg  upd_stash_ok;
+    reg  upd_home_ok;
+    reg  upd_bad0;
+    reg  upd_keyneq;
+    reg  take_w$0;
+    reg  take_w$1;
+    reg  take_w$2;
+    reg  take_w$3;
+    reg  [15:0] pa_take_mask$0;
+    reg  [15:0] pa_take_mask$1;
+    reg  [15:0] pa_take_mask$2;
+    reg  [15:0] pa_take_mask$3;
+    reg  [15:0] pa_addr_take$0;
+    reg  [15:0] pa_addr_take$1;
+    reg  [15:0] pa_addr_take$2;
+    reg  [15:0] pa_addr_take$3;
+    reg  [15:0] pa_addr_idle$0;
+    reg  [15:0] pa_addr_idle$1;
+    reg  [15:0] pa_addr_idle$2;
+    reg  [15:0] pa_addr_idle$3;
+    reg  pa_we_take$0;
+    reg  pa_we_take$1;
+    reg  pa_we_take$2;
+    reg  pa_we_take$3;
+    reg  pa_we_idle$0;
+    reg  pa_we_idle$1;
+    reg  pa_we_idle$2;
+    reg  pa_we_idle$3;
+    reg  bad;
+    reg  take;
+    reg  [55:0] px$0;
+    reg  [55:0] px$1;
+    reg  [55:0] px$2;
+    reg  [55:0] px$3;
+    reg  [55:0] px$4;
+    reg  [55:0] px$5;
+    reg  [55:0] px$6;
+    reg  [55:0] px$7;
+    reg  [55:0] px$8;
+    reg  [55:0] px$9;
+    reg  [55:0] px$10;
+    reg  [55:0] px$11;
+    reg  [55:0] px$12;
+    reg  [55:0] px$13;
+    reg  [55:0] px$14;
+    reg  [55:0] px$15;
+    reg  [55:0] px$16;
+    reg  [55:0] px$17;
+    reg  [55:0] px$18;
+    reg  [55:0] px$19;
+    reg  [55:0] px$20;
+    reg  [55:0] px$21;
+    reg  [55:0] px$22;
+    reg  [55:0] px$23;
+    reg  [55:0] px$24;
+    reg  [55:0] px$25;
+    reg  [55:0] px$26;
+    reg  [55:0] px$27;
+    reg  [55:0] px$28;
+    reg  [55:0] px$29;
+    reg  [55:0] px$30;
+    reg  [55:0] px$31;
+    reg  [55:0] prx$0;
+    reg  [55:0] prx$1;
+    reg  [55:0] prx$2;
+    reg  [55:0] prx$3;
+    reg  present$0;
+    reg  present$1;
+    reg  present$2;
+    reg  present$3;
+    reg  pend_next$0;
+    reg  pend_next$1;
+    reg  pend_next$2;
+    reg  pend_next$3;
+    reg  drain$0;
+    reg  drain$1;
+    reg  drain$2;
+    reg  drain$3;
+    reg  rd_take;
+    reg  rd_refused;
+    reg  [15:0] rm_addr;
+    reg  rm_pend_w$0;
+    reg  rm_pend_w$1;
+    reg  rm_pend_w$2;
+    reg  rm_pend_w$3;
+    reg  rm_infl_w$0;
+    reg  rm_infl_w$1;
+    reg  rm_infl_w$2;
+    reg  rm_infl_w$3;
+    reg  rsv_or$0;
+    reg  rsv_or$1;
+    reg  rsv_or$2;
+    reg  rsv_or$3;
+    reg  rsv_or$4;
+    reg  rsv_or$5;
+    reg  rsv_or$6;
+    reg  rsv_or$7;
+    reg  rsv_or$8;
+    reg  rsv_or$9;
+    reg  rsv_or$10;
+    reg  rsv_or$11;
+    reg  rsv_or$12;
+    reg  rsv_or$13;
+    reg  rsv_or$14;
+    reg  rsv_or$15;
+    reg  rsv_or$16;
+    reg  rsv_or$17;
+    reg  rsv_or$18;
+    reg  rsv_or$19;
+    reg  rsv_or$20;
+    reg  rsv_or$21;
+    reg  rsv_or$22;
+    reg  rsv_or$23;
+    reg  rsv_or$24;
+    reg  rsv_or$25;
+    reg  rsv_or$26;
+    reg  rsv_or$27;
+    reg  rsv_or$28;
+    reg  rsv_or$29;
+    reg  rsv_or$30;
+    reg  rsv_or$31;
+    reg  rsv_or$32;
+    reg  [168:0] rd_word;
     
     // Sub module instances
     flow_table$hash$0 hash$0(
@@ -1180,6 +1795,22 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     flow_table$hash$3 hash$3(
         .key(hash$3$key),
         .hash(hash$3$hash)
+    );
+    flow_table$uhash$0 uhash$0(
+        .key(uhash$0$key),
+        .hash(uhash$0$hash)
+    );
+    flow_table$uhash$1 uhash$1(
+        .key(uhash$1$key),
+        .hash(uhash$1$hash)
+    );
+    flow_table$uhash$2 uhash$2(
+        .key(uhash$2$key),
+        .hash(uhash$2$hash)
+    );
+    flow_table$uhash$3 uhash$3(
+        .key(uhash$3$key),
+        .hash(uhash$3$hash)
     );
     flow_table$way$0 way$0(
         .read_address(way$0$read_address),
@@ -1220,6 +1851,14 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .write_data(way$3$write_data),
         .write_enable(way$3$write_enable),
         .aux_read_data(way$3$aux_read_data)
+    );
+    flow_table$stash_ram stash_ram(
+        .clk(stash_ram$clk),
+        .read_address(stash_ram$read_address),
+        .read_data(stash_ram$read_data),
+        .write_address(stash_ram$write_address),
+        .write_data(stash_ram$write_data),
+        .write_enable(stash_ram$write_enable)
     );
     flow_table$stash_valid$0 stash_valid$0(
         .d(stash_valid$0$d),
@@ -1711,250 +2350,775 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(clear_index$q),
         .clock(clear_index$clock)
     );
-    flow_table$s1_valid s1_valid(
-        .d(s1_valid$d),
-        .q(s1_valid$q),
-        .clock(s1_valid$clock)
+    flow_table$l1_valid l1_valid(
+        .d(l1_valid$d),
+        .q(l1_valid$q),
+        .clock(l1_valid$clock)
     );
-    flow_table$s1_force_miss s1_force_miss(
-        .d(s1_force_miss$d),
-        .q(s1_force_miss$q),
-        .clock(s1_force_miss$clock)
+    flow_table$l1_fm l1_fm(
+        .d(l1_fm$d),
+        .q(l1_fm$q),
+        .clock(l1_fm$clock)
     );
-    flow_table$s1_key s1_key(
-        .d(s1_key$d),
-        .q(s1_key$q),
-        .clock(s1_key$clock)
+    flow_table$l1_key l1_key(
+        .d(l1_key$d),
+        .q(l1_key$q),
+        .clock(l1_key$clock)
     );
-    flow_table$s1_tag s1_tag(
-        .d(s1_tag$d),
-        .q(s1_tag$q),
-        .clock(s1_tag$clock)
+    flow_table$l1_tag l1_tag(
+        .d(l1_tag$d),
+        .q(l1_tag$q),
+        .clock(l1_tag$clock)
     );
-    flow_table$s2_valid s2_valid(
-        .d(s2_valid$d),
-        .q(s2_valid$q),
-        .clock(s2_valid$clock)
+    flow_table$l1_idx$0 l1_idx$0(
+        .d(l1_idx$0$d),
+        .q(l1_idx$0$q),
+        .clock(l1_idx$0$clock)
     );
-    flow_table$s2_tag s2_tag(
-        .d(s2_tag$d),
-        .q(s2_tag$q),
-        .clock(s2_tag$clock)
+    flow_table$l1_idx$1 l1_idx$1(
+        .d(l1_idx$1$d),
+        .q(l1_idx$1$q),
+        .clock(l1_idx$1$clock)
     );
-    flow_table$s2_way_hit$0 s2_way_hit$0(
-        .d(s2_way_hit$0$d),
-        .q(s2_way_hit$0$q),
-        .clock(s2_way_hit$0$clock)
+    flow_table$l1_idx$2 l1_idx$2(
+        .d(l1_idx$2$d),
+        .q(l1_idx$2$q),
+        .clock(l1_idx$2$clock)
     );
-    flow_table$s2_way_hit$1 s2_way_hit$1(
-        .d(s2_way_hit$1$d),
-        .q(s2_way_hit$1$q),
-        .clock(s2_way_hit$1$clock)
+    flow_table$l1_idx$3 l1_idx$3(
+        .d(l1_idx$3$d),
+        .q(l1_idx$3$q),
+        .clock(l1_idx$3$clock)
     );
-    flow_table$s2_way_hit$2 s2_way_hit$2(
-        .d(s2_way_hit$2$d),
-        .q(s2_way_hit$2$q),
-        .clock(s2_way_hit$2$clock)
+    flow_table$l2_valid l2_valid(
+        .d(l2_valid$d),
+        .q(l2_valid$q),
+        .clock(l2_valid$clock)
     );
-    flow_table$s2_way_hit$3 s2_way_hit$3(
-        .d(s2_way_hit$3$d),
-        .q(s2_way_hit$3$q),
-        .clock(s2_way_hit$3$clock)
+    flow_table$l2_fm l2_fm(
+        .d(l2_fm$d),
+        .q(l2_fm$q),
+        .clock(l2_fm$clock)
     );
-    flow_table$s2_way_value$0 s2_way_value$0(
-        .d(s2_way_value$0$d),
-        .q(s2_way_value$0$q),
-        .clock(s2_way_value$0$clock)
+    flow_table$l2_key l2_key(
+        .d(l2_key$d),
+        .q(l2_key$q),
+        .clock(l2_key$clock)
     );
-    flow_table$s2_way_value$1 s2_way_value$1(
-        .d(s2_way_value$1$d),
-        .q(s2_way_value$1$q),
-        .clock(s2_way_value$1$clock)
+    flow_table$l2_tag l2_tag(
+        .d(l2_tag$d),
+        .q(l2_tag$q),
+        .clock(l2_tag$clock)
     );
-    flow_table$s2_way_value$2 s2_way_value$2(
-        .d(s2_way_value$2$d),
-        .q(s2_way_value$2$q),
-        .clock(s2_way_value$2$clock)
+    flow_table$lm_pend$0 lm_pend$0(
+        .d(lm_pend$0$d),
+        .q(lm_pend$0$q),
+        .clock(lm_pend$0$clock)
     );
-    flow_table$s2_way_value$3 s2_way_value$3(
-        .d(s2_way_value$3$d),
-        .q(s2_way_value$3$q),
-        .clock(s2_way_value$3$clock)
+    flow_table$lm_pend$1 lm_pend$1(
+        .d(lm_pend$1$d),
+        .q(lm_pend$1$q),
+        .clock(lm_pend$1$clock)
     );
-    flow_table$s2_stash_hit$0 s2_stash_hit$0(
-        .d(s2_stash_hit$0$d),
-        .q(s2_stash_hit$0$q),
-        .clock(s2_stash_hit$0$clock)
+    flow_table$lm_pend$2 lm_pend$2(
+        .d(lm_pend$2$d),
+        .q(lm_pend$2$q),
+        .clock(lm_pend$2$clock)
     );
-    flow_table$s2_stash_hit$1 s2_stash_hit$1(
-        .d(s2_stash_hit$1$d),
-        .q(s2_stash_hit$1$q),
-        .clock(s2_stash_hit$1$clock)
+    flow_table$lm_pend$3 lm_pend$3(
+        .d(lm_pend$3$d),
+        .q(lm_pend$3$q),
+        .clock(lm_pend$3$clock)
     );
-    flow_table$s2_stash_hit$2 s2_stash_hit$2(
-        .d(s2_stash_hit$2$d),
-        .q(s2_stash_hit$2$q),
-        .clock(s2_stash_hit$2$clock)
+    flow_table$lm_infl$0 lm_infl$0(
+        .d(lm_infl$0$d),
+        .q(lm_infl$0$q),
+        .clock(lm_infl$0$clock)
     );
-    flow_table$s2_stash_hit$3 s2_stash_hit$3(
-        .d(s2_stash_hit$3$d),
-        .q(s2_stash_hit$3$q),
-        .clock(s2_stash_hit$3$clock)
+    flow_table$lm_infl$1 lm_infl$1(
+        .d(lm_infl$1$d),
+        .q(lm_infl$1$q),
+        .clock(lm_infl$1$clock)
     );
-    flow_table$s2_stash_hit$4 s2_stash_hit$4(
-        .d(s2_stash_hit$4$d),
-        .q(s2_stash_hit$4$q),
-        .clock(s2_stash_hit$4$clock)
+    flow_table$lm_infl$2 lm_infl$2(
+        .d(lm_infl$2$d),
+        .q(lm_infl$2$q),
+        .clock(lm_infl$2$clock)
     );
-    flow_table$s2_stash_hit$5 s2_stash_hit$5(
-        .d(s2_stash_hit$5$d),
-        .q(s2_stash_hit$5$q),
-        .clock(s2_stash_hit$5$clock)
+    flow_table$lm_infl$3 lm_infl$3(
+        .d(lm_infl$3$d),
+        .q(lm_infl$3$q),
+        .clock(lm_infl$3$clock)
     );
-    flow_table$s2_stash_hit$6 s2_stash_hit$6(
-        .d(s2_stash_hit$6$d),
-        .q(s2_stash_hit$6$q),
-        .clock(s2_stash_hit$6$clock)
+    flow_table$sg$0 sg$0(
+        .d(sg$0$d),
+        .q(sg$0$q),
+        .clock(sg$0$clock)
     );
-    flow_table$s2_stash_hit$7 s2_stash_hit$7(
-        .d(s2_stash_hit$7$d),
-        .q(s2_stash_hit$7$q),
-        .clock(s2_stash_hit$7$clock)
+    flow_table$sg$1 sg$1(
+        .d(sg$1$d),
+        .q(sg$1$q),
+        .clock(sg$1$clock)
     );
-    flow_table$s2_stash_hit$8 s2_stash_hit$8(
-        .d(s2_stash_hit$8$d),
-        .q(s2_stash_hit$8$q),
-        .clock(s2_stash_hit$8$clock)
+    flow_table$sg$2 sg$2(
+        .d(sg$2$d),
+        .q(sg$2$q),
+        .clock(sg$2$clock)
     );
-    flow_table$s2_stash_hit$9 s2_stash_hit$9(
-        .d(s2_stash_hit$9$d),
-        .q(s2_stash_hit$9$q),
-        .clock(s2_stash_hit$9$clock)
+    flow_table$sg$3 sg$3(
+        .d(sg$3$d),
+        .q(sg$3$q),
+        .clock(sg$3$clock)
     );
-    flow_table$s2_stash_hit$10 s2_stash_hit$10(
-        .d(s2_stash_hit$10$d),
-        .q(s2_stash_hit$10$q),
-        .clock(s2_stash_hit$10$clock)
+    flow_table$sg$4 sg$4(
+        .d(sg$4$d),
+        .q(sg$4$q),
+        .clock(sg$4$clock)
     );
-    flow_table$s2_stash_hit$11 s2_stash_hit$11(
-        .d(s2_stash_hit$11$d),
-        .q(s2_stash_hit$11$q),
-        .clock(s2_stash_hit$11$clock)
+    flow_table$sg$5 sg$5(
+        .d(sg$5$d),
+        .q(sg$5$q),
+        .clock(sg$5$clock)
     );
-    flow_table$s2_stash_hit$12 s2_stash_hit$12(
-        .d(s2_stash_hit$12$d),
-        .q(s2_stash_hit$12$q),
-        .clock(s2_stash_hit$12$clock)
+    flow_table$sg$6 sg$6(
+        .d(sg$6$d),
+        .q(sg$6$q),
+        .clock(sg$6$clock)
     );
-    flow_table$s2_stash_hit$13 s2_stash_hit$13(
-        .d(s2_stash_hit$13$d),
-        .q(s2_stash_hit$13$q),
-        .clock(s2_stash_hit$13$clock)
+    flow_table$sg$7 sg$7(
+        .d(sg$7$d),
+        .q(sg$7$q),
+        .clock(sg$7$clock)
     );
-    flow_table$s2_stash_hit$14 s2_stash_hit$14(
-        .d(s2_stash_hit$14$d),
-        .q(s2_stash_hit$14$q),
-        .clock(s2_stash_hit$14$clock)
+    flow_table$sg$8 sg$8(
+        .d(sg$8$d),
+        .q(sg$8$q),
+        .clock(sg$8$clock)
     );
-    flow_table$s2_stash_hit$15 s2_stash_hit$15(
-        .d(s2_stash_hit$15$d),
-        .q(s2_stash_hit$15$q),
-        .clock(s2_stash_hit$15$clock)
+    flow_table$sg$9 sg$9(
+        .d(sg$9$d),
+        .q(sg$9$q),
+        .clock(sg$9$clock)
     );
-    flow_table$s2_stash_hit$16 s2_stash_hit$16(
-        .d(s2_stash_hit$16$d),
-        .q(s2_stash_hit$16$q),
-        .clock(s2_stash_hit$16$clock)
+    flow_table$sg$10 sg$10(
+        .d(sg$10$d),
+        .q(sg$10$q),
+        .clock(sg$10$clock)
     );
-    flow_table$s2_stash_hit$17 s2_stash_hit$17(
-        .d(s2_stash_hit$17$d),
-        .q(s2_stash_hit$17$q),
-        .clock(s2_stash_hit$17$clock)
+    flow_table$sg$11 sg$11(
+        .d(sg$11$d),
+        .q(sg$11$q),
+        .clock(sg$11$clock)
     );
-    flow_table$s2_stash_hit$18 s2_stash_hit$18(
-        .d(s2_stash_hit$18$d),
-        .q(s2_stash_hit$18$q),
-        .clock(s2_stash_hit$18$clock)
+    flow_table$sg$12 sg$12(
+        .d(sg$12$d),
+        .q(sg$12$q),
+        .clock(sg$12$clock)
     );
-    flow_table$s2_stash_hit$19 s2_stash_hit$19(
-        .d(s2_stash_hit$19$d),
-        .q(s2_stash_hit$19$q),
-        .clock(s2_stash_hit$19$clock)
+    flow_table$sg$13 sg$13(
+        .d(sg$13$d),
+        .q(sg$13$q),
+        .clock(sg$13$clock)
     );
-    flow_table$s2_stash_hit$20 s2_stash_hit$20(
-        .d(s2_stash_hit$20$d),
-        .q(s2_stash_hit$20$q),
-        .clock(s2_stash_hit$20$clock)
+    flow_table$sg$14 sg$14(
+        .d(sg$14$d),
+        .q(sg$14$q),
+        .clock(sg$14$clock)
     );
-    flow_table$s2_stash_hit$21 s2_stash_hit$21(
-        .d(s2_stash_hit$21$d),
-        .q(s2_stash_hit$21$q),
-        .clock(s2_stash_hit$21$clock)
+    flow_table$sg$15 sg$15(
+        .d(sg$15$d),
+        .q(sg$15$q),
+        .clock(sg$15$clock)
     );
-    flow_table$s2_stash_hit$22 s2_stash_hit$22(
-        .d(s2_stash_hit$22$d),
-        .q(s2_stash_hit$22$q),
-        .clock(s2_stash_hit$22$clock)
+    flow_table$sg$16 sg$16(
+        .d(sg$16$d),
+        .q(sg$16$q),
+        .clock(sg$16$clock)
     );
-    flow_table$s2_stash_hit$23 s2_stash_hit$23(
-        .d(s2_stash_hit$23$d),
-        .q(s2_stash_hit$23$q),
-        .clock(s2_stash_hit$23$clock)
+    flow_table$sg$17 sg$17(
+        .d(sg$17$d),
+        .q(sg$17$q),
+        .clock(sg$17$clock)
     );
-    flow_table$s2_stash_hit$24 s2_stash_hit$24(
-        .d(s2_stash_hit$24$d),
-        .q(s2_stash_hit$24$q),
-        .clock(s2_stash_hit$24$clock)
+    flow_table$sg$18 sg$18(
+        .d(sg$18$d),
+        .q(sg$18$q),
+        .clock(sg$18$clock)
     );
-    flow_table$s2_stash_hit$25 s2_stash_hit$25(
-        .d(s2_stash_hit$25$d),
-        .q(s2_stash_hit$25$q),
-        .clock(s2_stash_hit$25$clock)
+    flow_table$sg$19 sg$19(
+        .d(sg$19$d),
+        .q(sg$19$q),
+        .clock(sg$19$clock)
     );
-    flow_table$s2_stash_hit$26 s2_stash_hit$26(
-        .d(s2_stash_hit$26$d),
-        .q(s2_stash_hit$26$q),
-        .clock(s2_stash_hit$26$clock)
+    flow_table$sg$20 sg$20(
+        .d(sg$20$d),
+        .q(sg$20$q),
+        .clock(sg$20$clock)
     );
-    flow_table$s2_stash_hit$27 s2_stash_hit$27(
-        .d(s2_stash_hit$27$d),
-        .q(s2_stash_hit$27$q),
-        .clock(s2_stash_hit$27$clock)
+    flow_table$sg$21 sg$21(
+        .d(sg$21$d),
+        .q(sg$21$q),
+        .clock(sg$21$clock)
     );
-    flow_table$s2_stash_hit$28 s2_stash_hit$28(
-        .d(s2_stash_hit$28$d),
-        .q(s2_stash_hit$28$q),
-        .clock(s2_stash_hit$28$clock)
+    flow_table$sg$22 sg$22(
+        .d(sg$22$d),
+        .q(sg$22$q),
+        .clock(sg$22$clock)
     );
-    flow_table$s2_stash_hit$29 s2_stash_hit$29(
-        .d(s2_stash_hit$29$d),
-        .q(s2_stash_hit$29$q),
-        .clock(s2_stash_hit$29$clock)
+    flow_table$sg$23 sg$23(
+        .d(sg$23$d),
+        .q(sg$23$q),
+        .clock(sg$23$clock)
     );
-    flow_table$s2_stash_hit$30 s2_stash_hit$30(
-        .d(s2_stash_hit$30$d),
-        .q(s2_stash_hit$30$q),
-        .clock(s2_stash_hit$30$clock)
+    flow_table$sg$24 sg$24(
+        .d(sg$24$d),
+        .q(sg$24$q),
+        .clock(sg$24$clock)
     );
-    flow_table$s2_stash_hit$31 s2_stash_hit$31(
-        .d(s2_stash_hit$31$d),
-        .q(s2_stash_hit$31$q),
-        .clock(s2_stash_hit$31$clock)
+    flow_table$sg$25 sg$25(
+        .d(sg$25$d),
+        .q(sg$25$q),
+        .clock(sg$25$clock)
     );
-    flow_table$shadow_valid shadow_valid(
-        .d(shadow_valid$d),
-        .q(shadow_valid$q),
-        .clock(shadow_valid$clock)
+    flow_table$sg$26 sg$26(
+        .d(sg$26$d),
+        .q(sg$26$q),
+        .clock(sg$26$clock)
     );
-    flow_table$shadow_index shadow_index(
-        .d(shadow_index$d),
-        .q(shadow_index$q),
-        .clock(shadow_index$clock)
+    flow_table$sg$27 sg$27(
+        .d(sg$27$d),
+        .q(sg$27$q),
+        .clock(sg$27$clock)
     );
-    flow_table$shadow_value shadow_value(
-        .d(shadow_value$d),
-        .q(shadow_value$q),
-        .clock(shadow_value$clock)
+    flow_table$sg$28 sg$28(
+        .d(sg$28$d),
+        .q(sg$28$q),
+        .clock(sg$28$clock)
+    );
+    flow_table$sg$29 sg$29(
+        .d(sg$29$d),
+        .q(sg$29$q),
+        .clock(sg$29$clock)
+    );
+    flow_table$sg$30 sg$30(
+        .d(sg$30$d),
+        .q(sg$30$q),
+        .clock(sg$30$clock)
+    );
+    flow_table$sg$31 sg$31(
+        .d(sg$31$d),
+        .q(sg$31$q),
+        .clock(sg$31$clock)
+    );
+    flow_table$l3_valid l3_valid(
+        .d(l3_valid$d),
+        .q(l3_valid$q),
+        .clock(l3_valid$clock)
+    );
+    flow_table$l3_fm l3_fm(
+        .d(l3_fm$d),
+        .q(l3_fm$q),
+        .clock(l3_fm$clock)
+    );
+    flow_table$l3_tag l3_tag(
+        .d(l3_tag$d),
+        .q(l3_tag$q),
+        .clock(l3_tag$clock)
+    );
+    flow_table$lg$0 lg$0(
+        .d(lg$0$d),
+        .q(lg$0$q),
+        .clock(lg$0$clock)
+    );
+    flow_table$lg$1 lg$1(
+        .d(lg$1$d),
+        .q(lg$1$q),
+        .clock(lg$1$clock)
+    );
+    flow_table$lg$2 lg$2(
+        .d(lg$2$d),
+        .q(lg$2$q),
+        .clock(lg$2$clock)
+    );
+    flow_table$lg$3 lg$3(
+        .d(lg$3$d),
+        .q(lg$3$q),
+        .clock(lg$3$clock)
+    );
+    flow_table$lv$0 lv$0(
+        .d(lv$0$d),
+        .q(lv$0$q),
+        .clock(lv$0$clock)
+    );
+    flow_table$lv$1 lv$1(
+        .d(lv$1$d),
+        .q(lv$1$q),
+        .clock(lv$1$clock)
+    );
+    flow_table$lv$2 lv$2(
+        .d(lv$2$d),
+        .q(lv$2$q),
+        .clock(lv$2$clock)
+    );
+    flow_table$lv$3 lv$3(
+        .d(lv$3$d),
+        .q(lv$3$q),
+        .clock(lv$3$clock)
+    );
+    flow_table$lmask$0 lmask$0(
+        .d(lmask$0$d),
+        .q(lmask$0$q),
+        .clock(lmask$0$clock)
+    );
+    flow_table$lmask$1 lmask$1(
+        .d(lmask$1$d),
+        .q(lmask$1$q),
+        .clock(lmask$1$clock)
+    );
+    flow_table$lmask$2 lmask$2(
+        .d(lmask$2$d),
+        .q(lmask$2$q),
+        .clock(lmask$2$clock)
+    );
+    flow_table$lmask$3 lmask$3(
+        .d(lmask$3$d),
+        .q(lmask$3$q),
+        .clock(lmask$3$clock)
+    );
+    flow_table$shit$0 shit$0(
+        .d(shit$0$d),
+        .q(shit$0$q),
+        .clock(shit$0$clock)
+    );
+    flow_table$shit$1 shit$1(
+        .d(shit$1$d),
+        .q(shit$1$q),
+        .clock(shit$1$clock)
+    );
+    flow_table$shit$2 shit$2(
+        .d(shit$2$d),
+        .q(shit$2$q),
+        .clock(shit$2$clock)
+    );
+    flow_table$shit$3 shit$3(
+        .d(shit$3$d),
+        .q(shit$3$q),
+        .clock(shit$3$clock)
+    );
+    flow_table$shit$4 shit$4(
+        .d(shit$4$d),
+        .q(shit$4$q),
+        .clock(shit$4$clock)
+    );
+    flow_table$shit$5 shit$5(
+        .d(shit$5$d),
+        .q(shit$5$q),
+        .clock(shit$5$clock)
+    );
+    flow_table$shit$6 shit$6(
+        .d(shit$6$d),
+        .q(shit$6$q),
+        .clock(shit$6$clock)
+    );
+    flow_table$shit$7 shit$7(
+        .d(shit$7$d),
+        .q(shit$7$q),
+        .clock(shit$7$clock)
+    );
+    flow_table$shit$8 shit$8(
+        .d(shit$8$d),
+        .q(shit$8$q),
+        .clock(shit$8$clock)
+    );
+    flow_table$shit$9 shit$9(
+        .d(shit$9$d),
+        .q(shit$9$q),
+        .clock(shit$9$clock)
+    );
+    flow_table$shit$10 shit$10(
+        .d(shit$10$d),
+        .q(shit$10$q),
+        .clock(shit$10$clock)
+    );
+    flow_table$shit$11 shit$11(
+        .d(shit$11$d),
+        .q(shit$11$q),
+        .clock(shit$11$clock)
+    );
+    flow_table$shit$12 shit$12(
+        .d(shit$12$d),
+        .q(shit$12$q),
+        .clock(shit$12$clock)
+    );
+    flow_table$shit$13 shit$13(
+        .d(shit$13$d),
+        .q(shit$13$q),
+        .clock(shit$13$clock)
+    );
+    flow_table$shit$14 shit$14(
+        .d(shit$14$d),
+        .q(shit$14$q),
+        .clock(shit$14$clock)
+    );
+    flow_table$shit$15 shit$15(
+        .d(shit$15$d),
+        .q(shit$15$q),
+        .clock(shit$15$clock)
+    );
+    flow_table$shit$16 shit$16(
+        .d(shit$16$d),
+        .q(shit$16$q),
+        .clock(shit$16$clock)
+    );
+    flow_table$shit$17 shit$17(
+        .d(shit$17$d),
+        .q(shit$17$q),
+        .clock(shit$17$clock)
+    );
+    flow_table$shit$18 shit$18(
+        .d(shit$18$d),
+        .q(shit$18$q),
+        .clock(shit$18$clock)
+    );
+    flow_table$shit$19 shit$19(
+        .d(shit$19$d),
+        .q(shit$19$q),
+        .clock(shit$19$clock)
+    );
+    flow_table$shit$20 shit$20(
+        .d(shit$20$d),
+        .q(shit$20$q),
+        .clock(shit$20$clock)
+    );
+    flow_table$shit$21 shit$21(
+        .d(shit$21$d),
+        .q(shit$21$q),
+        .clock(shit$21$clock)
+    );
+    flow_table$shit$22 shit$22(
+        .d(shit$22$d),
+        .q(shit$22$q),
+        .clock(shit$22$clock)
+    );
+    flow_table$shit$23 shit$23(
+        .d(shit$23$d),
+        .q(shit$23$q),
+        .clock(shit$23$clock)
+    );
+    flow_table$shit$24 shit$24(
+        .d(shit$24$d),
+        .q(shit$24$q),
+        .clock(shit$24$clock)
+    );
+    flow_table$shit$25 shit$25(
+        .d(shit$25$d),
+        .q(shit$25$q),
+        .clock(shit$25$clock)
+    );
+    flow_table$shit$26 shit$26(
+        .d(shit$26$d),
+        .q(shit$26$q),
+        .clock(shit$26$clock)
+    );
+    flow_table$shit$27 shit$27(
+        .d(shit$27$d),
+        .q(shit$27$q),
+        .clock(shit$27$clock)
+    );
+    flow_table$shit$28 shit$28(
+        .d(shit$28$d),
+        .q(shit$28$q),
+        .clock(shit$28$clock)
+    );
+    flow_table$shit$29 shit$29(
+        .d(shit$29$d),
+        .q(shit$29$q),
+        .clock(shit$29$clock)
+    );
+    flow_table$shit$30 shit$30(
+        .d(shit$30$d),
+        .q(shit$30$q),
+        .clock(shit$30$clock)
+    );
+    flow_table$shit$31 shit$31(
+        .d(shit$31$d),
+        .q(shit$31$q),
+        .clock(shit$31$clock)
+    );
+    flow_table$shit$32 shit$32(
+        .d(shit$32$d),
+        .q(shit$32$q),
+        .clock(shit$32$clock)
+    );
+    flow_table$l4_valid l4_valid(
+        .d(l4_valid$d),
+        .q(l4_valid$q),
+        .clock(l4_valid$clock)
+    );
+    flow_table$l4_tag l4_tag(
+        .d(l4_tag$d),
+        .q(l4_tag$q),
+        .clock(l4_tag$clock)
+    );
+    flow_table$whit$0 whit$0(
+        .d(whit$0$d),
+        .q(whit$0$q),
+        .clock(whit$0$clock)
+    );
+    flow_table$whit$1 whit$1(
+        .d(whit$1$d),
+        .q(whit$1$q),
+        .clock(whit$1$clock)
+    );
+    flow_table$whit$2 whit$2(
+        .d(whit$2$d),
+        .q(whit$2$q),
+        .clock(whit$2$clock)
+    );
+    flow_table$whit$3 whit$3(
+        .d(whit$3$d),
+        .q(whit$3$q),
+        .clock(whit$3$clock)
+    );
+    flow_table$wv$0 wv$0(
+        .d(wv$0$d),
+        .q(wv$0$q),
+        .clock(wv$0$clock)
+    );
+    flow_table$wv$1 wv$1(
+        .d(wv$1$d),
+        .q(wv$1$q),
+        .clock(wv$1$clock)
+    );
+    flow_table$wv$2 wv$2(
+        .d(wv$2$d),
+        .q(wv$2$q),
+        .clock(wv$2$clock)
+    );
+    flow_table$wv$3 wv$3(
+        .d(wv$3$d),
+        .q(wv$3$q),
+        .clock(wv$3$clock)
+    );
+    flow_table$go$0 go$0(
+        .d(go$0$d),
+        .q(go$0$q),
+        .clock(go$0$clock)
+    );
+    flow_table$go$1 go$1(
+        .d(go$1$d),
+        .q(go$1$q),
+        .clock(go$1$clock)
+    );
+    flow_table$go$2 go$2(
+        .d(go$2$d),
+        .q(go$2$q),
+        .clock(go$2$clock)
+    );
+    flow_table$go$3 go$3(
+        .d(go$3$d),
+        .q(go$3$q),
+        .clock(go$3$clock)
+    );
+    flow_table$go$4 go$4(
+        .d(go$4$d),
+        .q(go$4$q),
+        .clock(go$4$clock)
+    );
+    flow_table$go$5 go$5(
+        .d(go$5$d),
+        .q(go$5$q),
+        .clock(go$5$clock)
+    );
+    flow_table$go$6 go$6(
+        .d(go$6$d),
+        .q(go$6$q),
+        .clock(go$6$clock)
+    );
+    flow_table$go$7 go$7(
+        .d(go$7$d),
+        .q(go$7$q),
+        .clock(go$7$clock)
+    );
+    flow_table$go$8 go$8(
+        .d(go$8$d),
+        .q(go$8$q),
+        .clock(go$8$clock)
+    );
+    flow_table$go$9 go$9(
+        .d(go$9$d),
+        .q(go$9$q),
+        .clock(go$9$clock)
+    );
+    flow_table$go$10 go$10(
+        .d(go$10$d),
+        .q(go$10$q),
+        .clock(go$10$clock)
+    );
+    flow_table$ga$0 ga$0(
+        .d(ga$0$d),
+        .q(ga$0$q),
+        .clock(ga$0$clock)
+    );
+    flow_table$ga$1 ga$1(
+        .d(ga$1$d),
+        .q(ga$1$q),
+        .clock(ga$1$clock)
+    );
+    flow_table$ga$2 ga$2(
+        .d(ga$2$d),
+        .q(ga$2$q),
+        .clock(ga$2$clock)
+    );
+    flow_table$ga$3 ga$3(
+        .d(ga$3$d),
+        .q(ga$3$q),
+        .clock(ga$3$clock)
+    );
+    flow_table$ga$4 ga$4(
+        .d(ga$4$d),
+        .q(ga$4$q),
+        .clock(ga$4$clock)
+    );
+    flow_table$ga$5 ga$5(
+        .d(ga$5$d),
+        .q(ga$5$q),
+        .clock(ga$5$clock)
+    );
+    flow_table$ga$6 ga$6(
+        .d(ga$6$d),
+        .q(ga$6$q),
+        .clock(ga$6$clock)
+    );
+    flow_table$ga$7 ga$7(
+        .d(ga$7$d),
+        .q(ga$7$q),
+        .clock(ga$7$clock)
+    );
+    flow_table$ga$8 ga$8(
+        .d(ga$8$d),
+        .q(ga$8$q),
+        .clock(ga$8$clock)
+    );
+    flow_table$ga$9 ga$9(
+        .d(ga$9$d),
+        .q(ga$9$q),
+        .clock(ga$9$clock)
+    );
+    flow_table$ga$10 ga$10(
+        .d(ga$10$d),
+        .q(ga$10$q),
+        .clock(ga$10$clock)
+    );
+    flow_table$g_any$0 g_any$0(
+        .d(g_any$0$d),
+        .q(g_any$0$q),
+        .clock(g_any$0$clock)
+    );
+    flow_table$g_any$1 g_any$1(
+        .d(g_any$1$d),
+        .q(g_any$1$q),
+        .clock(g_any$1$clock)
+    );
+    flow_table$g_any$2 g_any$2(
+        .d(g_any$2$d),
+        .q(g_any$2$q),
+        .clock(g_any$2$clock)
+    );
+    flow_table$g_any$3 g_any$3(
+        .d(g_any$3$d),
+        .q(g_any$3$q),
+        .clock(g_any$3$clock)
+    );
+    flow_table$g_any$4 g_any$4(
+        .d(g_any$4$d),
+        .q(g_any$4$q),
+        .clock(g_any$4$clock)
+    );
+    flow_table$g_any$5 g_any$5(
+        .d(g_any$5$d),
+        .q(g_any$5$q),
+        .clock(g_any$5$clock)
+    );
+    flow_table$g_any$6 g_any$6(
+        .d(g_any$6$d),
+        .q(g_any$6$q),
+        .clock(g_any$6$clock)
+    );
+    flow_table$g_any$7 g_any$7(
+        .d(g_any$7$d),
+        .q(g_any$7$q),
+        .clock(g_any$7$clock)
+    );
+    flow_table$g_any$8 g_any$8(
+        .d(g_any$8$d),
+        .q(g_any$8$q),
+        .clock(g_any$8$clock)
+    );
+    flow_table$g_any$9 g_any$9(
+        .d(g_any$9$d),
+        .q(g_any$9$q),
+        .clock(g_any$9$clock)
+    );
+    flow_table$g_any$10 g_any$10(
+        .d(g_any$10$d),
+        .q(g_any$10$q),
+        .clock(g_any$10$clock)
+    );
+    flow_table$g_two$0 g_two$0(
+        .d(g_two$0$d),
+        .q(g_two$0$q),
+        .clock(g_two$0$clock)
+    );
+    flow_table$g_two$1 g_two$1(
+        .d(g_two$1$d),
+        .q(g_two$1$q),
+        .clock(g_two$1$clock)
+    );
+    flow_table$g_two$2 g_two$2(
+        .d(g_two$2$d),
+        .q(g_two$2$q),
+        .clock(g_two$2$clock)
+    );
+    flow_table$g_two$3 g_two$3(
+        .d(g_two$3$d),
+        .q(g_two$3$q),
+        .clock(g_two$3$clock)
+    );
+    flow_table$g_two$4 g_two$4(
+        .d(g_two$4$d),
+        .q(g_two$4$q),
+        .clock(g_two$4$clock)
+    );
+    flow_table$g_two$5 g_two$5(
+        .d(g_two$5$d),
+        .q(g_two$5$q),
+        .clock(g_two$5$clock)
+    );
+    flow_table$g_two$6 g_two$6(
+        .d(g_two$6$d),
+        .q(g_two$6$q),
+        .clock(g_two$6$clock)
+    );
+    flow_table$g_two$7 g_two$7(
+        .d(g_two$7$d),
+        .q(g_two$7$q),
+        .clock(g_two$7$clock)
+    );
+    flow_table$g_two$8 g_two$8(
+        .d(g_two$8$d),
+        .q(g_two$8$q),
+        .clock(g_two$8$clock)
+    );
+    flow_table$g_two$9 g_two$9(
+        .d(g_two$9$d),
+        .q(g_two$9$q),
+        .clock(g_two$9$clock)
+    );
+    flow_table$g_two$10 g_two$10(
+        .d(g_two$10$d),
+        .q(g_two$10$q),
+        .clock(g_two$10$clock)
     );
     flow_table$out_valid out_valid(
         .d(out_valid$d),
@@ -1976,50 +3140,15 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(out_tag$q),
         .clock(out_tag$clock)
     );
-    flow_table$rd_pending rd_pending(
-        .d(rd_pending$d),
-        .q(rd_pending$q),
-        .clock(rd_pending$clock)
-    );
-    flow_table$rd_stash rd_stash(
-        .d(rd_stash$d),
-        .q(rd_stash$q),
-        .clock(rd_stash$clock)
-    );
-    flow_table$rd_way rd_way(
-        .d(rd_way$d),
-        .q(rd_way$q),
-        .clock(rd_way$clock)
-    );
-    flow_table$rd_index rd_index(
-        .d(rd_index$d),
-        .q(rd_index$q),
-        .clock(rd_index$clock)
-    );
-    flow_table$rd_valid_q rd_valid_q(
-        .d(rd_valid_q$d),
-        .q(rd_valid_q$q),
-        .clock(rd_valid_q$clock)
-    );
-    flow_table$rd_entry_q rd_entry_q(
-        .d(rd_entry_q$d),
-        .q(rd_entry_q$q),
-        .clock(rd_entry_q$clock)
-    );
     flow_table$chk_several chk_several(
         .d(chk_several$d),
         .q(chk_several$q),
         .clock(chk_several$clock)
     );
-    flow_table$chk_or chk_or(
-        .d(chk_or$d),
-        .q(chk_or$q),
-        .clock(chk_or$clock)
-    );
-    flow_table$chk_and chk_and(
-        .d(chk_and$d),
-        .q(chk_and$q),
-        .clock(chk_and$clock)
+    flow_table$chk_dis chk_dis(
+        .d(chk_dis$d),
+        .q(chk_dis$q),
+        .clock(chk_dis$clock)
     );
     flow_table$multi_hit multi_hit(
         .d(multi_hit$d),
@@ -2036,51 +3165,810 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(dup_hit_count$q),
         .clock(dup_hit_count$clock)
     );
-    flow_table$bad_update_count bad_update_count(
-        .d(bad_update_count$d),
-        .q(bad_update_count$q),
-        .clock(bad_update_count$clock)
-    );
-    flow_table$uhash$0 uhash$0(
-        .key(uhash$0$key),
-        .hash(uhash$0$hash)
-    );
-    flow_table$uhash$1 uhash$1(
-        .key(uhash$1$key),
-        .hash(uhash$1$hash)
-    );
-    flow_table$uhash$2 uhash$2(
-        .key(uhash$2$key),
-        .hash(uhash$2$hash)
-    );
-    flow_table$uhash$3 uhash$3(
-        .key(uhash$3$key),
-        .hash(uhash$3$hash)
-    );
-    flow_table$pre_valid pre_valid(
-        .d(pre_valid$d),
-        .q(pre_valid$q),
-        .clock(pre_valid$clock)
-    );
     flow_table$pre_key pre_key(
         .d(pre_key$d),
         .q(pre_key$q),
         .clock(pre_key$clock)
     );
-    flow_table$u2_is_stash u2_is_stash(
-        .d(u2_is_stash$d),
-        .q(u2_is_stash$q),
-        .clock(u2_is_stash$clock)
+    flow_table$pre_home$0 pre_home$0(
+        .d(pre_home$0$d),
+        .q(pre_home$0$q),
+        .clock(pre_home$0$clock)
     );
-    flow_table$u2_is_write u2_is_write(
-        .d(u2_is_write$d),
-        .q(u2_is_write$q),
-        .clock(u2_is_write$clock)
+    flow_table$pre_home$1 pre_home$1(
+        .d(pre_home$1$d),
+        .q(pre_home$1$q),
+        .clock(pre_home$1$clock)
     );
-    flow_table$u2_purge u2_purge(
-        .d(u2_purge$d),
-        .q(u2_purge$q),
-        .clock(u2_purge$clock)
+    flow_table$pre_home$2 pre_home$2(
+        .d(pre_home$2$d),
+        .q(pre_home$2$q),
+        .clock(pre_home$2$clock)
+    );
+    flow_table$pre_home$3 pre_home$3(
+        .d(pre_home$3$d),
+        .q(pre_home$3$q),
+        .clock(pre_home$3$clock)
+    );
+    flow_table$pre_ok pre_ok(
+        .d(pre_ok$d),
+        .q(pre_ok$q),
+        .clock(pre_ok$clock)
+    );
+    flow_table$c_valid c_valid(
+        .d(c_valid$d),
+        .q(c_valid$q),
+        .clock(c_valid$clock)
+    );
+    flow_table$c_rst c_rst(
+        .d(c_rst$d),
+        .q(c_rst$q),
+        .clock(c_rst$clock)
+    );
+    flow_table$c_is_slot c_is_slot(
+        .d(c_is_slot$d),
+        .q(c_is_slot$q),
+        .clock(c_is_slot$clock)
+    );
+    flow_table$c_is_write c_is_write(
+        .d(c_is_write$d),
+        .q(c_is_write$q),
+        .clock(c_is_write$clock)
+    );
+    flow_table$c_bad0 c_bad0(
+        .d(c_bad0$d),
+        .q(c_bad0$q),
+        .clock(c_bad0$clock)
+    );
+    flow_table$c_ok c_ok(
+        .d(c_ok$d),
+        .q(c_ok$q),
+        .clock(c_ok$clock)
+    );
+    flow_table$c_keyneq c_keyneq(
+        .d(c_keyneq$d),
+        .q(c_keyneq$q),
+        .clock(c_keyneq$clock)
+    );
+    flow_table$c_fresh c_fresh(
+        .d(c_fresh$d),
+        .q(c_fresh$q),
+        .clock(c_fresh$clock)
+    );
+    flow_table$c_rdref c_rdref(
+        .d(c_rdref$d),
+        .q(c_rdref$q),
+        .clock(c_rdref$clock)
+    );
+    flow_table$c_index c_index(
+        .d(c_index$d),
+        .q(c_index$q),
+        .clock(c_index$clock)
+    );
+    flow_table$c_key c_key(
+        .d(c_key$d),
+        .q(c_key$q),
+        .clock(c_key$clock)
+    );
+    flow_table$c_value c_value(
+        .d(c_value$d),
+        .q(c_value$q),
+        .clock(c_value$clock)
+    );
+    flow_table$c_home$0 c_home$0(
+        .d(c_home$0$d),
+        .q(c_home$0$q),
+        .clock(c_home$0$clock)
+    );
+    flow_table$c_home$1 c_home$1(
+        .d(c_home$1$d),
+        .q(c_home$1$q),
+        .clock(c_home$1$clock)
+    );
+    flow_table$c_home$2 c_home$2(
+        .d(c_home$2$d),
+        .q(c_home$2$q),
+        .clock(c_home$2$clock)
+    );
+    flow_table$c_home$3 c_home$3(
+        .d(c_home$3$d),
+        .q(c_home$3$q),
+        .clock(c_home$3$clock)
+    );
+    flow_table$c_tgt$0 c_tgt$0(
+        .d(c_tgt$0$d),
+        .q(c_tgt$0$q),
+        .clock(c_tgt$0$clock)
+    );
+    flow_table$c_tgt$1 c_tgt$1(
+        .d(c_tgt$1$d),
+        .q(c_tgt$1$q),
+        .clock(c_tgt$1$clock)
+    );
+    flow_table$c_tgt$2 c_tgt$2(
+        .d(c_tgt$2$d),
+        .q(c_tgt$2$q),
+        .clock(c_tgt$2$clock)
+    );
+    flow_table$c_tgt$3 c_tgt$3(
+        .d(c_tgt$3$d),
+        .q(c_tgt$3$q),
+        .clock(c_tgt$3$clock)
+    );
+    flow_table$c_sel$0 c_sel$0(
+        .d(c_sel$0$d),
+        .q(c_sel$0$q),
+        .clock(c_sel$0$clock)
+    );
+    flow_table$c_sel$1 c_sel$1(
+        .d(c_sel$1$d),
+        .q(c_sel$1$q),
+        .clock(c_sel$1$clock)
+    );
+    flow_table$c_sel$2 c_sel$2(
+        .d(c_sel$2$d),
+        .q(c_sel$2$q),
+        .clock(c_sel$2$clock)
+    );
+    flow_table$c_sel$3 c_sel$3(
+        .d(c_sel$3$d),
+        .q(c_sel$3$q),
+        .clock(c_sel$3$clock)
+    );
+    flow_table$c_sel$4 c_sel$4(
+        .d(c_sel$4$d),
+        .q(c_sel$4$q),
+        .clock(c_sel$4$clock)
+    );
+    flow_table$c_sel$5 c_sel$5(
+        .d(c_sel$5$d),
+        .q(c_sel$5$q),
+        .clock(c_sel$5$clock)
+    );
+    flow_table$c_sel$6 c_sel$6(
+        .d(c_sel$6$d),
+        .q(c_sel$6$q),
+        .clock(c_sel$6$clock)
+    );
+    flow_table$c_sel$7 c_sel$7(
+        .d(c_sel$7$d),
+        .q(c_sel$7$q),
+        .clock(c_sel$7$clock)
+    );
+    flow_table$c_sel$8 c_sel$8(
+        .d(c_sel$8$d),
+        .q(c_sel$8$q),
+        .clock(c_sel$8$clock)
+    );
+    flow_table$c_sel$9 c_sel$9(
+        .d(c_sel$9$d),
+        .q(c_sel$9$q),
+        .clock(c_sel$9$clock)
+    );
+    flow_table$c_sel$10 c_sel$10(
+        .d(c_sel$10$d),
+        .q(c_sel$10$q),
+        .clock(c_sel$10$clock)
+    );
+    flow_table$c_sel$11 c_sel$11(
+        .d(c_sel$11$d),
+        .q(c_sel$11$q),
+        .clock(c_sel$11$clock)
+    );
+    flow_table$c_sel$12 c_sel$12(
+        .d(c_sel$12$d),
+        .q(c_sel$12$q),
+        .clock(c_sel$12$clock)
+    );
+    flow_table$c_sel$13 c_sel$13(
+        .d(c_sel$13$d),
+        .q(c_sel$13$q),
+        .clock(c_sel$13$clock)
+    );
+    flow_table$c_sel$14 c_sel$14(
+        .d(c_sel$14$d),
+        .q(c_sel$14$q),
+        .clock(c_sel$14$clock)
+    );
+    flow_table$c_sel$15 c_sel$15(
+        .d(c_sel$15$d),
+        .q(c_sel$15$q),
+        .clock(c_sel$15$clock)
+    );
+    flow_table$c_sel$16 c_sel$16(
+        .d(c_sel$16$d),
+        .q(c_sel$16$q),
+        .clock(c_sel$16$clock)
+    );
+    flow_table$c_sel$17 c_sel$17(
+        .d(c_sel$17$d),
+        .q(c_sel$17$q),
+        .clock(c_sel$17$clock)
+    );
+    flow_table$c_sel$18 c_sel$18(
+        .d(c_sel$18$d),
+        .q(c_sel$18$q),
+        .clock(c_sel$18$clock)
+    );
+    flow_table$c_sel$19 c_sel$19(
+        .d(c_sel$19$d),
+        .q(c_sel$19$q),
+        .clock(c_sel$19$clock)
+    );
+    flow_table$c_sel$20 c_sel$20(
+        .d(c_sel$20$d),
+        .q(c_sel$20$q),
+        .clock(c_sel$20$clock)
+    );
+    flow_table$c_sel$21 c_sel$21(
+        .d(c_sel$21$d),
+        .q(c_sel$21$q),
+        .clock(c_sel$21$clock)
+    );
+    flow_table$c_sel$22 c_sel$22(
+        .d(c_sel$22$d),
+        .q(c_sel$22$q),
+        .clock(c_sel$22$clock)
+    );
+    flow_table$c_sel$23 c_sel$23(
+        .d(c_sel$23$d),
+        .q(c_sel$23$q),
+        .clock(c_sel$23$clock)
+    );
+    flow_table$c_sel$24 c_sel$24(
+        .d(c_sel$24$d),
+        .q(c_sel$24$q),
+        .clock(c_sel$24$clock)
+    );
+    flow_table$c_sel$25 c_sel$25(
+        .d(c_sel$25$d),
+        .q(c_sel$25$q),
+        .clock(c_sel$25$clock)
+    );
+    flow_table$c_sel$26 c_sel$26(
+        .d(c_sel$26$d),
+        .q(c_sel$26$q),
+        .clock(c_sel$26$clock)
+    );
+    flow_table$c_sel$27 c_sel$27(
+        .d(c_sel$27$d),
+        .q(c_sel$27$q),
+        .clock(c_sel$27$clock)
+    );
+    flow_table$c_sel$28 c_sel$28(
+        .d(c_sel$28$d),
+        .q(c_sel$28$q),
+        .clock(c_sel$28$clock)
+    );
+    flow_table$c_sel$29 c_sel$29(
+        .d(c_sel$29$d),
+        .q(c_sel$29$q),
+        .clock(c_sel$29$clock)
+    );
+    flow_table$c_sel$30 c_sel$30(
+        .d(c_sel$30$d),
+        .q(c_sel$30$q),
+        .clock(c_sel$30$clock)
+    );
+    flow_table$c_sel$31 c_sel$31(
+        .d(c_sel$31$d),
+        .q(c_sel$31$q),
+        .clock(c_sel$31$clock)
+    );
+    flow_table$k_ok$0 k_ok$0(
+        .d(k_ok$0$d),
+        .q(k_ok$0$q),
+        .clock(k_ok$0$clock)
+    );
+    flow_table$k_ok$1 k_ok$1(
+        .d(k_ok$1$d),
+        .q(k_ok$1$q),
+        .clock(k_ok$1$clock)
+    );
+    flow_table$k_ok$2 k_ok$2(
+        .d(k_ok$2$d),
+        .q(k_ok$2$q),
+        .clock(k_ok$2$clock)
+    );
+    flow_table$k_ok$3 k_ok$3(
+        .d(k_ok$3$d),
+        .q(k_ok$3$q),
+        .clock(k_ok$3$clock)
+    );
+    flow_table$k_bad0$0 k_bad0$0(
+        .d(k_bad0$0$d),
+        .q(k_bad0$0$q),
+        .clock(k_bad0$0$clock)
+    );
+    flow_table$k_bad0$1 k_bad0$1(
+        .d(k_bad0$1$d),
+        .q(k_bad0$1$q),
+        .clock(k_bad0$1$clock)
+    );
+    flow_table$k_bad0$2 k_bad0$2(
+        .d(k_bad0$2$d),
+        .q(k_bad0$2$q),
+        .clock(k_bad0$2$clock)
+    );
+    flow_table$k_bad0$3 k_bad0$3(
+        .d(k_bad0$3$d),
+        .q(k_bad0$3$q),
+        .clock(k_bad0$3$clock)
+    );
+    flow_table$k_write$0 k_write$0(
+        .d(k_write$0$d),
+        .q(k_write$0$q),
+        .clock(k_write$0$clock)
+    );
+    flow_table$k_write$1 k_write$1(
+        .d(k_write$1$d),
+        .q(k_write$1$q),
+        .clock(k_write$1$clock)
+    );
+    flow_table$k_write$2 k_write$2(
+        .d(k_write$2$d),
+        .q(k_write$2$q),
+        .clock(k_write$2$clock)
+    );
+    flow_table$k_write$3 k_write$3(
+        .d(k_write$3$d),
+        .q(k_write$3$q),
+        .clock(k_write$3$clock)
+    );
+    flow_table$k_fresh$0 k_fresh$0(
+        .d(k_fresh$0$d),
+        .q(k_fresh$0$q),
+        .clock(k_fresh$0$clock)
+    );
+    flow_table$k_fresh$1 k_fresh$1(
+        .d(k_fresh$1$d),
+        .q(k_fresh$1$q),
+        .clock(k_fresh$1$clock)
+    );
+    flow_table$k_fresh$2 k_fresh$2(
+        .d(k_fresh$2$d),
+        .q(k_fresh$2$q),
+        .clock(k_fresh$2$clock)
+    );
+    flow_table$k_fresh$3 k_fresh$3(
+        .d(k_fresh$3$d),
+        .q(k_fresh$3$q),
+        .clock(k_fresh$3$clock)
+    );
+    flow_table$k_sw$0 k_sw$0(
+        .d(k_sw$0$d),
+        .q(k_sw$0$q),
+        .clock(k_sw$0$clock)
+    );
+    flow_table$k_sw$1 k_sw$1(
+        .d(k_sw$1$d),
+        .q(k_sw$1$q),
+        .clock(k_sw$1$clock)
+    );
+    flow_table$k_sw$2 k_sw$2(
+        .d(k_sw$2$d),
+        .q(k_sw$2$q),
+        .clock(k_sw$2$clock)
+    );
+    flow_table$k_sw$3 k_sw$3(
+        .d(k_sw$3$d),
+        .q(k_sw$3$q),
+        .clock(k_sw$3$clock)
+    );
+    flow_table$k_rd$0 k_rd$0(
+        .d(k_rd$0$d),
+        .q(k_rd$0$q),
+        .clock(k_rd$0$clock)
+    );
+    flow_table$k_rd$1 k_rd$1(
+        .d(k_rd$1$d),
+        .q(k_rd$1$q),
+        .clock(k_rd$1$clock)
+    );
+    flow_table$k_rd$2 k_rd$2(
+        .d(k_rd$2$d),
+        .q(k_rd$2$q),
+        .clock(k_rd$2$clock)
+    );
+    flow_table$k_rd$3 k_rd$3(
+        .d(k_rd$3$d),
+        .q(k_rd$3$q),
+        .clock(k_rd$3$clock)
+    );
+    flow_table$q_sel$0 q_sel$0(
+        .d(q_sel$0$d),
+        .q(q_sel$0$q),
+        .clock(q_sel$0$clock)
+    );
+    flow_table$q_sel$1 q_sel$1(
+        .d(q_sel$1$d),
+        .q(q_sel$1$q),
+        .clock(q_sel$1$clock)
+    );
+    flow_table$q_sel$2 q_sel$2(
+        .d(q_sel$2$d),
+        .q(q_sel$2$q),
+        .clock(q_sel$2$clock)
+    );
+    flow_table$q_sel$3 q_sel$3(
+        .d(q_sel$3$d),
+        .q(q_sel$3$q),
+        .clock(q_sel$3$clock)
+    );
+    flow_table$q_idx q_idx(
+        .d(q_idx$d),
+        .q(q_idx$q),
+        .clock(q_idx$clock)
+    );
+    flow_table$sp$0 sp$0(
+        .d(sp$0$d),
+        .q(sp$0$q),
+        .clock(sp$0$clock)
+    );
+    flow_table$sp$1 sp$1(
+        .d(sp$1$d),
+        .q(sp$1$q),
+        .clock(sp$1$clock)
+    );
+    flow_table$sp$2 sp$2(
+        .d(sp$2$d),
+        .q(sp$2$q),
+        .clock(sp$2$clock)
+    );
+    flow_table$sp$3 sp$3(
+        .d(sp$3$d),
+        .q(sp$3$q),
+        .clock(sp$3$clock)
+    );
+    flow_table$sp$4 sp$4(
+        .d(sp$4$d),
+        .q(sp$4$q),
+        .clock(sp$4$clock)
+    );
+    flow_table$sp$5 sp$5(
+        .d(sp$5$d),
+        .q(sp$5$q),
+        .clock(sp$5$clock)
+    );
+    flow_table$sp$6 sp$6(
+        .d(sp$6$d),
+        .q(sp$6$q),
+        .clock(sp$6$clock)
+    );
+    flow_table$sp$7 sp$7(
+        .d(sp$7$d),
+        .q(sp$7$q),
+        .clock(sp$7$clock)
+    );
+    flow_table$sp$8 sp$8(
+        .d(sp$8$d),
+        .q(sp$8$q),
+        .clock(sp$8$clock)
+    );
+    flow_table$sp$9 sp$9(
+        .d(sp$9$d),
+        .q(sp$9$q),
+        .clock(sp$9$clock)
+    );
+    flow_table$sp$10 sp$10(
+        .d(sp$10$d),
+        .q(sp$10$q),
+        .clock(sp$10$clock)
+    );
+    flow_table$sp$11 sp$11(
+        .d(sp$11$d),
+        .q(sp$11$q),
+        .clock(sp$11$clock)
+    );
+    flow_table$sp$12 sp$12(
+        .d(sp$12$d),
+        .q(sp$12$q),
+        .clock(sp$12$clock)
+    );
+    flow_table$sp$13 sp$13(
+        .d(sp$13$d),
+        .q(sp$13$q),
+        .clock(sp$13$clock)
+    );
+    flow_table$sp$14 sp$14(
+        .d(sp$14$d),
+        .q(sp$14$q),
+        .clock(sp$14$clock)
+    );
+    flow_table$sp$15 sp$15(
+        .d(sp$15$d),
+        .q(sp$15$q),
+        .clock(sp$15$clock)
+    );
+    flow_table$sp$16 sp$16(
+        .d(sp$16$d),
+        .q(sp$16$q),
+        .clock(sp$16$clock)
+    );
+    flow_table$sp$17 sp$17(
+        .d(sp$17$d),
+        .q(sp$17$q),
+        .clock(sp$17$clock)
+    );
+    flow_table$sp$18 sp$18(
+        .d(sp$18$d),
+        .q(sp$18$q),
+        .clock(sp$18$clock)
+    );
+    flow_table$sp$19 sp$19(
+        .d(sp$19$d),
+        .q(sp$19$q),
+        .clock(sp$19$clock)
+    );
+    flow_table$sp$20 sp$20(
+        .d(sp$20$d),
+        .q(sp$20$q),
+        .clock(sp$20$clock)
+    );
+    flow_table$sp$21 sp$21(
+        .d(sp$21$d),
+        .q(sp$21$q),
+        .clock(sp$21$clock)
+    );
+    flow_table$sp$22 sp$22(
+        .d(sp$22$d),
+        .q(sp$22$q),
+        .clock(sp$22$clock)
+    );
+    flow_table$sp$23 sp$23(
+        .d(sp$23$d),
+        .q(sp$23$q),
+        .clock(sp$23$clock)
+    );
+    flow_table$sp$24 sp$24(
+        .d(sp$24$d),
+        .q(sp$24$q),
+        .clock(sp$24$clock)
+    );
+    flow_table$sp$25 sp$25(
+        .d(sp$25$d),
+        .q(sp$25$q),
+        .clock(sp$25$clock)
+    );
+    flow_table$sp$26 sp$26(
+        .d(sp$26$d),
+        .q(sp$26$q),
+        .clock(sp$26$clock)
+    );
+    flow_table$sp$27 sp$27(
+        .d(sp$27$d),
+        .q(sp$27$q),
+        .clock(sp$27$clock)
+    );
+    flow_table$sp$28 sp$28(
+        .d(sp$28$d),
+        .q(sp$28$q),
+        .clock(sp$28$clock)
+    );
+    flow_table$sp$29 sp$29(
+        .d(sp$29$d),
+        .q(sp$29$q),
+        .clock(sp$29$clock)
+    );
+    flow_table$sp$30 sp$30(
+        .d(sp$30$d),
+        .q(sp$30$q),
+        .clock(sp$30$clock)
+    );
+    flow_table$sp$31 sp$31(
+        .d(sp$31$d),
+        .q(sp$31$q),
+        .clock(sp$31$clock)
+    );
+    flow_table$pm_pend$0 pm_pend$0(
+        .d(pm_pend$0$d),
+        .q(pm_pend$0$q),
+        .clock(pm_pend$0$clock)
+    );
+    flow_table$pm_pend$1 pm_pend$1(
+        .d(pm_pend$1$d),
+        .q(pm_pend$1$q),
+        .clock(pm_pend$1$clock)
+    );
+    flow_table$pm_pend$2 pm_pend$2(
+        .d(pm_pend$2$d),
+        .q(pm_pend$2$q),
+        .clock(pm_pend$2$clock)
+    );
+    flow_table$pm_pend$3 pm_pend$3(
+        .d(pm_pend$3$d),
+        .q(pm_pend$3$q),
+        .clock(pm_pend$3$clock)
+    );
+    flow_table$pm_infl$0 pm_infl$0(
+        .d(pm_infl$0$d),
+        .q(pm_infl$0$q),
+        .clock(pm_infl$0$clock)
+    );
+    flow_table$pm_infl$1 pm_infl$1(
+        .d(pm_infl$1$d),
+        .q(pm_infl$1$q),
+        .clock(pm_infl$1$clock)
+    );
+    flow_table$pm_infl$2 pm_infl$2(
+        .d(pm_infl$2$d),
+        .q(pm_infl$2$q),
+        .clock(pm_infl$2$clock)
+    );
+    flow_table$pm_infl$3 pm_infl$3(
+        .d(pm_infl$3$d),
+        .q(pm_infl$3$q),
+        .clock(pm_infl$3$clock)
+    );
+    flow_table$pmask$0 pmask$0(
+        .d(pmask$0$d),
+        .q(pmask$0$q),
+        .clock(pmask$0$clock)
+    );
+    flow_table$pmask$1 pmask$1(
+        .d(pmask$1$d),
+        .q(pmask$1$q),
+        .clock(pmask$1$clock)
+    );
+    flow_table$pmask$2 pmask$2(
+        .d(pmask$2$d),
+        .q(pmask$2$q),
+        .clock(pmask$2$clock)
+    );
+    flow_table$pmask$3 pmask$3(
+        .d(pmask$3$d),
+        .q(pmask$3$q),
+        .clock(pmask$3$clock)
+    );
+    flow_table$pg$0 pg$0(
+        .d(pg$0$d),
+        .q(pg$0$q),
+        .clock(pg$0$clock)
+    );
+    flow_table$pg$1 pg$1(
+        .d(pg$1$d),
+        .q(pg$1$q),
+        .clock(pg$1$clock)
+    );
+    flow_table$pg$2 pg$2(
+        .d(pg$2$d),
+        .q(pg$2$q),
+        .clock(pg$2$clock)
+    );
+    flow_table$pg$3 pg$3(
+        .d(pg$3$d),
+        .q(pg$3$q),
+        .clock(pg$3$clock)
+    );
+    flow_table$infl_valid infl_valid(
+        .d(infl_valid$d),
+        .q(infl_valid$q),
+        .clock(infl_valid$clock)
+    );
+    flow_table$infl_tgt$0 infl_tgt$0(
+        .d(infl_tgt$0$d),
+        .q(infl_tgt$0$q),
+        .clock(infl_tgt$0$clock)
+    );
+    flow_table$infl_tgt$1 infl_tgt$1(
+        .d(infl_tgt$1$d),
+        .q(infl_tgt$1$q),
+        .clock(infl_tgt$1$clock)
+    );
+    flow_table$infl_tgt$2 infl_tgt$2(
+        .d(infl_tgt$2$d),
+        .q(infl_tgt$2$q),
+        .clock(infl_tgt$2$clock)
+    );
+    flow_table$infl_tgt$3 infl_tgt$3(
+        .d(infl_tgt$3$d),
+        .q(infl_tgt$3$q),
+        .clock(infl_tgt$3$clock)
+    );
+    flow_table$infl_slot$0 infl_slot$0(
+        .d(infl_slot$0$d),
+        .q(infl_slot$0$q),
+        .clock(infl_slot$0$clock)
+    );
+    flow_table$infl_slot$1 infl_slot$1(
+        .d(infl_slot$1$d),
+        .q(infl_slot$1$q),
+        .clock(infl_slot$1$clock)
+    );
+    flow_table$infl_slot$2 infl_slot$2(
+        .d(infl_slot$2$d),
+        .q(infl_slot$2$q),
+        .clock(infl_slot$2$clock)
+    );
+    flow_table$infl_slot$3 infl_slot$3(
+        .d(infl_slot$3$d),
+        .q(infl_slot$3$q),
+        .clock(infl_slot$3$clock)
+    );
+    flow_table$present_q$0 present_q$0(
+        .d(present_q$0$d),
+        .q(present_q$0$q),
+        .clock(present_q$0$clock)
+    );
+    flow_table$present_q$1 present_q$1(
+        .d(present_q$1$d),
+        .q(present_q$1$q),
+        .clock(present_q$1$clock)
+    );
+    flow_table$present_q$2 present_q$2(
+        .d(present_q$2$d),
+        .q(present_q$2$q),
+        .clock(present_q$2$clock)
+    );
+    flow_table$present_q$3 present_q$3(
+        .d(present_q$3$d),
+        .q(present_q$3$q),
+        .clock(present_q$3$clock)
+    );
+    flow_table$pend_valid$0 pend_valid$0(
+        .d(pend_valid$0$d),
+        .q(pend_valid$0$q),
+        .clock(pend_valid$0$clock)
+    );
+    flow_table$pend_valid$1 pend_valid$1(
+        .d(pend_valid$1$d),
+        .q(pend_valid$1$q),
+        .clock(pend_valid$1$clock)
+    );
+    flow_table$pend_valid$2 pend_valid$2(
+        .d(pend_valid$2$d),
+        .q(pend_valid$2$q),
+        .clock(pend_valid$2$clock)
+    );
+    flow_table$pend_valid$3 pend_valid$3(
+        .d(pend_valid$3$d),
+        .q(pend_valid$3$q),
+        .clock(pend_valid$3$clock)
+    );
+    flow_table$pend_valid_i$0 pend_valid_i$0(
+        .d(pend_valid_i$0$d),
+        .q(pend_valid_i$0$q),
+        .clock(pend_valid_i$0$clock)
+    );
+    flow_table$pend_valid_i$1 pend_valid_i$1(
+        .d(pend_valid_i$1$d),
+        .q(pend_valid_i$1$q),
+        .clock(pend_valid_i$1$clock)
+    );
+    flow_table$pend_valid_i$2 pend_valid_i$2(
+        .d(pend_valid_i$2$d),
+        .q(pend_valid_i$2$q),
+        .clock(pend_valid_i$2$clock)
+    );
+    flow_table$pend_valid_i$3 pend_valid_i$3(
+        .d(pend_valid_i$3$d),
+        .q(pend_valid_i$3$q),
+        .clock(pend_valid_i$3$clock)
+    );
+    flow_table$pend_slot$0 pend_slot$0(
+        .d(pend_slot$0$d),
+        .q(pend_slot$0$q),
+        .clock(pend_slot$0$clock)
+    );
+    flow_table$pend_slot$1 pend_slot$1(
+        .d(pend_slot$1$d),
+        .q(pend_slot$1$q),
+        .clock(pend_slot$1$clock)
+    );
+    flow_table$pend_slot$2 pend_slot$2(
+        .d(pend_slot$2$d),
+        .q(pend_slot$2$q),
+        .clock(pend_slot$2$clock)
+    );
+    flow_table$pend_slot$3 pend_slot$3(
+        .d(pend_slot$3$d),
+        .q(pend_slot$3$q),
+        .clock(pend_slot$3$clock)
+    );
+    flow_table$u2_valid u2_valid(
+        .d(u2_valid$d),
+        .q(u2_valid$q),
+        .clock(u2_valid$clock)
     );
     flow_table$u2_index u2_index(
         .d(u2_index$d),
@@ -2097,414 +3985,1365 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(u2_value$q),
         .clock(u2_value$clock)
     );
+    flow_table$u3_valid u3_valid(
+        .d(u3_valid$d),
+        .q(u3_valid$q),
+        .clock(u3_valid$clock)
+    );
+    flow_table$u3_index u3_index(
+        .d(u3_index$d),
+        .q(u3_index$q),
+        .clock(u3_index$clock)
+    );
+    flow_table$u3_key u3_key(
+        .d(u3_key$d),
+        .q(u3_key$q),
+        .clock(u3_key$clock)
+    );
+    flow_table$u3_value u3_value(
+        .d(u3_value$d),
+        .q(u3_value$q),
+        .clock(u3_value$clock)
+    );
+    flow_table$bad_inc bad_inc(
+        .d(bad_inc$d),
+        .q(bad_inc$q),
+        .clock(bad_inc$clock)
+    );
+    flow_table$bad_update_count bad_update_count(
+        .d(bad_update_count$d),
+        .q(bad_update_count$q),
+        .clock(bad_update_count$clock)
+    );
+    flow_table$rd1_valid rd1_valid(
+        .d(rd1_valid$d),
+        .q(rd1_valid$q),
+        .clock(rd1_valid$clock)
+    );
+    flow_table$rd1_stash rd1_stash(
+        .d(rd1_stash$d),
+        .q(rd1_stash$q),
+        .clock(rd1_stash$clock)
+    );
+    flow_table$rd1_way rd1_way(
+        .d(rd1_way$d),
+        .q(rd1_way$q),
+        .clock(rd1_way$clock)
+    );
+    flow_table$rd1_index rd1_index(
+        .d(rd1_index$d),
+        .q(rd1_index$q),
+        .clock(rd1_index$clock)
+    );
+    flow_table$rd1_use$0 rd1_use$0(
+        .d(rd1_use$0$d),
+        .q(rd1_use$0$q),
+        .clock(rd1_use$0$clock)
+    );
+    flow_table$rd1_use$1 rd1_use$1(
+        .d(rd1_use$1$d),
+        .q(rd1_use$1$q),
+        .clock(rd1_use$1$clock)
+    );
+    flow_table$rd1_use$2 rd1_use$2(
+        .d(rd1_use$2$d),
+        .q(rd1_use$2$q),
+        .clock(rd1_use$2$clock)
+    );
+    flow_table$rd1_use$3 rd1_use$3(
+        .d(rd1_use$3$d),
+        .q(rd1_use$3$q),
+        .clock(rd1_use$3$clock)
+    );
+    flow_table$rd2_valid rd2_valid(
+        .d(rd2_valid$d),
+        .q(rd2_valid$q),
+        .clock(rd2_valid$clock)
+    );
+    flow_table$rd2_stash rd2_stash(
+        .d(rd2_stash$d),
+        .q(rd2_stash$q),
+        .clock(rd2_stash$clock)
+    );
+    flow_table$rd2_way rd2_way(
+        .d(rd2_way$d),
+        .q(rd2_way$q),
+        .clock(rd2_way$clock)
+    );
+    flow_table$rd2_index rd2_index(
+        .d(rd2_index$d),
+        .q(rd2_index$q),
+        .clock(rd2_index$clock)
+    );
+    flow_table$rd2_pend rd2_pend(
+        .d(rd2_pend$d),
+        .q(rd2_pend$q),
+        .clock(rd2_pend$clock)
+    );
+    flow_table$rd2_infl rd2_infl(
+        .d(rd2_infl$d),
+        .q(rd2_infl$q),
+        .clock(rd2_infl$clock)
+    );
+    flow_table$rd2_sv rd2_sv(
+        .d(rd2_sv$d),
+        .q(rd2_sv$q),
+        .clock(rd2_sv$clock)
+    );
+    flow_table$rd3_valid rd3_valid(
+        .d(rd3_valid$d),
+        .q(rd3_valid$q),
+        .clock(rd3_valid$clock)
+    );
+    flow_table$rd3_stash rd3_stash(
+        .d(rd3_stash$d),
+        .q(rd3_stash$q),
+        .clock(rd3_stash$clock)
+    );
+    flow_table$rd3_index rd3_index(
+        .d(rd3_index$d),
+        .q(rd3_index$q),
+        .clock(rd3_index$clock)
+    );
+    flow_table$rd3_mask rd3_mask(
+        .d(rd3_mask$d),
+        .q(rd3_mask$q),
+        .clock(rd3_mask$clock)
+    );
+    flow_table$rd3_sv rd3_sv(
+        .d(rd3_sv$d),
+        .q(rd3_sv$q),
+        .clock(rd3_sv$clock)
+    );
+    flow_table$rd3_word rd3_word(
+        .d(rd3_word$d),
+        .q(rd3_word$q),
+        .clock(rd3_word$clock)
+    );
+    flow_table$rd_valid_q rd_valid_q(
+        .d(rd_valid_q$d),
+        .q(rd_valid_q$q),
+        .clock(rd_valid_q$clock)
+    );
+    flow_table$rd_entry_q rd_entry_q(
+        .d(rd_entry_q$d),
+        .q(rd_entry_q$q),
+        .clock(rd_entry_q$clock)
+    );
     
     // Update code
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
-        s1_valid$clock = clk;
-        s1_force_miss$clock = clk;
-        s1_key$clock = clk;
-        s1_tag$clock = clk;
-        s2_valid$clock = clk;
-        s2_tag$clock = clk;
-        shadow_valid$clock = clk;
-        shadow_index$clock = clk;
-        shadow_value$clock = clk;
+        l1_valid$clock = clk;
+        l1_fm$clock = clk;
+        l1_key$clock = clk;
+        l1_tag$clock = clk;
+        l2_valid$clock = clk;
+        l2_fm$clock = clk;
+        l2_key$clock = clk;
+        l2_tag$clock = clk;
+        l3_valid$clock = clk;
+        l3_fm$clock = clk;
+        l3_tag$clock = clk;
+        l4_valid$clock = clk;
+        l4_tag$clock = clk;
         out_valid$clock = clk;
         out_hit$clock = clk;
         out_value$clock = clk;
         out_tag$clock = clk;
-        rd_pending$clock = clk;
-        rd_stash$clock = clk;
-        rd_way$clock = clk;
-        rd_index$clock = clk;
-        rd_valid_q$clock = clk;
-        rd_entry_q$clock = clk;
         chk_several$clock = clk;
-        chk_or$clock = clk;
-        chk_and$clock = clk;
+        chk_dis$clock = clk;
         multi_hit$clock = clk;
         multi_hit_count$clock = clk;
         dup_hit_count$clock = clk;
-        bad_update_count$clock = clk;
-        pre_valid$clock = clk;
         pre_key$clock = clk;
-        u2_is_stash$clock = clk;
-        u2_is_write$clock = clk;
-        u2_purge$clock = clk;
+        pre_ok$clock = clk;
+        c_valid$clock = clk;
+        c_rst$clock = clk;
+        c_is_slot$clock = clk;
+        c_is_write$clock = clk;
+        c_bad0$clock = clk;
+        c_ok$clock = clk;
+        c_keyneq$clock = clk;
+        c_fresh$clock = clk;
+        c_rdref$clock = clk;
+        c_index$clock = clk;
+        c_key$clock = clk;
+        c_value$clock = clk;
+        infl_valid$clock = clk;
+        u2_valid$clock = clk;
         u2_index$clock = clk;
         u2_key$clock = clk;
         u2_value$clock = clk;
+        u3_valid$clock = clk;
+        u3_index$clock = clk;
+        u3_key$clock = clk;
+        u3_value$clock = clk;
+        bad_inc$clock = clk;
+        bad_update_count$clock = clk;
+        rd1_valid$clock = clk;
+        rd1_stash$clock = clk;
+        rd1_way$clock = clk;
+        rd1_index$clock = clk;
+        q_idx$clock = clk;
+        rd2_valid$clock = clk;
+        rd2_stash$clock = clk;
+        rd2_way$clock = clk;
+        rd2_index$clock = clk;
+        rd2_pend$clock = clk;
+        rd2_infl$clock = clk;
+        rd2_sv$clock = clk;
+        rd3_valid$clock = clk;
+        rd3_stash$clock = clk;
+        rd3_index$clock = clk;
+        rd3_mask$clock = clk;
+        rd3_sv$clock = clk;
+        rd3_word$clock = clk;
+        rd_valid_q$clock = clk;
+        rd_entry_q$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
-        s1_valid$d = s1_valid$q;
-        s1_force_miss$d = s1_force_miss$q;
-        s1_key$d = s1_key$q;
-        s1_tag$d = s1_tag$q;
-        s2_valid$d = s2_valid$q;
-        s2_tag$d = s2_tag$q;
-        shadow_valid$d = shadow_valid$q;
-        shadow_index$d = shadow_index$q;
-        shadow_value$d = shadow_value$q;
+        l1_valid$d = l1_valid$q;
+        l1_fm$d = l1_fm$q;
+        l1_key$d = l1_key$q;
+        l1_tag$d = l1_tag$q;
+        l2_valid$d = l2_valid$q;
+        l2_fm$d = l2_fm$q;
+        l2_key$d = l2_key$q;
+        l2_tag$d = l2_tag$q;
+        l3_valid$d = l3_valid$q;
+        l3_fm$d = l3_fm$q;
+        l3_tag$d = l3_tag$q;
+        l4_valid$d = l4_valid$q;
+        l4_tag$d = l4_tag$q;
         out_valid$d = out_valid$q;
         out_hit$d = out_hit$q;
         out_value$d = out_value$q;
         out_tag$d = out_tag$q;
-        rd_pending$d = rd_pending$q;
-        rd_stash$d = rd_stash$q;
-        rd_way$d = rd_way$q;
-        rd_index$d = rd_index$q;
-        rd_valid_q$d = rd_valid_q$q;
-        rd_entry_q$d = rd_entry_q$q;
         chk_several$d = chk_several$q;
-        chk_or$d = chk_or$q;
-        chk_and$d = chk_and$q;
+        chk_dis$d = chk_dis$q;
         multi_hit$d = multi_hit$q;
         multi_hit_count$d = multi_hit_count$q;
         dup_hit_count$d = dup_hit_count$q;
-        bad_update_count$d = bad_update_count$q;
-        pre_valid$d = pre_valid$q;
         pre_key$d = pre_key$q;
-        u2_is_stash$d = u2_is_stash$q;
-        u2_is_write$d = u2_is_write$q;
-        u2_purge$d = u2_purge$q;
+        pre_ok$d = pre_ok$q;
+        c_valid$d = c_valid$q;
+        c_rst$d = c_rst$q;
+        c_is_slot$d = c_is_slot$q;
+        c_is_write$d = c_is_write$q;
+        c_bad0$d = c_bad0$q;
+        c_ok$d = c_ok$q;
+        c_keyneq$d = c_keyneq$q;
+        c_fresh$d = c_fresh$q;
+        c_rdref$d = c_rdref$q;
+        c_index$d = c_index$q;
+        c_key$d = c_key$q;
+        c_value$d = c_value$q;
+        infl_valid$d = infl_valid$q;
+        u2_valid$d = u2_valid$q;
         u2_index$d = u2_index$q;
         u2_key$d = u2_key$q;
         u2_value$d = u2_value$q;
+        u3_valid$d = u3_valid$q;
+        u3_index$d = u3_index$q;
+        u3_key$d = u3_key$q;
+        u3_value$d = u3_value$q;
+        bad_inc$d = bad_inc$q;
+        bad_update_count$d = bad_update_count$q;
+        rd1_valid$d = rd1_valid$q;
+        rd1_stash$d = rd1_stash$q;
+        rd1_way$d = rd1_way$q;
+        rd1_index$d = rd1_index$q;
+        q_idx$d = q_idx$q;
+        rd2_valid$d = rd2_valid$q;
+        rd2_stash$d = rd2_stash$q;
+        rd2_way$d = rd2_way$q;
+        rd2_index$d = rd2_index$q;
+        rd2_pend$d = rd2_pend$q;
+        rd2_infl$d = rd2_infl$q;
+        rd2_sv$d = rd2_sv$q;
+        rd3_valid$d = rd3_valid$q;
+        rd3_stash$d = rd3_stash$q;
+        rd3_index$d = rd3_index$q;
+        rd3_mask$d = rd3_mask$q;
+        rd3_sv$d = rd3_sv$q;
+        rd3_word$d = rd3_word$q;
+        rd_valid_q$d = rd_valid_q$q;
+        rd_entry_q$d = rd_entry_q$q;
         stash_valid$0$clock = clk;
         stash_key$0$clock = clk;
         stash_value$0$clock = clk;
+        sg$0$clock = clk;
+        sp$0$clock = clk;
+        c_sel$0$clock = clk;
         stash_valid$0$d = stash_valid$0$q;
         stash_key$0$d = stash_key$0$q;
         stash_value$0$d = stash_value$0$q;
-        s2_stash_hit$0$clock = clk;
-        s2_stash_hit$0$d = 1'b0;
         stash_valid$1$clock = clk;
         stash_key$1$clock = clk;
         stash_value$1$clock = clk;
+        sg$1$clock = clk;
+        sp$1$clock = clk;
+        c_sel$1$clock = clk;
         stash_valid$1$d = stash_valid$1$q;
         stash_key$1$d = stash_key$1$q;
         stash_value$1$d = stash_value$1$q;
-        s2_stash_hit$1$clock = clk;
-        s2_stash_hit$1$d = 1'b0;
         stash_valid$2$clock = clk;
         stash_key$2$clock = clk;
         stash_value$2$clock = clk;
+        sg$2$clock = clk;
+        sp$2$clock = clk;
+        c_sel$2$clock = clk;
         stash_valid$2$d = stash_valid$2$q;
         stash_key$2$d = stash_key$2$q;
         stash_value$2$d = stash_value$2$q;
-        s2_stash_hit$2$clock = clk;
-        s2_stash_hit$2$d = 1'b0;
         stash_valid$3$clock = clk;
         stash_key$3$clock = clk;
         stash_value$3$clock = clk;
+        sg$3$clock = clk;
+        sp$3$clock = clk;
+        c_sel$3$clock = clk;
         stash_valid$3$d = stash_valid$3$q;
         stash_key$3$d = stash_key$3$q;
         stash_value$3$d = stash_value$3$q;
-        s2_stash_hit$3$clock = clk;
-        s2_stash_hit$3$d = 1'b0;
         stash_valid$4$clock = clk;
         stash_key$4$clock = clk;
         stash_value$4$clock = clk;
+        sg$4$clock = clk;
+        sp$4$clock = clk;
+        c_sel$4$clock = clk;
         stash_valid$4$d = stash_valid$4$q;
         stash_key$4$d = stash_key$4$q;
         stash_value$4$d = stash_value$4$q;
-        s2_stash_hit$4$clock = clk;
-        s2_stash_hit$4$d = 1'b0;
         stash_valid$5$clock = clk;
         stash_key$5$clock = clk;
         stash_value$5$clock = clk;
+        sg$5$clock = clk;
+        sp$5$clock = clk;
+        c_sel$5$clock = clk;
         stash_valid$5$d = stash_valid$5$q;
         stash_key$5$d = stash_key$5$q;
         stash_value$5$d = stash_value$5$q;
-        s2_stash_hit$5$clock = clk;
-        s2_stash_hit$5$d = 1'b0;
         stash_valid$6$clock = clk;
         stash_key$6$clock = clk;
         stash_value$6$clock = clk;
+        sg$6$clock = clk;
+        sp$6$clock = clk;
+        c_sel$6$clock = clk;
         stash_valid$6$d = stash_valid$6$q;
         stash_key$6$d = stash_key$6$q;
         stash_value$6$d = stash_value$6$q;
-        s2_stash_hit$6$clock = clk;
-        s2_stash_hit$6$d = 1'b0;
         stash_valid$7$clock = clk;
         stash_key$7$clock = clk;
         stash_value$7$clock = clk;
+        sg$7$clock = clk;
+        sp$7$clock = clk;
+        c_sel$7$clock = clk;
         stash_valid$7$d = stash_valid$7$q;
         stash_key$7$d = stash_key$7$q;
         stash_value$7$d = stash_value$7$q;
-        s2_stash_hit$7$clock = clk;
-        s2_stash_hit$7$d = 1'b0;
         stash_valid$8$clock = clk;
         stash_key$8$clock = clk;
         stash_value$8$clock = clk;
+        sg$8$clock = clk;
+        sp$8$clock = clk;
+        c_sel$8$clock = clk;
         stash_valid$8$d = stash_valid$8$q;
         stash_key$8$d = stash_key$8$q;
         stash_value$8$d = stash_value$8$q;
-        s2_stash_hit$8$clock = clk;
-        s2_stash_hit$8$d = 1'b0;
         stash_valid$9$clock = clk;
         stash_key$9$clock = clk;
         stash_value$9$clock = clk;
+        sg$9$clock = clk;
+        sp$9$clock = clk;
+        c_sel$9$clock = clk;
         stash_valid$9$d = stash_valid$9$q;
         stash_key$9$d = stash_key$9$q;
         stash_value$9$d = stash_value$9$q;
-        s2_stash_hit$9$clock = clk;
-        s2_stash_hit$9$d = 1'b0;
         stash_valid$10$clock = clk;
         stash_key$10$clock = clk;
         stash_value$10$clock = clk;
+        sg$10$clock = clk;
+        sp$10$clock = clk;
+        c_sel$10$clock = clk;
         stash_valid$10$d = stash_valid$10$q;
         stash_key$10$d = stash_key$10$q;
         stash_value$10$d = stash_value$10$q;
-        s2_stash_hit$10$clock = clk;
-        s2_stash_hit$10$d = 1'b0;
         stash_valid$11$clock = clk;
         stash_key$11$clock = clk;
         stash_value$11$clock = clk;
+        sg$11$clock = clk;
+        sp$11$clock = clk;
+        c_sel$11$clock = clk;
         stash_valid$11$d = stash_valid$11$q;
         stash_key$11$d = stash_key$11$q;
         stash_value$11$d = stash_value$11$q;
-        s2_stash_hit$11$clock = clk;
-        s2_stash_hit$11$d = 1'b0;
         stash_valid$12$clock = clk;
         stash_key$12$clock = clk;
         stash_value$12$clock = clk;
+        sg$12$clock = clk;
+        sp$12$clock = clk;
+        c_sel$12$clock = clk;
         stash_valid$12$d = stash_valid$12$q;
         stash_key$12$d = stash_key$12$q;
         stash_value$12$d = stash_value$12$q;
-        s2_stash_hit$12$clock = clk;
-        s2_stash_hit$12$d = 1'b0;
         stash_valid$13$clock = clk;
         stash_key$13$clock = clk;
         stash_value$13$clock = clk;
+        sg$13$clock = clk;
+        sp$13$clock = clk;
+        c_sel$13$clock = clk;
         stash_valid$13$d = stash_valid$13$q;
         stash_key$13$d = stash_key$13$q;
         stash_value$13$d = stash_value$13$q;
-        s2_stash_hit$13$clock = clk;
-        s2_stash_hit$13$d = 1'b0;
         stash_valid$14$clock = clk;
         stash_key$14$clock = clk;
         stash_value$14$clock = clk;
+        sg$14$clock = clk;
+        sp$14$clock = clk;
+        c_sel$14$clock = clk;
         stash_valid$14$d = stash_valid$14$q;
         stash_key$14$d = stash_key$14$q;
         stash_value$14$d = stash_value$14$q;
-        s2_stash_hit$14$clock = clk;
-        s2_stash_hit$14$d = 1'b0;
         stash_valid$15$clock = clk;
         stash_key$15$clock = clk;
         stash_value$15$clock = clk;
+        sg$15$clock = clk;
+        sp$15$clock = clk;
+        c_sel$15$clock = clk;
         stash_valid$15$d = stash_valid$15$q;
         stash_key$15$d = stash_key$15$q;
         stash_value$15$d = stash_value$15$q;
-        s2_stash_hit$15$clock = clk;
-        s2_stash_hit$15$d = 1'b0;
         stash_valid$16$clock = clk;
         stash_key$16$clock = clk;
         stash_value$16$clock = clk;
+        sg$16$clock = clk;
+        sp$16$clock = clk;
+        c_sel$16$clock = clk;
         stash_valid$16$d = stash_valid$16$q;
         stash_key$16$d = stash_key$16$q;
         stash_value$16$d = stash_value$16$q;
-        s2_stash_hit$16$clock = clk;
-        s2_stash_hit$16$d = 1'b0;
         stash_valid$17$clock = clk;
         stash_key$17$clock = clk;
         stash_value$17$clock = clk;
+        sg$17$clock = clk;
+        sp$17$clock = clk;
+        c_sel$17$clock = clk;
         stash_valid$17$d = stash_valid$17$q;
         stash_key$17$d = stash_key$17$q;
         stash_value$17$d = stash_value$17$q;
-        s2_stash_hit$17$clock = clk;
-        s2_stash_hit$17$d = 1'b0;
         stash_valid$18$clock = clk;
         stash_key$18$clock = clk;
         stash_value$18$clock = clk;
+        sg$18$clock = clk;
+        sp$18$clock = clk;
+        c_sel$18$clock = clk;
         stash_valid$18$d = stash_valid$18$q;
         stash_key$18$d = stash_key$18$q;
         stash_value$18$d = stash_value$18$q;
-        s2_stash_hit$18$clock = clk;
-        s2_stash_hit$18$d = 1'b0;
         stash_valid$19$clock = clk;
         stash_key$19$clock = clk;
         stash_value$19$clock = clk;
+        sg$19$clock = clk;
+        sp$19$clock = clk;
+        c_sel$19$clock = clk;
         stash_valid$19$d = stash_valid$19$q;
         stash_key$19$d = stash_key$19$q;
         stash_value$19$d = stash_value$19$q;
-        s2_stash_hit$19$clock = clk;
-        s2_stash_hit$19$d = 1'b0;
         stash_valid$20$clock = clk;
         stash_key$20$clock = clk;
         stash_value$20$clock = clk;
+        sg$20$clock = clk;
+        sp$20$clock = clk;
+        c_sel$20$clock = clk;
         stash_valid$20$d = stash_valid$20$q;
         stash_key$20$d = stash_key$20$q;
         stash_value$20$d = stash_value$20$q;
-        s2_stash_hit$20$clock = clk;
-        s2_stash_hit$20$d = 1'b0;
         stash_valid$21$clock = clk;
         stash_key$21$clock = clk;
         stash_value$21$clock = clk;
+        sg$21$clock = clk;
+        sp$21$clock = clk;
+        c_sel$21$clock = clk;
         stash_valid$21$d = stash_valid$21$q;
         stash_key$21$d = stash_key$21$q;
         stash_value$21$d = stash_value$21$q;
-        s2_stash_hit$21$clock = clk;
-        s2_stash_hit$21$d = 1'b0;
         stash_valid$22$clock = clk;
         stash_key$22$clock = clk;
         stash_value$22$clock = clk;
+        sg$22$clock = clk;
+        sp$22$clock = clk;
+        c_sel$22$clock = clk;
         stash_valid$22$d = stash_valid$22$q;
         stash_key$22$d = stash_key$22$q;
         stash_value$22$d = stash_value$22$q;
-        s2_stash_hit$22$clock = clk;
-        s2_stash_hit$22$d = 1'b0;
         stash_valid$23$clock = clk;
         stash_key$23$clock = clk;
         stash_value$23$clock = clk;
+        sg$23$clock = clk;
+        sp$23$clock = clk;
+        c_sel$23$clock = clk;
         stash_valid$23$d = stash_valid$23$q;
         stash_key$23$d = stash_key$23$q;
         stash_value$23$d = stash_value$23$q;
-        s2_stash_hit$23$clock = clk;
-        s2_stash_hit$23$d = 1'b0;
         stash_valid$24$clock = clk;
         stash_key$24$clock = clk;
         stash_value$24$clock = clk;
+        sg$24$clock = clk;
+        sp$24$clock = clk;
+        c_sel$24$clock = clk;
         stash_valid$24$d = stash_valid$24$q;
         stash_key$24$d = stash_key$24$q;
         stash_value$24$d = stash_value$24$q;
-        s2_stash_hit$24$clock = clk;
-        s2_stash_hit$24$d = 1'b0;
         stash_valid$25$clock = clk;
         stash_key$25$clock = clk;
         stash_value$25$clock = clk;
+        sg$25$clock = clk;
+        sp$25$clock = clk;
+        c_sel$25$clock = clk;
         stash_valid$25$d = stash_valid$25$q;
         stash_key$25$d = stash_key$25$q;
         stash_value$25$d = stash_value$25$q;
-        s2_stash_hit$25$clock = clk;
-        s2_stash_hit$25$d = 1'b0;
         stash_valid$26$clock = clk;
         stash_key$26$clock = clk;
         stash_value$26$clock = clk;
+        sg$26$clock = clk;
+        sp$26$clock = clk;
+        c_sel$26$clock = clk;
         stash_valid$26$d = stash_valid$26$q;
         stash_key$26$d = stash_key$26$q;
         stash_value$26$d = stash_value$26$q;
-        s2_stash_hit$26$clock = clk;
-        s2_stash_hit$26$d = 1'b0;
         stash_valid$27$clock = clk;
         stash_key$27$clock = clk;
         stash_value$27$clock = clk;
+        sg$27$clock = clk;
+        sp$27$clock = clk;
+        c_sel$27$clock = clk;
         stash_valid$27$d = stash_valid$27$q;
         stash_key$27$d = stash_key$27$q;
         stash_value$27$d = stash_value$27$q;
-        s2_stash_hit$27$clock = clk;
-        s2_stash_hit$27$d = 1'b0;
         stash_valid$28$clock = clk;
         stash_key$28$clock = clk;
         stash_value$28$clock = clk;
+        sg$28$clock = clk;
+        sp$28$clock = clk;
+        c_sel$28$clock = clk;
         stash_valid$28$d = stash_valid$28$q;
         stash_key$28$d = stash_key$28$q;
         stash_value$28$d = stash_value$28$q;
-        s2_stash_hit$28$clock = clk;
-        s2_stash_hit$28$d = 1'b0;
         stash_valid$29$clock = clk;
         stash_key$29$clock = clk;
         stash_value$29$clock = clk;
+        sg$29$clock = clk;
+        sp$29$clock = clk;
+        c_sel$29$clock = clk;
         stash_valid$29$d = stash_valid$29$q;
         stash_key$29$d = stash_key$29$q;
         stash_value$29$d = stash_value$29$q;
-        s2_stash_hit$29$clock = clk;
-        s2_stash_hit$29$d = 1'b0;
         stash_valid$30$clock = clk;
         stash_key$30$clock = clk;
         stash_value$30$clock = clk;
+        sg$30$clock = clk;
+        sp$30$clock = clk;
+        c_sel$30$clock = clk;
         stash_valid$30$d = stash_valid$30$q;
         stash_key$30$d = stash_key$30$q;
         stash_value$30$d = stash_value$30$q;
-        s2_stash_hit$30$clock = clk;
-        s2_stash_hit$30$d = 1'b0;
         stash_valid$31$clock = clk;
         stash_key$31$clock = clk;
         stash_value$31$clock = clk;
+        sg$31$clock = clk;
+        sp$31$clock = clk;
+        c_sel$31$clock = clk;
         stash_valid$31$d = stash_valid$31$q;
         stash_key$31$d = stash_key$31$q;
         stash_value$31$d = stash_value$31$q;
-        s2_stash_hit$31$clock = clk;
-        s2_stash_hit$31$d = 1'b0;
-        s2_way_hit$0$clock = clk;
-        s2_way_value$0$clock = clk;
+        shit$0$clock = clk;
+        shit$1$clock = clk;
+        shit$2$clock = clk;
+        shit$3$clock = clk;
+        shit$4$clock = clk;
+        shit$5$clock = clk;
+        shit$6$clock = clk;
+        shit$7$clock = clk;
+        shit$8$clock = clk;
+        shit$9$clock = clk;
+        shit$10$clock = clk;
+        shit$11$clock = clk;
+        shit$12$clock = clk;
+        shit$13$clock = clk;
+        shit$14$clock = clk;
+        shit$15$clock = clk;
+        shit$16$clock = clk;
+        shit$17$clock = clk;
+        shit$18$clock = clk;
+        shit$19$clock = clk;
+        shit$20$clock = clk;
+        shit$21$clock = clk;
+        shit$22$clock = clk;
+        shit$23$clock = clk;
+        shit$24$clock = clk;
+        shit$25$clock = clk;
+        shit$26$clock = clk;
+        shit$27$clock = clk;
+        shit$28$clock = clk;
+        shit$29$clock = clk;
+        shit$30$clock = clk;
+        shit$31$clock = clk;
+        shit$32$clock = clk;
+        go$0$clock = clk;
+        ga$0$clock = clk;
+        g_any$0$clock = clk;
+        g_two$0$clock = clk;
+        go$1$clock = clk;
+        ga$1$clock = clk;
+        g_any$1$clock = clk;
+        g_two$1$clock = clk;
+        go$2$clock = clk;
+        ga$2$clock = clk;
+        g_any$2$clock = clk;
+        g_two$2$clock = clk;
+        go$3$clock = clk;
+        ga$3$clock = clk;
+        g_any$3$clock = clk;
+        g_two$3$clock = clk;
+        go$4$clock = clk;
+        ga$4$clock = clk;
+        g_any$4$clock = clk;
+        g_two$4$clock = clk;
+        go$5$clock = clk;
+        ga$5$clock = clk;
+        g_any$5$clock = clk;
+        g_two$5$clock = clk;
+        go$6$clock = clk;
+        ga$6$clock = clk;
+        g_any$6$clock = clk;
+        g_two$6$clock = clk;
+        go$7$clock = clk;
+        ga$7$clock = clk;
+        g_any$7$clock = clk;
+        g_two$7$clock = clk;
+        go$8$clock = clk;
+        ga$8$clock = clk;
+        g_any$8$clock = clk;
+        g_two$8$clock = clk;
+        go$9$clock = clk;
+        ga$9$clock = clk;
+        g_any$9$clock = clk;
+        g_two$9$clock = clk;
+        go$10$clock = clk;
+        ga$10$clock = clk;
+        g_any$10$clock = clk;
+        g_two$10$clock = clk;
         way$0$read_clock = clk;
         way$0$write_clock = clk;
-        s2_way_hit$1$clock = clk;
-        s2_way_value$1$clock = clk;
+        l1_idx$0$clock = clk;
+        lm_pend$0$clock = clk;
+        lm_infl$0$clock = clk;
+        lg$0$clock = clk;
+        lv$0$clock = clk;
+        lmask$0$clock = clk;
+        whit$0$clock = clk;
+        wv$0$clock = clk;
+        pre_home$0$clock = clk;
+        c_home$0$clock = clk;
+        c_tgt$0$clock = clk;
+        pm_pend$0$clock = clk;
+        pm_infl$0$clock = clk;
+        pmask$0$clock = clk;
+        pg$0$clock = clk;
+        infl_tgt$0$clock = clk;
+        infl_slot$0$clock = clk;
+        present_q$0$clock = clk;
+        pend_valid$0$clock = clk;
+        pend_valid_i$0$clock = clk;
+        pend_slot$0$clock = clk;
+        rd1_use$0$clock = clk;
+        k_ok$0$clock = clk;
+        k_bad0$0$clock = clk;
+        k_write$0$clock = clk;
+        q_sel$0$clock = clk;
+        k_fresh$0$clock = clk;
+        k_sw$0$clock = clk;
+        k_rd$0$clock = clk;
+        pend_slot$0$d = pend_slot$0$q;
+        infl_tgt$0$d = infl_tgt$0$q;
+        infl_slot$0$d = infl_slot$0$q;
         way$1$read_clock = clk;
         way$1$write_clock = clk;
-        s2_way_hit$2$clock = clk;
-        s2_way_value$2$clock = clk;
+        l1_idx$1$clock = clk;
+        lm_pend$1$clock = clk;
+        lm_infl$1$clock = clk;
+        lg$1$clock = clk;
+        lv$1$clock = clk;
+        lmask$1$clock = clk;
+        whit$1$clock = clk;
+        wv$1$clock = clk;
+        pre_home$1$clock = clk;
+        c_home$1$clock = clk;
+        c_tgt$1$clock = clk;
+        pm_pend$1$clock = clk;
+        pm_infl$1$clock = clk;
+        pmask$1$clock = clk;
+        pg$1$clock = clk;
+        infl_tgt$1$clock = clk;
+        infl_slot$1$clock = clk;
+        present_q$1$clock = clk;
+        pend_valid$1$clock = clk;
+        pend_valid_i$1$clock = clk;
+        pend_slot$1$clock = clk;
+        rd1_use$1$clock = clk;
+        k_ok$1$clock = clk;
+        k_bad0$1$clock = clk;
+        k_write$1$clock = clk;
+        q_sel$1$clock = clk;
+        k_fresh$1$clock = clk;
+        k_sw$1$clock = clk;
+        k_rd$1$clock = clk;
+        pend_slot$1$d = pend_slot$1$q;
+        infl_tgt$1$d = infl_tgt$1$q;
+        infl_slot$1$d = infl_slot$1$q;
         way$2$read_clock = clk;
         way$2$write_clock = clk;
-        s2_way_hit$3$clock = clk;
-        s2_way_value$3$clock = clk;
+        l1_idx$2$clock = clk;
+        lm_pend$2$clock = clk;
+        lm_infl$2$clock = clk;
+        lg$2$clock = clk;
+        lv$2$clock = clk;
+        lmask$2$clock = clk;
+        whit$2$clock = clk;
+        wv$2$clock = clk;
+        pre_home$2$clock = clk;
+        c_home$2$clock = clk;
+        c_tgt$2$clock = clk;
+        pm_pend$2$clock = clk;
+        pm_infl$2$clock = clk;
+        pmask$2$clock = clk;
+        pg$2$clock = clk;
+        infl_tgt$2$clock = clk;
+        infl_slot$2$clock = clk;
+        present_q$2$clock = clk;
+        pend_valid$2$clock = clk;
+        pend_valid_i$2$clock = clk;
+        pend_slot$2$clock = clk;
+        rd1_use$2$clock = clk;
+        k_ok$2$clock = clk;
+        k_bad0$2$clock = clk;
+        k_write$2$clock = clk;
+        q_sel$2$clock = clk;
+        k_fresh$2$clock = clk;
+        k_sw$2$clock = clk;
+        k_rd$2$clock = clk;
+        pend_slot$2$d = pend_slot$2$q;
+        infl_tgt$2$d = infl_tgt$2$q;
+        infl_slot$2$d = infl_slot$2$q;
         way$3$read_clock = clk;
         way$3$write_clock = clk;
+        l1_idx$3$clock = clk;
+        lm_pend$3$clock = clk;
+        lm_infl$3$clock = clk;
+        lg$3$clock = clk;
+        lv$3$clock = clk;
+        lmask$3$clock = clk;
+        whit$3$clock = clk;
+        wv$3$clock = clk;
+        pre_home$3$clock = clk;
+        c_home$3$clock = clk;
+        c_tgt$3$clock = clk;
+        pm_pend$3$clock = clk;
+        pm_infl$3$clock = clk;
+        pmask$3$clock = clk;
+        pg$3$clock = clk;
+        infl_tgt$3$clock = clk;
+        infl_slot$3$clock = clk;
+        present_q$3$clock = clk;
+        pend_valid$3$clock = clk;
+        pend_valid_i$3$clock = clk;
+        pend_slot$3$clock = clk;
+        rd1_use$3$clock = clk;
+        k_ok$3$clock = clk;
+        k_bad0$3$clock = clk;
+        k_write$3$clock = clk;
+        q_sel$3$clock = clk;
+        k_fresh$3$clock = clk;
+        k_sw$3$clock = clk;
+        k_rd$3$clock = clk;
+        pend_slot$3$d = pend_slot$3$q;
+        infl_tgt$3$d = infl_tgt$3$q;
+        infl_slot$3$d = infl_slot$3$q;
+        stash_ram$clk = clk;
         hash$0$key = s_lookup_key;
-        way$0$read_address = (hash$0$hash & depth_m1);
+        l1_idx$0$d = (hash$0$hash & depth_m1);
         hash$1$key = s_lookup_key;
-        way$1$read_address = (hash$1$hash & depth_m1);
+        l1_idx$1$d = (hash$1$hash & depth_m1);
         hash$2$key = s_lookup_key;
-        way$2$read_address = (hash$2$hash & depth_m1);
+        l1_idx$2$d = (hash$2$hash & depth_m1);
         hash$3$key = s_lookup_key;
-        way$3$read_address = (hash$3$hash & depth_m1);
-        s1_valid$d = s_lookup_valid;
-        s1_force_miss$d = clearing$q;
-        s1_key$d = s_lookup_key;
-        s1_tag$d = s_lookup_tag;
-        s2_way_hit$0$d = (way$0$read_data[32'ha8] & (way$0$read_data[(32'h70)+:(56)] == s1_key$q) & ~s1_force_miss$q);
-        s2_way_value$0$d = way$0$read_data[(32'h0)+:(112)];
-        s2_way_hit$1$d = (way$1$read_data[32'ha8] & (way$1$read_data[(32'h70)+:(56)] == s1_key$q) & ~s1_force_miss$q);
-        s2_way_value$1$d = way$1$read_data[(32'h0)+:(112)];
-        s2_way_hit$2$d = (way$2$read_data[32'ha8] & (way$2$read_data[(32'h70)+:(56)] == s1_key$q) & ~s1_force_miss$q);
-        s2_way_value$2$d = way$2$read_data[(32'h0)+:(112)];
-        s2_way_hit$3$d = (way$3$read_data[32'ha8] & (way$3$read_data[(32'h70)+:(56)] == s1_key$q) & ~s1_force_miss$q);
-        s2_way_value$3$d = way$3$read_data[(32'h0)+:(112)];
-        s2_stash_hit$0$d = (stash_valid$0$q & (stash_key$0$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$1$d = (stash_valid$1$q & (stash_key$1$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$2$d = (stash_valid$2$q & (stash_key$2$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$3$d = (stash_valid$3$q & (stash_key$3$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$4$d = (stash_valid$4$q & (stash_key$4$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$5$d = (stash_valid$5$q & (stash_key$5$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$6$d = (stash_valid$6$q & (stash_key$6$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$7$d = (stash_valid$7$q & (stash_key$7$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$8$d = (stash_valid$8$q & (stash_key$8$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$9$d = (stash_valid$9$q & (stash_key$9$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$10$d = (stash_valid$10$q & (stash_key$10$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$11$d = (stash_valid$11$q & (stash_key$11$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$12$d = (stash_valid$12$q & (stash_key$12$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$13$d = (stash_valid$13$q & (stash_key$13$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$14$d = (stash_valid$14$q & (stash_key$14$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$15$d = (stash_valid$15$q & (stash_key$15$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$16$d = (stash_valid$16$q & (stash_key$16$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$17$d = (stash_valid$17$q & (stash_key$17$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$18$d = (stash_valid$18$q & (stash_key$18$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$19$d = (stash_valid$19$q & (stash_key$19$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$20$d = (stash_valid$20$q & (stash_key$20$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$21$d = (stash_valid$21$q & (stash_key$21$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$22$d = (stash_valid$22$q & (stash_key$22$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$23$d = (stash_valid$23$q & (stash_key$23$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$24$d = (stash_valid$24$q & (stash_key$24$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$25$d = (stash_valid$25$q & (stash_key$25$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$26$d = (stash_valid$26$q & (stash_key$26$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$27$d = (stash_valid$27$q & (stash_key$27$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$28$d = (stash_valid$28$q & (stash_key$28$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$29$d = (stash_valid$29$q & (stash_key$29$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$30$d = (stash_valid$30$q & (stash_key$30$q == s1_key$q) & ~s1_force_miss$q);
-        s2_stash_hit$31$d = (stash_valid$31$q & (stash_key$31$q == s1_key$q) & ~s1_force_miss$q);
-        s2_valid$d = s1_valid$q;
-        s2_tag$d = s1_tag$q;
+        l1_idx$3$d = (hash$3$hash & depth_m1);
+        l1_valid$d = s_lookup_valid;
+        l1_fm$d = clearing$q;
+        l1_key$d = s_lookup_key;
+        l1_tag$d = s_lookup_tag;
+        way$0$read_address = l1_idx$0$q;
+        lm_pend$0$d = (pend_valid$0$q & (pend_slot$0$q == l1_idx$0$q));
+        lm_infl$0$d = (infl_valid$q & (infl_slot$0$q == l1_idx$0$q));
+        way$1$read_address = l1_idx$1$q;
+        lm_pend$1$d = (pend_valid$1$q & (pend_slot$1$q == l1_idx$1$q));
+        lm_infl$1$d = (infl_valid$q & (infl_slot$1$q == l1_idx$1$q));
+        way$2$read_address = l1_idx$2$q;
+        lm_pend$2$d = (pend_valid$2$q & (pend_slot$2$q == l1_idx$2$q));
+        lm_infl$2$d = (infl_valid$q & (infl_slot$2$q == l1_idx$2$q));
+        way$3$read_address = l1_idx$3$q;
+        lm_pend$3$d = (pend_valid$3$q & (pend_slot$3$q == l1_idx$3$q));
+        lm_infl$3$d = (infl_valid$q & (infl_slot$3$q == l1_idx$3$q));
+        sx$0 = (stash_key$0$q ^ l1_key$q);
+        sg$0$d = (~((sx$0 | (sx$0 >> 32'h1)) | (sx$0 >> 32'h2)) & gpos);
+        if ((stash_valid$0$q & ~l1_fm$q)) begin
+            sg$0$d = ((~((sx$0 | (sx$0 >> 32'h1)) | (sx$0 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$1 = (stash_key$1$q ^ l1_key$q);
+        sg$1$d = (~((sx$1 | (sx$1 >> 32'h1)) | (sx$1 >> 32'h2)) & gpos);
+        if ((stash_valid$1$q & ~l1_fm$q)) begin
+            sg$1$d = ((~((sx$1 | (sx$1 >> 32'h1)) | (sx$1 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$2 = (stash_key$2$q ^ l1_key$q);
+        sg$2$d = (~((sx$2 | (sx$2 >> 32'h1)) | (sx$2 >> 32'h2)) & gpos);
+        if ((stash_valid$2$q & ~l1_fm$q)) begin
+            sg$2$d = ((~((sx$2 | (sx$2 >> 32'h1)) | (sx$2 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$3 = (stash_key$3$q ^ l1_key$q);
+        sg$3$d = (~((sx$3 | (sx$3 >> 32'h1)) | (sx$3 >> 32'h2)) & gpos);
+        if ((stash_valid$3$q & ~l1_fm$q)) begin
+            sg$3$d = ((~((sx$3 | (sx$3 >> 32'h1)) | (sx$3 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$4 = (stash_key$4$q ^ l1_key$q);
+        sg$4$d = (~((sx$4 | (sx$4 >> 32'h1)) | (sx$4 >> 32'h2)) & gpos);
+        if ((stash_valid$4$q & ~l1_fm$q)) begin
+            sg$4$d = ((~((sx$4 | (sx$4 >> 32'h1)) | (sx$4 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$5 = (stash_key$5$q ^ l1_key$q);
+        sg$5$d = (~((sx$5 | (sx$5 >> 32'h1)) | (sx$5 >> 32'h2)) & gpos);
+        if ((stash_valid$5$q & ~l1_fm$q)) begin
+            sg$5$d = ((~((sx$5 | (sx$5 >> 32'h1)) | (sx$5 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$6 = (stash_key$6$q ^ l1_key$q);
+        sg$6$d = (~((sx$6 | (sx$6 >> 32'h1)) | (sx$6 >> 32'h2)) & gpos);
+        if ((stash_valid$6$q & ~l1_fm$q)) begin
+            sg$6$d = ((~((sx$6 | (sx$6 >> 32'h1)) | (sx$6 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$7 = (stash_key$7$q ^ l1_key$q);
+        sg$7$d = (~((sx$7 | (sx$7 >> 32'h1)) | (sx$7 >> 32'h2)) & gpos);
+        if ((stash_valid$7$q & ~l1_fm$q)) begin
+            sg$7$d = ((~((sx$7 | (sx$7 >> 32'h1)) | (sx$7 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$8 = (stash_key$8$q ^ l1_key$q);
+        sg$8$d = (~((sx$8 | (sx$8 >> 32'h1)) | (sx$8 >> 32'h2)) & gpos);
+        if ((stash_valid$8$q & ~l1_fm$q)) begin
+            sg$8$d = ((~((sx$8 | (sx$8 >> 32'h1)) | (sx$8 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$9 = (stash_key$9$q ^ l1_key$q);
+        sg$9$d = (~((sx$9 | (sx$9 >> 32'h1)) | (sx$9 >> 32'h2)) & gpos);
+        if ((stash_valid$9$q & ~l1_fm$q)) begin
+            sg$9$d = ((~((sx$9 | (sx$9 >> 32'h1)) | (sx$9 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$10 = (stash_key$10$q ^ l1_key$q);
+        sg$10$d = (~((sx$10 | (sx$10 >> 32'h1)) | (sx$10 >> 32'h2)) & gpos);
+        if ((stash_valid$10$q & ~l1_fm$q)) begin
+            sg$10$d = ((~((sx$10 | (sx$10 >> 32'h1)) | (sx$10 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$11 = (stash_key$11$q ^ l1_key$q);
+        sg$11$d = (~((sx$11 | (sx$11 >> 32'h1)) | (sx$11 >> 32'h2)) & gpos);
+        if ((stash_valid$11$q & ~l1_fm$q)) begin
+            sg$11$d = ((~((sx$11 | (sx$11 >> 32'h1)) | (sx$11 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$12 = (stash_key$12$q ^ l1_key$q);
+        sg$12$d = (~((sx$12 | (sx$12 >> 32'h1)) | (sx$12 >> 32'h2)) & gpos);
+        if ((stash_valid$12$q & ~l1_fm$q)) begin
+            sg$12$d = ((~((sx$12 | (sx$12 >> 32'h1)) | (sx$12 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$13 = (stash_key$13$q ^ l1_key$q);
+        sg$13$d = (~((sx$13 | (sx$13 >> 32'h1)) | (sx$13 >> 32'h2)) & gpos);
+        if ((stash_valid$13$q & ~l1_fm$q)) begin
+            sg$13$d = ((~((sx$13 | (sx$13 >> 32'h1)) | (sx$13 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$14 = (stash_key$14$q ^ l1_key$q);
+        sg$14$d = (~((sx$14 | (sx$14 >> 32'h1)) | (sx$14 >> 32'h2)) & gpos);
+        if ((stash_valid$14$q & ~l1_fm$q)) begin
+            sg$14$d = ((~((sx$14 | (sx$14 >> 32'h1)) | (sx$14 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$15 = (stash_key$15$q ^ l1_key$q);
+        sg$15$d = (~((sx$15 | (sx$15 >> 32'h1)) | (sx$15 >> 32'h2)) & gpos);
+        if ((stash_valid$15$q & ~l1_fm$q)) begin
+            sg$15$d = ((~((sx$15 | (sx$15 >> 32'h1)) | (sx$15 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$16 = (stash_key$16$q ^ l1_key$q);
+        sg$16$d = (~((sx$16 | (sx$16 >> 32'h1)) | (sx$16 >> 32'h2)) & gpos);
+        if ((stash_valid$16$q & ~l1_fm$q)) begin
+            sg$16$d = ((~((sx$16 | (sx$16 >> 32'h1)) | (sx$16 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$17 = (stash_key$17$q ^ l1_key$q);
+        sg$17$d = (~((sx$17 | (sx$17 >> 32'h1)) | (sx$17 >> 32'h2)) & gpos);
+        if ((stash_valid$17$q & ~l1_fm$q)) begin
+            sg$17$d = ((~((sx$17 | (sx$17 >> 32'h1)) | (sx$17 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$18 = (stash_key$18$q ^ l1_key$q);
+        sg$18$d = (~((sx$18 | (sx$18 >> 32'h1)) | (sx$18 >> 32'h2)) & gpos);
+        if ((stash_valid$18$q & ~l1_fm$q)) begin
+            sg$18$d = ((~((sx$18 | (sx$18 >> 32'h1)) | (sx$18 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$19 = (stash_key$19$q ^ l1_key$q);
+        sg$19$d = (~((sx$19 | (sx$19 >> 32'h1)) | (sx$19 >> 32'h2)) & gpos);
+        if ((stash_valid$19$q & ~l1_fm$q)) begin
+            sg$19$d = ((~((sx$19 | (sx$19 >> 32'h1)) | (sx$19 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$20 = (stash_key$20$q ^ l1_key$q);
+        sg$20$d = (~((sx$20 | (sx$20 >> 32'h1)) | (sx$20 >> 32'h2)) & gpos);
+        if ((stash_valid$20$q & ~l1_fm$q)) begin
+            sg$20$d = ((~((sx$20 | (sx$20 >> 32'h1)) | (sx$20 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$21 = (stash_key$21$q ^ l1_key$q);
+        sg$21$d = (~((sx$21 | (sx$21 >> 32'h1)) | (sx$21 >> 32'h2)) & gpos);
+        if ((stash_valid$21$q & ~l1_fm$q)) begin
+            sg$21$d = ((~((sx$21 | (sx$21 >> 32'h1)) | (sx$21 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$22 = (stash_key$22$q ^ l1_key$q);
+        sg$22$d = (~((sx$22 | (sx$22 >> 32'h1)) | (sx$22 >> 32'h2)) & gpos);
+        if ((stash_valid$22$q & ~l1_fm$q)) begin
+            sg$22$d = ((~((sx$22 | (sx$22 >> 32'h1)) | (sx$22 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$23 = (stash_key$23$q ^ l1_key$q);
+        sg$23$d = (~((sx$23 | (sx$23 >> 32'h1)) | (sx$23 >> 32'h2)) & gpos);
+        if ((stash_valid$23$q & ~l1_fm$q)) begin
+            sg$23$d = ((~((sx$23 | (sx$23 >> 32'h1)) | (sx$23 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$24 = (stash_key$24$q ^ l1_key$q);
+        sg$24$d = (~((sx$24 | (sx$24 >> 32'h1)) | (sx$24 >> 32'h2)) & gpos);
+        if ((stash_valid$24$q & ~l1_fm$q)) begin
+            sg$24$d = ((~((sx$24 | (sx$24 >> 32'h1)) | (sx$24 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$25 = (stash_key$25$q ^ l1_key$q);
+        sg$25$d = (~((sx$25 | (sx$25 >> 32'h1)) | (sx$25 >> 32'h2)) & gpos);
+        if ((stash_valid$25$q & ~l1_fm$q)) begin
+            sg$25$d = ((~((sx$25 | (sx$25 >> 32'h1)) | (sx$25 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$26 = (stash_key$26$q ^ l1_key$q);
+        sg$26$d = (~((sx$26 | (sx$26 >> 32'h1)) | (sx$26 >> 32'h2)) & gpos);
+        if ((stash_valid$26$q & ~l1_fm$q)) begin
+            sg$26$d = ((~((sx$26 | (sx$26 >> 32'h1)) | (sx$26 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$27 = (stash_key$27$q ^ l1_key$q);
+        sg$27$d = (~((sx$27 | (sx$27 >> 32'h1)) | (sx$27 >> 32'h2)) & gpos);
+        if ((stash_valid$27$q & ~l1_fm$q)) begin
+            sg$27$d = ((~((sx$27 | (sx$27 >> 32'h1)) | (sx$27 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$28 = (stash_key$28$q ^ l1_key$q);
+        sg$28$d = (~((sx$28 | (sx$28 >> 32'h1)) | (sx$28 >> 32'h2)) & gpos);
+        if ((stash_valid$28$q & ~l1_fm$q)) begin
+            sg$28$d = ((~((sx$28 | (sx$28 >> 32'h1)) | (sx$28 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$29 = (stash_key$29$q ^ l1_key$q);
+        sg$29$d = (~((sx$29 | (sx$29 >> 32'h1)) | (sx$29 >> 32'h2)) & gpos);
+        if ((stash_valid$29$q & ~l1_fm$q)) begin
+            sg$29$d = ((~((sx$29 | (sx$29 >> 32'h1)) | (sx$29 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$30 = (stash_key$30$q ^ l1_key$q);
+        sg$30$d = (~((sx$30 | (sx$30 >> 32'h1)) | (sx$30 >> 32'h2)) & gpos);
+        if ((stash_valid$30$q & ~l1_fm$q)) begin
+            sg$30$d = ((~((sx$30 | (sx$30 >> 32'h1)) | (sx$30 >> 32'h2)) & gpos) | bit1);
+        end
+        sx$31 = (stash_key$31$q ^ l1_key$q);
+        sg$31$d = (~((sx$31 | (sx$31 >> 32'h1)) | (sx$31 >> 32'h2)) & gpos);
+        if ((stash_valid$31$q & ~l1_fm$q)) begin
+            sg$31$d = ((~((sx$31 | (sx$31 >> 32'h1)) | (sx$31 >> 32'h2)) & gpos) | bit1);
+        end
+        l2_valid$d = l1_valid$q;
+        l2_fm$d = l1_fm$q;
+        l2_key$d = l1_key$q;
+        l2_tag$d = l1_tag$q;
+        lx$0 = (way$0$read_data[(32'h70)+:(56)] ^ l2_key$q);
+        lg$0$d = (~((lx$0 | (lx$0 >> 32'h1)) | (lx$0 >> 32'h2)) & gpos);
+        if (way$0$read_data[32'ha8]) begin
+            lg$0$d = ((~((lx$0 | (lx$0 >> 32'h1)) | (lx$0 >> 32'h2)) & gpos) | bit1);
+        end
+        lv$0$d = way$0$read_data[(32'h0)+:(112)];
+        lmask$0$d = (lm_pend$0$q | (lm_infl$0$q & present_q$0$q));
+        lx$1 = (way$1$read_data[(32'h70)+:(56)] ^ l2_key$q);
+        lg$1$d = (~((lx$1 | (lx$1 >> 32'h1)) | (lx$1 >> 32'h2)) & gpos);
+        if (way$1$read_data[32'ha8]) begin
+            lg$1$d = ((~((lx$1 | (lx$1 >> 32'h1)) | (lx$1 >> 32'h2)) & gpos) | bit1);
+        end
+        lv$1$d = way$1$read_data[(32'h0)+:(112)];
+        lmask$1$d = (lm_pend$1$q | (lm_infl$1$q & present_q$1$q));
+        lx$2 = (way$2$read_data[(32'h70)+:(56)] ^ l2_key$q);
+        lg$2$d = (~((lx$2 | (lx$2 >> 32'h1)) | (lx$2 >> 32'h2)) & gpos);
+        if (way$2$read_data[32'ha8]) begin
+            lg$2$d = ((~((lx$2 | (lx$2 >> 32'h1)) | (lx$2 >> 32'h2)) & gpos) | bit1);
+        end
+        lv$2$d = way$2$read_data[(32'h0)+:(112)];
+        lmask$2$d = (lm_pend$2$q | (lm_infl$2$q & present_q$2$q));
+        lx$3 = (way$3$read_data[(32'h70)+:(56)] ^ l2_key$q);
+        lg$3$d = (~((lx$3 | (lx$3 >> 32'h1)) | (lx$3 >> 32'h2)) & gpos);
+        if (way$3$read_data[32'ha8]) begin
+            lg$3$d = ((~((lx$3 | (lx$3 >> 32'h1)) | (lx$3 >> 32'h2)) & gpos) | bit1);
+        end
+        lv$3$d = way$3$read_data[(32'h0)+:(112)];
+        lmask$3$d = (lm_pend$3$q | (lm_infl$3$q & present_q$3$q));
+        shit$0$d = &(sg$0$q | gfill);
+        shit$1$d = &(sg$1$q | gfill);
+        shit$2$d = &(sg$2$q | gfill);
+        shit$3$d = &(sg$3$q | gfill);
+        shit$4$d = &(sg$4$q | gfill);
+        shit$5$d = &(sg$5$q | gfill);
+        shit$6$d = &(sg$6$q | gfill);
+        shit$7$d = &(sg$7$q | gfill);
+        shit$8$d = &(sg$8$q | gfill);
+        shit$9$d = &(sg$9$q | gfill);
+        shit$10$d = &(sg$10$q | gfill);
+        shit$11$d = &(sg$11$q | gfill);
+        shit$12$d = &(sg$12$q | gfill);
+        shit$13$d = &(sg$13$q | gfill);
+        shit$14$d = &(sg$14$q | gfill);
+        shit$15$d = &(sg$15$q | gfill);
+        shit$16$d = &(sg$16$q | gfill);
+        shit$17$d = &(sg$17$q | gfill);
+        shit$18$d = &(sg$18$q | gfill);
+        shit$19$d = &(sg$19$q | gfill);
+        shit$20$d = &(sg$20$q | gfill);
+        shit$21$d = &(sg$21$q | gfill);
+        shit$22$d = &(sg$22$q | gfill);
+        shit$23$d = &(sg$23$q | gfill);
+        shit$24$d = &(sg$24$q | gfill);
+        shit$25$d = &(sg$25$q | gfill);
+        shit$26$d = &(sg$26$q | gfill);
+        shit$27$d = &(sg$27$q | gfill);
+        shit$28$d = &(sg$28$q | gfill);
+        shit$29$d = &(sg$29$q | gfill);
+        shit$30$d = &(sg$30$q | gfill);
+        shit$31$d = &(sg$31$q | gfill);
+        shit$32$d = 1'b0;
+        l3_valid$d = l2_valid$q;
+        l3_fm$d = l2_fm$q;
+        l3_tag$d = l2_tag$q;
+        whit$0$d = (&(lg$0$q | gfill) & ~lmask$0$q & ~l3_fm$q);
+        wv$0$d = lv$0$q;
+        whit$1$d = (&(lg$1$q | gfill) & ~lmask$1$q & ~l3_fm$q);
+        wv$1$d = lv$1$q;
+        whit$2$d = (&(lg$2$q | gfill) & ~lmask$2$q & ~l3_fm$q);
+        wv$2$d = lv$2$q;
+        whit$3$d = (&(lg$3$q | gfill) & ~lmask$3$q & ~l3_fm$q);
+        wv$3$d = lv$3$q;
+        if (shit$0$q) begin
+            st_hv$0 = stash_value$0$q;
+            st_ha$0 = stash_value$0$q;
+        end
+        else begin
+            st_hv$0 = 32'h0;
+            st_ha$0 = all_ones;
+        end
+        if (shit$1$q) begin
+            st_hv$1 = stash_value$1$q;
+            st_ha$1 = stash_value$1$q;
+        end
+        else begin
+            st_hv$1 = 32'h0;
+            st_ha$1 = all_ones;
+        end
+        if (shit$2$q) begin
+            st_hv$2 = stash_value$2$q;
+            st_ha$2 = stash_value$2$q;
+        end
+        else begin
+            st_hv$2 = 32'h0;
+            st_ha$2 = all_ones;
+        end
+        if (shit$3$q) begin
+            st_hv$3 = stash_value$3$q;
+            st_ha$3 = stash_value$3$q;
+        end
+        else begin
+            st_hv$3 = 32'h0;
+            st_ha$3 = all_ones;
+        end
+        if (shit$4$q) begin
+            st_hv$4 = stash_value$4$q;
+            st_ha$4 = stash_value$4$q;
+        end
+        else begin
+            st_hv$4 = 32'h0;
+            st_ha$4 = all_ones;
+        end
+        if (shit$5$q) begin
+            st_hv$5 = stash_value$5$q;
+            st_ha$5 = stash_value$5$q;
+        end
+        else begin
+            st_hv$5 = 32'h0;
+            st_ha$5 = all_ones;
+        end
+        if (shit$6$q) begin
+            st_hv$6 = stash_value$6$q;
+            st_ha$6 = stash_value$6$q;
+        end
+        else begin
+            st_hv$6 = 32'h0;
+            st_ha$6 = all_ones;
+        end
+        if (shit$7$q) begin
+            st_hv$7 = stash_value$7$q;
+            st_ha$7 = stash_value$7$q;
+        end
+        else begin
+            st_hv$7 = 32'h0;
+            st_ha$7 = all_ones;
+        end
+        if (shit$8$q) begin
+            st_hv$8 = stash_value$8$q;
+            st_ha$8 = stash_value$8$q;
+        end
+        else begin
+            st_hv$8 = 32'h0;
+            st_ha$8 = all_ones;
+        end
+        if (shit$9$q) begin
+            st_hv$9 = stash_value$9$q;
+            st_ha$9 = stash_value$9$q;
+        end
+        else begin
+            st_hv$9 = 32'h0;
+            st_ha$9 = all_ones;
+        end
+        if (shit$10$q) begin
+            st_hv$10 = stash_value$10$q;
+            st_ha$10 = stash_value$10$q;
+        end
+        else begin
+            st_hv$10 = 32'h0;
+            st_ha$10 = all_ones;
+        end
+        if (shit$11$q) begin
+            st_hv$11 = stash_value$11$q;
+            st_ha$11 = stash_value$11$q;
+        end
+        else begin
+            st_hv$11 = 32'h0;
+            st_ha$11 = all_ones;
+        end
+        if (shit$12$q) begin
+            st_hv$12 = stash_value$12$q;
+            st_ha$12 = stash_value$12$q;
+        end
+        else begin
+            st_hv$12 = 32'h0;
+            st_ha$12 = all_ones;
+        end
+        if (shit$13$q) begin
+            st_hv$13 = stash_value$13$q;
+            st_ha$13 = stash_value$13$q;
+        end
+        else begin
+            st_hv$13 = 32'h0;
+            st_ha$13 = all_ones;
+        end
+        if (shit$14$q) begin
+            st_hv$14 = stash_value$14$q;
+            st_ha$14 = stash_value$14$q;
+        end
+        else begin
+            st_hv$14 = 32'h0;
+            st_ha$14 = all_ones;
+        end
+        if (shit$15$q) begin
+            st_hv$15 = stash_value$15$q;
+            st_ha$15 = stash_value$15$q;
+        end
+        else begin
+            st_hv$15 = 32'h0;
+            st_ha$15 = all_ones;
+        end
+        if (shit$16$q) begin
+            st_hv$16 = stash_value$16$q;
+            st_ha$16 = stash_value$16$q;
+        end
+        else begin
+            st_hv$16 = 32'h0;
+            st_ha$16 = all_ones;
+        end
+        if (shit$17$q) begin
+            st_hv$17 = stash_value$17$q;
+            st_ha$17 = stash_value$17$q;
+        end
+        else begin
+            st_hv$17 = 32'h0;
+            st_ha$17 = all_ones;
+        end
+        if (shit$18$q) begin
+            st_hv$18 = stash_value$18$q;
+            st_ha$18 = stash_value$18$q;
+        end
+        else begin
+            st_hv$18 = 32'h0;
+            st_ha$18 = all_ones;
+        end
+        if (shit$19$q) begin
+            st_hv$19 = stash_value$19$q;
+            st_ha$19 = stash_value$19$q;
+        end
+        else begin
+            st_hv$19 = 32'h0;
+            st_ha$19 = all_ones;
+        end
+        if (shit$20$q) begin
+            st_hv$20 = stash_value$20$q;
+            st_ha$20 = stash_value$20$q;
+        end
+        else begin
+            st_hv$20 = 32'h0;
+            st_ha$20 = all_ones;
+        end
+        if (shit$21$q) begin
+            st_hv$21 = stash_value$21$q;
+            st_ha$21 = stash_value$21$q;
+        end
+        else begin
+            st_hv$21 = 32'h0;
+            st_ha$21 = all_ones;
+        end
+        if (shit$22$q) begin
+            st_hv$22 = stash_value$22$q;
+            st_ha$22 = stash_value$22$q;
+        end
+        else begin
+            st_hv$22 = 32'h0;
+            st_ha$22 = all_ones;
+        end
+        if (shit$23$q) begin
+            st_hv$23 = stash_value$23$q;
+            st_ha$23 = stash_value$23$q;
+        end
+        else begin
+            st_hv$23 = 32'h0;
+            st_ha$23 = all_ones;
+        end
+        if (shit$24$q) begin
+            st_hv$24 = stash_value$24$q;
+            st_ha$24 = stash_value$24$q;
+        end
+        else begin
+            st_hv$24 = 32'h0;
+            st_ha$24 = all_ones;
+        end
+        if (shit$25$q) begin
+            st_hv$25 = stash_value$25$q;
+            st_ha$25 = stash_value$25$q;
+        end
+        else begin
+            st_hv$25 = 32'h0;
+            st_ha$25 = all_ones;
+        end
+        if (shit$26$q) begin
+            st_hv$26 = stash_value$26$q;
+            st_ha$26 = stash_value$26$q;
+        end
+        else begin
+            st_hv$26 = 32'h0;
+            st_ha$26 = all_ones;
+        end
+        if (shit$27$q) begin
+            st_hv$27 = stash_value$27$q;
+            st_ha$27 = stash_value$27$q;
+        end
+        else begin
+            st_hv$27 = 32'h0;
+            st_ha$27 = all_ones;
+        end
+        if (shit$28$q) begin
+            st_hv$28 = stash_value$28$q;
+            st_ha$28 = stash_value$28$q;
+        end
+        else begin
+            st_hv$28 = 32'h0;
+            st_ha$28 = all_ones;
+        end
+        if (shit$29$q) begin
+            st_hv$29 = stash_value$29$q;
+            st_ha$29 = stash_value$29$q;
+        end
+        else begin
+            st_hv$29 = 32'h0;
+            st_ha$29 = all_ones;
+        end
+        if (shit$30$q) begin
+            st_hv$30 = stash_value$30$q;
+            st_ha$30 = stash_value$30$q;
+        end
+        else begin
+            st_hv$30 = 32'h0;
+            st_ha$30 = all_ones;
+        end
+        if (shit$31$q) begin
+            st_hv$31 = stash_value$31$q;
+            st_ha$31 = stash_value$31$q;
+        end
+        else begin
+            st_hv$31 = 32'h0;
+            st_ha$31 = all_ones;
+        end
+        st_hv$32 = 32'h0;
+        st_ha$32 = all_ones;
+        go$0$d = ((st_hv$0 | st_hv$1) | st_hv$2);
+        ga$0$d = ((st_ha$0 & st_ha$1) & st_ha$2);
+        go$1$d = ((st_hv$3 | st_hv$4) | st_hv$5);
+        ga$1$d = ((st_ha$3 & st_ha$4) & st_ha$5);
+        go$2$d = ((st_hv$6 | st_hv$7) | st_hv$8);
+        ga$2$d = ((st_ha$6 & st_ha$7) & st_ha$8);
+        go$3$d = ((st_hv$9 | st_hv$10) | st_hv$11);
+        ga$3$d = ((st_ha$9 & st_ha$10) & st_ha$11);
+        go$4$d = ((st_hv$12 | st_hv$13) | st_hv$14);
+        ga$4$d = ((st_ha$12 & st_ha$13) & st_ha$14);
+        go$5$d = ((st_hv$15 | st_hv$16) | st_hv$17);
+        ga$5$d = ((st_ha$15 & st_ha$16) & st_ha$17);
+        go$6$d = ((st_hv$18 | st_hv$19) | st_hv$20);
+        ga$6$d = ((st_ha$18 & st_ha$19) & st_ha$20);
+        go$7$d = ((st_hv$21 | st_hv$22) | st_hv$23);
+        ga$7$d = ((st_ha$21 & st_ha$22) & st_ha$23);
+        go$8$d = ((st_hv$24 | st_hv$25) | st_hv$26);
+        ga$8$d = ((st_ha$24 & st_ha$25) & st_ha$26);
+        go$9$d = ((st_hv$27 | st_hv$28) | st_hv$29);
+        ga$9$d = ((st_ha$27 & st_ha$28) & st_ha$29);
+        go$10$d = ((st_hv$30 | st_hv$31) | st_hv$32);
+        ga$10$d = ((st_ha$30 & st_ha$31) & st_ha$32);
+        g_any$0$d = ((shit$0$q | shit$1$q) | shit$2$q);
+        g_two$0$d = (((shit$0$q & shit$1$q) | (shit$0$q & shit$2$q)) | (shit$1$q & shit$2$q));
+        g_any$1$d = ((shit$3$q | shit$4$q) | shit$5$q);
+        g_two$1$d = (((shit$3$q & shit$4$q) | (shit$3$q & shit$5$q)) | (shit$4$q & shit$5$q));
+        g_any$2$d = ((shit$6$q | shit$7$q) | shit$8$q);
+        g_two$2$d = (((shit$6$q & shit$7$q) | (shit$6$q & shit$8$q)) | (shit$7$q & shit$8$q));
+        g_any$3$d = ((shit$9$q | shit$10$q) | shit$11$q);
+        g_two$3$d = (((shit$9$q & shit$10$q) | (shit$9$q & shit$11$q)) | (shit$10$q & shit$11$q));
+        g_any$4$d = ((shit$12$q | shit$13$q) | shit$14$q);
+        g_two$4$d = (((shit$12$q & shit$13$q) | (shit$12$q & shit$14$q)) | (shit$13$q & shit$14$q));
+        g_any$5$d = ((shit$15$q | shit$16$q) | shit$17$q);
+        g_two$5$d = (((shit$15$q & shit$16$q) | (shit$15$q & shit$17$q)) | (shit$16$q & shit$17$q));
+        g_any$6$d = ((shit$18$q | shit$19$q) | shit$20$q);
+        g_two$6$d = (((shit$18$q & shit$19$q) | (shit$18$q & shit$20$q)) | (shit$19$q & shit$20$q));
+        g_any$7$d = ((shit$21$q | shit$22$q) | shit$23$q);
+        g_two$7$d = (((shit$21$q & shit$22$q) | (shit$21$q & shit$23$q)) | (shit$22$q & shit$23$q));
+        g_any$8$d = ((shit$24$q | shit$25$q) | shit$26$q);
+        g_two$8$d = (((shit$24$q & shit$25$q) | (shit$24$q & shit$26$q)) | (shit$25$q & shit$26$q));
+        g_any$9$d = ((shit$27$q | shit$28$q) | shit$29$q);
+        g_two$9$d = (((shit$27$q & shit$28$q) | (shit$27$q & shit$29$q)) | (shit$28$q & shit$29$q));
+        g_any$10$d = ((shit$30$q | shit$31$q) | shit$32$q);
+        g_two$10$d = (((shit$30$q & shit$31$q) | (shit$30$q & shit$32$q)) | (shit$31$q & shit$32$q));
+        l4_valid$d = l3_valid$q;
+        l4_tag$d = l3_tag$q;
         wy_or$0 = 32'h0;
         wy_and$0 = all_ones;
         wy_one$0 = 1'b0;
         wy_two$0 = 1'b0;
-        if (s2_way_hit$0$q) begin
-            wy_hv$0 = s2_way_value$0$q;
-            wy_ha$0 = s2_way_value$0$q;
+        if (whit$0$q) begin
+            wy_hv$0 = wv$0$q;
+            wy_ha$0 = wv$0$q;
         end
         else begin
             wy_hv$0 = 32'h0;
@@ -2512,11 +5351,11 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         wy_or$1 = (wy_or$0 | wy_hv$0);
         wy_and$1 = (wy_and$0 & wy_ha$0);
-        wy_one$1 = (wy_one$0 | s2_way_hit$0$q);
-        wy_two$1 = (wy_two$0 | (wy_one$0 & s2_way_hit$0$q));
-        if (s2_way_hit$1$q) begin
-            wy_hv$1 = s2_way_value$1$q;
-            wy_ha$1 = s2_way_value$1$q;
+        wy_one$1 = (wy_one$0 | whit$0$q);
+        wy_two$1 = (wy_two$0 | (wy_one$0 & whit$0$q));
+        if (whit$1$q) begin
+            wy_hv$1 = wv$1$q;
+            wy_ha$1 = wv$1$q;
         end
         else begin
             wy_hv$1 = 32'h0;
@@ -2524,11 +5363,11 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         wy_or$2 = (wy_or$1 | wy_hv$1);
         wy_and$2 = (wy_and$1 & wy_ha$1);
-        wy_one$2 = (wy_one$1 | s2_way_hit$1$q);
-        wy_two$2 = (wy_two$1 | (wy_one$1 & s2_way_hit$1$q));
-        if (s2_way_hit$2$q) begin
-            wy_hv$2 = s2_way_value$2$q;
-            wy_ha$2 = s2_way_value$2$q;
+        wy_one$2 = (wy_one$1 | whit$1$q);
+        wy_two$2 = (wy_two$1 | (wy_one$1 & whit$1$q));
+        if (whit$2$q) begin
+            wy_hv$2 = wv$2$q;
+            wy_ha$2 = wv$2$q;
         end
         else begin
             wy_hv$2 = 32'h0;
@@ -2536,11 +5375,11 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         wy_or$3 = (wy_or$2 | wy_hv$2);
         wy_and$3 = (wy_and$2 & wy_ha$2);
-        wy_one$3 = (wy_one$2 | s2_way_hit$2$q);
-        wy_two$3 = (wy_two$2 | (wy_one$2 & s2_way_hit$2$q));
-        if (s2_way_hit$3$q) begin
-            wy_hv$3 = s2_way_value$3$q;
-            wy_ha$3 = s2_way_value$3$q;
+        wy_one$3 = (wy_one$2 | whit$2$q);
+        wy_two$3 = (wy_two$2 | (wy_one$2 & whit$2$q));
+        if (whit$3$q) begin
+            wy_hv$3 = wv$3$q;
+            wy_ha$3 = wv$3$q;
         end
         else begin
             wy_hv$3 = 32'h0;
@@ -2548,730 +5387,111 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         end
         wy_or$4 = (wy_or$3 | wy_hv$3);
         wy_and$4 = (wy_and$3 & wy_ha$3);
-        wy_one$4 = (wy_one$3 | s2_way_hit$3$q);
-        wy_two$4 = (wy_two$3 | (wy_one$3 & s2_way_hit$3$q));
-        st_or$0 = 32'h0;
-        st_and$0 = all_ones;
-        st_one$0 = 1'b0;
-        st_two$0 = 1'b0;
-        stash_or = st_or$0;
-        stash_and = st_and$0;
-        stash_one = st_one$0;
-        stash_two = st_two$0;
-        if ((shadow_valid$q & (shadow_index$q == 0))) begin
-            stash_v$0 = shadow_value$q;
-        end
-        else begin
-            stash_v$0 = stash_value$0$q;
-        end
-        if (s2_stash_hit$0$q) begin
-            st_hv$0 = stash_v$0;
-            st_ha$0 = stash_v$0;
-        end
-        else begin
-            st_hv$0 = 32'h0;
-            st_ha$0 = all_ones;
-        end
-        st_or$1 = (st_or$0 | st_hv$0);
-        st_and$1 = (st_and$0 & st_ha$0);
-        st_one$1 = (st_one$0 | s2_stash_hit$0$q);
-        st_two$1 = (st_two$0 | (st_one$0 & s2_stash_hit$0$q));
-        stash_or = st_or$1;
-        stash_and = st_and$1;
-        stash_one = st_one$1;
-        stash_two = st_two$1;
-        if ((shadow_valid$q & (shadow_index$q == 1))) begin
-            stash_v$1 = shadow_value$q;
-        end
-        else begin
-            stash_v$1 = stash_value$1$q;
-        end
-        if (s2_stash_hit$1$q) begin
-            st_hv$1 = stash_v$1;
-            st_ha$1 = stash_v$1;
-        end
-        else begin
-            st_hv$1 = 32'h0;
-            st_ha$1 = all_ones;
-        end
-        st_or$2 = (st_or$1 | st_hv$1);
-        st_and$2 = (st_and$1 & st_ha$1);
-        st_one$2 = (st_one$1 | s2_stash_hit$1$q);
-        st_two$2 = (st_two$1 | (st_one$1 & s2_stash_hit$1$q));
-        stash_or = st_or$2;
-        stash_and = st_and$2;
-        stash_one = st_one$2;
-        stash_two = st_two$2;
-        if ((shadow_valid$q & (shadow_index$q == 2))) begin
-            stash_v$2 = shadow_value$q;
-        end
-        else begin
-            stash_v$2 = stash_value$2$q;
-        end
-        if (s2_stash_hit$2$q) begin
-            st_hv$2 = stash_v$2;
-            st_ha$2 = stash_v$2;
-        end
-        else begin
-            st_hv$2 = 32'h0;
-            st_ha$2 = all_ones;
-        end
-        st_or$3 = (st_or$2 | st_hv$2);
-        st_and$3 = (st_and$2 & st_ha$2);
-        st_one$3 = (st_one$2 | s2_stash_hit$2$q);
-        st_two$3 = (st_two$2 | (st_one$2 & s2_stash_hit$2$q));
-        stash_or = st_or$3;
-        stash_and = st_and$3;
-        stash_one = st_one$3;
-        stash_two = st_two$3;
-        if ((shadow_valid$q & (shadow_index$q == 3))) begin
-            stash_v$3 = shadow_value$q;
-        end
-        else begin
-            stash_v$3 = stash_value$3$q;
-        end
-        if (s2_stash_hit$3$q) begin
-            st_hv$3 = stash_v$3;
-            st_ha$3 = stash_v$3;
-        end
-        else begin
-            st_hv$3 = 32'h0;
-            st_ha$3 = all_ones;
-        end
-        st_or$4 = (st_or$3 | st_hv$3);
-        st_and$4 = (st_and$3 & st_ha$3);
-        st_one$4 = (st_one$3 | s2_stash_hit$3$q);
-        st_two$4 = (st_two$3 | (st_one$3 & s2_stash_hit$3$q));
-        stash_or = st_or$4;
-        stash_and = st_and$4;
-        stash_one = st_one$4;
-        stash_two = st_two$4;
-        if ((shadow_valid$q & (shadow_index$q == 4))) begin
-            stash_v$4 = shadow_value$q;
-        end
-        else begin
-            stash_v$4 = stash_value$4$q;
-        end
-        if (s2_stash_hit$4$q) begin
-            st_hv$4 = stash_v$4;
-            st_ha$4 = stash_v$4;
-        end
-        else begin
-            st_hv$4 = 32'h0;
-            st_ha$4 = all_ones;
-        end
-        st_or$5 = (st_or$4 | st_hv$4);
-        st_and$5 = (st_and$4 & st_ha$4);
-        st_one$5 = (st_one$4 | s2_stash_hit$4$q);
-        st_two$5 = (st_two$4 | (st_one$4 & s2_stash_hit$4$q));
-        stash_or = st_or$5;
-        stash_and = st_and$5;
-        stash_one = st_one$5;
-        stash_two = st_two$5;
-        if ((shadow_valid$q & (shadow_index$q == 5))) begin
-            stash_v$5 = shadow_value$q;
-        end
-        else begin
-            stash_v$5 = stash_value$5$q;
-        end
-        if (s2_stash_hit$5$q) begin
-            st_hv$5 = stash_v$5;
-            st_ha$5 = stash_v$5;
-        end
-        else begin
-            st_hv$5 = 32'h0;
-            st_ha$5 = all_ones;
-        end
-        st_or$6 = (st_or$5 | st_hv$5);
-        st_and$6 = (st_and$5 & st_ha$5);
-        st_one$6 = (st_one$5 | s2_stash_hit$5$q);
-        st_two$6 = (st_two$5 | (st_one$5 & s2_stash_hit$5$q));
-        stash_or = st_or$6;
-        stash_and = st_and$6;
-        stash_one = st_one$6;
-        stash_two = st_two$6;
-        if ((shadow_valid$q & (shadow_index$q == 6))) begin
-            stash_v$6 = shadow_value$q;
-        end
-        else begin
-            stash_v$6 = stash_value$6$q;
-        end
-        if (s2_stash_hit$6$q) begin
-            st_hv$6 = stash_v$6;
-            st_ha$6 = stash_v$6;
-        end
-        else begin
-            st_hv$6 = 32'h0;
-            st_ha$6 = all_ones;
-        end
-        st_or$7 = (st_or$6 | st_hv$6);
-        st_and$7 = (st_and$6 & st_ha$6);
-        st_one$7 = (st_one$6 | s2_stash_hit$6$q);
-        st_two$7 = (st_two$6 | (st_one$6 & s2_stash_hit$6$q));
-        stash_or = st_or$7;
-        stash_and = st_and$7;
-        stash_one = st_one$7;
-        stash_two = st_two$7;
-        if ((shadow_valid$q & (shadow_index$q == 7))) begin
-            stash_v$7 = shadow_value$q;
-        end
-        else begin
-            stash_v$7 = stash_value$7$q;
-        end
-        if (s2_stash_hit$7$q) begin
-            st_hv$7 = stash_v$7;
-            st_ha$7 = stash_v$7;
-        end
-        else begin
-            st_hv$7 = 32'h0;
-            st_ha$7 = all_ones;
-        end
-        st_or$8 = (st_or$7 | st_hv$7);
-        st_and$8 = (st_and$7 & st_ha$7);
-        st_one$8 = (st_one$7 | s2_stash_hit$7$q);
-        st_two$8 = (st_two$7 | (st_one$7 & s2_stash_hit$7$q));
-        stash_or = st_or$8;
-        stash_and = st_and$8;
-        stash_one = st_one$8;
-        stash_two = st_two$8;
-        if ((shadow_valid$q & (shadow_index$q == 8))) begin
-            stash_v$8 = shadow_value$q;
-        end
-        else begin
-            stash_v$8 = stash_value$8$q;
-        end
-        if (s2_stash_hit$8$q) begin
-            st_hv$8 = stash_v$8;
-            st_ha$8 = stash_v$8;
-        end
-        else begin
-            st_hv$8 = 32'h0;
-            st_ha$8 = all_ones;
-        end
-        st_or$9 = (st_or$8 | st_hv$8);
-        st_and$9 = (st_and$8 & st_ha$8);
-        st_one$9 = (st_one$8 | s2_stash_hit$8$q);
-        st_two$9 = (st_two$8 | (st_one$8 & s2_stash_hit$8$q));
-        stash_or = st_or$9;
-        stash_and = st_and$9;
-        stash_one = st_one$9;
-        stash_two = st_two$9;
-        if ((shadow_valid$q & (shadow_index$q == 9))) begin
-            stash_v$9 = shadow_value$q;
-        end
-        else begin
-            stash_v$9 = stash_value$9$q;
-        end
-        if (s2_stash_hit$9$q) begin
-            st_hv$9 = stash_v$9;
-            st_ha$9 = stash_v$9;
-        end
-        else begin
-            st_hv$9 = 32'h0;
-            st_ha$9 = all_ones;
-        end
-        st_or$10 = (st_or$9 | st_hv$9);
-        st_and$10 = (st_and$9 & st_ha$9);
-        st_one$10 = (st_one$9 | s2_stash_hit$9$q);
-        st_two$10 = (st_two$9 | (st_one$9 & s2_stash_hit$9$q));
-        stash_or = st_or$10;
-        stash_and = st_and$10;
-        stash_one = st_one$10;
-        stash_two = st_two$10;
-        if ((shadow_valid$q & (shadow_index$q == 10))) begin
-            stash_v$10 = shadow_value$q;
-        end
-        else begin
-            stash_v$10 = stash_value$10$q;
-        end
-        if (s2_stash_hit$10$q) begin
-            st_hv$10 = stash_v$10;
-            st_ha$10 = stash_v$10;
-        end
-        else begin
-            st_hv$10 = 32'h0;
-            st_ha$10 = all_ones;
-        end
-        st_or$11 = (st_or$10 | st_hv$10);
-        st_and$11 = (st_and$10 & st_ha$10);
-        st_one$11 = (st_one$10 | s2_stash_hit$10$q);
-        st_two$11 = (st_two$10 | (st_one$10 & s2_stash_hit$10$q));
-        stash_or = st_or$11;
-        stash_and = st_and$11;
-        stash_one = st_one$11;
-        stash_two = st_two$11;
-        if ((shadow_valid$q & (shadow_index$q == 11))) begin
-            stash_v$11 = shadow_value$q;
-        end
-        else begin
-            stash_v$11 = stash_value$11$q;
-        end
-        if (s2_stash_hit$11$q) begin
-            st_hv$11 = stash_v$11;
-            st_ha$11 = stash_v$11;
-        end
-        else begin
-            st_hv$11 = 32'h0;
-            st_ha$11 = all_ones;
-        end
-        st_or$12 = (st_or$11 | st_hv$11);
-        st_and$12 = (st_and$11 & st_ha$11);
-        st_one$12 = (st_one$11 | s2_stash_hit$11$q);
-        st_two$12 = (st_two$11 | (st_one$11 & s2_stash_hit$11$q));
-        stash_or = st_or$12;
-        stash_and = st_and$12;
-        stash_one = st_one$12;
-        stash_two = st_two$12;
-        if ((shadow_valid$q & (shadow_index$q == 12))) begin
-            stash_v$12 = shadow_value$q;
-        end
-        else begin
-            stash_v$12 = stash_value$12$q;
-        end
-        if (s2_stash_hit$12$q) begin
-            st_hv$12 = stash_v$12;
-            st_ha$12 = stash_v$12;
-        end
-        else begin
-            st_hv$12 = 32'h0;
-            st_ha$12 = all_ones;
-        end
-        st_or$13 = (st_or$12 | st_hv$12);
-        st_and$13 = (st_and$12 & st_ha$12);
-        st_one$13 = (st_one$12 | s2_stash_hit$12$q);
-        st_two$13 = (st_two$12 | (st_one$12 & s2_stash_hit$12$q));
-        stash_or = st_or$13;
-        stash_and = st_and$13;
-        stash_one = st_one$13;
-        stash_two = st_two$13;
-        if ((shadow_valid$q & (shadow_index$q == 13))) begin
-            stash_v$13 = shadow_value$q;
-        end
-        else begin
-            stash_v$13 = stash_value$13$q;
-        end
-        if (s2_stash_hit$13$q) begin
-            st_hv$13 = stash_v$13;
-            st_ha$13 = stash_v$13;
-        end
-        else begin
-            st_hv$13 = 32'h0;
-            st_ha$13 = all_ones;
-        end
-        st_or$14 = (st_or$13 | st_hv$13);
-        st_and$14 = (st_and$13 & st_ha$13);
-        st_one$14 = (st_one$13 | s2_stash_hit$13$q);
-        st_two$14 = (st_two$13 | (st_one$13 & s2_stash_hit$13$q));
-        stash_or = st_or$14;
-        stash_and = st_and$14;
-        stash_one = st_one$14;
-        stash_two = st_two$14;
-        if ((shadow_valid$q & (shadow_index$q == 14))) begin
-            stash_v$14 = shadow_value$q;
-        end
-        else begin
-            stash_v$14 = stash_value$14$q;
-        end
-        if (s2_stash_hit$14$q) begin
-            st_hv$14 = stash_v$14;
-            st_ha$14 = stash_v$14;
-        end
-        else begin
-            st_hv$14 = 32'h0;
-            st_ha$14 = all_ones;
-        end
-        st_or$15 = (st_or$14 | st_hv$14);
-        st_and$15 = (st_and$14 & st_ha$14);
-        st_one$15 = (st_one$14 | s2_stash_hit$14$q);
-        st_two$15 = (st_two$14 | (st_one$14 & s2_stash_hit$14$q));
-        stash_or = st_or$15;
-        stash_and = st_and$15;
-        stash_one = st_one$15;
-        stash_two = st_two$15;
-        if ((shadow_valid$q & (shadow_index$q == 15))) begin
-            stash_v$15 = shadow_value$q;
-        end
-        else begin
-            stash_v$15 = stash_value$15$q;
-        end
-        if (s2_stash_hit$15$q) begin
-            st_hv$15 = stash_v$15;
-            st_ha$15 = stash_v$15;
-        end
-        else begin
-            st_hv$15 = 32'h0;
-            st_ha$15 = all_ones;
-        end
-        st_or$16 = (st_or$15 | st_hv$15);
-        st_and$16 = (st_and$15 & st_ha$15);
-        st_one$16 = (st_one$15 | s2_stash_hit$15$q);
-        st_two$16 = (st_two$15 | (st_one$15 & s2_stash_hit$15$q));
-        stash_or = st_or$16;
-        stash_and = st_and$16;
-        stash_one = st_one$16;
-        stash_two = st_two$16;
-        if ((shadow_valid$q & (shadow_index$q == 16))) begin
-            stash_v$16 = shadow_value$q;
-        end
-        else begin
-            stash_v$16 = stash_value$16$q;
-        end
-        if (s2_stash_hit$16$q) begin
-            st_hv$16 = stash_v$16;
-            st_ha$16 = stash_v$16;
-        end
-        else begin
-            st_hv$16 = 32'h0;
-            st_ha$16 = all_ones;
-        end
-        st_or$17 = (st_or$16 | st_hv$16);
-        st_and$17 = (st_and$16 & st_ha$16);
-        st_one$17 = (st_one$16 | s2_stash_hit$16$q);
-        st_two$17 = (st_two$16 | (st_one$16 & s2_stash_hit$16$q));
-        stash_or = st_or$17;
-        stash_and = st_and$17;
-        stash_one = st_one$17;
-        stash_two = st_two$17;
-        if ((shadow_valid$q & (shadow_index$q == 17))) begin
-            stash_v$17 = shadow_value$q;
-        end
-        else begin
-            stash_v$17 = stash_value$17$q;
-        end
-        if (s2_stash_hit$17$q) begin
-            st_hv$17 = stash_v$17;
-            st_ha$17 = stash_v$17;
-        end
-        else begin
-            st_hv$17 = 32'h0;
-            st_ha$17 = all_ones;
-        end
-        st_or$18 = (st_or$17 | st_hv$17);
-        st_and$18 = (st_and$17 & st_ha$17);
-        st_one$18 = (st_one$17 | s2_stash_hit$17$q);
-        st_two$18 = (st_two$17 | (st_one$17 & s2_stash_hit$17$q));
-        stash_or = st_or$18;
-        stash_and = st_and$18;
-        stash_one = st_one$18;
-        stash_two = st_two$18;
-        if ((shadow_valid$q & (shadow_index$q == 18))) begin
-            stash_v$18 = shadow_value$q;
-        end
-        else begin
-            stash_v$18 = stash_value$18$q;
-        end
-        if (s2_stash_hit$18$q) begin
-            st_hv$18 = stash_v$18;
-            st_ha$18 = stash_v$18;
-        end
-        else begin
-            st_hv$18 = 32'h0;
-            st_ha$18 = all_ones;
-        end
-        st_or$19 = (st_or$18 | st_hv$18);
-        st_and$19 = (st_and$18 & st_ha$18);
-        st_one$19 = (st_one$18 | s2_stash_hit$18$q);
-        st_two$19 = (st_two$18 | (st_one$18 & s2_stash_hit$18$q));
-        stash_or = st_or$19;
-        stash_and = st_and$19;
-        stash_one = st_one$19;
-        stash_two = st_two$19;
-        if ((shadow_valid$q & (shadow_index$q == 19))) begin
-            stash_v$19 = shadow_value$q;
-        end
-        else begin
-            stash_v$19 = stash_value$19$q;
-        end
-        if (s2_stash_hit$19$q) begin
-            st_hv$19 = stash_v$19;
-            st_ha$19 = stash_v$19;
-        end
-        else begin
-            st_hv$19 = 32'h0;
-            st_ha$19 = all_ones;
-        end
-        st_or$20 = (st_or$19 | st_hv$19);
-        st_and$20 = (st_and$19 & st_ha$19);
-        st_one$20 = (st_one$19 | s2_stash_hit$19$q);
-        st_two$20 = (st_two$19 | (st_one$19 & s2_stash_hit$19$q));
-        stash_or = st_or$20;
-        stash_and = st_and$20;
-        stash_one = st_one$20;
-        stash_two = st_two$20;
-        if ((shadow_valid$q & (shadow_index$q == 20))) begin
-            stash_v$20 = shadow_value$q;
-        end
-        else begin
-            stash_v$20 = stash_value$20$q;
-        end
-        if (s2_stash_hit$20$q) begin
-            st_hv$20 = stash_v$20;
-            st_ha$20 = stash_v$20;
-        end
-        else begin
-            st_hv$20 = 32'h0;
-            st_ha$20 = all_ones;
-        end
-        st_or$21 = (st_or$20 | st_hv$20);
-        st_and$21 = (st_and$20 & st_ha$20);
-        st_one$21 = (st_one$20 | s2_stash_hit$20$q);
-        st_two$21 = (st_two$20 | (st_one$20 & s2_stash_hit$20$q));
-        stash_or = st_or$21;
-        stash_and = st_and$21;
-        stash_one = st_one$21;
-        stash_two = st_two$21;
-        if ((shadow_valid$q & (shadow_index$q == 21))) begin
-            stash_v$21 = shadow_value$q;
-        end
-        else begin
-            stash_v$21 = stash_value$21$q;
-        end
-        if (s2_stash_hit$21$q) begin
-            st_hv$21 = stash_v$21;
-            st_ha$21 = stash_v$21;
-        end
-        else begin
-            st_hv$21 = 32'h0;
-            st_ha$21 = all_ones;
-        end
-        st_or$22 = (st_or$21 | st_hv$21);
-        st_and$22 = (st_and$21 & st_ha$21);
-        st_one$22 = (st_one$21 | s2_stash_hit$21$q);
-        st_two$22 = (st_two$21 | (st_one$21 & s2_stash_hit$21$q));
-        stash_or = st_or$22;
-        stash_and = st_and$22;
-        stash_one = st_one$22;
-        stash_two = st_two$22;
-        if ((shadow_valid$q & (shadow_index$q == 22))) begin
-            stash_v$22 = shadow_value$q;
-        end
-        else begin
-            stash_v$22 = stash_value$22$q;
-        end
-        if (s2_stash_hit$22$q) begin
-            st_hv$22 = stash_v$22;
-            st_ha$22 = stash_v$22;
-        end
-        else begin
-            st_hv$22 = 32'h0;
-            st_ha$22 = all_ones;
-        end
-        st_or$23 = (st_or$22 | st_hv$22);
-        st_and$23 = (st_and$22 & st_ha$22);
-        st_one$23 = (st_one$22 | s2_stash_hit$22$q);
-        st_two$23 = (st_two$22 | (st_one$22 & s2_stash_hit$22$q));
-        stash_or = st_or$23;
-        stash_and = st_and$23;
-        stash_one = st_one$23;
-        stash_two = st_two$23;
-        if ((shadow_valid$q & (shadow_index$q == 23))) begin
-            stash_v$23 = shadow_value$q;
-        end
-        else begin
-            stash_v$23 = stash_value$23$q;
-        end
-        if (s2_stash_hit$23$q) begin
-            st_hv$23 = stash_v$23;
-            st_ha$23 = stash_v$23;
-        end
-        else begin
-            st_hv$23 = 32'h0;
-            st_ha$23 = all_ones;
-        end
-        st_or$24 = (st_or$23 | st_hv$23);
-        st_and$24 = (st_and$23 & st_ha$23);
-        st_one$24 = (st_one$23 | s2_stash_hit$23$q);
-        st_two$24 = (st_two$23 | (st_one$23 & s2_stash_hit$23$q));
-        stash_or = st_or$24;
-        stash_and = st_and$24;
-        stash_one = st_one$24;
-        stash_two = st_two$24;
-        if ((shadow_valid$q & (shadow_index$q == 24))) begin
-            stash_v$24 = shadow_value$q;
-        end
-        else begin
-            stash_v$24 = stash_value$24$q;
-        end
-        if (s2_stash_hit$24$q) begin
-            st_hv$24 = stash_v$24;
-            st_ha$24 = stash_v$24;
-        end
-        else begin
-            st_hv$24 = 32'h0;
-            st_ha$24 = all_ones;
-        end
-        st_or$25 = (st_or$24 | st_hv$24);
-        st_and$25 = (st_and$24 & st_ha$24);
-        st_one$25 = (st_one$24 | s2_stash_hit$24$q);
-        st_two$25 = (st_two$24 | (st_one$24 & s2_stash_hit$24$q));
-        stash_or = st_or$25;
-        stash_and = st_and$25;
-        stash_one = st_one$25;
-        stash_two = st_two$25;
-        if ((shadow_valid$q & (shadow_index$q == 25))) begin
-            stash_v$25 = shadow_value$q;
-        end
-        else begin
-            stash_v$25 = stash_value$25$q;
-        end
-        if (s2_stash_hit$25$q) begin
-            st_hv$25 = stash_v$25;
-            st_ha$25 = stash_v$25;
-        end
-        else begin
-            st_hv$25 = 32'h0;
-            st_ha$25 = all_ones;
-        end
-        st_or$26 = (st_or$25 | st_hv$25);
-        st_and$26 = (st_and$25 & st_ha$25);
-        st_one$26 = (st_one$25 | s2_stash_hit$25$q);
-        st_two$26 = (st_two$25 | (st_one$25 & s2_stash_hit$25$q));
-        stash_or = st_or$26;
-        stash_and = st_and$26;
-        stash_one = st_one$26;
-        stash_two = st_two$26;
-        if ((shadow_valid$q & (shadow_index$q == 26))) begin
-            stash_v$26 = shadow_value$q;
-        end
-        else begin
-            stash_v$26 = stash_value$26$q;
-        end
-        if (s2_stash_hit$26$q) begin
-            st_hv$26 = stash_v$26;
-            st_ha$26 = stash_v$26;
-        end
-        else begin
-            st_hv$26 = 32'h0;
-            st_ha$26 = all_ones;
-        end
-        st_or$27 = (st_or$26 | st_hv$26);
-        st_and$27 = (st_and$26 & st_ha$26);
-        st_one$27 = (st_one$26 | s2_stash_hit$26$q);
-        st_two$27 = (st_two$26 | (st_one$26 & s2_stash_hit$26$q));
-        stash_or = st_or$27;
-        stash_and = st_and$27;
-        stash_one = st_one$27;
-        stash_two = st_two$27;
-        if ((shadow_valid$q & (shadow_index$q == 27))) begin
-            stash_v$27 = shadow_value$q;
-        end
-        else begin
-            stash_v$27 = stash_value$27$q;
-        end
-        if (s2_stash_hit$27$q) begin
-            st_hv$27 = stash_v$27;
-            st_ha$27 = stash_v$27;
-        end
-        else begin
-            st_hv$27 = 32'h0;
-            st_ha$27 = all_ones;
-        end
-        st_or$28 = (st_or$27 | st_hv$27);
-        st_and$28 = (st_and$27 & st_ha$27);
-        st_one$28 = (st_one$27 | s2_stash_hit$27$q);
-        st_two$28 = (st_two$27 | (st_one$27 & s2_stash_hit$27$q));
-        stash_or = st_or$28;
-        stash_and = st_and$28;
-        stash_one = st_one$28;
-        stash_two = st_two$28;
-        if ((shadow_valid$q & (shadow_index$q == 28))) begin
-            stash_v$28 = shadow_value$q;
-        end
-        else begin
-            stash_v$28 = stash_value$28$q;
-        end
-        if (s2_stash_hit$28$q) begin
-            st_hv$28 = stash_v$28;
-            st_ha$28 = stash_v$28;
-        end
-        else begin
-            st_hv$28 = 32'h0;
-            st_ha$28 = all_ones;
-        end
-        st_or$29 = (st_or$28 | st_hv$28);
-        st_and$29 = (st_and$28 & st_ha$28);
-        st_one$29 = (st_one$28 | s2_stash_hit$28$q);
-        st_two$29 = (st_two$28 | (st_one$28 & s2_stash_hit$28$q));
-        stash_or = st_or$29;
-        stash_and = st_and$29;
-        stash_one = st_one$29;
-        stash_two = st_two$29;
-        if ((shadow_valid$q & (shadow_index$q == 29))) begin
-            stash_v$29 = shadow_value$q;
-        end
-        else begin
-            stash_v$29 = stash_value$29$q;
-        end
-        if (s2_stash_hit$29$q) begin
-            st_hv$29 = stash_v$29;
-            st_ha$29 = stash_v$29;
-        end
-        else begin
-            st_hv$29 = 32'h0;
-            st_ha$29 = all_ones;
-        end
-        st_or$30 = (st_or$29 | st_hv$29);
-        st_and$30 = (st_and$29 & st_ha$29);
-        st_one$30 = (st_one$29 | s2_stash_hit$29$q);
-        st_two$30 = (st_two$29 | (st_one$29 & s2_stash_hit$29$q));
-        stash_or = st_or$30;
-        stash_and = st_and$30;
-        stash_one = st_one$30;
-        stash_two = st_two$30;
-        if ((shadow_valid$q & (shadow_index$q == 30))) begin
-            stash_v$30 = shadow_value$q;
-        end
-        else begin
-            stash_v$30 = stash_value$30$q;
-        end
-        if (s2_stash_hit$30$q) begin
-            st_hv$30 = stash_v$30;
-            st_ha$30 = stash_v$30;
-        end
-        else begin
-            st_hv$30 = 32'h0;
-            st_ha$30 = all_ones;
-        end
-        st_or$31 = (st_or$30 | st_hv$30);
-        st_and$31 = (st_and$30 & st_ha$30);
-        st_one$31 = (st_one$30 | s2_stash_hit$30$q);
-        st_two$31 = (st_two$30 | (st_one$30 & s2_stash_hit$30$q));
-        stash_or = st_or$31;
-        stash_and = st_and$31;
-        stash_one = st_one$31;
-        stash_two = st_two$31;
-        if ((shadow_valid$q & (shadow_index$q == 31))) begin
-            stash_v$31 = shadow_value$q;
-        end
-        else begin
-            stash_v$31 = stash_value$31$q;
-        end
-        if (s2_stash_hit$31$q) begin
-            st_hv$31 = stash_v$31;
-            st_ha$31 = stash_v$31;
-        end
-        else begin
-            st_hv$31 = 32'h0;
-            st_ha$31 = all_ones;
-        end
-        st_or$32 = (st_or$31 | st_hv$31);
-        st_and$32 = (st_and$31 & st_ha$31);
-        st_one$32 = (st_one$31 | s2_stash_hit$31$q);
-        st_two$32 = (st_two$31 | (st_one$31 & s2_stash_hit$31$q));
-        stash_or = st_or$32;
-        stash_and = st_and$32;
-        stash_one = st_one$32;
-        stash_two = st_two$32;
-        any_hit = (wy_one$4 | stash_one);
-        several = (wy_two$4 | stash_two | (wy_one$4 & stash_one));
-        out_valid$d = s2_valid$q;
-        out_tag$d = s2_tag$q;
+        wy_one$4 = (wy_one$3 | whit$3$q);
+        wy_two$4 = (wy_two$3 | (wy_one$3 & whit$3$q));
+        c_or$0 = wy_or$4;
+        c_and$0 = wy_and$4;
+        c_one$0 = wy_one$4;
+        c_two$0 = wy_two$4;
+        all_or = c_or$0;
+        all_and = c_and$0;
+        any_hit = c_one$0;
+        several = c_two$0;
+        c_or$1 = (c_or$0 | go$0$q);
+        c_and$1 = (c_and$0 & ga$0$q);
+        c_one$1 = (c_one$0 | g_any$0$q);
+        c_two$1 = ((c_two$0 | g_two$0$q) | (c_one$0 & g_any$0$q));
+        all_or = c_or$1;
+        all_and = c_and$1;
+        any_hit = c_one$1;
+        several = c_two$1;
+        c_or$2 = (c_or$1 | go$1$q);
+        c_and$2 = (c_and$1 & ga$1$q);
+        c_one$2 = (c_one$1 | g_any$1$q);
+        c_two$2 = ((c_two$1 | g_two$1$q) | (c_one$1 & g_any$1$q));
+        all_or = c_or$2;
+        all_and = c_and$2;
+        any_hit = c_one$2;
+        several = c_two$2;
+        c_or$3 = (c_or$2 | go$2$q);
+        c_and$3 = (c_and$2 & ga$2$q);
+        c_one$3 = (c_one$2 | g_any$2$q);
+        c_two$3 = ((c_two$2 | g_two$2$q) | (c_one$2 & g_any$2$q));
+        all_or = c_or$3;
+        all_and = c_and$3;
+        any_hit = c_one$3;
+        several = c_two$3;
+        c_or$4 = (c_or$3 | go$3$q);
+        c_and$4 = (c_and$3 & ga$3$q);
+        c_one$4 = (c_one$3 | g_any$3$q);
+        c_two$4 = ((c_two$3 | g_two$3$q) | (c_one$3 & g_any$3$q));
+        all_or = c_or$4;
+        all_and = c_and$4;
+        any_hit = c_one$4;
+        several = c_two$4;
+        c_or$5 = (c_or$4 | go$4$q);
+        c_and$5 = (c_and$4 & ga$4$q);
+        c_one$5 = (c_one$4 | g_any$4$q);
+        c_two$5 = ((c_two$4 | g_two$4$q) | (c_one$4 & g_any$4$q));
+        all_or = c_or$5;
+        all_and = c_and$5;
+        any_hit = c_one$5;
+        several = c_two$5;
+        c_or$6 = (c_or$5 | go$5$q);
+        c_and$6 = (c_and$5 & ga$5$q);
+        c_one$6 = (c_one$5 | g_any$5$q);
+        c_two$6 = ((c_two$5 | g_two$5$q) | (c_one$5 & g_any$5$q));
+        all_or = c_or$6;
+        all_and = c_and$6;
+        any_hit = c_one$6;
+        several = c_two$6;
+        c_or$7 = (c_or$6 | go$6$q);
+        c_and$7 = (c_and$6 & ga$6$q);
+        c_one$7 = (c_one$6 | g_any$6$q);
+        c_two$7 = ((c_two$6 | g_two$6$q) | (c_one$6 & g_any$6$q));
+        all_or = c_or$7;
+        all_and = c_and$7;
+        any_hit = c_one$7;
+        several = c_two$7;
+        c_or$8 = (c_or$7 | go$7$q);
+        c_and$8 = (c_and$7 & ga$7$q);
+        c_one$8 = (c_one$7 | g_any$7$q);
+        c_two$8 = ((c_two$7 | g_two$7$q) | (c_one$7 & g_any$7$q));
+        all_or = c_or$8;
+        all_and = c_and$8;
+        any_hit = c_one$8;
+        several = c_two$8;
+        c_or$9 = (c_or$8 | go$8$q);
+        c_and$9 = (c_and$8 & ga$8$q);
+        c_one$9 = (c_one$8 | g_any$8$q);
+        c_two$9 = ((c_two$8 | g_two$8$q) | (c_one$8 & g_any$8$q));
+        all_or = c_or$9;
+        all_and = c_and$9;
+        any_hit = c_one$9;
+        several = c_two$9;
+        c_or$10 = (c_or$9 | go$9$q);
+        c_and$10 = (c_and$9 & ga$9$q);
+        c_one$10 = (c_one$9 | g_any$9$q);
+        c_two$10 = ((c_two$9 | g_two$9$q) | (c_one$9 & g_any$9$q));
+        all_or = c_or$10;
+        all_and = c_and$10;
+        any_hit = c_one$10;
+        several = c_two$10;
+        c_or$11 = (c_or$10 | go$10$q);
+        c_and$11 = (c_and$10 & ga$10$q);
+        c_one$11 = (c_one$10 | g_any$10$q);
+        c_two$11 = ((c_two$10 | g_two$10$q) | (c_one$10 & g_any$10$q));
+        all_or = c_or$11;
+        all_and = c_and$11;
+        any_hit = c_one$11;
+        several = c_two$11;
+        out_valid$d = l4_valid$q;
+        out_tag$d = l4_tag$q;
         out_hit$d = any_hit;
-        out_value$d = (wy_or$4 | stash_or);
-        chk_several$d = (s2_valid$q & several);
-        chk_or$d = (wy_or$4 | stash_or);
-        chk_and$d = (wy_and$4 & stash_and);
-        disagree = (chk_several$q & (chk_or$q != chk_and$q));
+        out_value$d = all_or;
+        chk_several$d = (l4_valid$q & several);
+        chk_dis$d = (all_or & ~all_and);
+        disagree = (chk_several$q & |chk_dis$q);
         if (cfg_clear_errors) begin
             multi_hit$d = 1'b0;
         end
@@ -3282,6 +5502,15 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         if ((chk_several$q & ~disagree)) begin
             dup_hit_count$d = (dup_hit_count$q + 32'h1);
         end
+        pre_key$d = s_update_key;
+        uhash$0$key = s_update_key;
+        pre_home$0$d = (uhash$0$hash & depth_m1);
+        uhash$1$key = s_update_key;
+        pre_home$1$d = (uhash$1$hash & depth_m1);
+        uhash$2$key = s_update_key;
+        pre_home$2$d = (uhash$2$hash & depth_m1);
+        uhash$3$key = s_update_key;
+        pre_home$3$d = (uhash$3$hash & depth_m1);
         upd_is_slot = ((s_update_op == op_write_slot) | (s_update_op == op_invalidate_slot));
         upd_is_stash = ~upd_is_slot;
         upd_is_write = ((s_update_op == op_write_slot) | (s_update_op == op_write_stash));
@@ -3290,1227 +5519,864 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         upd_stash_ok = 1'b0;
         upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
         upd_home_ok = 1'b1;
-        uhash$0$key = s_update_key;
-        uhome$0 = (uhash$0$hash & depth_m1);
         if (((s_update_op == op_write_slot) & (s_update_way == 0))) begin
-            upd_home_ok = (s_update_index == uhome$0);
+            upd_home_ok = (s_update_index == pre_home$0$q);
         end
-        uhash$1$key = s_update_key;
-        uhome$1 = (uhash$1$hash & depth_m1);
+        c_home$0$d = pre_home$0$q;
+        c_tgt$0$d = (upd_is_slot & (s_update_way == 0));
         if (((s_update_op == op_write_slot) & (s_update_way == 1))) begin
-            upd_home_ok = (s_update_index == uhome$1);
+            upd_home_ok = (s_update_index == pre_home$1$q);
         end
-        uhash$2$key = s_update_key;
-        uhome$2 = (uhash$2$hash & depth_m1);
+        c_home$1$d = pre_home$1$q;
+        c_tgt$1$d = (upd_is_slot & (s_update_way == 1));
         if (((s_update_op == op_write_slot) & (s_update_way == 2))) begin
-            upd_home_ok = (s_update_index == uhome$2);
+            upd_home_ok = (s_update_index == pre_home$2$q);
         end
-        uhash$3$key = s_update_key;
-        uhome$3 = (uhash$3$hash & depth_m1);
+        c_home$2$d = pre_home$2$q;
+        c_tgt$2$d = (upd_is_slot & (s_update_way == 2));
         if (((s_update_op == op_write_slot) & (s_update_way == 3))) begin
-            upd_home_ok = (s_update_index == uhome$3);
-        end
-        upd_fresh = (pre_valid$q & (pre_key$q == s_update_key));
-        upd_bad = (s_update_valid & (clearing$q | (upd_is_write & ~upd_fresh) | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok) | ~upd_home_ok));
-        upd_take = (s_update_valid & ~upd_bad);
-        if (upd_is_write) begin
-            upd_entry = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((s_update_key) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((s_update_value) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
-        end
-        else begin
-            upd_entry = 32'h0;
-        end
-        upd_present$0 = (upd_is_write & way$0$aux_read_data[32'ha8] & (way$0$aux_read_data[(32'h70)+:(56)] == s_update_key));
-        upd_target$0 = (upd_is_slot & (s_update_way == 0));
-        way$0$write_address = uhome$0;
-        way$0$write_data = 32'h0;
-        way$0$write_enable = 1'b0;
-        if (upd_take) begin
-            if (upd_target$0) begin
-                way$0$write_address = s_update_index;
-                way$0$write_data = upd_entry;
-                way$0$write_enable = 1'b1;
-            end
-            else begin
-                way$0$write_enable = upd_present$0;
-            end
-        end
-        upd_present$1 = (upd_is_write & way$1$aux_read_data[32'ha8] & (way$1$aux_read_data[(32'h70)+:(56)] == s_update_key));
-        upd_target$1 = (upd_is_slot & (s_update_way == 1));
-        way$1$write_address = uhome$1;
-        way$1$write_data = 32'h0;
-        way$1$write_enable = 1'b0;
-        if (upd_take) begin
-            if (upd_target$1) begin
-                way$1$write_address = s_update_index;
-                way$1$write_data = upd_entry;
-                way$1$write_enable = 1'b1;
-            end
-            else begin
-                way$1$write_enable = upd_present$1;
-            end
-        end
-        upd_present$2 = (upd_is_write & way$2$aux_read_data[32'ha8] & (way$2$aux_read_data[(32'h70)+:(56)] == s_update_key));
-        upd_target$2 = (upd_is_slot & (s_update_way == 2));
-        way$2$write_address = uhome$2;
-        way$2$write_data = 32'h0;
-        way$2$write_enable = 1'b0;
-        if (upd_take) begin
-            if (upd_target$2) begin
-                way$2$write_address = s_update_index;
-                way$2$write_data = upd_entry;
-                way$2$write_enable = 1'b1;
-            end
-            else begin
-                way$2$write_enable = upd_present$2;
-            end
-        end
-        upd_present$3 = (upd_is_write & way$3$aux_read_data[32'ha8] & (way$3$aux_read_data[(32'h70)+:(56)] == s_update_key));
-        upd_target$3 = (upd_is_slot & (s_update_way == 3));
-        way$3$write_address = uhome$3;
-        way$3$write_data = 32'h0;
-        way$3$write_enable = 1'b0;
-        if (upd_take) begin
-            if (upd_target$3) begin
-                way$3$write_address = s_update_index;
-                way$3$write_data = upd_entry;
-                way$3$write_enable = 1'b1;
-            end
-            else begin
-                way$3$write_enable = upd_present$3;
-            end
-        end
-        u2_is_stash$d = (upd_take & upd_is_stash);
-        u2_purge$d = (upd_take & upd_is_write);
-        u2_is_write$d = upd_is_write;
-        u2_index$d = s_update_index;
-        u2_key$d = s_update_key;
-        u2_value$d = s_update_value;
-        shadow_valid$d = 1'b0;
-        shadow_index$d = u2_index$q;
-        sh_or$0 = 32'h0;
-        shadow_value$d = sh_or$0;
-        if ((u2_index$q == 0)) begin
-            sh_term$0 = stash_value$0$q;
-        end
-        else begin
-            sh_term$0 = 32'h0;
-        end
-        sh_or$1 = (sh_or$0 | sh_term$0);
-        shadow_value$d = sh_or$1;
-        if ((u2_purge$q & (stash_key$0$q == u2_key$q))) begin
-            stash_valid$0$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 0))) begin
-            stash_valid$0$d = u2_is_write$q;
-            stash_key$0$d = u2_key$q;
-            stash_value$0$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 1)) begin
-            sh_term$1 = stash_value$1$q;
-        end
-        else begin
-            sh_term$1 = 32'h0;
-        end
-        sh_or$2 = (sh_or$1 | sh_term$1);
-        shadow_value$d = sh_or$2;
-        if ((u2_purge$q & (stash_key$1$q == u2_key$q))) begin
-            stash_valid$1$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 1))) begin
-            stash_valid$1$d = u2_is_write$q;
-            stash_key$1$d = u2_key$q;
-            stash_value$1$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 2)) begin
-            sh_term$2 = stash_value$2$q;
-        end
-        else begin
-            sh_term$2 = 32'h0;
-        end
-        sh_or$3 = (sh_or$2 | sh_term$2);
-        shadow_value$d = sh_or$3;
-        if ((u2_purge$q & (stash_key$2$q == u2_key$q))) begin
-            stash_valid$2$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 2))) begin
-            stash_valid$2$d = u2_is_write$q;
-            stash_key$2$d = u2_key$q;
-            stash_value$2$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 3)) begin
-            sh_term$3 = stash_value$3$q;
-        end
-        else begin
-            sh_term$3 = 32'h0;
-        end
-        sh_or$4 = (sh_or$3 | sh_term$3);
-        shadow_value$d = sh_or$4;
-        if ((u2_purge$q & (stash_key$3$q == u2_key$q))) begin
-            stash_valid$3$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 3))) begin
-            stash_valid$3$d = u2_is_write$q;
-            stash_key$3$d = u2_key$q;
-            stash_value$3$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 4)) begin
-            sh_term$4 = stash_value$4$q;
-        end
-        else begin
-            sh_term$4 = 32'h0;
-        end
-        sh_or$5 = (sh_or$4 | sh_term$4);
-        shadow_value$d = sh_or$5;
-        if ((u2_purge$q & (stash_key$4$q == u2_key$q))) begin
-            stash_valid$4$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 4))) begin
-            stash_valid$4$d = u2_is_write$q;
-            stash_key$4$d = u2_key$q;
-            stash_value$4$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 5)) begin
-            sh_term$5 = stash_value$5$q;
-        end
-        else begin
-            sh_term$5 = 32'h0;
-        end
-        sh_or$6 = (sh_or$5 | sh_term$5);
-        shadow_value$d = sh_or$6;
-        if ((u2_purge$q & (stash_key$5$q == u2_key$q))) begin
-            stash_valid$5$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 5))) begin
-            stash_valid$5$d = u2_is_write$q;
-            stash_key$5$d = u2_key$q;
-            stash_value$5$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 6)) begin
-            sh_term$6 = stash_value$6$q;
-        end
-        else begin
-            sh_term$6 = 32'h0;
-        end
-        sh_or$7 = (sh_or$6 | sh_term$6);
-        shadow_value$d = sh_or$7;
-        if ((u2_purge$q & (stash_key$6$q == u2_key$q))) begin
-            stash_valid$6$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 6))) begin
-            stash_valid$6$d = u2_is_write$q;
-            stash_key$6$d = u2_key$q;
-            stash_value$6$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 7)) begin
-            sh_term$7 = stash_value$7$q;
-        end
-        else begin
-            sh_term$7 = 32'h0;
-        end
-        sh_or$8 = (sh_or$7 | sh_term$7);
-        shadow_value$d = sh_or$8;
-        if ((u2_purge$q & (stash_key$7$q == u2_key$q))) begin
-            stash_valid$7$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 7))) begin
-            stash_valid$7$d = u2_is_write$q;
-            stash_key$7$d = u2_key$q;
-            stash_value$7$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 8)) begin
-            sh_term$8 = stash_value$8$q;
-        end
-        else begin
-            sh_term$8 = 32'h0;
-        end
-        sh_or$9 = (sh_or$8 | sh_term$8);
-        shadow_value$d = sh_or$9;
-        if ((u2_purge$q & (stash_key$8$q == u2_key$q))) begin
-            stash_valid$8$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 8))) begin
-            stash_valid$8$d = u2_is_write$q;
-            stash_key$8$d = u2_key$q;
-            stash_value$8$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 9)) begin
-            sh_term$9 = stash_value$9$q;
-        end
-        else begin
-            sh_term$9 = 32'h0;
-        end
-        sh_or$10 = (sh_or$9 | sh_term$9);
-        shadow_value$d = sh_or$10;
-        if ((u2_purge$q & (stash_key$9$q == u2_key$q))) begin
-            stash_valid$9$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 9))) begin
-            stash_valid$9$d = u2_is_write$q;
-            stash_key$9$d = u2_key$q;
-            stash_value$9$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 10)) begin
-            sh_term$10 = stash_value$10$q;
-        end
-        else begin
-            sh_term$10 = 32'h0;
-        end
-        sh_or$11 = (sh_or$10 | sh_term$10);
-        shadow_value$d = sh_or$11;
-        if ((u2_purge$q & (stash_key$10$q == u2_key$q))) begin
-            stash_valid$10$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 10))) begin
-            stash_valid$10$d = u2_is_write$q;
-            stash_key$10$d = u2_key$q;
-            stash_value$10$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 11)) begin
-            sh_term$11 = stash_value$11$q;
-        end
-        else begin
-            sh_term$11 = 32'h0;
-        end
-        sh_or$12 = (sh_or$11 | sh_term$11);
-        shadow_value$d = sh_or$12;
-        if ((u2_purge$q & (stash_key$11$q == u2_key$q))) begin
-            stash_valid$11$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 11))) begin
-            stash_valid$11$d = u2_is_write$q;
-            stash_key$11$d = u2_key$q;
-            stash_value$11$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 12)) begin
-            sh_term$12 = stash_value$12$q;
-        end
-        else begin
-            sh_term$12 = 32'h0;
-        end
-        sh_or$13 = (sh_or$12 | sh_term$12);
-        shadow_value$d = sh_or$13;
-        if ((u2_purge$q & (stash_key$12$q == u2_key$q))) begin
-            stash_valid$12$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 12))) begin
-            stash_valid$12$d = u2_is_write$q;
-            stash_key$12$d = u2_key$q;
-            stash_value$12$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 13)) begin
-            sh_term$13 = stash_value$13$q;
-        end
-        else begin
-            sh_term$13 = 32'h0;
-        end
-        sh_or$14 = (sh_or$13 | sh_term$13);
-        shadow_value$d = sh_or$14;
-        if ((u2_purge$q & (stash_key$13$q == u2_key$q))) begin
-            stash_valid$13$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 13))) begin
-            stash_valid$13$d = u2_is_write$q;
-            stash_key$13$d = u2_key$q;
-            stash_value$13$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 14)) begin
-            sh_term$14 = stash_value$14$q;
-        end
-        else begin
-            sh_term$14 = 32'h0;
-        end
-        sh_or$15 = (sh_or$14 | sh_term$14);
-        shadow_value$d = sh_or$15;
-        if ((u2_purge$q & (stash_key$14$q == u2_key$q))) begin
-            stash_valid$14$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 14))) begin
-            stash_valid$14$d = u2_is_write$q;
-            stash_key$14$d = u2_key$q;
-            stash_value$14$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 15)) begin
-            sh_term$15 = stash_value$15$q;
-        end
-        else begin
-            sh_term$15 = 32'h0;
-        end
-        sh_or$16 = (sh_or$15 | sh_term$15);
-        shadow_value$d = sh_or$16;
-        if ((u2_purge$q & (stash_key$15$q == u2_key$q))) begin
-            stash_valid$15$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 15))) begin
-            stash_valid$15$d = u2_is_write$q;
-            stash_key$15$d = u2_key$q;
-            stash_value$15$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 16)) begin
-            sh_term$16 = stash_value$16$q;
-        end
-        else begin
-            sh_term$16 = 32'h0;
-        end
-        sh_or$17 = (sh_or$16 | sh_term$16);
-        shadow_value$d = sh_or$17;
-        if ((u2_purge$q & (stash_key$16$q == u2_key$q))) begin
-            stash_valid$16$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 16))) begin
-            stash_valid$16$d = u2_is_write$q;
-            stash_key$16$d = u2_key$q;
-            stash_value$16$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 17)) begin
-            sh_term$17 = stash_value$17$q;
-        end
-        else begin
-            sh_term$17 = 32'h0;
-        end
-        sh_or$18 = (sh_or$17 | sh_term$17);
-        shadow_value$d = sh_or$18;
-        if ((u2_purge$q & (stash_key$17$q == u2_key$q))) begin
-            stash_valid$17$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 17))) begin
-            stash_valid$17$d = u2_is_write$q;
-            stash_key$17$d = u2_key$q;
-            stash_value$17$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 18)) begin
-            sh_term$18 = stash_value$18$q;
-        end
-        else begin
-            sh_term$18 = 32'h0;
-        end
-        sh_or$19 = (sh_or$18 | sh_term$18);
-        shadow_value$d = sh_or$19;
-        if ((u2_purge$q & (stash_key$18$q == u2_key$q))) begin
-            stash_valid$18$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 18))) begin
-            stash_valid$18$d = u2_is_write$q;
-            stash_key$18$d = u2_key$q;
-            stash_value$18$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 19)) begin
-            sh_term$19 = stash_value$19$q;
-        end
-        else begin
-            sh_term$19 = 32'h0;
-        end
-        sh_or$20 = (sh_or$19 | sh_term$19);
-        shadow_value$d = sh_or$20;
-        if ((u2_purge$q & (stash_key$19$q == u2_key$q))) begin
-            stash_valid$19$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 19))) begin
-            stash_valid$19$d = u2_is_write$q;
-            stash_key$19$d = u2_key$q;
-            stash_value$19$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 20)) begin
-            sh_term$20 = stash_value$20$q;
-        end
-        else begin
-            sh_term$20 = 32'h0;
-        end
-        sh_or$21 = (sh_or$20 | sh_term$20);
-        shadow_value$d = sh_or$21;
-        if ((u2_purge$q & (stash_key$20$q == u2_key$q))) begin
-            stash_valid$20$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 20))) begin
-            stash_valid$20$d = u2_is_write$q;
-            stash_key$20$d = u2_key$q;
-            stash_value$20$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 21)) begin
-            sh_term$21 = stash_value$21$q;
-        end
-        else begin
-            sh_term$21 = 32'h0;
-        end
-        sh_or$22 = (sh_or$21 | sh_term$21);
-        shadow_value$d = sh_or$22;
-        if ((u2_purge$q & (stash_key$21$q == u2_key$q))) begin
-            stash_valid$21$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 21))) begin
-            stash_valid$21$d = u2_is_write$q;
-            stash_key$21$d = u2_key$q;
-            stash_value$21$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 22)) begin
-            sh_term$22 = stash_value$22$q;
-        end
-        else begin
-            sh_term$22 = 32'h0;
-        end
-        sh_or$23 = (sh_or$22 | sh_term$22);
-        shadow_value$d = sh_or$23;
-        if ((u2_purge$q & (stash_key$22$q == u2_key$q))) begin
-            stash_valid$22$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 22))) begin
-            stash_valid$22$d = u2_is_write$q;
-            stash_key$22$d = u2_key$q;
-            stash_value$22$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 23)) begin
-            sh_term$23 = stash_value$23$q;
-        end
-        else begin
-            sh_term$23 = 32'h0;
-        end
-        sh_or$24 = (sh_or$23 | sh_term$23);
-        shadow_value$d = sh_or$24;
-        if ((u2_purge$q & (stash_key$23$q == u2_key$q))) begin
-            stash_valid$23$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 23))) begin
-            stash_valid$23$d = u2_is_write$q;
-            stash_key$23$d = u2_key$q;
-            stash_value$23$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 24)) begin
-            sh_term$24 = stash_value$24$q;
-        end
-        else begin
-            sh_term$24 = 32'h0;
-        end
-        sh_or$25 = (sh_or$24 | sh_term$24);
-        shadow_value$d = sh_or$25;
-        if ((u2_purge$q & (stash_key$24$q == u2_key$q))) begin
-            stash_valid$24$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 24))) begin
-            stash_valid$24$d = u2_is_write$q;
-            stash_key$24$d = u2_key$q;
-            stash_value$24$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 25)) begin
-            sh_term$25 = stash_value$25$q;
-        end
-        else begin
-            sh_term$25 = 32'h0;
-        end
-        sh_or$26 = (sh_or$25 | sh_term$25);
-        shadow_value$d = sh_or$26;
-        if ((u2_purge$q & (stash_key$25$q == u2_key$q))) begin
-            stash_valid$25$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 25))) begin
-            stash_valid$25$d = u2_is_write$q;
-            stash_key$25$d = u2_key$q;
-            stash_value$25$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 26)) begin
-            sh_term$26 = stash_value$26$q;
-        end
-        else begin
-            sh_term$26 = 32'h0;
-        end
-        sh_or$27 = (sh_or$26 | sh_term$26);
-        shadow_value$d = sh_or$27;
-        if ((u2_purge$q & (stash_key$26$q == u2_key$q))) begin
-            stash_valid$26$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 26))) begin
-            stash_valid$26$d = u2_is_write$q;
-            stash_key$26$d = u2_key$q;
-            stash_value$26$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 27)) begin
-            sh_term$27 = stash_value$27$q;
-        end
-        else begin
-            sh_term$27 = 32'h0;
-        end
-        sh_or$28 = (sh_or$27 | sh_term$27);
-        shadow_value$d = sh_or$28;
-        if ((u2_purge$q & (stash_key$27$q == u2_key$q))) begin
-            stash_valid$27$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 27))) begin
-            stash_valid$27$d = u2_is_write$q;
-            stash_key$27$d = u2_key$q;
-            stash_value$27$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 28)) begin
-            sh_term$28 = stash_value$28$q;
-        end
-        else begin
-            sh_term$28 = 32'h0;
-        end
-        sh_or$29 = (sh_or$28 | sh_term$28);
-        shadow_value$d = sh_or$29;
-        if ((u2_purge$q & (stash_key$28$q == u2_key$q))) begin
-            stash_valid$28$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 28))) begin
-            stash_valid$28$d = u2_is_write$q;
-            stash_key$28$d = u2_key$q;
-            stash_value$28$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 29)) begin
-            sh_term$29 = stash_value$29$q;
-        end
-        else begin
-            sh_term$29 = 32'h0;
-        end
-        sh_or$30 = (sh_or$29 | sh_term$29);
-        shadow_value$d = sh_or$30;
-        if ((u2_purge$q & (stash_key$29$q == u2_key$q))) begin
-            stash_valid$29$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 29))) begin
-            stash_valid$29$d = u2_is_write$q;
-            stash_key$29$d = u2_key$q;
-            stash_value$29$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 30)) begin
-            sh_term$30 = stash_value$30$q;
-        end
-        else begin
-            sh_term$30 = 32'h0;
-        end
-        sh_or$31 = (sh_or$30 | sh_term$30);
-        shadow_value$d = sh_or$31;
-        if ((u2_purge$q & (stash_key$30$q == u2_key$q))) begin
-            stash_valid$30$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 30))) begin
-            stash_valid$30$d = u2_is_write$q;
-            stash_key$30$d = u2_key$q;
-            stash_value$30$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
-        if ((u2_index$q == 31)) begin
-            sh_term$31 = stash_value$31$q;
-        end
-        else begin
-            sh_term$31 = 32'h0;
-        end
-        sh_or$32 = (sh_or$31 | sh_term$31);
-        shadow_value$d = sh_or$32;
-        if ((u2_purge$q & (stash_key$31$q == u2_key$q))) begin
-            stash_valid$31$d = 1'b0;
-        end
-        if ((u2_is_stash$q & (u2_index$q == 31))) begin
-            stash_valid$31$d = u2_is_write$q;
-            stash_key$31$d = u2_key$q;
-            stash_value$31$d = u2_value$q;
-            shadow_valid$d = 1'b1;
-        end
+            upd_home_ok = (s_update_index == pre_home$3$q);
+        end
+        c_home$3$d = pre_home$3$q;
+        c_tgt$3$d = (upd_is_slot & (s_update_way == 3));
+        c_sel$0$d = ((upd_is_stash & (s_update_index == 0)) & ~rst);
+        c_sel$1$d = ((upd_is_stash & (s_update_index == 1)) & ~rst);
+        c_sel$2$d = ((upd_is_stash & (s_update_index == 2)) & ~rst);
+        c_sel$3$d = ((upd_is_stash & (s_update_index == 3)) & ~rst);
+        c_sel$4$d = ((upd_is_stash & (s_update_index == 4)) & ~rst);
+        c_sel$5$d = ((upd_is_stash & (s_update_index == 5)) & ~rst);
+        c_sel$6$d = ((upd_is_stash & (s_update_index == 6)) & ~rst);
+        c_sel$7$d = ((upd_is_stash & (s_update_index == 7)) & ~rst);
+        c_sel$8$d = ((upd_is_stash & (s_update_index == 8)) & ~rst);
+        c_sel$9$d = ((upd_is_stash & (s_update_index == 9)) & ~rst);
+        c_sel$10$d = ((upd_is_stash & (s_update_index == 10)) & ~rst);
+        c_sel$11$d = ((upd_is_stash & (s_update_index == 11)) & ~rst);
+        c_sel$12$d = ((upd_is_stash & (s_update_index == 12)) & ~rst);
+        c_sel$13$d = ((upd_is_stash & (s_update_index == 13)) & ~rst);
+        c_sel$14$d = ((upd_is_stash & (s_update_index == 14)) & ~rst);
+        c_sel$15$d = ((upd_is_stash & (s_update_index == 15)) & ~rst);
+        c_sel$16$d = ((upd_is_stash & (s_update_index == 16)) & ~rst);
+        c_sel$17$d = ((upd_is_stash & (s_update_index == 17)) & ~rst);
+        c_sel$18$d = ((upd_is_stash & (s_update_index == 18)) & ~rst);
+        c_sel$19$d = ((upd_is_stash & (s_update_index == 19)) & ~rst);
+        c_sel$20$d = ((upd_is_stash & (s_update_index == 20)) & ~rst);
+        c_sel$21$d = ((upd_is_stash & (s_update_index == 21)) & ~rst);
+        c_sel$22$d = ((upd_is_stash & (s_update_index == 22)) & ~rst);
+        c_sel$23$d = ((upd_is_stash & (s_update_index == 23)) & ~rst);
+        c_sel$24$d = ((upd_is_stash & (s_update_index == 24)) & ~rst);
+        c_sel$25$d = ((upd_is_stash & (s_update_index == 25)) & ~rst);
+        c_sel$26$d = ((upd_is_stash & (s_update_index == 26)) & ~rst);
+        c_sel$27$d = ((upd_is_stash & (s_update_index == 27)) & ~rst);
+        c_sel$28$d = ((upd_is_stash & (s_update_index == 28)) & ~rst);
+        c_sel$29$d = ((upd_is_stash & (s_update_index == 29)) & ~rst);
+        c_sel$30$d = ((upd_is_stash & (s_update_index == 30)) & ~rst);
+        c_sel$31$d = ((upd_is_stash & (s_update_index == 31)) & ~rst);
+        c_valid$d = s_update_valid;
+        c_rst$d = rst;
+        c_is_slot$d = upd_is_slot;
+        c_is_write$d = upd_is_write;
+        upd_bad0 = (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok) | ~upd_home_ok);
+        c_bad0$d = upd_bad0;
+        upd_keyneq = (pre_key$q != s_update_key);
+        c_keyneq$d = upd_keyneq;
+        c_ok$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        k_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        k_bad0$0$d = upd_bad0;
+        k_write$0$d = upd_is_write;
+        k_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        k_bad0$1$d = upd_bad0;
+        k_write$1$d = upd_is_write;
+        k_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        k_bad0$2$d = upd_bad0;
+        k_write$2$d = upd_is_write;
+        k_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        k_bad0$3$d = upd_bad0;
+        k_write$3$d = upd_is_write;
+        c_index$d = s_update_index;
+        c_key$d = s_update_key;
+        c_value$d = s_update_value;
+        px$0 = (stash_key$0$q ^ pre_key$q);
+        sp$0$d = (~((px$0 | (px$0 >> 32'h1)) | (px$0 >> 32'h2)) & gpos);
+        px$1 = (stash_key$1$q ^ pre_key$q);
+        sp$1$d = (~((px$1 | (px$1 >> 32'h1)) | (px$1 >> 32'h2)) & gpos);
+        px$2 = (stash_key$2$q ^ pre_key$q);
+        sp$2$d = (~((px$2 | (px$2 >> 32'h1)) | (px$2 >> 32'h2)) & gpos);
+        px$3 = (stash_key$3$q ^ pre_key$q);
+        sp$3$d = (~((px$3 | (px$3 >> 32'h1)) | (px$3 >> 32'h2)) & gpos);
+        px$4 = (stash_key$4$q ^ pre_key$q);
+        sp$4$d = (~((px$4 | (px$4 >> 32'h1)) | (px$4 >> 32'h2)) & gpos);
+        px$5 = (stash_key$5$q ^ pre_key$q);
+        sp$5$d = (~((px$5 | (px$5 >> 32'h1)) | (px$5 >> 32'h2)) & gpos);
+        px$6 = (stash_key$6$q ^ pre_key$q);
+        sp$6$d = (~((px$6 | (px$6 >> 32'h1)) | (px$6 >> 32'h2)) & gpos);
+        px$7 = (stash_key$7$q ^ pre_key$q);
+        sp$7$d = (~((px$7 | (px$7 >> 32'h1)) | (px$7 >> 32'h2)) & gpos);
+        px$8 = (stash_key$8$q ^ pre_key$q);
+        sp$8$d = (~((px$8 | (px$8 >> 32'h1)) | (px$8 >> 32'h2)) & gpos);
+        px$9 = (stash_key$9$q ^ pre_key$q);
+        sp$9$d = (~((px$9 | (px$9 >> 32'h1)) | (px$9 >> 32'h2)) & gpos);
+        px$10 = (stash_key$10$q ^ pre_key$q);
+        sp$10$d = (~((px$10 | (px$10 >> 32'h1)) | (px$10 >> 32'h2)) & gpos);
+        px$11 = (stash_key$11$q ^ pre_key$q);
+        sp$11$d = (~((px$11 | (px$11 >> 32'h1)) | (px$11 >> 32'h2)) & gpos);
+        px$12 = (stash_key$12$q ^ pre_key$q);
+        sp$12$d = (~((px$12 | (px$12 >> 32'h1)) | (px$12 >> 32'h2)) & gpos);
+        px$13 = (stash_key$13$q ^ pre_key$q);
+        sp$13$d = (~((px$13 | (px$13 >> 32'h1)) | (px$13 >> 32'h2)) & gpos);
+        px$14 = (stash_key$14$q ^ pre_key$q);
+        sp$14$d = (~((px$14 | (px$14 >> 32'h1)) | (px$14 >> 32'h2)) & gpos);
+        px$15 = (stash_key$15$q ^ pre_key$q);
+        sp$15$d = (~((px$15 | (px$15 >> 32'h1)) | (px$15 >> 32'h2)) & gpos);
+        px$16 = (stash_key$16$q ^ pre_key$q);
+        sp$16$d = (~((px$16 | (px$16 >> 32'h1)) | (px$16 >> 32'h2)) & gpos);
+        px$17 = (stash_key$17$q ^ pre_key$q);
+        sp$17$d = (~((px$17 | (px$17 >> 32'h1)) | (px$17 >> 32'h2)) & gpos);
+        px$18 = (stash_key$18$q ^ pre_key$q);
+        sp$18$d = (~((px$18 | (px$18 >> 32'h1)) | (px$18 >> 32'h2)) & gpos);
+        px$19 = (stash_key$19$q ^ pre_key$q);
+        sp$19$d = (~((px$19 | (px$19 >> 32'h1)) | (px$19 >> 32'h2)) & gpos);
+        px$20 = (stash_key$20$q ^ pre_key$q);
+        sp$20$d = (~((px$20 | (px$20 >> 32'h1)) | (px$20 >> 32'h2)) & gpos);
+        px$21 = (stash_key$21$q ^ pre_key$q);
+        sp$21$d = (~((px$21 | (px$21 >> 32'h1)) | (px$21 >> 32'h2)) & gpos);
+        px$22 = (stash_key$22$q ^ pre_key$q);
+        sp$22$d = (~((px$22 | (px$22 >> 32'h1)) | (px$22 >> 32'h2)) & gpos);
+        px$23 = (stash_key$23$q ^ pre_key$q);
+        sp$23$d = (~((px$23 | (px$23 >> 32'h1)) | (px$23 >> 32'h2)) & gpos);
+        px$24 = (stash_key$24$q ^ pre_key$q);
+        sp$24$d = (~((px$24 | (px$24 >> 32'h1)) | (px$24 >> 32'h2)) & gpos);
+        px$25 = (stash_key$25$q ^ pre_key$q);
+        sp$25$d = (~((px$25 | (px$25 >> 32'h1)) | (px$25 >> 32'h2)) & gpos);
+        px$26 = (stash_key$26$q ^ pre_key$q);
+        sp$26$d = (~((px$26 | (px$26 >> 32'h1)) | (px$26 >> 32'h2)) & gpos);
+        px$27 = (stash_key$27$q ^ pre_key$q);
+        sp$27$d = (~((px$27 | (px$27 >> 32'h1)) | (px$27 >> 32'h2)) & gpos);
+        px$28 = (stash_key$28$q ^ pre_key$q);
+        sp$28$d = (~((px$28 | (px$28 >> 32'h1)) | (px$28 >> 32'h2)) & gpos);
+        px$29 = (stash_key$29$q ^ pre_key$q);
+        sp$29$d = (~((px$29 | (px$29 >> 32'h1)) | (px$29 >> 32'h2)) & gpos);
+        px$30 = (stash_key$30$q ^ pre_key$q);
+        sp$30$d = (~((px$30 | (px$30 >> 32'h1)) | (px$30 >> 32'h2)) & gpos);
+        px$31 = (stash_key$31$q ^ pre_key$q);
+        sp$31$d = (~((px$31 | (px$31 >> 32'h1)) | (px$31 >> 32'h2)) & gpos);
+        pm_pend$0$d = (pend_valid$0$q & (pend_slot$0$q == pre_home$0$q));
+        pm_infl$0$d = (infl_valid$q & (infl_slot$0$q == pre_home$0$q));
+        pm_pend$1$d = (pend_valid$1$q & (pend_slot$1$q == pre_home$1$q));
+        pm_infl$1$d = (infl_valid$q & (infl_slot$1$q == pre_home$1$q));
+        pm_pend$2$d = (pend_valid$2$q & (pend_slot$2$q == pre_home$2$q));
+        pm_infl$2$d = (infl_valid$q & (infl_slot$2$q == pre_home$2$q));
+        pm_pend$3$d = (pend_valid$3$q & (pend_slot$3$q == pre_home$3$q));
+        pm_infl$3$d = (infl_valid$q & (infl_slot$3$q == pre_home$3$q));
+        bad = (c_valid$q & (c_bad0$q | (c_is_write$q & (c_keyneq$q | ~c_fresh$q))));
+        take = ((c_ok$q & ~c_bad0$q) & ~(c_is_write$q & ~c_fresh$q));
         rd_take = (s_read_valid & ~s_update_valid);
         rd_refused = (s_read_valid & ~rd_take);
-        if ((upd_bad | rd_refused)) begin
-            bad_update_count$d = (bad_update_count$q + 32'h1);
-        end
-        if ((upd_bad & rd_refused)) begin
-            bad_update_count$d = (bad_update_count$q + 32'h2);
-        end
-        if (rd_take) begin
-            way$0$write_address = s_read_index;
-            way$1$write_address = s_read_index;
-            way$2$write_address = s_read_index;
-            way$3$write_address = s_read_index;
-        end
-        rd_pending$d = rd_take;
-        rd_stash$d = s_read_stash;
-        rd_way$d = s_read_way;
-        rd_index$d = s_read_index;
-        rdk_or$0 = 32'h0;
-        rdv_or$0 = 32'h0;
-        rdb_or$0 = 1'b0;
-        rd_key_sel = rdk_or$0;
-        rd_val_sel = rdv_or$0;
-        rd_valid_sel = rdb_or$0;
-        if ((rd_index$q == 0)) begin
-            rdk_term$0 = stash_key$0$q;
-            rdv_term$0 = stash_value$0$q;
-            rdb_term$0 = stash_valid$0$q;
-        end
-        else begin
-            rdk_term$0 = 32'h0;
-            rdv_term$0 = 32'h0;
-            rdb_term$0 = 1'b0;
-        end
-        rdk_or$1 = (rdk_or$0 | rdk_term$0);
-        rdv_or$1 = (rdv_or$0 | rdv_term$0);
-        rdb_or$1 = (rdb_or$0 | rdb_term$0);
-        rd_key_sel = rdk_or$1;
-        rd_val_sel = rdv_or$1;
-        rd_valid_sel = rdb_or$1;
-        if ((rd_index$q == 1)) begin
-            rdk_term$1 = stash_key$1$q;
-            rdv_term$1 = stash_value$1$q;
-            rdb_term$1 = stash_valid$1$q;
-        end
-        else begin
-            rdk_term$1 = 32'h0;
-            rdv_term$1 = 32'h0;
-            rdb_term$1 = 1'b0;
-        end
-        rdk_or$2 = (rdk_or$1 | rdk_term$1);
-        rdv_or$2 = (rdv_or$1 | rdv_term$1);
-        rdb_or$2 = (rdb_or$1 | rdb_term$1);
-        rd_key_sel = rdk_or$2;
-        rd_val_sel = rdv_or$2;
-        rd_valid_sel = rdb_or$2;
-        if ((rd_index$q == 2)) begin
-            rdk_term$2 = stash_key$2$q;
-            rdv_term$2 = stash_value$2$q;
-            rdb_term$2 = stash_valid$2$q;
-        end
-        else begin
-            rdk_term$2 = 32'h0;
-            rdv_term$2 = 32'h0;
-            rdb_term$2 = 1'b0;
-        end
-        rdk_or$3 = (rdk_or$2 | rdk_term$2);
-        rdv_or$3 = (rdv_or$2 | rdv_term$2);
-        rdb_or$3 = (rdb_or$2 | rdb_term$2);
-        rd_key_sel = rdk_or$3;
-        rd_val_sel = rdv_or$3;
-        rd_valid_sel = rdb_or$3;
-        if ((rd_index$q == 3)) begin
-            rdk_term$3 = stash_key$3$q;
-            rdv_term$3 = stash_value$3$q;
-            rdb_term$3 = stash_valid$3$q;
-        end
-        else begin
-            rdk_term$3 = 32'h0;
-            rdv_term$3 = 32'h0;
-            rdb_term$3 = 1'b0;
-        end
-        rdk_or$4 = (rdk_or$3 | rdk_term$3);
-        rdv_or$4 = (rdv_or$3 | rdv_term$3);
-        rdb_or$4 = (rdb_or$3 | rdb_term$3);
-        rd_key_sel = rdk_or$4;
-        rd_val_sel = rdv_or$4;
-        rd_valid_sel = rdb_or$4;
-        if ((rd_index$q == 4)) begin
-            rdk_term$4 = stash_key$4$q;
-            rdv_term$4 = stash_value$4$q;
-            rdb_term$4 = stash_valid$4$q;
-        end
-        else begin
-            rdk_term$4 = 32'h0;
-            rdv_term$4 = 32'h0;
-            rdb_term$4 = 1'b0;
-        end
-        rdk_or$5 = (rdk_or$4 | rdk_term$4);
-        rdv_or$5 = (rdv_or$4 | rdv_term$4);
-        rdb_or$5 = (rdb_or$4 | rdb_term$4);
-        rd_key_sel = rdk_or$5;
-        rd_val_sel = rdv_or$5;
-        rd_valid_sel = rdb_or$5;
-        if ((rd_index$q == 5)) begin
-            rdk_term$5 = stash_key$5$q;
-            rdv_term$5 = stash_value$5$q;
-            rdb_term$5 = stash_valid$5$q;
-        end
-        else begin
-            rdk_term$5 = 32'h0;
-            rdv_term$5 = 32'h0;
-            rdb_term$5 = 1'b0;
-        end
-        rdk_or$6 = (rdk_or$5 | rdk_term$5);
-        rdv_or$6 = (rdv_or$5 | rdv_term$5);
-        rdb_or$6 = (rdb_or$5 | rdb_term$5);
-        rd_key_sel = rdk_or$6;
-        rd_val_sel = rdv_or$6;
-        rd_valid_sel = rdb_or$6;
-        if ((rd_index$q == 6)) begin
-            rdk_term$6 = stash_key$6$q;
-            rdv_term$6 = stash_value$6$q;
-            rdb_term$6 = stash_valid$6$q;
-        end
-        else begin
-            rdk_term$6 = 32'h0;
-            rdv_term$6 = 32'h0;
-            rdb_term$6 = 1'b0;
-        end
-        rdk_or$7 = (rdk_or$6 | rdk_term$6);
-        rdv_or$7 = (rdv_or$6 | rdv_term$6);
-        rdb_or$7 = (rdb_or$6 | rdb_term$6);
-        rd_key_sel = rdk_or$7;
-        rd_val_sel = rdv_or$7;
-        rd_valid_sel = rdb_or$7;
-        if ((rd_index$q == 7)) begin
-            rdk_term$7 = stash_key$7$q;
-            rdv_term$7 = stash_value$7$q;
-            rdb_term$7 = stash_valid$7$q;
-        end
-        else begin
-            rdk_term$7 = 32'h0;
-            rdv_term$7 = 32'h0;
-            rdb_term$7 = 1'b0;
-        end
-        rdk_or$8 = (rdk_or$7 | rdk_term$7);
-        rdv_or$8 = (rdv_or$7 | rdv_term$7);
-        rdb_or$8 = (rdb_or$7 | rdb_term$7);
-        rd_key_sel = rdk_or$8;
-        rd_val_sel = rdv_or$8;
-        rd_valid_sel = rdb_or$8;
-        if ((rd_index$q == 8)) begin
-            rdk_term$8 = stash_key$8$q;
-            rdv_term$8 = stash_value$8$q;
-            rdb_term$8 = stash_valid$8$q;
-        end
-        else begin
-            rdk_term$8 = 32'h0;
-            rdv_term$8 = 32'h0;
-            rdb_term$8 = 1'b0;
-        end
-        rdk_or$9 = (rdk_or$8 | rdk_term$8);
-        rdv_or$9 = (rdv_or$8 | rdv_term$8);
-        rdb_or$9 = (rdb_or$8 | rdb_term$8);
-        rd_key_sel = rdk_or$9;
-        rd_val_sel = rdv_or$9;
-        rd_valid_sel = rdb_or$9;
-        if ((rd_index$q == 9)) begin
-            rdk_term$9 = stash_key$9$q;
-            rdv_term$9 = stash_value$9$q;
-            rdb_term$9 = stash_valid$9$q;
-        end
-        else begin
-            rdk_term$9 = 32'h0;
-            rdv_term$9 = 32'h0;
-            rdb_term$9 = 1'b0;
-        end
-        rdk_or$10 = (rdk_or$9 | rdk_term$9);
-        rdv_or$10 = (rdv_or$9 | rdv_term$9);
-        rdb_or$10 = (rdb_or$9 | rdb_term$9);
-        rd_key_sel = rdk_or$10;
-        rd_val_sel = rdv_or$10;
-        rd_valid_sel = rdb_or$10;
-        if ((rd_index$q == 10)) begin
-            rdk_term$10 = stash_key$10$q;
-            rdv_term$10 = stash_value$10$q;
-            rdb_term$10 = stash_valid$10$q;
-        end
-        else begin
-            rdk_term$10 = 32'h0;
-            rdv_term$10 = 32'h0;
-            rdb_term$10 = 1'b0;
-        end
-        rdk_or$11 = (rdk_or$10 | rdk_term$10);
-        rdv_or$11 = (rdv_or$10 | rdv_term$10);
-        rdb_or$11 = (rdb_or$10 | rdb_term$10);
-        rd_key_sel = rdk_or$11;
-        rd_val_sel = rdv_or$11;
-        rd_valid_sel = rdb_or$11;
-        if ((rd_index$q == 11)) begin
-            rdk_term$11 = stash_key$11$q;
-            rdv_term$11 = stash_value$11$q;
-            rdb_term$11 = stash_valid$11$q;
-        end
-        else begin
-            rdk_term$11 = 32'h0;
-            rdv_term$11 = 32'h0;
-            rdb_term$11 = 1'b0;
-        end
-        rdk_or$12 = (rdk_or$11 | rdk_term$11);
-        rdv_or$12 = (rdv_or$11 | rdv_term$11);
-        rdb_or$12 = (rdb_or$11 | rdb_term$11);
-        rd_key_sel = rdk_or$12;
-        rd_val_sel = rdv_or$12;
-        rd_valid_sel = rdb_or$12;
-        if ((rd_index$q == 12)) begin
-            rdk_term$12 = stash_key$12$q;
-            rdv_term$12 = stash_value$12$q;
-            rdb_term$12 = stash_valid$12$q;
-        end
-        else begin
-            rdk_term$12 = 32'h0;
-            rdv_term$12 = 32'h0;
-            rdb_term$12 = 1'b0;
-        end
-        rdk_or$13 = (rdk_or$12 | rdk_term$12);
-        rdv_or$13 = (rdv_or$12 | rdv_term$12);
-        rdb_or$13 = (rdb_or$12 | rdb_term$12);
-        rd_key_sel = rdk_or$13;
-        rd_val_sel = rdv_or$13;
-        rd_valid_sel = rdb_or$13;
-        if ((rd_index$q == 13)) begin
-            rdk_term$13 = stash_key$13$q;
-            rdv_term$13 = stash_value$13$q;
-            rdb_term$13 = stash_valid$13$q;
-        end
-        else begin
-            rdk_term$13 = 32'h0;
-            rdv_term$13 = 32'h0;
-            rdb_term$13 = 1'b0;
-        end
-        rdk_or$14 = (rdk_or$13 | rdk_term$13);
-        rdv_or$14 = (rdv_or$13 | rdv_term$13);
-        rdb_or$14 = (rdb_or$13 | rdb_term$13);
-        rd_key_sel = rdk_or$14;
-        rd_val_sel = rdv_or$14;
-        rd_valid_sel = rdb_or$14;
-        if ((rd_index$q == 14)) begin
-            rdk_term$14 = stash_key$14$q;
-            rdv_term$14 = stash_value$14$q;
-            rdb_term$14 = stash_valid$14$q;
-        end
-        else begin
-            rdk_term$14 = 32'h0;
-            rdv_term$14 = 32'h0;
-            rdb_term$14 = 1'b0;
-        end
-        rdk_or$15 = (rdk_or$14 | rdk_term$14);
-        rdv_or$15 = (rdv_or$14 | rdv_term$14);
-        rdb_or$15 = (rdb_or$14 | rdb_term$14);
-        rd_key_sel = rdk_or$15;
-        rd_val_sel = rdv_or$15;
-        rd_valid_sel = rdb_or$15;
-        if ((rd_index$q == 15)) begin
-            rdk_term$15 = stash_key$15$q;
-            rdv_term$15 = stash_value$15$q;
-            rdb_term$15 = stash_valid$15$q;
-        end
-        else begin
-            rdk_term$15 = 32'h0;
-            rdv_term$15 = 32'h0;
-            rdb_term$15 = 1'b0;
-        end
-        rdk_or$16 = (rdk_or$15 | rdk_term$15);
-        rdv_or$16 = (rdv_or$15 | rdv_term$15);
-        rdb_or$16 = (rdb_or$15 | rdb_term$15);
-        rd_key_sel = rdk_or$16;
-        rd_val_sel = rdv_or$16;
-        rd_valid_sel = rdb_or$16;
-        if ((rd_index$q == 16)) begin
-            rdk_term$16 = stash_key$16$q;
-            rdv_term$16 = stash_value$16$q;
-            rdb_term$16 = stash_valid$16$q;
-        end
-        else begin
-            rdk_term$16 = 32'h0;
-            rdv_term$16 = 32'h0;
-            rdb_term$16 = 1'b0;
-        end
-        rdk_or$17 = (rdk_or$16 | rdk_term$16);
-        rdv_or$17 = (rdv_or$16 | rdv_term$16);
-        rdb_or$17 = (rdb_or$16 | rdb_term$16);
-        rd_key_sel = rdk_or$17;
-        rd_val_sel = rdv_or$17;
-        rd_valid_sel = rdb_or$17;
-        if ((rd_index$q == 17)) begin
-            rdk_term$17 = stash_key$17$q;
-            rdv_term$17 = stash_value$17$q;
-            rdb_term$17 = stash_valid$17$q;
-        end
-        else begin
-            rdk_term$17 = 32'h0;
-            rdv_term$17 = 32'h0;
-            rdb_term$17 = 1'b0;
-        end
-        rdk_or$18 = (rdk_or$17 | rdk_term$17);
-        rdv_or$18 = (rdv_or$17 | rdv_term$17);
-        rdb_or$18 = (rdb_or$17 | rdb_term$17);
-        rd_key_sel = rdk_or$18;
-        rd_val_sel = rdv_or$18;
-        rd_valid_sel = rdb_or$18;
-        if ((rd_index$q == 18)) begin
-            rdk_term$18 = stash_key$18$q;
-            rdv_term$18 = stash_value$18$q;
-            rdb_term$18 = stash_valid$18$q;
-        end
-        else begin
-            rdk_term$18 = 32'h0;
-            rdv_term$18 = 32'h0;
-            rdb_term$18 = 1'b0;
-        end
-        rdk_or$19 = (rdk_or$18 | rdk_term$18);
-        rdv_or$19 = (rdv_or$18 | rdv_term$18);
-        rdb_or$19 = (rdb_or$18 | rdb_term$18);
-        rd_key_sel = rdk_or$19;
-        rd_val_sel = rdv_or$19;
-        rd_valid_sel = rdb_or$19;
-        if ((rd_index$q == 19)) begin
-            rdk_term$19 = stash_key$19$q;
-            rdv_term$19 = stash_value$19$q;
-            rdb_term$19 = stash_valid$19$q;
-        end
-        else begin
-            rdk_term$19 = 32'h0;
-            rdv_term$19 = 32'h0;
-            rdb_term$19 = 1'b0;
-        end
-        rdk_or$20 = (rdk_or$19 | rdk_term$19);
-        rdv_or$20 = (rdv_or$19 | rdv_term$19);
-        rdb_or$20 = (rdb_or$19 | rdb_term$19);
-        rd_key_sel = rdk_or$20;
-        rd_val_sel = rdv_or$20;
-        rd_valid_sel = rdb_or$20;
-        if ((rd_index$q == 20)) begin
-            rdk_term$20 = stash_key$20$q;
-            rdv_term$20 = stash_value$20$q;
-            rdb_term$20 = stash_valid$20$q;
-        end
-        else begin
-            rdk_term$20 = 32'h0;
-            rdv_term$20 = 32'h0;
-            rdb_term$20 = 1'b0;
-        end
-        rdk_or$21 = (rdk_or$20 | rdk_term$20);
-        rdv_or$21 = (rdv_or$20 | rdv_term$20);
-        rdb_or$21 = (rdb_or$20 | rdb_term$20);
-        rd_key_sel = rdk_or$21;
-        rd_val_sel = rdv_or$21;
-        rd_valid_sel = rdb_or$21;
-        if ((rd_index$q == 21)) begin
-            rdk_term$21 = stash_key$21$q;
-            rdv_term$21 = stash_value$21$q;
-            rdb_term$21 = stash_valid$21$q;
-        end
-        else begin
-            rdk_term$21 = 32'h0;
-            rdv_term$21 = 32'h0;
-            rdb_term$21 = 1'b0;
-        end
-        rdk_or$22 = (rdk_or$21 | rdk_term$21);
-        rdv_or$22 = (rdv_or$21 | rdv_term$21);
-        rdb_or$22 = (rdb_or$21 | rdb_term$21);
-        rd_key_sel = rdk_or$22;
-        rd_val_sel = rdv_or$22;
-        rd_valid_sel = rdb_or$22;
-        if ((rd_index$q == 22)) begin
-            rdk_term$22 = stash_key$22$q;
-            rdv_term$22 = stash_value$22$q;
-            rdb_term$22 = stash_valid$22$q;
-        end
-        else begin
-            rdk_term$22 = 32'h0;
-            rdv_term$22 = 32'h0;
-            rdb_term$22 = 1'b0;
-        end
-        rdk_or$23 = (rdk_or$22 | rdk_term$22);
-        rdv_or$23 = (rdv_or$22 | rdv_term$22);
-        rdb_or$23 = (rdb_or$22 | rdb_term$22);
-        rd_key_sel = rdk_or$23;
-        rd_val_sel = rdv_or$23;
-        rd_valid_sel = rdb_or$23;
-        if ((rd_index$q == 23)) begin
-            rdk_term$23 = stash_key$23$q;
-            rdv_term$23 = stash_value$23$q;
-            rdb_term$23 = stash_valid$23$q;
-        end
-        else begin
-            rdk_term$23 = 32'h0;
-            rdv_term$23 = 32'h0;
-            rdb_term$23 = 1'b0;
-        end
-        rdk_or$24 = (rdk_or$23 | rdk_term$23);
-        rdv_or$24 = (rdv_or$23 | rdv_term$23);
-        rdb_or$24 = (rdb_or$23 | rdb_term$23);
-        rd_key_sel = rdk_or$24;
-        rd_val_sel = rdv_or$24;
-        rd_valid_sel = rdb_or$24;
-        if ((rd_index$q == 24)) begin
-            rdk_term$24 = stash_key$24$q;
-            rdv_term$24 = stash_value$24$q;
-            rdb_term$24 = stash_valid$24$q;
-        end
-        else begin
-            rdk_term$24 = 32'h0;
-            rdv_term$24 = 32'h0;
-            rdb_term$24 = 1'b0;
-        end
-        rdk_or$25 = (rdk_or$24 | rdk_term$24);
-        rdv_or$25 = (rdv_or$24 | rdv_term$24);
-        rdb_or$25 = (rdb_or$24 | rdb_term$24);
-        rd_key_sel = rdk_or$25;
-        rd_val_sel = rdv_or$25;
-        rd_valid_sel = rdb_or$25;
-        if ((rd_index$q == 25)) begin
-            rdk_term$25 = stash_key$25$q;
-            rdv_term$25 = stash_value$25$q;
-            rdb_term$25 = stash_valid$25$q;
-        end
-        else begin
-            rdk_term$25 = 32'h0;
-            rdv_term$25 = 32'h0;
-            rdb_term$25 = 1'b0;
-        end
-        rdk_or$26 = (rdk_or$25 | rdk_term$25);
-        rdv_or$26 = (rdv_or$25 | rdv_term$25);
-        rdb_or$26 = (rdb_or$25 | rdb_term$25);
-        rd_key_sel = rdk_or$26;
-        rd_val_sel = rdv_or$26;
-        rd_valid_sel = rdb_or$26;
-        if ((rd_index$q == 26)) begin
-            rdk_term$26 = stash_key$26$q;
-            rdv_term$26 = stash_value$26$q;
-            rdb_term$26 = stash_valid$26$q;
-        end
-        else begin
-            rdk_term$26 = 32'h0;
-            rdv_term$26 = 32'h0;
-            rdb_term$26 = 1'b0;
-        end
-        rdk_or$27 = (rdk_or$26 | rdk_term$26);
-        rdv_or$27 = (rdv_or$26 | rdv_term$26);
-        rdb_or$27 = (rdb_or$26 | rdb_term$26);
-        rd_key_sel = rdk_or$27;
-        rd_val_sel = rdv_or$27;
-        rd_valid_sel = rdb_or$27;
-        if ((rd_index$q == 27)) begin
-            rdk_term$27 = stash_key$27$q;
-            rdv_term$27 = stash_value$27$q;
-            rdb_term$27 = stash_valid$27$q;
-        end
-        else begin
-            rdk_term$27 = 32'h0;
-            rdv_term$27 = 32'h0;
-            rdb_term$27 = 1'b0;
-        end
-        rdk_or$28 = (rdk_or$27 | rdk_term$27);
-        rdv_or$28 = (rdv_or$27 | rdv_term$27);
-        rdb_or$28 = (rdb_or$27 | rdb_term$27);
-        rd_key_sel = rdk_or$28;
-        rd_val_sel = rdv_or$28;
-        rd_valid_sel = rdb_or$28;
-        if ((rd_index$q == 28)) begin
-            rdk_term$28 = stash_key$28$q;
-            rdv_term$28 = stash_value$28$q;
-            rdb_term$28 = stash_valid$28$q;
-        end
-        else begin
-            rdk_term$28 = 32'h0;
-            rdv_term$28 = 32'h0;
-            rdb_term$28 = 1'b0;
-        end
-        rdk_or$29 = (rdk_or$28 | rdk_term$28);
-        rdv_or$29 = (rdv_or$28 | rdv_term$28);
-        rdb_or$29 = (rdb_or$28 | rdb_term$28);
-        rd_key_sel = rdk_or$29;
-        rd_val_sel = rdv_or$29;
-        rd_valid_sel = rdb_or$29;
-        if ((rd_index$q == 29)) begin
-            rdk_term$29 = stash_key$29$q;
-            rdv_term$29 = stash_value$29$q;
-            rdb_term$29 = stash_valid$29$q;
-        end
-        else begin
-            rdk_term$29 = 32'h0;
-            rdv_term$29 = 32'h0;
-            rdb_term$29 = 1'b0;
-        end
-        rdk_or$30 = (rdk_or$29 | rdk_term$29);
-        rdv_or$30 = (rdv_or$29 | rdv_term$29);
-        rdb_or$30 = (rdb_or$29 | rdb_term$29);
-        rd_key_sel = rdk_or$30;
-        rd_val_sel = rdv_or$30;
-        rd_valid_sel = rdb_or$30;
-        if ((rd_index$q == 30)) begin
-            rdk_term$30 = stash_key$30$q;
-            rdv_term$30 = stash_value$30$q;
-            rdb_term$30 = stash_valid$30$q;
-        end
-        else begin
-            rdk_term$30 = 32'h0;
-            rdv_term$30 = 32'h0;
-            rdb_term$30 = 1'b0;
-        end
-        rdk_or$31 = (rdk_or$30 | rdk_term$30);
-        rdv_or$31 = (rdv_or$30 | rdv_term$30);
-        rdb_or$31 = (rdb_or$30 | rdb_term$30);
-        rd_key_sel = rdk_or$31;
-        rd_val_sel = rdv_or$31;
-        rd_valid_sel = rdb_or$31;
-        if ((rd_index$q == 31)) begin
-            rdk_term$31 = stash_key$31$q;
-            rdv_term$31 = stash_value$31$q;
-            rdb_term$31 = stash_valid$31$q;
-        end
-        else begin
-            rdk_term$31 = 32'h0;
-            rdv_term$31 = 32'h0;
-            rdb_term$31 = 1'b0;
-        end
-        rdk_or$32 = (rdk_or$31 | rdk_term$31);
-        rdv_or$32 = (rdv_or$31 | rdv_term$31);
-        rdb_or$32 = (rdb_or$31 | rdb_term$31);
-        rd_key_sel = rdk_or$32;
-        rd_val_sel = rdv_or$32;
-        rd_valid_sel = rdb_or$32;
-        rd_stash_entry = ((((rd_valid_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((rd_key_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((rd_val_sel) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
-        rd_way_entry = way$0$aux_read_data;
-        if ((rd_way$q == 1)) begin
-            rd_way_entry = way$1$aux_read_data;
-        end
-        if ((rd_way$q == 2)) begin
-            rd_way_entry = way$2$aux_read_data;
-        end
-        if ((rd_way$q == 3)) begin
-            rd_way_entry = way$3$aux_read_data;
-        end
-        rd_valid_q$d = rd_pending$q;
-        if (rd_pending$q) begin
-            if (rd_stash$q) begin
-                rd_entry_q$d = rd_stash_entry;
+        pre_ok$d = ~((rd_take | clearing$q) | rst);
+        c_fresh$d = (pre_ok$q & ~take);
+        take_w$0 = ((k_ok$0$q & ~k_bad0$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
+        k_fresh$0$d = (pre_ok$q & ~take_w$0);
+        take_w$1 = ((k_ok$1$q & ~k_bad0$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
+        k_fresh$1$d = (pre_ok$q & ~take_w$1);
+        take_w$2 = ((k_ok$2$q & ~k_bad0$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
+        k_fresh$2$d = (pre_ok$q & ~take_w$2);
+        take_w$3 = ((k_ok$3$q & ~k_bad0$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
+        k_fresh$3$d = (pre_ok$q & ~take_w$3);
+        c_rdref$d = rd_refused;
+        bad_inc$d = 32'h0;
+        if (~c_rst$q) begin
+            if ((bad | c_rdref$q)) begin
+                bad_inc$d = 32'h1;
+            end
+            if ((bad & c_rdref$q)) begin
+                bad_inc$d = 32'h2;
+            end
+        end
+        bad_update_count$d = (bad_update_count$q + ((bad_inc$q) & 32'hffffffff));
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$0$q | gfill_p))) begin
+            stash_valid$0$d = 1'b0;
+        end
+        if ((take & c_sel$0$q)) begin
+            stash_valid$0$d = c_is_write$q;
+            stash_key$0$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$1$q | gfill_p))) begin
+            stash_valid$1$d = 1'b0;
+        end
+        if ((take & c_sel$1$q)) begin
+            stash_valid$1$d = c_is_write$q;
+            stash_key$1$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$2$q | gfill_p))) begin
+            stash_valid$2$d = 1'b0;
+        end
+        if ((take & c_sel$2$q)) begin
+            stash_valid$2$d = c_is_write$q;
+            stash_key$2$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$3$q | gfill_p))) begin
+            stash_valid$3$d = 1'b0;
+        end
+        if ((take & c_sel$3$q)) begin
+            stash_valid$3$d = c_is_write$q;
+            stash_key$3$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$4$q | gfill_p))) begin
+            stash_valid$4$d = 1'b0;
+        end
+        if ((take & c_sel$4$q)) begin
+            stash_valid$4$d = c_is_write$q;
+            stash_key$4$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$5$q | gfill_p))) begin
+            stash_valid$5$d = 1'b0;
+        end
+        if ((take & c_sel$5$q)) begin
+            stash_valid$5$d = c_is_write$q;
+            stash_key$5$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$6$q | gfill_p))) begin
+            stash_valid$6$d = 1'b0;
+        end
+        if ((take & c_sel$6$q)) begin
+            stash_valid$6$d = c_is_write$q;
+            stash_key$6$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$7$q | gfill_p))) begin
+            stash_valid$7$d = 1'b0;
+        end
+        if ((take & c_sel$7$q)) begin
+            stash_valid$7$d = c_is_write$q;
+            stash_key$7$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$8$q | gfill_p))) begin
+            stash_valid$8$d = 1'b0;
+        end
+        if ((take & c_sel$8$q)) begin
+            stash_valid$8$d = c_is_write$q;
+            stash_key$8$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$9$q | gfill_p))) begin
+            stash_valid$9$d = 1'b0;
+        end
+        if ((take & c_sel$9$q)) begin
+            stash_valid$9$d = c_is_write$q;
+            stash_key$9$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$10$q | gfill_p))) begin
+            stash_valid$10$d = 1'b0;
+        end
+        if ((take & c_sel$10$q)) begin
+            stash_valid$10$d = c_is_write$q;
+            stash_key$10$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$11$q | gfill_p))) begin
+            stash_valid$11$d = 1'b0;
+        end
+        if ((take & c_sel$11$q)) begin
+            stash_valid$11$d = c_is_write$q;
+            stash_key$11$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$12$q | gfill_p))) begin
+            stash_valid$12$d = 1'b0;
+        end
+        if ((take & c_sel$12$q)) begin
+            stash_valid$12$d = c_is_write$q;
+            stash_key$12$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$13$q | gfill_p))) begin
+            stash_valid$13$d = 1'b0;
+        end
+        if ((take & c_sel$13$q)) begin
+            stash_valid$13$d = c_is_write$q;
+            stash_key$13$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$14$q | gfill_p))) begin
+            stash_valid$14$d = 1'b0;
+        end
+        if ((take & c_sel$14$q)) begin
+            stash_valid$14$d = c_is_write$q;
+            stash_key$14$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$15$q | gfill_p))) begin
+            stash_valid$15$d = 1'b0;
+        end
+        if ((take & c_sel$15$q)) begin
+            stash_valid$15$d = c_is_write$q;
+            stash_key$15$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$16$q | gfill_p))) begin
+            stash_valid$16$d = 1'b0;
+        end
+        if ((take & c_sel$16$q)) begin
+            stash_valid$16$d = c_is_write$q;
+            stash_key$16$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$17$q | gfill_p))) begin
+            stash_valid$17$d = 1'b0;
+        end
+        if ((take & c_sel$17$q)) begin
+            stash_valid$17$d = c_is_write$q;
+            stash_key$17$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$18$q | gfill_p))) begin
+            stash_valid$18$d = 1'b0;
+        end
+        if ((take & c_sel$18$q)) begin
+            stash_valid$18$d = c_is_write$q;
+            stash_key$18$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$19$q | gfill_p))) begin
+            stash_valid$19$d = 1'b0;
+        end
+        if ((take & c_sel$19$q)) begin
+            stash_valid$19$d = c_is_write$q;
+            stash_key$19$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$20$q | gfill_p))) begin
+            stash_valid$20$d = 1'b0;
+        end
+        if ((take & c_sel$20$q)) begin
+            stash_valid$20$d = c_is_write$q;
+            stash_key$20$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$21$q | gfill_p))) begin
+            stash_valid$21$d = 1'b0;
+        end
+        if ((take & c_sel$21$q)) begin
+            stash_valid$21$d = c_is_write$q;
+            stash_key$21$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$22$q | gfill_p))) begin
+            stash_valid$22$d = 1'b0;
+        end
+        if ((take & c_sel$22$q)) begin
+            stash_valid$22$d = c_is_write$q;
+            stash_key$22$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$23$q | gfill_p))) begin
+            stash_valid$23$d = 1'b0;
+        end
+        if ((take & c_sel$23$q)) begin
+            stash_valid$23$d = c_is_write$q;
+            stash_key$23$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$24$q | gfill_p))) begin
+            stash_valid$24$d = 1'b0;
+        end
+        if ((take & c_sel$24$q)) begin
+            stash_valid$24$d = c_is_write$q;
+            stash_key$24$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$25$q | gfill_p))) begin
+            stash_valid$25$d = 1'b0;
+        end
+        if ((take & c_sel$25$q)) begin
+            stash_valid$25$d = c_is_write$q;
+            stash_key$25$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$26$q | gfill_p))) begin
+            stash_valid$26$d = 1'b0;
+        end
+        if ((take & c_sel$26$q)) begin
+            stash_valid$26$d = c_is_write$q;
+            stash_key$26$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$27$q | gfill_p))) begin
+            stash_valid$27$d = 1'b0;
+        end
+        if ((take & c_sel$27$q)) begin
+            stash_valid$27$d = c_is_write$q;
+            stash_key$27$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$28$q | gfill_p))) begin
+            stash_valid$28$d = 1'b0;
+        end
+        if ((take & c_sel$28$q)) begin
+            stash_valid$28$d = c_is_write$q;
+            stash_key$28$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$29$q | gfill_p))) begin
+            stash_valid$29$d = 1'b0;
+        end
+        if ((take & c_sel$29$q)) begin
+            stash_valid$29$d = c_is_write$q;
+            stash_key$29$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$30$q | gfill_p))) begin
+            stash_valid$30$d = 1'b0;
+        end
+        if ((take & c_sel$30$q)) begin
+            stash_valid$30$d = c_is_write$q;
+            stash_key$30$d = c_key$q;
+        end
+        if (((take & c_is_write$q & ~c_rst$q) & &(sp$31$q | gfill_p))) begin
+            stash_valid$31$d = 1'b0;
+        end
+        if ((take & c_sel$31$q)) begin
+            stash_valid$31$d = c_is_write$q;
+            stash_key$31$d = c_key$q;
+        end
+        u2_valid$d = ((take & ~c_rst$q) & ~c_is_slot$q);
+        u2_index$d = c_index$q;
+        u2_key$d = c_key$q;
+        u2_value$d = c_value$q;
+        u3_valid$d = u2_valid$q;
+        u3_index$d = u2_index$q;
+        u3_key$d = u2_key$q;
+        u3_value$d = u2_value$q;
+        if ((u3_valid$q & (u3_index$q == 0))) begin
+            stash_value$0$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 1))) begin
+            stash_value$1$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 2))) begin
+            stash_value$2$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 3))) begin
+            stash_value$3$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 4))) begin
+            stash_value$4$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 5))) begin
+            stash_value$5$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 6))) begin
+            stash_value$6$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 7))) begin
+            stash_value$7$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 8))) begin
+            stash_value$8$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 9))) begin
+            stash_value$9$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 10))) begin
+            stash_value$10$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 11))) begin
+            stash_value$11$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 12))) begin
+            stash_value$12$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 13))) begin
+            stash_value$13$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 14))) begin
+            stash_value$14$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 15))) begin
+            stash_value$15$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 16))) begin
+            stash_value$16$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 17))) begin
+            stash_value$17$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 18))) begin
+            stash_value$18$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 19))) begin
+            stash_value$19$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 20))) begin
+            stash_value$20$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 21))) begin
+            stash_value$21$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 22))) begin
+            stash_value$22$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 23))) begin
+            stash_value$23$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 24))) begin
+            stash_value$24$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 25))) begin
+            stash_value$25$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 26))) begin
+            stash_value$26$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 27))) begin
+            stash_value$27$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 28))) begin
+            stash_value$28$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 29))) begin
+            stash_value$29$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 30))) begin
+            stash_value$30$d = u3_value$q;
+        end
+        if ((u3_valid$q & (u3_index$q == 31))) begin
+            stash_value$31$d = u3_value$q;
+        end
+        stash_ram$write_enable = u3_valid$q;
+        stash_ram$write_address = u3_index$q;
+        stash_ram$write_data = ((((u3_key$q) & 168'hffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((u3_value$q) & 168'hffffffffffffffffffffffffffffffffffffffffff));
+        prx$0 = (way$0$aux_read_data[(32'h70)+:(56)] ^ pre_key$q);
+        pg$0$d = (~((prx$0 | (prx$0 >> 32'h1)) | (prx$0 >> 32'h2)) & gpos);
+        if (way$0$aux_read_data[32'ha8]) begin
+            pg$0$d = ((~((prx$0 | (prx$0 >> 32'h1)) | (prx$0 >> 32'h2)) & gpos) | bit1);
+        end
+        pmask$0$d = (pm_pend$0$q | (pm_infl$0$q & present_q$0$q));
+        prx$1 = (way$1$aux_read_data[(32'h70)+:(56)] ^ pre_key$q);
+        pg$1$d = (~((prx$1 | (prx$1 >> 32'h1)) | (prx$1 >> 32'h2)) & gpos);
+        if (way$1$aux_read_data[32'ha8]) begin
+            pg$1$d = ((~((prx$1 | (prx$1 >> 32'h1)) | (prx$1 >> 32'h2)) & gpos) | bit1);
+        end
+        pmask$1$d = (pm_pend$1$q | (pm_infl$1$q & present_q$1$q));
+        prx$2 = (way$2$aux_read_data[(32'h70)+:(56)] ^ pre_key$q);
+        pg$2$d = (~((prx$2 | (prx$2 >> 32'h1)) | (prx$2 >> 32'h2)) & gpos);
+        if (way$2$aux_read_data[32'ha8]) begin
+            pg$2$d = ((~((prx$2 | (prx$2 >> 32'h1)) | (prx$2 >> 32'h2)) & gpos) | bit1);
+        end
+        pmask$2$d = (pm_pend$2$q | (pm_infl$2$q & present_q$2$q));
+        prx$3 = (way$3$aux_read_data[(32'h70)+:(56)] ^ pre_key$q);
+        pg$3$d = (~((prx$3 | (prx$3 >> 32'h1)) | (prx$3 >> 32'h2)) & gpos);
+        if (way$3$aux_read_data[32'ha8]) begin
+            pg$3$d = ((~((prx$3 | (prx$3 >> 32'h1)) | (prx$3 >> 32'h2)) & gpos) | bit1);
+        end
+        pmask$3$d = (pm_pend$3$q | (pm_infl$3$q & present_q$3$q));
+        infl_valid$d = (take & c_is_write$q);
+        if (take) begin
+            infl_tgt$0$d = c_tgt$0$q;
+            infl_slot$0$d = c_home$0$q;
+            infl_tgt$1$d = c_tgt$1$q;
+            infl_slot$1$d = c_home$1$q;
+            infl_tgt$2$d = c_tgt$2$q;
+            infl_slot$2$d = c_home$2$q;
+            infl_tgt$3$d = c_tgt$3$q;
+            infl_slot$3$d = c_home$3$q;
+        end
+        present$0 = (infl_valid$q & &(pg$0$q | gfill) & ~pmask$0$q & ~infl_tgt$0$q);
+        present_q$0$d = present$0;
+        present$1 = (infl_valid$q & &(pg$1$q | gfill) & ~pmask$1$q & ~infl_tgt$1$q);
+        present_q$1$d = present$1;
+        present$2 = (infl_valid$q & &(pg$2$q | gfill) & ~pmask$2$q & ~infl_tgt$2$q);
+        present_q$2$d = present$2;
+        present$3 = (infl_valid$q & &(pg$3$q | gfill) & ~pmask$3$q & ~infl_tgt$3$q);
+        present_q$3$d = present$3;
+        rd1_valid$d = rd_take;
+        k_rd$0$d = rd_take;
+        k_rd$1$d = rd_take;
+        k_rd$2$d = rd_take;
+        k_rd$3$d = rd_take;
+        rd1_stash$d = s_read_stash;
+        rd1_way$d = s_read_way;
+        rd1_index$d = s_read_index;
+        rd1_use$0$d = (rd_take & ~s_read_stash & (s_read_way == 0));
+        q_sel$0$d = (clearing$q | ((rd_take & ~s_read_stash) & (s_read_way == 0)));
+        rd1_use$1$d = (rd_take & ~s_read_stash & (s_read_way == 1));
+        q_sel$1$d = (clearing$q | ((rd_take & ~s_read_stash) & (s_read_way == 1)));
+        rd1_use$2$d = (rd_take & ~s_read_stash & (s_read_way == 2));
+        q_sel$2$d = (clearing$q | ((rd_take & ~s_read_stash) & (s_read_way == 2)));
+        rd1_use$3$d = (rd_take & ~s_read_stash & (s_read_way == 3));
+        q_sel$3$d = (clearing$q | ((rd_take & ~s_read_stash) & (s_read_way == 3)));
+        q_idx$d = s_read_index;
+        if (clearing$q) begin
+            q_idx$d = clear_index$q;
+        end
+        drain$0 = ((take_w$0 | k_rd$0$q) & pend_valid$0$q & ~(take_w$0 & c_tgt$0$q) & ~rd1_use$0$q & ~k_sw$0$q);
+        pa_addr_take$0 = pre_home$0$q;
+        if (pend_valid$0$q) begin
+            pa_addr_take$0 = pend_slot$0$q;
+        end
+        if (c_tgt$0$q) begin
+            pa_addr_take$0 = c_index$q;
+        end
+        pa_we_take$0 = (c_tgt$0$q | pend_valid$0$q);
+        pa_addr_idle$0 = pre_home$0$q;
+        if ((k_rd$0$q & pend_valid_i$0$q)) begin
+            pa_addr_idle$0 = pend_slot$0$q;
+        end
+        if (q_sel$0$q) begin
+            pa_addr_idle$0 = q_idx$q;
+        end
+        pa_we_idle$0 = (k_sw$0$q | ((k_rd$0$q & pend_valid_i$0$q) & ~rd1_use$0$q));
+        pa_take_mask$0 = 32'h0;
+        if (take_w$0) begin
+            pa_take_mask$0 = 32'hffff;
+        end
+        way$0$write_address = ((pa_addr_take$0 & pa_take_mask$0) | (pa_addr_idle$0 & ~pa_take_mask$0));
+        way$0$write_enable = ((take_w$0 & pa_we_take$0) | (~take_w$0 & pa_we_idle$0));
+        way$0$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        if (((take_w$0 & c_tgt$0$q) & k_write$0$q)) begin
+            way$0$write_data = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        end
+        pend_next$0 = pend_valid$0$q;
+        if ((drain$0 | ((take_w$0 & c_tgt$0$q) & (c_index$q == pend_slot$0$q)))) begin
+            pend_next$0 = 1'b0;
+        end
+        if (present$0) begin
+            pend_next$0 = 1'b1;
+            pend_slot$0$d = infl_slot$0$q;
+        end
+        pend_valid$0$d = pend_next$0;
+        pend_valid_i$0$d = pend_next$0;
+        drain$1 = ((take_w$1 | k_rd$1$q) & pend_valid$1$q & ~(take_w$1 & c_tgt$1$q) & ~rd1_use$1$q & ~k_sw$1$q);
+        pa_addr_take$1 = pre_home$1$q;
+        if (pend_valid$1$q) begin
+            pa_addr_take$1 = pend_slot$1$q;
+        end
+        if (c_tgt$1$q) begin
+            pa_addr_take$1 = c_index$q;
+        end
+        pa_we_take$1 = (c_tgt$1$q | pend_valid$1$q);
+        pa_addr_idle$1 = pre_home$1$q;
+        if ((k_rd$1$q & pend_valid_i$1$q)) begin
+            pa_addr_idle$1 = pend_slot$1$q;
+        end
+        if (q_sel$1$q) begin
+            pa_addr_idle$1 = q_idx$q;
+        end
+        pa_we_idle$1 = (k_sw$1$q | ((k_rd$1$q & pend_valid_i$1$q) & ~rd1_use$1$q));
+        pa_take_mask$1 = 32'h0;
+        if (take_w$1) begin
+            pa_take_mask$1 = 32'hffff;
+        end
+        way$1$write_address = ((pa_addr_take$1 & pa_take_mask$1) | (pa_addr_idle$1 & ~pa_take_mask$1));
+        way$1$write_enable = ((take_w$1 & pa_we_take$1) | (~take_w$1 & pa_we_idle$1));
+        way$1$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        if (((take_w$1 & c_tgt$1$q) & k_write$1$q)) begin
+            way$1$write_data = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        end
+        pend_next$1 = pend_valid$1$q;
+        if ((drain$1 | ((take_w$1 & c_tgt$1$q) & (c_index$q == pend_slot$1$q)))) begin
+            pend_next$1 = 1'b0;
+        end
+        if (present$1) begin
+            pend_next$1 = 1'b1;
+            pend_slot$1$d = infl_slot$1$q;
+        end
+        pend_valid$1$d = pend_next$1;
+        pend_valid_i$1$d = pend_next$1;
+        drain$2 = ((take_w$2 | k_rd$2$q) & pend_valid$2$q & ~(take_w$2 & c_tgt$2$q) & ~rd1_use$2$q & ~k_sw$2$q);
+        pa_addr_take$2 = pre_home$2$q;
+        if (pend_valid$2$q) begin
+            pa_addr_take$2 = pend_slot$2$q;
+        end
+        if (c_tgt$2$q) begin
+            pa_addr_take$2 = c_index$q;
+        end
+        pa_we_take$2 = (c_tgt$2$q | pend_valid$2$q);
+        pa_addr_idle$2 = pre_home$2$q;
+        if ((k_rd$2$q & pend_valid_i$2$q)) begin
+            pa_addr_idle$2 = pend_slot$2$q;
+        end
+        if (q_sel$2$q) begin
+            pa_addr_idle$2 = q_idx$q;
+        end
+        pa_we_idle$2 = (k_sw$2$q | ((k_rd$2$q & pend_valid_i$2$q) & ~rd1_use$2$q));
+        pa_take_mask$2 = 32'h0;
+        if (take_w$2) begin
+            pa_take_mask$2 = 32'hffff;
+        end
+        way$2$write_address = ((pa_addr_take$2 & pa_take_mask$2) | (pa_addr_idle$2 & ~pa_take_mask$2));
+        way$2$write_enable = ((take_w$2 & pa_we_take$2) | (~take_w$2 & pa_we_idle$2));
+        way$2$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        if (((take_w$2 & c_tgt$2$q) & k_write$2$q)) begin
+            way$2$write_data = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        end
+        pend_next$2 = pend_valid$2$q;
+        if ((drain$2 | ((take_w$2 & c_tgt$2$q) & (c_index$q == pend_slot$2$q)))) begin
+            pend_next$2 = 1'b0;
+        end
+        if (present$2) begin
+            pend_next$2 = 1'b1;
+            pend_slot$2$d = infl_slot$2$q;
+        end
+        pend_valid$2$d = pend_next$2;
+        pend_valid_i$2$d = pend_next$2;
+        drain$3 = ((take_w$3 | k_rd$3$q) & pend_valid$3$q & ~(take_w$3 & c_tgt$3$q) & ~rd1_use$3$q & ~k_sw$3$q);
+        pa_addr_take$3 = pre_home$3$q;
+        if (pend_valid$3$q) begin
+            pa_addr_take$3 = pend_slot$3$q;
+        end
+        if (c_tgt$3$q) begin
+            pa_addr_take$3 = c_index$q;
+        end
+        pa_we_take$3 = (c_tgt$3$q | pend_valid$3$q);
+        pa_addr_idle$3 = pre_home$3$q;
+        if ((k_rd$3$q & pend_valid_i$3$q)) begin
+            pa_addr_idle$3 = pend_slot$3$q;
+        end
+        if (q_sel$3$q) begin
+            pa_addr_idle$3 = q_idx$q;
+        end
+        pa_we_idle$3 = (k_sw$3$q | ((k_rd$3$q & pend_valid_i$3$q) & ~rd1_use$3$q));
+        pa_take_mask$3 = 32'h0;
+        if (take_w$3) begin
+            pa_take_mask$3 = 32'hffff;
+        end
+        way$3$write_address = ((pa_addr_take$3 & pa_take_mask$3) | (pa_addr_idle$3 & ~pa_take_mask$3));
+        way$3$write_enable = ((take_w$3 & pa_we_take$3) | (~take_w$3 & pa_we_idle$3));
+        way$3$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        if (((take_w$3 & c_tgt$3$q) & k_write$3$q)) begin
+            way$3$write_data = ((((1'b1) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | (((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+        end
+        pend_next$3 = pend_valid$3$q;
+        if ((drain$3 | ((take_w$3 & c_tgt$3$q) & (c_index$q == pend_slot$3$q)))) begin
+            pend_next$3 = 1'b0;
+        end
+        if (present$3) begin
+            pend_next$3 = 1'b1;
+            pend_slot$3$d = infl_slot$3$q;
+        end
+        pend_valid$3$d = pend_next$3;
+        pend_valid_i$3$d = pend_next$3;
+        rm_addr = q_idx$q;
+        rm_pend_w$0 = (pend_valid$0$q & (pend_slot$0$q == rm_addr));
+        rm_infl_w$0 = (infl_valid$q & (infl_slot$0$q == rm_addr));
+        rm_pend_w$1 = (pend_valid$1$q & (pend_slot$1$q == rm_addr));
+        rm_infl_w$1 = (infl_valid$q & (infl_slot$1$q == rm_addr));
+        rm_pend_w$2 = (pend_valid$2$q & (pend_slot$2$q == rm_addr));
+        rm_infl_w$2 = (infl_valid$q & (infl_slot$2$q == rm_addr));
+        rm_pend_w$3 = (pend_valid$3$q & (pend_slot$3$q == rm_addr));
+        rm_infl_w$3 = (infl_valid$q & (infl_slot$3$q == rm_addr));
+        rd2_pend$d = rm_pend_w$0;
+        rd2_infl$d = rm_infl_w$0;
+        if ((rd1_way$q == 1)) begin
+            rd2_pend$d = rm_pend_w$1;
+            rd2_infl$d = rm_infl_w$1;
+        end
+        if ((rd1_way$q == 2)) begin
+            rd2_pend$d = rm_pend_w$2;
+            rd2_infl$d = rm_infl_w$2;
+        end
+        if ((rd1_way$q == 3)) begin
+            rd2_pend$d = rm_pend_w$3;
+            rd2_infl$d = rm_infl_w$3;
+        end
+        rsv_or$0 = 1'b0;
+        rd2_sv$d = rsv_or$0;
+        rsv_or$1 = (rsv_or$0 | (stash_valid$0$q & (rd1_index$q == 0)));
+        rd2_sv$d = rsv_or$1;
+        rsv_or$2 = (rsv_or$1 | (stash_valid$1$q & (rd1_index$q == 1)));
+        rd2_sv$d = rsv_or$2;
+        rsv_or$3 = (rsv_or$2 | (stash_valid$2$q & (rd1_index$q == 2)));
+        rd2_sv$d = rsv_or$3;
+        rsv_or$4 = (rsv_or$3 | (stash_valid$3$q & (rd1_index$q == 3)));
+        rd2_sv$d = rsv_or$4;
+        rsv_or$5 = (rsv_or$4 | (stash_valid$4$q & (rd1_index$q == 4)));
+        rd2_sv$d = rsv_or$5;
+        rsv_or$6 = (rsv_or$5 | (stash_valid$5$q & (rd1_index$q == 5)));
+        rd2_sv$d = rsv_or$6;
+        rsv_or$7 = (rsv_or$6 | (stash_valid$6$q & (rd1_index$q == 6)));
+        rd2_sv$d = rsv_or$7;
+        rsv_or$8 = (rsv_or$7 | (stash_valid$7$q & (rd1_index$q == 7)));
+        rd2_sv$d = rsv_or$8;
+        rsv_or$9 = (rsv_or$8 | (stash_valid$8$q & (rd1_index$q == 8)));
+        rd2_sv$d = rsv_or$9;
+        rsv_or$10 = (rsv_or$9 | (stash_valid$9$q & (rd1_index$q == 9)));
+        rd2_sv$d = rsv_or$10;
+        rsv_or$11 = (rsv_or$10 | (stash_valid$10$q & (rd1_index$q == 10)));
+        rd2_sv$d = rsv_or$11;
+        rsv_or$12 = (rsv_or$11 | (stash_valid$11$q & (rd1_index$q == 11)));
+        rd2_sv$d = rsv_or$12;
+        rsv_or$13 = (rsv_or$12 | (stash_valid$12$q & (rd1_index$q == 12)));
+        rd2_sv$d = rsv_or$13;
+        rsv_or$14 = (rsv_or$13 | (stash_valid$13$q & (rd1_index$q == 13)));
+        rd2_sv$d = rsv_or$14;
+        rsv_or$15 = (rsv_or$14 | (stash_valid$14$q & (rd1_index$q == 14)));
+        rd2_sv$d = rsv_or$15;
+        rsv_or$16 = (rsv_or$15 | (stash_valid$15$q & (rd1_index$q == 15)));
+        rd2_sv$d = rsv_or$16;
+        rsv_or$17 = (rsv_or$16 | (stash_valid$16$q & (rd1_index$q == 16)));
+        rd2_sv$d = rsv_or$17;
+        rsv_or$18 = (rsv_or$17 | (stash_valid$17$q & (rd1_index$q == 17)));
+        rd2_sv$d = rsv_or$18;
+        rsv_or$19 = (rsv_or$18 | (stash_valid$18$q & (rd1_index$q == 18)));
+        rd2_sv$d = rsv_or$19;
+        rsv_or$20 = (rsv_or$19 | (stash_valid$19$q & (rd1_index$q == 19)));
+        rd2_sv$d = rsv_or$20;
+        rsv_or$21 = (rsv_or$20 | (stash_valid$20$q & (rd1_index$q == 20)));
+        rd2_sv$d = rsv_or$21;
+        rsv_or$22 = (rsv_or$21 | (stash_valid$21$q & (rd1_index$q == 21)));
+        rd2_sv$d = rsv_or$22;
+        rsv_or$23 = (rsv_or$22 | (stash_valid$22$q & (rd1_index$q == 22)));
+        rd2_sv$d = rsv_or$23;
+        rsv_or$24 = (rsv_or$23 | (stash_valid$23$q & (rd1_index$q == 23)));
+        rd2_sv$d = rsv_or$24;
+        rsv_or$25 = (rsv_or$24 | (stash_valid$24$q & (rd1_index$q == 24)));
+        rd2_sv$d = rsv_or$25;
+        rsv_or$26 = (rsv_or$25 | (stash_valid$25$q & (rd1_index$q == 25)));
+        rd2_sv$d = rsv_or$26;
+        rsv_or$27 = (rsv_or$26 | (stash_valid$26$q & (rd1_index$q == 26)));
+        rd2_sv$d = rsv_or$27;
+        rsv_or$28 = (rsv_or$27 | (stash_valid$27$q & (rd1_index$q == 27)));
+        rd2_sv$d = rsv_or$28;
+        rsv_or$29 = (rsv_or$28 | (stash_valid$28$q & (rd1_index$q == 28)));
+        rd2_sv$d = rsv_or$29;
+        rsv_or$30 = (rsv_or$29 | (stash_valid$29$q & (rd1_index$q == 29)));
+        rd2_sv$d = rsv_or$30;
+        rsv_or$31 = (rsv_or$30 | (stash_valid$30$q & (rd1_index$q == 30)));
+        rd2_sv$d = rsv_or$31;
+        rsv_or$32 = (rsv_or$31 | (stash_valid$31$q & (rd1_index$q == 31)));
+        rd2_sv$d = rsv_or$32;
+        rd2_valid$d = rd1_valid$q;
+        rd2_stash$d = rd1_stash$q;
+        rd2_way$d = rd1_way$q;
+        rd2_index$d = rd1_index$q;
+        rd_word = way$0$aux_read_data;
+        if ((rd2_way$q == 1)) begin
+            rd_word = way$1$aux_read_data;
+        end
+        if ((rd2_way$q == 2)) begin
+            rd_word = way$2$aux_read_data;
+        end
+        if ((rd2_way$q == 3)) begin
+            rd_word = way$3$aux_read_data;
+        end
+        rd3_word$d = rd_word;
+        rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$0$q));
+        if ((rd2_way$q == 1)) begin
+            rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$1$q));
+        end
+        if ((rd2_way$q == 2)) begin
+            rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$2$q));
+        end
+        if ((rd2_way$q == 3)) begin
+            rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$3$q));
+        end
+        rd3_valid$d = rd2_valid$q;
+        rd3_stash$d = rd2_stash$q;
+        rd3_index$d = rd2_index$q;
+        rd3_sv$d = rd2_sv$q;
+        stash_ram$read_address = rd3_index$q;
+        rd_valid_q$d = rd3_valid$q;
+        if (rd3_valid$q) begin
+            if (rd3_stash$q) begin
+                rd_entry_q$d = ((((rd3_sv$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'ha8) | ((stash_ram$read_data) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
+            end
+            else if ((rd3_word$q[32'ha8] & ~rd3_mask$q)) begin
+                rd_entry_q$d = rd3_word$q;
             end
             else begin
-                rd_entry_q$d = rd_way_entry;
+                rd_entry_q$d = 32'h0;
             end
         end
         m_read_valid = rd_valid_q$q;
         m_read_entry = rd_entry_q$q;
         if (clearing$q) begin
-            way$0$write_address = clear_index$q;
-            way$0$write_data = 32'h0;
-            way$0$write_enable = 1'b1;
-            way$1$write_address = clear_index$q;
-            way$1$write_data = 32'h0;
-            way$1$write_enable = 1'b1;
-            way$2$write_address = clear_index$q;
-            way$2$write_data = 32'h0;
-            way$2$write_enable = 1'b1;
-            way$3$write_address = clear_index$q;
-            way$3$write_data = 32'h0;
-            way$3$write_enable = 1'b1;
             clear_index$d = (clear_index$q + 32'h1);
             if ((clear_index$q == depth_m1)) begin
                 clearing$d = 1'b0;
             end
         end
-        pre_valid$d = ~(upd_take | rd_take | clearing$q);
-        pre_key$d = s_update_key;
+        k_sw$0$d = clearing$q;
+        k_sw$1$d = clearing$q;
+        k_sw$2$d = clearing$q;
+        k_sw$3$d = clearing$q;
         if (rst) begin
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
@@ -4546,20 +6412,25 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
             stash_valid$29$d = 1'b0;
             stash_valid$30$d = 1'b0;
             stash_valid$31$d = 1'b0;
-            s1_valid$d = 1'b0;
-            s2_valid$d = 1'b0;
+            l1_valid$d = 1'b0;
+            l2_valid$d = 1'b0;
+            l3_valid$d = 1'b0;
+            l4_valid$d = 1'b0;
             out_valid$d = 1'b0;
-            shadow_valid$d = 1'b0;
             chk_several$d = 1'b0;
-            rd_pending$d = 1'b0;
+            rd1_valid$d = 1'b0;
+            k_rd$0$d = 1'b0;
+            k_rd$1$d = 1'b0;
+            k_rd$2$d = 1'b0;
+            k_rd$3$d = 1'b0;
+            rd2_valid$d = 1'b0;
+            rd3_valid$d = 1'b0;
             rd_valid_q$d = 1'b0;
-            pre_valid$d = 1'b0;
-            u2_is_stash$d = 1'b0;
-            u2_purge$d = 1'b0;
             multi_hit$d = 1'b0;
             multi_hit_count$d = 32'h0;
             dup_hit_count$d = 32'h0;
             bad_update_count$d = 32'h0;
+            bad_inc$d = 32'h0;
         end
         m_result_valid = out_valid$q;
         m_result_hit = out_hit$q;
@@ -4573,6 +6444,25 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     end
     
 endmodule // flow_table
+
+
+module flow_table$bad_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$bad_inc
 
 
 module flow_table$bad_update_count(d,q,clock);
@@ -4594,7 +6484,976 @@ module flow_table$bad_update_count(d,q,clock);
 endmodule // flow_table$bad_update_count
 
 
-module flow_table$chk_and(d,q,clock);
+module flow_table$c_bad0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$c_bad0
+
+
+module flow_table$c_fresh(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_fresh
+
+
+module flow_table$c_home$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_home$0
+
+
+module flow_table$c_home$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_home$1
+
+
+module flow_table$c_home$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_home$2
+
+
+module flow_table$c_home$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_home$3
+
+
+module flow_table$c_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_index
+
+
+module flow_table$c_is_slot(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_is_slot
+
+
+module flow_table$c_is_write(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$c_is_write
+
+
+module flow_table$c_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_key
+
+
+module flow_table$c_keyneq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_keyneq
+
+
+module flow_table$c_ok(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$c_ok
+
+
+module flow_table$c_rdref(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_rdref
+
+
+module flow_table$c_rst(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_rst
+
+
+module flow_table$c_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$0
+
+
+module flow_table$c_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$1
+
+
+module flow_table$c_sel$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$10
+
+
+module flow_table$c_sel$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$11
+
+
+module flow_table$c_sel$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$12
+
+
+module flow_table$c_sel$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$13
+
+
+module flow_table$c_sel$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$14
+
+
+module flow_table$c_sel$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$15
+
+
+module flow_table$c_sel$16(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$16
+
+
+module flow_table$c_sel$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$17
+
+
+module flow_table$c_sel$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$18
+
+
+module flow_table$c_sel$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$19
+
+
+module flow_table$c_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$2
+
+
+module flow_table$c_sel$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$20
+
+
+module flow_table$c_sel$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$21
+
+
+module flow_table$c_sel$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$22
+
+
+module flow_table$c_sel$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$23
+
+
+module flow_table$c_sel$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$24
+
+
+module flow_table$c_sel$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$25
+
+
+module flow_table$c_sel$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$26
+
+
+module flow_table$c_sel$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$27
+
+
+module flow_table$c_sel$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$28
+
+
+module flow_table$c_sel$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$29
+
+
+module flow_table$c_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$3
+
+
+module flow_table$c_sel$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$30
+
+
+module flow_table$c_sel$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$31
+
+
+module flow_table$c_sel$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$4
+
+
+module flow_table$c_sel$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$5
+
+
+module flow_table$c_sel$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$6
+
+
+module flow_table$c_sel$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$7
+
+
+module flow_table$c_sel$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$8
+
+
+module flow_table$c_sel$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_sel$9
+
+
+module flow_table$c_tgt$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_tgt$0
+
+
+module flow_table$c_tgt$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_tgt$1
+
+
+module flow_table$c_tgt$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_tgt$2
+
+
+module flow_table$c_tgt$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_tgt$3
+
+
+module flow_table$c_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$c_valid
+
+
+module flow_table$c_value(d,q,clock);
     
     // Module arguments
     input wire  [111:0] d;
@@ -4610,10 +7469,10 @@ module flow_table$chk_and(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$chk_and
+endmodule // flow_table$c_value
 
 
-module flow_table$chk_or(d,q,clock);
+module flow_table$chk_dis(d,q,clock);
     
     // Module arguments
     input wire  [111:0] d;
@@ -4629,7 +7488,7 @@ module flow_table$chk_or(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$chk_or
+endmodule // flow_table$chk_dis
 
 
 module flow_table$chk_several(d,q,clock);
@@ -4706,6 +7565,842 @@ module flow_table$dup_hit_count(d,q,clock);
     end
           
 endmodule // flow_table$dup_hit_count
+
+
+module flow_table$g_any$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$0
+
+
+module flow_table$g_any$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$1
+
+
+module flow_table$g_any$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$10
+
+
+module flow_table$g_any$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$2
+
+
+module flow_table$g_any$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$3
+
+
+module flow_table$g_any$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$4
+
+
+module flow_table$g_any$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$5
+
+
+module flow_table$g_any$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$6
+
+
+module flow_table$g_any$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$7
+
+
+module flow_table$g_any$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$8
+
+
+module flow_table$g_any$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_any$9
+
+
+module flow_table$g_two$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$0
+
+
+module flow_table$g_two$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$1
+
+
+module flow_table$g_two$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$10
+
+
+module flow_table$g_two$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$2
+
+
+module flow_table$g_two$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$3
+
+
+module flow_table$g_two$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$4
+
+
+module flow_table$g_two$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$5
+
+
+module flow_table$g_two$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$6
+
+
+module flow_table$g_two$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$7
+
+
+module flow_table$g_two$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$8
+
+
+module flow_table$g_two$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$g_two$9
+
+
+module flow_table$ga$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$0
+
+
+module flow_table$ga$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$1
+
+
+module flow_table$ga$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$10
+
+
+module flow_table$ga$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$2
+
+
+module flow_table$ga$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$3
+
+
+module flow_table$ga$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$4
+
+
+module flow_table$ga$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$5
+
+
+module flow_table$ga$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$6
+
+
+module flow_table$ga$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$7
+
+
+module flow_table$ga$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$8
+
+
+module flow_table$ga$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$ga$9
+
+
+module flow_table$go$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$0
+
+
+module flow_table$go$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$1
+
+
+module flow_table$go$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$10
+
+
+module flow_table$go$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$2
+
+
+module flow_table$go$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$3
+
+
+module flow_table$go$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$4
+
+
+module flow_table$go$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$5
+
+
+module flow_table$go$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$6
+
+
+module flow_table$go$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$7
+
+
+module flow_table$go$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$8
+
+
+module flow_table$go$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$go$9
 
 
 module flow_table$hash$0(key,hash);
@@ -6792,6 +10487,1336 @@ module flow_table$hash$3(key,hash);
 endmodule // flow_table$hash$3
 
 
+module flow_table$infl_slot$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_slot$0
+
+
+module flow_table$infl_slot$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_slot$1
+
+
+module flow_table$infl_slot$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_slot$2
+
+
+module flow_table$infl_slot$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_slot$3
+
+
+module flow_table$infl_tgt$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_tgt$0
+
+
+module flow_table$infl_tgt$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_tgt$1
+
+
+module flow_table$infl_tgt$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_tgt$2
+
+
+module flow_table$infl_tgt$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_tgt$3
+
+
+module flow_table$infl_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$infl_valid
+
+
+module flow_table$k_bad0$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_bad0$0
+
+
+module flow_table$k_bad0$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_bad0$1
+
+
+module flow_table$k_bad0$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_bad0$2
+
+
+module flow_table$k_bad0$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_bad0$3
+
+
+module flow_table$k_fresh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_fresh$0
+
+
+module flow_table$k_fresh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_fresh$1
+
+
+module flow_table$k_fresh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_fresh$2
+
+
+module flow_table$k_fresh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_fresh$3
+
+
+module flow_table$k_ok$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_ok$0
+
+
+module flow_table$k_ok$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_ok$1
+
+
+module flow_table$k_ok$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_ok$2
+
+
+module flow_table$k_ok$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_ok$3
+
+
+module flow_table$k_rd$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_rd$0
+
+
+module flow_table$k_rd$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_rd$1
+
+
+module flow_table$k_rd$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_rd$2
+
+
+module flow_table$k_rd$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_rd$3
+
+
+module flow_table$k_sw$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_sw$0
+
+
+module flow_table$k_sw$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_sw$1
+
+
+module flow_table$k_sw$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_sw$2
+
+
+module flow_table$k_sw$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_sw$3
+
+
+module flow_table$k_write$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_write$0
+
+
+module flow_table$k_write$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_write$1
+
+
+module flow_table$k_write$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_write$2
+
+
+module flow_table$k_write$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_write$3
+
+
+module flow_table$l1_fm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$l1_fm
+
+
+module flow_table$l1_idx$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_idx$0
+
+
+module flow_table$l1_idx$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_idx$1
+
+
+module flow_table$l1_idx$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_idx$2
+
+
+module flow_table$l1_idx$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_idx$3
+
+
+module flow_table$l1_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_key
+
+
+module flow_table$l1_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_tag
+
+
+module flow_table$l1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l1_valid
+
+
+module flow_table$l2_fm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l2_fm
+
+
+module flow_table$l2_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l2_key
+
+
+module flow_table$l2_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l2_tag
+
+
+module flow_table$l2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l2_valid
+
+
+module flow_table$l3_fm(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l3_fm
+
+
+module flow_table$l3_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l3_tag
+
+
+module flow_table$l3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l3_valid
+
+
+module flow_table$l4_tag(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l4_tag
+
+
+module flow_table$l4_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$l4_valid
+
+
+module flow_table$lg$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lg$0
+
+
+module flow_table$lg$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lg$1
+
+
+module flow_table$lg$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lg$2
+
+
+module flow_table$lg$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lg$3
+
+
+module flow_table$lm_infl$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_infl$0
+
+
+module flow_table$lm_infl$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_infl$1
+
+
+module flow_table$lm_infl$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_infl$2
+
+
+module flow_table$lm_infl$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_infl$3
+
+
+module flow_table$lm_pend$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_pend$0
+
+
+module flow_table$lm_pend$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_pend$1
+
+
+module flow_table$lm_pend$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_pend$2
+
+
+module flow_table$lm_pend$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lm_pend$3
+
+
+module flow_table$lmask$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lmask$0
+
+
+module flow_table$lmask$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lmask$1
+
+
+module flow_table$lmask$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lmask$2
+
+
+module flow_table$lmask$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lmask$3
+
+
+module flow_table$lv$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lv$0
+
+
+module flow_table$lv$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lv$1
+
+
+module flow_table$lv$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lv$2
+
+
+module flow_table$lv$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$lv$3
+
+
 module flow_table$multi_hit(d,q,clock);
     
     // Module arguments
@@ -6906,6 +11931,614 @@ module flow_table$out_value(d,q,clock);
 endmodule // flow_table$out_value
 
 
+module flow_table$pend_slot$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pend_slot$0
+
+
+module flow_table$pend_slot$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pend_slot$1
+
+
+module flow_table$pend_slot$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pend_slot$2
+
+
+module flow_table$pend_slot$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pend_slot$3
+
+
+module flow_table$pend_valid$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid$0
+
+
+module flow_table$pend_valid$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid$1
+
+
+module flow_table$pend_valid$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid$2
+
+
+module flow_table$pend_valid$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid$3
+
+
+module flow_table$pend_valid_i$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid_i$0
+
+
+module flow_table$pend_valid_i$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid_i$1
+
+
+module flow_table$pend_valid_i$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid_i$2
+
+
+module flow_table$pend_valid_i$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$pend_valid_i$3
+
+
+module flow_table$pg$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pg$0
+
+
+module flow_table$pg$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pg$1
+
+
+module flow_table$pg$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pg$2
+
+
+module flow_table$pg$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pg$3
+
+
+module flow_table$pm_infl$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_infl$0
+
+
+module flow_table$pm_infl$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_infl$1
+
+
+module flow_table$pm_infl$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_infl$2
+
+
+module flow_table$pm_infl$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_infl$3
+
+
+module flow_table$pm_pend$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_pend$0
+
+
+module flow_table$pm_pend$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_pend$1
+
+
+module flow_table$pm_pend$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_pend$2
+
+
+module flow_table$pm_pend$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pm_pend$3
+
+
+module flow_table$pmask$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pmask$0
+
+
+module flow_table$pmask$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pmask$1
+
+
+module flow_table$pmask$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pmask$2
+
+
+module flow_table$pmask$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pmask$3
+
+
+module flow_table$pre_home$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_home$0
+
+
+module flow_table$pre_home$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_home$1
+
+
+module flow_table$pre_home$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_home$2
+
+
+module flow_table$pre_home$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$pre_home$3
+
+
 module flow_table$pre_key(d,q,clock);
     
     // Module arguments
@@ -6925,7 +12558,7 @@ module flow_table$pre_key(d,q,clock);
 endmodule // flow_table$pre_key
 
 
-module flow_table$pre_valid(d,q,clock);
+module flow_table$pre_ok(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -6941,7 +12574,577 @@ module flow_table$pre_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$pre_valid
+endmodule // flow_table$pre_ok
+
+
+module flow_table$present_q$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$present_q$0
+
+
+module flow_table$present_q$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$present_q$1
+
+
+module flow_table$present_q$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$present_q$2
+
+
+module flow_table$present_q$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$present_q$3
+
+
+module flow_table$q_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$q_idx
+
+
+module flow_table$q_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$q_sel$0
+
+
+module flow_table$q_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$q_sel$1
+
+
+module flow_table$q_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$q_sel$2
+
+
+module flow_table$q_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$q_sel$3
+
+
+module flow_table$rd1_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_index
+
+
+module flow_table$rd1_stash(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_stash
+
+
+module flow_table$rd1_use$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_use$0
+
+
+module flow_table$rd1_use$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_use$1
+
+
+module flow_table$rd1_use$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_use$2
+
+
+module flow_table$rd1_use$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_use$3
+
+
+module flow_table$rd1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$rd1_valid
+
+
+module flow_table$rd1_way(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd1_way
+
+
+module flow_table$rd2_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_index
+
+
+module flow_table$rd2_infl(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_infl
+
+
+module flow_table$rd2_pend(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_pend
+
+
+module flow_table$rd2_stash(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_stash
+
+
+module flow_table$rd2_sv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_sv
+
+
+module flow_table$rd2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_valid
+
+
+module flow_table$rd2_way(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_way
+
+
+module flow_table$rd3_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_index
+
+
+module flow_table$rd3_mask(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_mask
+
+
+module flow_table$rd3_stash(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_stash
+
+
+module flow_table$rd3_sv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_sv
+
+
+module flow_table$rd3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_valid
+
+
+module flow_table$rd3_word(d,q,clock);
+    
+    // Module arguments
+    input wire  [168:0] d;
+    output reg  [168:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 169'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd3_word
 
 
 module flow_table$rd_entry_q(d,q,clock);
@@ -6963,63 +13166,6 @@ module flow_table$rd_entry_q(d,q,clock);
 endmodule // flow_table$rd_entry_q
 
 
-module flow_table$rd_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$rd_index
-
-
-module flow_table$rd_pending(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$rd_pending
-
-
-module flow_table$rd_stash(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$rd_stash
-
-
 module flow_table$rd_valid_q(d,q,clock);
     
     // Module arguments
@@ -7039,45 +13185,7 @@ module flow_table$rd_valid_q(d,q,clock);
 endmodule // flow_table$rd_valid_q
 
 
-module flow_table$rd_way(d,q,clock);
-    
-    // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 2'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$rd_way
-
-
-module flow_table$s1_force_miss(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s1_force_miss
-
-
-module flow_table$s1_key(d,q,clock);
+module flow_table$sg$0(d,q,clock);
     
     // Module arguments
     input wire  [55:0] d;
@@ -7093,618 +13201,599 @@ module flow_table$s1_key(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s1_key
+endmodule // flow_table$sg$0
 
 
-module flow_table$s1_tag(d,q,clock);
+module flow_table$sg$1(d,q,clock);
     
     // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 16'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s1_tag
+endmodule // flow_table$sg$1
 
 
-module flow_table$s1_valid(d,q,clock);
+module flow_table$sg$10(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s1_valid
+endmodule // flow_table$sg$10
 
 
-module flow_table$s2_stash_hit$0(d,q,clock);
+module flow_table$sg$11(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$0
+endmodule // flow_table$sg$11
 
 
-module flow_table$s2_stash_hit$1(d,q,clock);
+module flow_table$sg$12(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$1
+endmodule // flow_table$sg$12
 
 
-module flow_table$s2_stash_hit$10(d,q,clock);
+module flow_table$sg$13(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$10
+endmodule // flow_table$sg$13
 
 
-module flow_table$s2_stash_hit$11(d,q,clock);
+module flow_table$sg$14(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$11
+endmodule // flow_table$sg$14
 
 
-module flow_table$s2_stash_hit$12(d,q,clock);
+module flow_table$sg$15(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$12
+endmodule // flow_table$sg$15
 
 
-module flow_table$s2_stash_hit$13(d,q,clock);
+module flow_table$sg$16(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$13
+endmodule // flow_table$sg$16
 
 
-module flow_table$s2_stash_hit$14(d,q,clock);
+module flow_table$sg$17(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$14
+endmodule // flow_table$sg$17
 
 
-module flow_table$s2_stash_hit$15(d,q,clock);
+module flow_table$sg$18(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$15
+endmodule // flow_table$sg$18
 
 
-module flow_table$s2_stash_hit$16(d,q,clock);
+module flow_table$sg$19(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$16
+endmodule // flow_table$sg$19
 
 
-module flow_table$s2_stash_hit$17(d,q,clock);
+module flow_table$sg$2(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$17
+endmodule // flow_table$sg$2
 
 
-module flow_table$s2_stash_hit$18(d,q,clock);
+module flow_table$sg$20(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$18
+endmodule // flow_table$sg$20
 
 
-module flow_table$s2_stash_hit$19(d,q,clock);
+module flow_table$sg$21(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$19
+endmodule // flow_table$sg$21
 
 
-module flow_table$s2_stash_hit$2(d,q,clock);
+module flow_table$sg$22(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$2
+endmodule // flow_table$sg$22
 
 
-module flow_table$s2_stash_hit$20(d,q,clock);
+module flow_table$sg$23(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$20
+endmodule // flow_table$sg$23
 
 
-module flow_table$s2_stash_hit$21(d,q,clock);
+module flow_table$sg$24(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$21
+endmodule // flow_table$sg$24
 
 
-module flow_table$s2_stash_hit$22(d,q,clock);
+module flow_table$sg$25(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$22
+endmodule // flow_table$sg$25
 
 
-module flow_table$s2_stash_hit$23(d,q,clock);
+module flow_table$sg$26(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$23
+endmodule // flow_table$sg$26
 
 
-module flow_table$s2_stash_hit$24(d,q,clock);
+module flow_table$sg$27(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$24
+endmodule // flow_table$sg$27
 
 
-module flow_table$s2_stash_hit$25(d,q,clock);
+module flow_table$sg$28(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$25
+endmodule // flow_table$sg$28
 
 
-module flow_table$s2_stash_hit$26(d,q,clock);
+module flow_table$sg$29(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$26
+endmodule // flow_table$sg$29
 
 
-module flow_table$s2_stash_hit$27(d,q,clock);
+module flow_table$sg$3(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$27
+endmodule // flow_table$sg$3
 
 
-module flow_table$s2_stash_hit$28(d,q,clock);
+module flow_table$sg$30(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$28
+endmodule // flow_table$sg$30
 
 
-module flow_table$s2_stash_hit$29(d,q,clock);
+module flow_table$sg$31(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$29
+endmodule // flow_table$sg$31
 
 
-module flow_table$s2_stash_hit$3(d,q,clock);
+module flow_table$sg$4(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$3
+endmodule // flow_table$sg$4
 
 
-module flow_table$s2_stash_hit$30(d,q,clock);
+module flow_table$sg$5(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$30
+endmodule // flow_table$sg$5
 
 
-module flow_table$s2_stash_hit$31(d,q,clock);
+module flow_table$sg$6(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$31
+endmodule // flow_table$sg$6
 
 
-module flow_table$s2_stash_hit$4(d,q,clock);
+module flow_table$sg$7(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$4
+endmodule // flow_table$sg$7
 
 
-module flow_table$s2_stash_hit$5(d,q,clock);
+module flow_table$sg$8(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$5
+endmodule // flow_table$sg$8
 
 
-module flow_table$s2_stash_hit$6(d,q,clock);
+module flow_table$sg$9(d,q,clock);
     
     // Module arguments
-    input wire  d;
-    output reg  q;
+    input wire  [55:0] d;
+    output reg  [55:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 1'h0;
+       q = 56'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$6
+endmodule // flow_table$sg$9
 
 
-module flow_table$s2_stash_hit$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_stash_hit$7
-
-
-module flow_table$s2_stash_hit$8(d,q,clock);
+module flow_table$shit$0(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7720,10 +13809,10 @@ module flow_table$s2_stash_hit$8(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$8
+endmodule // flow_table$shit$0
 
 
-module flow_table$s2_stash_hit$9(d,q,clock);
+module flow_table$shit$1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7739,29 +13828,10 @@ module flow_table$s2_stash_hit$9(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_stash_hit$9
+endmodule // flow_table$shit$1
 
 
-module flow_table$s2_tag(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_tag
-
-
-module flow_table$s2_valid(d,q,clock);
+module flow_table$shit$10(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7777,10 +13847,10 @@ module flow_table$s2_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_valid
+endmodule // flow_table$shit$10
 
 
-module flow_table$s2_way_hit$0(d,q,clock);
+module flow_table$shit$11(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7796,10 +13866,10 @@ module flow_table$s2_way_hit$0(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_way_hit$0
+endmodule // flow_table$shit$11
 
 
-module flow_table$s2_way_hit$1(d,q,clock);
+module flow_table$shit$12(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7815,10 +13885,10 @@ module flow_table$s2_way_hit$1(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_way_hit$1
+endmodule // flow_table$shit$12
 
 
-module flow_table$s2_way_hit$2(d,q,clock);
+module flow_table$shit$13(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7834,10 +13904,10 @@ module flow_table$s2_way_hit$2(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_way_hit$2
+endmodule // flow_table$shit$13
 
 
-module flow_table$s2_way_hit$3(d,q,clock);
+module flow_table$shit$14(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7853,105 +13923,10 @@ module flow_table$s2_way_hit$3(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$s2_way_hit$3
+endmodule // flow_table$shit$14
 
 
-module flow_table$s2_way_value$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_way_value$0
-
-
-module flow_table$s2_way_value$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_way_value$1
-
-
-module flow_table$s2_way_value$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_way_value$2
-
-
-module flow_table$s2_way_value$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 112'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$s2_way_value$3
-
-
-module flow_table$shadow_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$shadow_index
-
-
-module flow_table$shadow_valid(d,q,clock);
+module flow_table$shit$15(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -7967,26 +13942,1090 @@ module flow_table$shadow_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$shadow_valid
+endmodule // flow_table$shit$15
 
 
-module flow_table$shadow_value(d,q,clock);
+module flow_table$shit$16(d,q,clock);
     
     // Module arguments
-    input wire  [111:0] d;
-    output reg  [111:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 112'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // flow_table$shadow_value
+endmodule // flow_table$shit$16
+
+
+module flow_table$shit$17(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$17
+
+
+module flow_table$shit$18(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$18
+
+
+module flow_table$shit$19(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$19
+
+
+module flow_table$shit$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$2
+
+
+module flow_table$shit$20(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$20
+
+
+module flow_table$shit$21(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$21
+
+
+module flow_table$shit$22(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$22
+
+
+module flow_table$shit$23(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$23
+
+
+module flow_table$shit$24(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$24
+
+
+module flow_table$shit$25(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$25
+
+
+module flow_table$shit$26(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$26
+
+
+module flow_table$shit$27(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$27
+
+
+module flow_table$shit$28(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$28
+
+
+module flow_table$shit$29(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$29
+
+
+module flow_table$shit$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$3
+
+
+module flow_table$shit$30(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$30
+
+
+module flow_table$shit$31(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$31
+
+
+module flow_table$shit$32(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$32
+
+
+module flow_table$shit$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$4
+
+
+module flow_table$shit$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$5
+
+
+module flow_table$shit$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$6
+
+
+module flow_table$shit$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$7
+
+
+module flow_table$shit$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$8
+
+
+module flow_table$shit$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$shit$9
+
+
+module flow_table$sp$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$0
+
+
+module flow_table$sp$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$1
+
+
+module flow_table$sp$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$10
+
+
+module flow_table$sp$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$11
+
+
+module flow_table$sp$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$12
+
+
+module flow_table$sp$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$13
+
+
+module flow_table$sp$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$14
+
+
+module flow_table$sp$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$15
+
+
+module flow_table$sp$16(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$16
+
+
+module flow_table$sp$17(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$17
+
+
+module flow_table$sp$18(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$18
+
+
+module flow_table$sp$19(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$19
+
+
+module flow_table$sp$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$2
+
+
+module flow_table$sp$20(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$20
+
+
+module flow_table$sp$21(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$21
+
+
+module flow_table$sp$22(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$22
+
+
+module flow_table$sp$23(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$23
+
+
+module flow_table$sp$24(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$24
+
+
+module flow_table$sp$25(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$25
+
+
+module flow_table$sp$26(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$26
+
+
+module flow_table$sp$27(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$27
+
+
+module flow_table$sp$28(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$28
+
+
+module flow_table$sp$29(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$29
+
+
+module flow_table$sp$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$3
+
+
+module flow_table$sp$30(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$30
+
+
+module flow_table$sp$31(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$31
+
+
+module flow_table$sp$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$4
+
+
+module flow_table$sp$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$5
+
+
+module flow_table$sp$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$6
+
+
+module flow_table$sp$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$7
+
+
+module flow_table$sp$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$8
+
+
+module flow_table$sp$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$sp$9
 
 
 module flow_table$stash_key$0(d,q,clock);
@@ -8595,6 +15634,34 @@ module flow_table$stash_key$9(d,q,clock);
     end
           
 endmodule // flow_table$stash_key$9
+
+
+module flow_table$stash_ram(clk,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    output reg  [167:0] read_data;
+    input wire  [15:0] write_address;
+    input wire  [167:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [167:0] mem [0:31];
+    wire [4:0] read_index = read_address[4:0];
+    wire [4:0] write_index = write_address[4:0];
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
+    always @(*) begin
+       read_data = mem[read_index];
+    end
+    
+    always @(posedge clk) begin
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // flow_table$stash_ram
 
 
 module flow_table$stash_valid$0(d,q,clock);
@@ -9832,44 +16899,6 @@ module flow_table$u2_index(d,q,clock);
 endmodule // flow_table$u2_index
 
 
-module flow_table$u2_is_stash(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$u2_is_stash
-
-
-module flow_table$u2_is_write(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // flow_table$u2_is_write
-
-
 module flow_table$u2_key(d,q,clock);
     
     // Module arguments
@@ -9889,7 +16918,7 @@ module flow_table$u2_key(d,q,clock);
 endmodule // flow_table$u2_key
 
 
-module flow_table$u2_purge(d,q,clock);
+module flow_table$u2_valid(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -9905,7 +16934,7 @@ module flow_table$u2_purge(d,q,clock);
        q <= d;
     end
           
-endmodule // flow_table$u2_purge
+endmodule // flow_table$u2_valid
 
 
 module flow_table$u2_value(d,q,clock);
@@ -9925,6 +16954,82 @@ module flow_table$u2_value(d,q,clock);
     end
           
 endmodule // flow_table$u2_value
+
+
+module flow_table$u3_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u3_index
+
+
+module flow_table$u3_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u3_key
+
+
+module flow_table$u3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u3_valid
+
+
+module flow_table$u3_value(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$u3_value
 
 
 module flow_table$uhash$0(key,hash);
@@ -12137,3 +19242,155 @@ module flow_table$way$3(read_address,read_clock,read_data,write_address,write_cl
        end
     end
 endmodule // flow_table$way$3
+
+
+module flow_table$whit$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$whit$0
+
+
+module flow_table$whit$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$whit$1
+
+
+module flow_table$whit$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$whit$2
+
+
+module flow_table$whit$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$whit$3
+
+
+module flow_table$wv$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$wv$0
+
+
+module flow_table$wv$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$wv$1
+
+
+module flow_table$wv$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$wv$2
+
+
+module flow_table$wv$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$wv$3

@@ -2548,8 +2548,8 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         if (ev_frame$q) begin
             cnt_frames$d = (cnt_frames$q + 32'h1);
         end
-        last_taken = ((o_valid$q & m_axis_place_tready) & o_last$q);
-        empty_go = (empties_nz$q & (~o_valid$q | last_taken));
+        last_taken = ((o_valid2$q & m_axis_place_tready) & o_last$q);
+        empty_go = (empties_nz$q & (~o_valid2$q | last_taken));
         if ((empty_ev$q & ~empty_go)) begin
             empties$d = (empties$q + 32'h1);
             empties_nz$d = 1'b1;
@@ -6494,10 +6494,10 @@ module rx_decap$o_valid2(d,q,clock);
        q = 1'h0;
     end
     
+    (* keep *)
     always @(posedge clock) begin
        q <= d;
     end
-          
 endmodule // rx_decap$o_valid2
 
 

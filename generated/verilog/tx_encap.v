@@ -437,6 +437,36 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  [399:0] carry$d;
     wire  [399:0] carry$q;
     reg  carry$clock;
+    reg  sk_valid$d;
+    wire  sk_valid$q;
+    reg  sk_valid$clock;
+    reg  sk_full_a$d;
+    wire  sk_full_a$q;
+    reg  sk_full_a$clock;
+    reg  sk_full_c$d;
+    wire  sk_full_c$q;
+    reg  sk_full_c$clock;
+    reg  sk_full_s$d;
+    wire  sk_full_s$q;
+    reg  sk_full_s$clock;
+    reg  sk_full_p$d;
+    wire  sk_full_p$q;
+    reg  sk_full_p$clock;
+    reg  [1023:0] sk_data$d;
+    wire  [1023:0] sk_data$q;
+    reg  sk_data$clock;
+    reg  [127:0] sk_keep$d;
+    wire  [127:0] sk_keep$q;
+    reg  sk_keep$clock;
+    reg  sk_last$d;
+    wire  sk_last$q;
+    reg  sk_last$clock;
+    reg  sk_dest$d;
+    wire  sk_dest$q;
+    reg  sk_dest$clock;
+    reg  sk_zero_hi$d;
+    wire  sk_zero_hi$q;
+    reg  sk_zero_hi$clock;
     reg  out_valid$d;
     wire  out_valid$q;
     reg  out_valid$clock;
@@ -537,7 +567,8 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  take;
     reg  take_c;
     reg  adv;
-    reg  out_free;
+    reg  room;
+    reg  room_c;
     reg  [424:0] hm;
     reg  data_pop;
     reg  rem_is_one;
@@ -545,6 +576,9 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     reg  [127:0] final_mask;
     reg  [1023:0] b_mod;
     reg  [1023:0] shifted;
+    reg  out_take;
+    reg  nb_valid;
+    reg  [1023:0] nb_data;
     reg  unused_full;
     
     // Sub module instances
@@ -1147,6 +1181,56 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         .q(carry$q),
         .clock(carry$clock)
     );
+    tx_encap$sk_valid sk_valid(
+        .d(sk_valid$d),
+        .q(sk_valid$q),
+        .clock(sk_valid$clock)
+    );
+    tx_encap$sk_full_a sk_full_a(
+        .d(sk_full_a$d),
+        .q(sk_full_a$q),
+        .clock(sk_full_a$clock)
+    );
+    tx_encap$sk_full_c sk_full_c(
+        .d(sk_full_c$d),
+        .q(sk_full_c$q),
+        .clock(sk_full_c$clock)
+    );
+    tx_encap$sk_full_s sk_full_s(
+        .d(sk_full_s$d),
+        .q(sk_full_s$q),
+        .clock(sk_full_s$clock)
+    );
+    tx_encap$sk_full_p sk_full_p(
+        .d(sk_full_p$d),
+        .q(sk_full_p$q),
+        .clock(sk_full_p$clock)
+    );
+    tx_encap$sk_data sk_data(
+        .d(sk_data$d),
+        .q(sk_data$q),
+        .clock(sk_data$clock)
+    );
+    tx_encap$sk_keep sk_keep(
+        .d(sk_keep$d),
+        .q(sk_keep$q),
+        .clock(sk_keep$clock)
+    );
+    tx_encap$sk_last sk_last(
+        .d(sk_last$d),
+        .q(sk_last$q),
+        .clock(sk_last$clock)
+    );
+    tx_encap$sk_dest sk_dest(
+        .d(sk_dest$d),
+        .q(sk_dest$q),
+        .clock(sk_dest$clock)
+    );
+    tx_encap$sk_zero_hi sk_zero_hi(
+        .d(sk_zero_hi$d),
+        .q(sk_zero_hi$q),
+        .clock(sk_zero_hi$clock)
+    );
     tx_encap$out_valid out_valid(
         .d(out_valid$d),
         .q(out_valid$q),
@@ -1344,6 +1428,16 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         cur_in_extra$clock = clk;
         cur_final$clock = clk;
         carry$clock = clk;
+        sk_valid$clock = clk;
+        sk_full_a$clock = clk;
+        sk_full_c$clock = clk;
+        sk_full_s$clock = clk;
+        sk_full_p$clock = clk;
+        sk_data$clock = clk;
+        sk_keep$clock = clk;
+        sk_last$clock = clk;
+        sk_dest$clock = clk;
+        sk_zero_hi$clock = clk;
         out_valid$clock = clk;
         out_data$clock = clk;
         out_keep$clock = clk;
@@ -1466,6 +1560,16 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         cur_in_extra$d = cur_in_extra$q;
         cur_final$d = cur_final$q;
         carry$d = carry$q;
+        sk_valid$d = sk_valid$q;
+        sk_full_a$d = sk_full_a$q;
+        sk_full_c$d = sk_full_c$q;
+        sk_full_s$d = sk_full_s$q;
+        sk_full_p$d = sk_full_p$q;
+        sk_data$d = sk_data$q;
+        sk_keep$d = sk_keep$q;
+        sk_last$d = sk_last$q;
+        sk_dest$d = sk_dest$q;
+        sk_zero_hi$d = sk_zero_hi$q;
         out_valid$d = out_valid$q;
         out_data$d = out_data$q;
         out_keep$d = out_keep$q;
@@ -1496,10 +1600,11 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         res_fifo$rst = rst;
         port_fifo$rst = rst;
         hdr_fifo$rst = rst;
-        out_free = (~out_valid$q | m_axis_tready);
-        adv = (cur_valid$q & (cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free));
+        room = ~sk_full_a$q;
+        room_c = ~sk_full_c$q;
+        adv = (cur_valid$q & (cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | room));
         take = (hdr_fifo$m_valid & (~cur_valid$q | (adv & cur_final$q)));
-        take_c = ((hdr_fifo$m_valid & ~cur_mid$q) & (~cur_valid$q | ((cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | out_free))));
+        take_c = ((hdr_fifo$m_valid & ~cur_mid$q) & (~cur_valid$q | ((cur_in_extra$q | data_fifo$m_valid) & (cur_drop$q | room_c))));
         h_block = |(h_used$q & c_hdr_top);
         issue = (desc_fifo$m_valid & res_fifo$m_valid & port_fifo$m_valid & ~h_block);
         q1_mac0$d = cfg_port0_mac;
@@ -1732,7 +1837,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         hdr_fifo$s_data = h4_entry$q;
         hm = hdr_fifo$m_data;
         hdr_fifo$m_pop = take;
-        data_pop = (cur_valid$q & ~cur_in_extra$q & data_fifo$m_valid & (cur_drop$q | out_free));
+        data_pop = (cur_valid$q & ~cur_in_extra$q & data_fifo$m_valid & (cur_drop$q | ~sk_full_p$q));
         data_fifo$m_pop = data_pop;
         if ((cur_first$q & cur_mark$q)) begin
             b_mod = ((data_fifo$m_data & c_mark_clear) | c_mark_set);
@@ -1818,13 +1923,45 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         if (ev_miss$q) begin
             cnt_miss$d = (cnt_miss$q + 32'h1);
         end
-        if (out_free) begin
-            out_valid$d = (adv & ~cur_drop$q);
-            out_dest$d = cur_dest$q;
-            out_last$d = cur_final$q;
-            out_zero_hi$d = cur_in_extra$q;
-            out_data$d = (((carry$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
-            out_keep$d = cur_okeep$q;
+        nb_valid = (adv & ~cur_drop$q);
+        nb_data = (((carry$q) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | shifted);
+        out_take = (~out_valid$q | m_axis_tready);
+        if (~sk_full_s$q) begin
+            sk_data$d = nb_data;
+            sk_keep$d = cur_okeep$q;
+            sk_last$d = cur_final$q;
+            sk_dest$d = cur_dest$q;
+            sk_zero_hi$d = cur_in_extra$q;
+        end
+        if (out_take) begin
+            if (sk_valid$q) begin
+                out_valid$d = 1'b1;
+                out_dest$d = sk_dest$q;
+                out_last$d = sk_last$q;
+                out_zero_hi$d = sk_zero_hi$q;
+                out_data$d = sk_data$q;
+                out_keep$d = sk_keep$q;
+            end
+            else begin
+                out_valid$d = nb_valid;
+                out_dest$d = cur_dest$q;
+                out_last$d = cur_final$q;
+                out_zero_hi$d = cur_in_extra$q;
+                out_data$d = nb_data;
+                out_keep$d = cur_okeep$q;
+            end
+            sk_valid$d = 1'b0;
+            sk_full_a$d = 1'b0;
+            sk_full_c$d = 1'b0;
+            sk_full_s$d = 1'b0;
+            sk_full_p$d = 1'b0;
+        end
+        else if (nb_valid) begin
+            sk_valid$d = 1'b1;
+            sk_full_a$d = 1'b1;
+            sk_full_c$d = 1'b1;
+            sk_full_s$d = 1'b1;
+            sk_full_p$d = 1'b1;
         end
         if (rst) begin
             in_mid$d = 1'b0;
@@ -1843,6 +1980,11 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
             cur_mid$d = 1'b0;
             cur_in_extra$d = 1'b0;
             out_valid$d = 1'b0;
+            sk_valid$d = 1'b0;
+            sk_full_a$d = 1'b0;
+            sk_full_c$d = 1'b0;
+            sk_full_s$d = 1'b0;
+            sk_full_p$d = 1'b0;
             ev_frames$d = 1'b0;
             ev_too_long$d = 1'b0;
             ev_bad_keep$d = 1'b0;
@@ -6279,6 +6421,196 @@ module tx_encap$res_fifo$wr_nx(d,q,clock);
     end
           
 endmodule // tx_encap$res_fifo$wr_nx
+
+
+module tx_encap$sk_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [1023:0] d;
+    output reg  [1023:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1024'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$sk_data
+
+
+module tx_encap$sk_dest(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$sk_dest
+
+
+module tx_encap$sk_full_a(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // tx_encap$sk_full_a
+
+
+module tx_encap$sk_full_c(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // tx_encap$sk_full_c
+
+
+module tx_encap$sk_full_p(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // tx_encap$sk_full_p
+
+
+module tx_encap$sk_full_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // tx_encap$sk_full_s
+
+
+module tx_encap$sk_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$sk_keep
+
+
+module tx_encap$sk_last(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$sk_last
+
+
+module tx_encap$sk_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // tx_encap$sk_valid
+
+
+module tx_encap$sk_zero_hi(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // tx_encap$sk_zero_hi
 
 
 module tx_encap$spray(clk,rst,s_req_valid,s_req_flow,cfg_mode,cfg_port_min,cfg_port_max,m_port_valid,m_port,status_cfg_error);
