@@ -8,6 +8,8 @@ need=()
 command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v yosys     >/dev/null 2>&1 || need+=(yosys)
 command -v iverilog  >/dev/null 2>&1 || need+=(iverilog)
+# The vendor project scripts are checked in tclsh (gen/tests/project.rs).
+command -v tclsh     >/dev/null 2>&1 || need+=(tcl)
 # Verilator's FST writer links zlib.
 [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
 

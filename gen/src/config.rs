@@ -175,6 +175,19 @@ pub struct ReorderConfig {
     pub missing_share_pct: u32,
 }
 
+/// The devices the generated project scripts compile for (out of context). They change
+/// no Verilog; they name the part in `project/vivado_ooc.tcl` and `project/prnic_ooc.qsf`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FpgaConfig {
+    #[serde(default = "d::fpga_vivado_part")]
+    pub vivado_part: String,
+    #[serde(default = "d::fpga_quartus_family")]
+    pub quartus_family: String,
+    #[serde(default = "d::fpga_quartus_device")]
+    pub quartus_device: String,
+}
+
 /// Every parameter of a generated P-RNIC.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -195,6 +208,8 @@ pub struct PrnicConfig {
     pub credit: CreditConfig,
     #[serde(default = "d::reorder")]
     pub reorder: ReorderConfig,
+    #[serde(default = "d::fpga")]
+    pub fpga: FpgaConfig,
 }
 
 /// Defaults for fields and sections a user file leaves out, read from the embedded
@@ -264,6 +279,9 @@ mod d {
         reorder_window_bits: u32 = "reorder"."window_bits";
         reorder_ooo_threshold: u32 = "reorder"."ooo_threshold";
         reorder_missing_share_pct: u32 = "reorder"."missing_share_pct";
+        fpga_vivado_part: String = "fpga"."vivado_part";
+        fpga_quartus_family: String = "fpga"."quartus_family";
+        fpga_quartus_device: String = "fpga"."quartus_device";
     }
     section! {
         clock: ClockConfig;
@@ -274,6 +292,7 @@ mod d {
         sprayer: SprayerConfig;
         credit: CreditConfig;
         reorder: ReorderConfig;
+        fpga: FpgaConfig;
     }
 }
 
@@ -615,6 +634,29 @@ impl PrnicConfig {
                 "reorder.missing_share_pct",
                 format!("{} is outside 0..=100", r.missing_share_pct),
             ));
+        }
+        // The names go into Tcl: letters, digits, '-', '_', and spaces in the family name
+        // only, so no value can break out of its quoting.
+        let f = &c.fpga;
+        for (field, v, spaces) in [
+            ("fpga.vivado_part", &f.vivado_part, false),
+            ("fpga.quartus_family", &f.quartus_family, true),
+            ("fpga.quartus_device", &f.quartus_device, false),
+        ] {
+            let ok = !v.is_empty()
+                && v.len() <= 64
+                && v.chars().all(|ch| {
+                    ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' || (spaces && ch == ' ')
+                });
+            if !ok {
+                return Err(invalid(
+                    field,
+                    format!(
+                        "{v:?} is not a device name (1..=64 letters, digits, '-', '_'{})",
+                        if spaces { ", spaces" } else { "" }
+                    ),
+                ));
+            }
         }
         Ok(())
     }

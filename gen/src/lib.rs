@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod config;
 pub mod csr;
 pub mod output;
+pub mod project;
 pub mod synth;
 pub mod timing;
 

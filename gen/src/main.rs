@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write Verilog, manifest.json, report.md and constraints/ for a config.
+    /// Write Verilog, manifest.json, report.md, register outputs, constraints/ and the vendor
+    /// project files (project/: filelist, Vivado and Quartus scripts, IP Integrator wrapper).
     ///
     /// The output folder is replaced atomically: on any error it is left as it was. An
     /// existing folder is only replaced if prnic wrote it (it holds manifest.json).

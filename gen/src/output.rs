@@ -2,6 +2,7 @@
 
 use crate::blocks::{self, Module, Port};
 use crate::config::PrnicConfig;
+use crate::project;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -50,6 +51,24 @@ pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError
     );
     files.insert("constraints/prnic.xdc".into(), xdc(cfg).into_bytes());
     files.insert("constraints/prnic.sdc".into(), sdc(cfg).into_bytes());
+    let top = modules
+        .iter()
+        .find(|m| m.name == project::TOP)
+        .expect("prnic_top is always generated");
+    let h = header(cfg, "#");
+    for (name, text) in [
+        ("prnic.f", project::filelist(cfg, &h)),
+        ("vivado_ooc.tcl", project::vivado_tcl(cfg, &h)),
+        ("prnic.qip", project::qip(&h)),
+        ("prnic_ooc.qsf", project::qsf(cfg, top, &h)),
+        ("quartus_ooc.tcl", project::quartus_tcl(&h)),
+        (
+            &format!("{}.v", project::WRAPPER),
+            project::wrapper(cfg, top, &h),
+        ),
+    ] {
+        files.insert(format!("project/{name}").into(), text.into_bytes());
+    }
     Ok(files)
 }
 
@@ -221,41 +240,60 @@ fn period_ns(cfg: &PrnicConfig) -> String {
     format!("{:.3}", cfg.clock_period_ns())
 }
 
+/// The I/O budget of an out-of-context compile: the share of the period left to the
+/// neighbour on each side of a port (its clock-to-out and routing in, or routing and
+/// setup out). A quarter each leaves half a period for any path that crosses the block
+/// from input to output and three quarters for a port to or from a register.
+const IO_SHARE: f64 = 0.25;
+
+fn io_delay_ns(cfg: &PrnicConfig) -> String {
+    format!("{:.3}", cfg.clock_period_ns() * IO_SHARE)
+}
+
 fn xdc(cfg: &PrnicConfig) -> String {
     let p = period_ns(cfg);
-    let half = format!("{:.3}", cfg.clock_period_ns() / 2.0);
+    let io = io_delay_ns(cfg);
     format!(
         "{}\
-# Vivado timing constraints for the prnic data path.
+# Vivado timing constraints for prnic_top, out of context (project/vivado_ooc.tcl reads
+# this file with USED_IN synthesis implementation out_of_context).
 #
-# I/O assumptions: every prnic port connects to other logic inside the same FPGA (MAC,
-# PCIe DMA, CSR interconnect) on the single data-path clock `clk`; no port is a device
-# pin. For out-of-context synthesis of a block alone, inputs and outputs are budgeted
-# half a clock period each for the logic outside it. `rst` is synchronous to `clk`.
+# I/O assumptions: every port connects to other logic inside the same FPGA (MAC, PCIe
+# DMA, CSR interconnect) on the one data-path clock `clk`; no port is a device pin. Each
+# side of a port is budgeted {pct}% of the period for the neighbour ({io} ns), so a path
+# from an input to a register has {reg:.3} ns and an input-to-output path {ff:.3} ns.
+# `rst` is synchronous to `clk`. `id_build_hash` is a constant the integrator ties off.
 
 create_clock -name clk -period {p} [get_ports clk]
-set_input_delay  -clock clk {half} [get_ports -filter {{DIRECTION == IN && NAME != clk}}]
-set_output_delay -clock clk {half} [get_ports -filter {{DIRECTION == OUT}}]
+set_input_delay  -clock clk {io} [get_ports -filter {{DIRECTION == IN && NAME != clk}}]
+set_output_delay -clock clk {io} [get_ports -filter {{DIRECTION == OUT}}]
+set_false_path -from [get_ports id_build_hash*]
 ",
-        header(cfg, "#")
+        header(cfg, "#"),
+        pct = (IO_SHARE * 100.0).round(),
+        reg = cfg.clock_period_ns() * (1.0 - IO_SHARE),
+        ff = cfg.clock_period_ns() * (1.0 - 2.0 * IO_SHARE),
     )
 }
 
 fn sdc(cfg: &PrnicConfig) -> String {
     let p = period_ns(cfg);
-    let half = format!("{:.3}", cfg.clock_period_ns() / 2.0);
+    let io = io_delay_ns(cfg);
     format!(
         "{}\
-# Quartus (Synopsys Design Constraints) timing constraints for the prnic data path.
-# Same I/O assumptions as prnic.xdc: on-chip neighbours on one clock, half a period each
-# side for out-of-context runs; `rst` is synchronous.
+# Quartus (Synopsys Design Constraints) timing constraints for prnic_top, out of context
+# (project/prnic.qip names this file). Same assumptions as prnic.xdc: on-chip neighbours
+# on one clock, {pct}% of the period ({io} ns) each side of a port; `rst` is synchronous;
+# `id_build_hash` is a constant.
 
 create_clock -name clk -period {p} [get_ports {{clk}}]
 derive_clock_uncertainty
-set_input_delay  -clock clk {half} [remove_from_collection [all_inputs] [get_ports {{clk}}]]
-set_output_delay -clock clk {half} [all_outputs]
+set_input_delay  -clock clk {io} [remove_from_collection [all_inputs] [get_ports {{clk}}]]
+set_output_delay -clock clk {io} [all_outputs]
+set_false_path -from [get_ports {{id_build_hash[*]}}]
 ",
-        header(cfg, "#")
+        header(cfg, "#"),
+        pct = (IO_SHARE * 100.0).round(),
     )
 }
 

@@ -1,0 +1,269 @@
+//! The vendor project files `prnic generate` writes (project/, constraints/): without the
+//! vendor tools, each script runs in `tclsh` with the vendor commands replaced by stubs
+//! that fail on any file that does not exist and record what the flow asked for; the
+//! IP Integrator wrapper lints clean in Verilator, Icarus and Yosys.
+
+use prnic_gen::{output, project, PrnicConfig};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn generated(tag: &str, cfg: &PrnicConfig) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("prnic-project-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let out = d.join("out");
+    output::write_atomically(&out, &output::all_files(cfg).unwrap()).unwrap();
+    out
+}
+
+fn run(cmd: &mut Command) -> (bool, String) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}; run scripts/setup.sh"));
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Run `script` in tclsh after `stubs`, from `cwd`, with `args` as the script's own
+/// arguments; the stubs print `CALL <command> <args>` for the test to read.
+fn tclsh(stubs: &str, script: &Path, cwd: &Path) -> (bool, String) {
+    let driver = cwd.join("driver.tcl");
+    std::fs::write(
+        &driver,
+        format!("{stubs}\nsource {{{}}}\nputs DONE\n", script.display()),
+    )
+    .unwrap();
+    run(Command::new("tclsh").arg(&driver).current_dir(cwd))
+}
+
+const VIVADO_STUBS: &str = r#"
+set argc 0
+set argv {}
+proc need {f} { if {![file isfile $f]} { error "missing file: $f" }; puts "CALL file [file normalize $f]" }
+proc read_verilog {f} { need $f }
+proc read_xdc {args} { need [lindex $args end]; puts "CALL read_xdc $args" }
+proc get_files {f} { return $f }
+proc set_property {args} { puts "CALL set_property $args" }
+proc synth_design {args} { puts "CALL synth_design $args" }
+foreach c {opt_design place_design phys_opt_design route_design} { proc $c {args} "puts {CALL $c}" }
+proc write_checkpoint {args} { close [open [lindex $args end] w] }
+proc report_utilization {args} { close [open [lindex $args end] w] }
+proc report_timing_summary {args} { close [open [lindex $args end] w] }
+proc get_timing_paths {args} { return path0 }
+proc get_property {p o} { return 0.125 }
+"#;
+
+#[test]
+fn vivado_script_reads_existing_files_and_compiles_out_of_context_for_the_part() {
+    let cfg = PrnicConfig::builtin();
+    let out = generated("vivado", cfg);
+    let run_dir = out.parent().unwrap().to_path_buf();
+    let (ok, text) = tclsh(VIVADO_STUBS, &out.join("project/vivado_ooc.tcl"), &run_dir);
+    assert!(ok && text.contains("DONE"), "{text}");
+    for f in project::sources() {
+        let p = out.join(&f).canonicalize().unwrap();
+        assert!(
+            text.contains(&format!("CALL file {}", p.display())),
+            "{f} not read:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("CALL read_xdc -mode out_of_context"),
+        "{text}"
+    );
+    assert!(
+        text.contains("USED_IN {synthesis implementation out_of_context} prnic.xdc"),
+        "{text}"
+    );
+    let synth = text
+        .lines()
+        .find(|l| l.starts_with("CALL synth_design"))
+        .expect("synth_design called");
+    for want in [
+        format!("-top {}", project::WRAPPER),
+        format!("-part {}", cfg.fpga.vivado_part),
+        "-mode out_of_context".to_string(),
+    ] {
+        assert!(synth.contains(&want), "{synth} lacks {want}");
+    }
+    assert!(text.contains("CALL route_design"), "{text}");
+    // Slack 0.125 ns from the stub: timing met, reports where the header says.
+    for f in [
+        "timing_met",
+        "timing_summary.rpt",
+        "utilization.rpt",
+        "post_route.dcp",
+    ] {
+        assert!(run_dir.join("ooc_run").join(f).is_file(), "{f} missing");
+    }
+}
+
+#[test]
+fn vivado_script_exits_1_on_negative_slack_and_takes_the_part_from_its_arguments() {
+    let out = generated("vivado-fail", PrnicConfig::builtin());
+    let run_dir = out.parent().unwrap().to_path_buf();
+    let stubs = VIVADO_STUBS
+        .replace("return 0.125", "return -0.250")
+        .replace(
+            "set argc 0\nset argv {}",
+            "set argc 2\nset argv {xcu250-figd2104-2L-e myrun}",
+        );
+    let (ok, text) = tclsh(&stubs, &out.join("project/vivado_ooc.tcl"), &run_dir);
+    assert!(!ok && !text.contains("DONE"), "{text}");
+    assert!(text.contains("-part xcu250-figd2104-2L-e"), "{text}");
+    assert!(text.contains("worst setup slack -0.250 ns"), "{text}");
+    assert!(run_dir.join("myrun/timing_failed").is_file());
+}
+
+#[test]
+fn quartus_script_qsf_and_qip_name_existing_files_and_make_every_port_but_clk_virtual() {
+    let cfg = PrnicConfig::builtin();
+    let out = generated("quartus", cfg);
+    let run_dir = out.parent().unwrap().to_path_buf();
+    let stubs = r#"
+rename package _package
+proc package {sub args} {
+    if {$sub eq "require" && [string match ::quartus::* [lindex $args 0]]} { return }
+    _package $sub {*}$args
+}
+array set quartus {args {}}
+proc project_new {args} { puts "CALL project_new $args" }
+proc set_global_assignment {-name name value} {
+    puts "CALL global $name $value"
+    if {[string match *_FILE $name]} {
+        if {![file isfile $value]} { error "missing file: $value" }
+        if {$name eq "QIP_FILE"} {
+            set ::quartus(qip_path) [file dirname $value]
+            source $value
+        }
+    }
+}
+proc set_instance_assignment {-name name value -to target} { puts "CALL instance $name $value $target" }
+proc export_assignments {} {}
+proc execute_flow {args} { puts "CALL execute_flow $args" }
+proc project_close {} {}
+"#;
+    let (ok, text) = tclsh(stubs, &out.join("project/quartus_ooc.tcl"), &run_dir);
+    assert!(ok && text.contains("DONE"), "{text}");
+    assert!(text.contains("CALL execute_flow -compile"), "{text}");
+    assert!(
+        text.contains(&format!("CALL global DEVICE {}", cfg.fpga.quartus_device)),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("CALL global FAMILY {}", cfg.fpga.quartus_family)),
+        "{text}"
+    );
+    assert!(
+        text.contains("CALL global TOP_LEVEL_ENTITY prnic_top"),
+        "{text}"
+    );
+    assert!(text.contains("CALL global SDC_FILE"), "{text}");
+    let top = prnic_gen::blocks::modules(cfg)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.name == "prnic_top")
+        .unwrap();
+    for p in &top.ports {
+        let target = if p.bits == 1 {
+            p.name.clone()
+        } else {
+            format!("{}[*]", p.name)
+        };
+        let line = format!("CALL instance VIRTUAL_PIN ON {target}\n");
+        assert_eq!(
+            text.contains(&line),
+            p.name != "clk",
+            "VIRTUAL_PIN for {}",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn wrapper_lints_clean_and_tags_every_axi_port() {
+    let cfg = PrnicConfig::builtin();
+    let out = generated("wrapper", cfg);
+    let files: Vec<PathBuf> = project::sources().iter().map(|f| out.join(f)).collect();
+    let vlt = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/lint/rust-hdl.vlt");
+    let (ok, text) = run(Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", project::WRAPPER])
+        .arg(&vlt)
+        .args(&files));
+    assert!(ok && !text.contains("%Warning"), "verilator:\n{text}");
+    let (ok, text) = run(Command::new("iverilog")
+        .args(["-g2005", "-o", "/dev/null", "-s", project::WRAPPER])
+        .args(&files));
+    assert!(ok && text.trim().is_empty(), "iverilog:\n{text}");
+    let reads: String = files
+        .iter()
+        .map(|f| format!("read_verilog {}; ", f.display()))
+        .collect();
+    let (ok, text) = run(Command::new("yosys").args([
+        "-q",
+        "-p",
+        &format!(
+            "{reads}hierarchy -check -top {}; select -assert-count 1 w:s_axis_tx_tdata a:X_INTERFACE_INFO %i",
+            project::WRAPPER
+        ),
+    ]));
+    assert!(ok, "yosys:\n{text}");
+
+    // Every AXI4-Stream and AXI4-Lite port of the top is in exactly one interface, and
+    // the clock is associated with all of them.
+    let v = std::fs::read_to_string(out.join(format!("project/{}.v", project::WRAPPER))).unwrap();
+    let top = prnic_gen::blocks::modules(cfg)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.name == "prnic_top")
+        .unwrap();
+    let ifs = project::interfaces(&top);
+    for p in &top.ports {
+        let axi = p.name.starts_with("s_axil_")
+            || ((p.name.starts_with("s_axis_") || p.name.starts_with("m_axis_"))
+                && p.name.rsplit_once("_t").is_some());
+        let n = ifs
+            .iter()
+            .filter(|i| i.ports.iter().any(|(q, _)| q.name == p.name))
+            .count();
+        assert_eq!(n, usize::from(axi), "{} in {n} interfaces", p.name);
+    }
+    let names: Vec<&str> = ifs.iter().map(|i| i.name.as_str()).collect();
+    assert!(names.contains(&"s_axil") && names.contains(&"m_axis_place"));
+    assert!(
+        v.contains(&format!("ASSOCIATED_BUSIF {}", names.join(":"))),
+        "clock not associated with every interface"
+    );
+    assert!(
+        v.contains("TDATA_NUM_BYTES 128, TUSER_WIDTH 160"),
+        "m_axis_place parameters"
+    );
+}
+
+#[test]
+fn a_device_name_that_could_break_the_scripts_is_refused_naming_the_field() {
+    for (toml, field) in [
+        (
+            "[fpga]\nvivado_part = \"xcvu9p]; exec rm\"\n",
+            "fpga.vivado_part",
+        ),
+        ("[fpga]\nquartus_device = \"\"\n", "fpga.quartus_device"),
+        (
+            "[fpga]\nquartus_family = \"Agilex \\\"7\"\n",
+            "fpga.quartus_family",
+        ),
+    ] {
+        let e = PrnicConfig::from_toml(toml).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{field}: ")), "{e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+    let cfg = PrnicConfig::from_toml("[fpga]\nvivado_part = \"xcu250-figd2104-2L-e\"\n").unwrap();
+    let tcl = project::vivado_tcl(&cfg, "");
+    assert!(tcl.contains("set part {xcu250-figd2104-2L-e}"));
+}
