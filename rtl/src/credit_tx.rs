@@ -36,13 +36,13 @@
 //! Grants take priority; `s_send_ready` is low in a cycle with a grant. Latency: the
 //! decision for a send request is on `m_send_*` two cycles after it is accepted.
 
-use crate::ram::BankRam;
+use crate::ram::PipeRam;
 use rust_hdl::prelude::*;
 
 /// QP index width on every port (the RAM uses the low bits).
 pub const QP_BITS: usize = 16;
 /// Cycles from an accepted send request to its decision.
-pub const CREDIT_TX_LATENCY: u32 = 2;
+pub const CREDIT_TX_LATENCY: u32 = 4;
 const STATE_BITS: usize = 160;
 
 #[derive(LogicBlock)]
@@ -86,7 +86,7 @@ pub struct CreditTx {
     /// Sticky: some QP's credit went below -batch (never expected; for formal and tests).
     pub status_debt_error: Signal<Out, Bit>,
 
-    ram: BankRam<Bits<STATE_BITS>>,
+    ram: PipeRam<Bits<STATE_BITS>>,
     depth_m1: Constant<Bits<QP_BITS>>,
     clearing: DFF<Bit>,
     clear_index: DFF<Bits<QP_BITS>>,
@@ -94,9 +94,32 @@ pub struct CreditTx {
     s1_grant: DFF<Bit>,
     s1_qp: DFF<Bits<QP_BITS>>,
     s1_remaining: DFF<Bits<32>>,
-    w_valid: DFF<Bit>,
-    w_qp: DFF<Bits<QP_BITS>>,
-    w_state: DFF<Bits<STATE_BITS>>,
+    s2_valid: DFF<Bit>,
+    s2_grant: DFF<Bit>,
+    s2_qp: DFF<Bits<QP_BITS>>,
+    s2_remaining: DFF<Bits<32>>,
+    /// S2's event is the same QP as the event 1, 2, 3, 4 cycles ahead of it.
+    s2_f1: DFF<Bit>,
+    s2_f2: DFF<Bit>,
+    s2_f3: DFF<Bit>,
+    s2_f4: DFF<Bit>,
+    s3_valid: DFF<Bit>,
+    s3_grant: DFF<Bit>,
+    s3_qp: DFF<Bits<QP_BITS>>,
+    s3_remaining: DFF<Bits<32>>,
+    s3_f1: DFF<Bit>,
+    /// S3's word unless the event just ahead was the same QP.
+    s3_prep: DFF<Bits<STATE_BITS>>,
+    /// Results of the last three events, newest first; `w1` is written to the RAM.
+    w1_valid: DFF<Bit>,
+    w1_qp: DFF<Bits<QP_BITS>>,
+    w1_state: DFF<Bits<STATE_BITS>>,
+    w2_valid: DFF<Bit>,
+    w2_qp: DFF<Bits<QP_BITS>>,
+    w2_state: DFF<Bits<STATE_BITS>>,
+    w3_valid: DFF<Bit>,
+    w3_qp: DFF<Bits<QP_BITS>>,
+    w3_state: DFF<Bits<STATE_BITS>>,
     out_send_valid: DFF<Bit>,
     out_send_qp: DFF<Bits<QP_BITS>>,
     out_send_bytes: DFF<Bits<32>>,
@@ -118,6 +141,7 @@ pub struct CreditTx {
     ev_send: Signal<Local, Bit>,
     ev_qp: Signal<Local, Bits<QP_BITS>>,
     st: Signal<Local, Bits<STATE_BITS>>,
+    prep: Signal<Local, Bits<STATE_BITS>>,
     credit: Signal<Local, Bits<32>>,
     free: Signal<Local, Bits<32>>,
     req_acc: Signal<Local, Bits<32>>,
@@ -190,7 +214,7 @@ impl CreditTx {
             status_starved: Default::default(),
             status_grants_dropped: Default::default(),
             status_debt_error: Default::default(),
-            ram: BankRam::new(qps),
+            ram: PipeRam::new(qps),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             clearing: Default::default(),
             clear_index: Default::default(),
@@ -198,9 +222,29 @@ impl CreditTx {
             s1_grant: Default::default(),
             s1_qp: Default::default(),
             s1_remaining: Default::default(),
-            w_valid: Default::default(),
-            w_qp: Default::default(),
-            w_state: Default::default(),
+            s2_valid: Default::default(),
+            s2_grant: Default::default(),
+            s2_qp: Default::default(),
+            s2_remaining: Default::default(),
+            s2_f1: Default::default(),
+            s2_f2: Default::default(),
+            s2_f3: Default::default(),
+            s2_f4: Default::default(),
+            s3_valid: Default::default(),
+            s3_grant: Default::default(),
+            s3_qp: Default::default(),
+            s3_remaining: Default::default(),
+            s3_f1: Default::default(),
+            s3_prep: Default::default(),
+            w1_valid: Default::default(),
+            w1_qp: Default::default(),
+            w1_state: Default::default(),
+            w2_valid: Default::default(),
+            w2_qp: Default::default(),
+            w2_state: Default::default(),
+            w3_valid: Default::default(),
+            w3_qp: Default::default(),
+            w3_state: Default::default(),
             out_send_valid: Default::default(),
             out_send_qp: Default::default(),
             out_send_bytes: Default::default(),
@@ -222,6 +266,7 @@ impl CreditTx {
             ev_send: Default::default(),
             ev_qp: Default::default(),
             st: Default::default(),
+            prep: Default::default(),
             credit: Default::default(),
             free: Default::default(),
             req_acc: Default::default(),
@@ -270,9 +315,29 @@ impl Logic for CreditTx {
             s1_grant,
             s1_qp,
             s1_remaining,
-            w_valid,
-            w_qp,
-            w_state,
+            s2_valid,
+            s2_grant,
+            s2_qp,
+            s2_remaining,
+            s2_f1,
+            s2_f2,
+            s2_f3,
+            s2_f4,
+            s3_valid,
+            s3_grant,
+            s3_qp,
+            s3_remaining,
+            s3_f1,
+            s3_prep,
+            w1_valid,
+            w1_qp,
+            w1_state,
+            w2_valid,
+            w2_qp,
+            w2_state,
+            w3_valid,
+            w3_qp,
+            w3_state,
             out_send_valid,
             out_send_qp,
             out_send_bytes,
@@ -291,8 +356,9 @@ impl Logic for CreditTx {
             cnt_grants_dropped,
             debt_error
         );
-        self.ram.read_clock.next = self.clk.val();
-        self.ram.write_clock.next = self.clk.val();
+        self.ram.clk.next = self.clk.val();
+        self.ram.read_enable.next = true;
+        self.ram.out_enable.next = true;
 
         // ---- Stage 0: one event per cycle, grants first; read the QP's word. --------
         self.ev_grant.next =
@@ -316,11 +382,40 @@ impl Logic for CreditTx {
         self.s1_grant.d.next = self.ev_grant.val();
         self.s1_remaining.d.next = self.s_send_remaining.val();
 
-        // ---- Stage 1: the QP's word (forwarded if the last event wrote it). --------
-        if (self.w_valid.q.val() & (self.w_qp.q.val() == self.s1_qp.q.val())) {
-            self.st.next = self.w_state.q.val();
+        // ---- S1: the RAM's read latch; which events ahead are the same QP. ---------
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_grant.d.next = self.s1_grant.q.val();
+        self.s2_qp.d.next = self.s1_qp.q.val();
+        self.s2_remaining.d.next = self.s1_remaining.q.val();
+        self.s2_f1.d.next = (self.s2_valid.q.val() & (self.s2_qp.q.val() == self.s1_qp.q.val()));
+        self.s2_f2.d.next = (self.s3_valid.q.val() & (self.s3_qp.q.val() == self.s1_qp.q.val()));
+        self.s2_f3.d.next = (self.w1_valid.q.val() & (self.w1_qp.q.val() == self.s1_qp.q.val()));
+        self.s2_f4.d.next = (self.w2_valid.q.val() & (self.w2_qp.q.val() == self.s1_qp.q.val()));
+
+        // ---- S2: the RAM's output register, or a newer word not yet written. -------
+        // The event 2 ahead is in w1 now, 3 ahead in w2, 4 ahead in w3; the RAM read
+        // (two cycles ago) saw every write before that.
+        self.s3_valid.d.next = self.s2_valid.q.val();
+        self.s3_grant.d.next = self.s2_grant.q.val();
+        self.s3_qp.d.next = self.s2_qp.q.val();
+        self.s3_remaining.d.next = self.s2_remaining.q.val();
+        self.s3_f1.d.next = self.s2_f1.q.val();
+        if self.s2_f2.q.val() {
+            self.prep.next = self.w1_state.q.val();
+        } else if self.s2_f3.q.val() {
+            self.prep.next = self.w2_state.q.val();
+        } else if self.s2_f4.q.val() {
+            self.prep.next = self.w3_state.q.val();
         } else {
-            self.st.next = self.ram.read_data.val();
+            self.prep.next = self.ram.read_data.val();
+        }
+        self.s3_prep.d.next = self.prep.val();
+
+        // ---- S3: the QP's word (the previous event's result if the same QP). -------
+        if self.s3_f1.q.val() {
+            self.st.next = self.w1_state.q.val();
+        } else {
+            self.st.next = self.s3_prep.q.val();
         }
         // Word: credit[31:0] (signed), free[63:32], req_acc[95:64], rem[127:96],
         // active[128], waiting[129], off[130].
@@ -334,8 +429,8 @@ impl Logic for CreditTx {
         self.credit_nonneg.next = !self.credit.val().get_bit(31);
 
         // Send: the amount allowed now.
-        if (self.s1_remaining.q.val() < self.cfg_batch.val()) {
-            self.cap1.next = self.s1_remaining.q.val();
+        if (self.s3_remaining.q.val() < self.cfg_batch.val()) {
+            self.cap1.next = self.s3_remaining.q.val();
         } else {
             self.cap1.next = self.cfg_batch.val();
         }
@@ -360,7 +455,7 @@ impl Logic for CreditTx {
         } else {
             self.cap2.next = 0.into();
         }
-        if self.s1_grant.q.val() {
+        if self.s3_grant.q.val() {
             self.amt.next = 0.into();
         } else {
             self.amt.next = self.cap2.val();
@@ -373,10 +468,10 @@ impl Logic for CreditTx {
             self.credit_a.next = (self.credit.val() - self.amt.val());
         }
         // What the QP has left: reported with each send request; kept across grants.
-        if self.s1_grant.q.val() {
+        if self.s3_grant.q.val() {
             self.rem_n.next = self.st.val().get_bits::<32>(96);
         } else {
-            self.rem_n.next = (self.s1_remaining.q.val() - self.amt.val());
+            self.rem_n.next = (self.s3_remaining.q.val() - self.amt.val());
         }
         self.active_n.next = self.rem_n.val().any();
         // A grant adds a batch to an active QP and is wasted on an idle one; a QP whose
@@ -390,7 +485,7 @@ impl Logic for CreditTx {
         } else {
             self.granted.next = self.granted_raw.val();
         }
-        if self.s1_grant.q.val() {
+        if self.s3_grant.q.val() {
             if (self.active.val() | self.granted.val().get_bit(31)) {
                 self.credit_n.next = self.granted.val();
                 self.wasted_n.next = 0.into();
@@ -416,7 +511,7 @@ impl Logic for CreditTx {
         self.credit_n_pos.next = (!self.credit_n.val().get_bit(31) & self.credit_n.val().any());
         // Waiting: it asked and was refused; a grant or a send ends the wait.
         self.waiting_n.next =
-            ((self.active_n.val() & !self.s1_grant.q.val()) & !self.amt.val().any());
+            ((self.active_n.val() & !self.s3_grant.q.val()) & !self.amt.val().any());
         // OFF while the credit held exceeds the data left (only for an active QP).
         self.off_n.next = (self.active_n.val()
             & (self.credit_n_pos.val() & (self.credit_n.val() > self.rem_n.val())));
@@ -428,26 +523,33 @@ impl Logic for CreditTx {
             | (bit_cast::<STATE_BITS, 32>(self.free_n.val()) << 32)
             | bit_cast::<STATE_BITS, 32>(self.credit_n.val()));
 
-        self.ram.write_address.next = self.s1_qp.q.val();
-        self.ram.write_data.next = self.new_state.val();
-        self.ram.write_enable.next = self.s1_valid.q.val();
-        self.w_valid.d.next = self.s1_valid.q.val();
-        self.w_qp.d.next = self.s1_qp.q.val();
-        self.w_state.d.next = self.new_state.val();
+        self.w1_valid.d.next = self.s3_valid.q.val();
+        self.w1_qp.d.next = self.s3_qp.q.val();
+        self.w1_state.d.next = self.new_state.val();
+        self.w2_valid.d.next = self.w1_valid.q.val();
+        self.w2_qp.d.next = self.w1_qp.q.val();
+        self.w2_state.d.next = self.w1_state.q.val();
+        self.w3_valid.d.next = self.w2_valid.q.val();
+        self.w3_qp.d.next = self.w2_qp.q.val();
+        self.w3_state.d.next = self.w2_state.q.val();
+        // The RAM's write port: the newest result (the reset sweep below overrides it).
+        self.ram.write_address.next = self.w1_qp.q.val();
+        self.ram.write_data.next = self.w1_state.q.val();
+        self.ram.write_enable.next = self.w1_valid.q.val();
 
-        self.out_send_valid.d.next = (self.s1_valid.q.val() & !self.s1_grant.q.val());
-        self.out_send_qp.d.next = self.s1_qp.q.val();
+        self.out_send_valid.d.next = (self.s3_valid.q.val() & !self.s3_grant.q.val());
+        self.out_send_qp.d.next = self.s3_qp.q.val();
         self.out_send_bytes.d.next = self.amt.val();
         self.out_send_credit.d.next = self.credit_n.val();
-        self.out_req_valid.d.next = (self.s1_valid.q.val() & self.req_n.val());
-        self.out_credit_valid.d.next = self.s1_valid.q.val();
+        self.out_req_valid.d.next = (self.s3_valid.q.val() & self.req_n.val());
+        self.out_credit_valid.d.next = self.s3_valid.q.val();
         self.out_waiting.d.next = self.waiting_n.val();
         self.out_onoff_valid.d.next =
-            (self.s1_valid.q.val() & (self.off_n.val() != self.off.val()));
+            (self.s3_valid.q.val() & (self.off_n.val() != self.off.val()));
         self.out_onoff_on.d.next = !self.off_n.val();
 
         // Counters.
-        if self.s1_valid.q.val() {
+        if self.s3_valid.q.val() {
             self.n_active.d.next = ((self.n_active.q.val()
                 + bit_cast::<17, 1>(self.active_n.val().into()))
                 - bit_cast::<17, 1>(self.active.val().into()));
@@ -456,10 +558,10 @@ impl Logic for CreditTx {
                 - bit_cast::<17, 1>(self.waiting.val().into()));
             self.cnt_wasted.d.next = (self.cnt_wasted.q.val() + self.wasted_n.val());
         }
-        if (self.s1_valid.q.val() & self.req_n.val()) {
+        if (self.s3_valid.q.val() & self.req_n.val()) {
             self.cnt_requests.d.next = (self.cnt_requests.q.val() + 1);
         }
-        if (self.s1_valid.q.val() & self.s1_grant.q.val()) {
+        if (self.s3_valid.q.val() & self.s3_grant.q.val()) {
             self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
         }
         if (self.n_active.q.val().any() & (self.n_waiting.q.val() == self.n_active.q.val())) {
@@ -477,7 +579,7 @@ impl Logic for CreditTx {
         self.floor_ok.next = (((!self.cfg_batch.val().any() | self.cfg_batch.val().get_bit(31))
             | !self.credit_ge_floor.val())
             | !self.debt_step.val());
-        if (self.s1_valid.q.val() & self.debt_step.val()) {
+        if (self.s3_valid.q.val() & self.debt_step.val()) {
             self.debt_error.d.next = true;
         }
 
@@ -496,7 +598,11 @@ impl Logic for CreditTx {
             self.clearing.d.next = true;
             self.clear_index.d.next = 0.into();
             self.s1_valid.d.next = false;
-            self.w_valid.d.next = false;
+            self.s2_valid.d.next = false;
+            self.s3_valid.d.next = false;
+            self.w1_valid.d.next = false;
+            self.w2_valid.d.next = false;
+            self.w3_valid.d.next = false;
             self.out_send_valid.d.next = false;
             self.out_req_valid.d.next = false;
             self.out_credit_valid.d.next = false;
@@ -511,8 +617,7 @@ impl Logic for CreditTx {
             self.debt_error.d.next = false;
         }
 
-        self.unused_bits.next = ((self.ram.aux_read_data.val().any()
-            | self.st.val().get_bits::<29>(131).any())
+        self.unused_bits.next = (self.st.val().get_bits::<29>(131).any()
             | self.floor_ok.val());
         self.s_send_ready.next =
             ((!self.s_grant_valid.val() & !self.clearing.q.val()) & !self.rst.val());

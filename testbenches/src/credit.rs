@@ -5,6 +5,7 @@
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_rtl::credit_rx::CREDIT_RX_GRANT_LATENCY;
+use prnic_rtl::credit_tx::CREDIT_TX_LATENCY;
 use prnic_verif::credit::{Rule, SenderModel};
 use prnic_verif::flow_table::rng;
 use std::collections::BTreeMap;
@@ -85,7 +86,8 @@ pub fn compare_tx_on(
     let mut c = 0u64;
     let mut pending: Option<TxEvent> = None;
     let mut tail = 0;
-    while i < n || tail < 4 {
+    let lat = CREDIT_TX_LATENCY as u64;
+    while i < n || tail < lat + 2 {
         if i >= n {
             tail += 1;
         }
@@ -123,18 +125,18 @@ pub fn compare_tx_on(
                 TxEvent::Grant { qp } => {
                     let qp = qp & mask;
                     if let Some(on) = m.grant(qp) {
-                        exp_onoff.insert(c + 2, (qp, on));
+                        exp_onoff.insert(c + lat, (qp, on));
                     }
                 }
                 TxEvent::Send { qp, remaining } => {
                     let qp = qp & mask;
                     let r = m.send(qp, remaining);
-                    exp_send.insert(c + 2, (qp, r.bytes, r.credit));
+                    exp_send.insert(c + lat, (qp, r.bytes, r.credit));
                     if r.request {
-                        exp_req.insert(c + 2, qp);
+                        exp_req.insert(c + lat, qp);
                     }
                     if let Some(on) = r.onoff {
-                        exp_onoff.insert(c + 2, (qp, on));
+                        exp_onoff.insert(c + lat, (qp, on));
                     }
                 }
             }
@@ -190,9 +192,10 @@ pub fn compare_tx_on(
     if d.status_debt_error() != 0 {
         out.mismatches.push("debt error flag set".into());
     }
-    // The RTL counts a starved cycle two edges after the event that caused it.
+    // The RTL counts a starved cycle CREDIT_TX_LATENCY edges after the event that caused
+    // it.
     let edges = (d.cycle() - start) as usize;
-    out.starved_model = starved_after[..edges.saturating_sub(2)]
+    out.starved_model = starved_after[..edges.saturating_sub(CREDIT_TX_LATENCY as usize)]
         .iter()
         .filter(|s| **s)
         .count() as u64;
@@ -364,6 +367,10 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     // credit_rx's pipeline takes beyond the 2 the loop was first measured with, so the
     // figures stay comparable as the blocks' latency changes.
     let rx_extra = CREDIT_RX_GRANT_LATENCY.saturating_sub(2) as u64;
+    // Likewise credit_tx's requests and ON/OFF leave CREDIT_TX_LATENCY - 2 cycles later
+    // than they did when the loop was measured: the request path is that much shorter.
+    let tx_extra = CREDIT_TX_LATENCY.saturating_sub(2) as u64;
+    let req_delay = half.saturating_sub(tx_extra).max(1);
     let mut state = vec![QpState::Queued; n];
     let mut granted_while_asked = vec![false; n];
     let mut poll: std::collections::VecDeque<u32> = (0..lc.qps).collect();
@@ -396,8 +403,9 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
         let g = grant_q.front().copied();
         d.set_tx_grant_valid(g.is_some() as u64);
         d.set_tx_grant_qp(g.unwrap_or(0) as u64);
-        // Ask ahead so the decision (2 cycles) is back when the link frees.
-        let s = (!asking && link_free <= (c + 3) * den)
+        // Ask ahead so the decision (CREDIT_TX_LATENCY cycles) is back when the link
+        // frees.
+        let s = (!asking && link_free <= (c + 1 + CREDIT_TX_LATENCY as u64) * den)
             .then(|| poll.front().copied())
             .flatten();
         d.set_tx_send_valid(s.is_some() as u64);
@@ -457,13 +465,13 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
         }
         if d.tx_req_valid() != 0 {
             req_at
-                .entry(c + half.max(1))
+                .entry(c + req_delay)
                 .or_default()
                 .push(d.tx_req_qp() as u32);
         }
         if d.tx_onoff_valid() != 0 {
             onoff_at
-                .entry(c + half.max(1))
+                .entry(c + req_delay)
                 .or_default()
                 .push((d.tx_onoff_qp() as u32, d.tx_onoff_on() != 0));
         }
