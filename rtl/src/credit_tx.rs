@@ -2,15 +2,17 @@
 //! (the Pegasus paper; docs/blocks/credit.md).
 //!
 //! ```text
-//!  s_grant (qp) ──┐ priority   stage 0: read QP state    stage 1: decide, write back
-//!  s_send (qp, ──┴─► arbiter ─► BankRam (per-QP word) ─► (forwarded from the last write) ─► m_send (bytes)
-//!   remaining)                                                                         ├► m_req (one per batch)
-//!                                                                                      └► m_onoff
+//!  s_grant (qp) ──┐ S0          S1      S2                 S3                P1       P2
+//!  s_send (qp, ──┴─► arbiter ─► PipeRam ─► latch ─► out reg ─► prep ─► update ─► u ─► OFF, ─► out regs ─► m_send (bytes)
+//!   remaining)      (grant >    (per-QP word)       (forward    (forward │ ▲       debt      counters  ├► m_req (one per batch)
+//!                    send)                           w1..w3)     w1)     │ └ w1 (same QP back to back)   └► m_onoff
+//!                                                                        └► w1 ─► RAM write; w2, w3 (forwarding)
 //! ```
 //!
 //! Per QP: `credit` (signed bytes), `free` (bytes of the first BDP not yet sent),
 //! `rem` (remaining data, as last reported), `req_acc` (bytes sent since the last credit
-//! request), `active`, `waiting` (it asked to send and was refused), `off`.
+//! request), `active`, `waiting` (it asked to send and was refused). Whether the QP is
+//! OFF follows from credit, rem and active, so it is not stored.
 //!
 //! * **Send request** (`s_send_*`: a QP with `remaining` bytes to send asks how much it
 //!   may send now; at most one batch per decision):
@@ -34,7 +36,22 @@
 //!   `cfg_bdp`); requests and grants are refused or dropped (counted) meanwhile.
 //!
 //! Grants take priority; `s_send_ready` is low in a cycle with a grant. Latency: the
-//! decision for a send request is on `m_send_*` two cycles after it is accepted.
+//! decision for a send request (and its credit request and ON/OFF) is on the outputs
+//! [`CREDIT_TX_LATENCY`] = 6 cycles after it is accepted (2 before the pipeline); one
+//! event per cycle, the same QP back to back included.
+//!
+//! Timing: the word is read through `PipeRam`'s two registers (S1, S2) before any logic.
+//! S2 replaces it by the result of any of the three events ahead that the RAM does not
+//! hold yet (`w1`..`w3`); S3, the only loop, takes the previous event's result (`w1`)
+//! when it is the same QP. In S3 the compares and differences the update may need (free
+//! and credit against remaining and batch, the differences, the saturating grant, the
+//! request accumulator plus each possible amount) are written side by side from the
+//! word, so the amount chosen selects among results; Yosys still shares the adders
+//! whose results one mux selects (the accumulator becomes one adder after the choice),
+//! and S3 is still 8.5-10 levels (over the 5 of docs/timing.md). What does not loop back (OFF
+//! before and after, the debt flag, the outputs and the counters) is done in P1 and P2:
+//! OFF is not stored but recomputed from credit, rem and active, which the word holds.
+//! A bad input (a QP number beyond the QP count) aliases modulo the count.
 
 use crate::ram::PipeRam;
 use rust_hdl::prelude::*;
@@ -42,7 +59,7 @@ use rust_hdl::prelude::*;
 /// QP index width on every port (the RAM uses the low bits).
 pub const QP_BITS: usize = 16;
 /// Cycles from an accepted send request to its decision.
-pub const CREDIT_TX_LATENCY: u32 = 4;
+pub const CREDIT_TX_LATENCY: u32 = 6;
 const STATE_BITS: usize = 160;
 
 #[derive(LogicBlock)]
@@ -137,6 +154,37 @@ pub struct CreditTx {
     cnt_starved: DFF<Bits<32>>,
     cnt_grants_dropped: DFF<Bits<32>>,
     debt_error: DFF<Bit>,
+    s3_rem_nz: DFF<Bit>,
+    u_valid: DFF<Bit>,
+    u_grant: DFF<Bit>,
+    u_qp: DFF<Bits<QP_BITS>>,
+    u_amt: DFF<Bits<32>>,
+    u_credit_n: DFF<Bits<32>>,
+    u_rem_n: DFF<Bits<32>>,
+    u_active_n: DFF<Bit>,
+    u_waiting_n: DFF<Bit>,
+    u_credit: DFF<Bits<32>>,
+    u_rem: DFF<Bits<32>>,
+    u_active: DFF<Bit>,
+    u_waiting: DFF<Bit>,
+    u_wasted: DFF<Bits<32>>,
+    u_req: DFF<Bit>,
+    p_valid: DFF<Bit>,
+    p_grant: DFF<Bit>,
+    p_qp: DFF<Bits<QP_BITS>>,
+    p_amt: DFF<Bits<32>>,
+    p_credit_n: DFF<Bits<32>>,
+    p_active_n: DFF<Bit>,
+    p_waiting_n: DFF<Bit>,
+    p_active: DFF<Bit>,
+    p_waiting: DFF<Bit>,
+    p_wasted: DFF<Bits<32>>,
+    p_req: DFF<Bit>,
+    p_gt_new: DFF<Bit>,
+    p_pos_new: DFF<Bit>,
+    p_gt_old: DFF<Bit>,
+    p_pos_old: DFF<Bit>,
+    p_debt: DFF<Bit>,
     ev_grant: Signal<Local, Bit>,
     ev_send: Signal<Local, Bit>,
     ev_qp: Signal<Local, Bits<QP_BITS>>,
@@ -151,7 +199,6 @@ pub struct CreditTx {
     credit_pos: Signal<Local, Bit>,
     credit_nonneg: Signal<Local, Bit>,
     cap1: Signal<Local, Bits<32>>,
-    cap2: Signal<Local, Bits<32>>,
     amt: Signal<Local, Bits<32>>,
     free_n: Signal<Local, Bits<32>>,
     credit_a: Signal<Local, Bits<32>>,
@@ -162,7 +209,6 @@ pub struct CreditTx {
     acc_sum: Signal<Local, Bits<32>>,
     req_n: Signal<Local, Bit>,
     req_acc_n: Signal<Local, Bits<32>>,
-    credit_n_pos: Signal<Local, Bit>,
     waiting_n: Signal<Local, Bit>,
     off_n: Signal<Local, Bit>,
     new_state: Signal<Local, Bits<STATE_BITS>>,
@@ -175,6 +221,29 @@ pub struct CreditTx {
     granted: Signal<Local, Bits<32>>,
     granted_raw: Signal<Local, Bits<32>>,
     /// Spare word bits and the RAM's second read port (Verilator's unused idiom).
+    rem_old: Signal<Local, Bits<32>>,
+    free_nz: Signal<Local, Bit>,
+    rem_lt_batch: Signal<Local, Bit>,
+    rem_gt_batch: Signal<Local, Bit>,
+    free_lt_cap: Signal<Local, Bit>,
+    credit_lt_cap: Signal<Local, Bit>,
+    cap_zero: Signal<Local, Bit>,
+    k_free: Signal<Local, Bit>,
+    k_cap: Signal<Local, Bit>,
+    k_credit: Signal<Local, Bit>,
+    amt_zero: Signal<Local, Bit>,
+    free_m_rem: Signal<Local, Bits<32>>,
+    free_m_batch: Signal<Local, Bits<32>>,
+    credit_m_rem: Signal<Local, Bits<32>>,
+    credit_m_batch: Signal<Local, Bits<32>>,
+    rem_m_batch: Signal<Local, Bits<32>>,
+    rem_m_free: Signal<Local, Bits<32>>,
+    rem_m_credit: Signal<Local, Bits<32>>,
+    acc_free: Signal<Local, Bits<32>>,
+    acc_rem: Signal<Local, Bits<32>>,
+    acc_batch: Signal<Local, Bits<32>>,
+    acc_credit: Signal<Local, Bits<32>>,
+    neg_batch_p: Signal<Local, Bits<32>>,
     unused_bits: Signal<Local, Bit>,
 }
 
@@ -276,7 +345,6 @@ impl CreditTx {
             credit_pos: Default::default(),
             credit_nonneg: Default::default(),
             cap1: Default::default(),
-            cap2: Default::default(),
             amt: Default::default(),
             free_n: Default::default(),
             credit_a: Default::default(),
@@ -287,7 +355,6 @@ impl CreditTx {
             acc_sum: Default::default(),
             req_n: Default::default(),
             req_acc_n: Default::default(),
-            credit_n_pos: Default::default(),
             waiting_n: Default::default(),
             off_n: Default::default(),
             new_state: Default::default(),
@@ -299,6 +366,60 @@ impl CreditTx {
             granted: Default::default(),
             granted_raw: Default::default(),
             unused_bits: Default::default(),
+            s3_rem_nz: Default::default(),
+            u_valid: Default::default(),
+            u_grant: Default::default(),
+            u_qp: Default::default(),
+            u_amt: Default::default(),
+            u_credit_n: Default::default(),
+            u_rem_n: Default::default(),
+            u_active_n: Default::default(),
+            u_waiting_n: Default::default(),
+            u_credit: Default::default(),
+            u_rem: Default::default(),
+            u_active: Default::default(),
+            u_waiting: Default::default(),
+            u_wasted: Default::default(),
+            u_req: Default::default(),
+            p_valid: Default::default(),
+            p_grant: Default::default(),
+            p_qp: Default::default(),
+            p_amt: Default::default(),
+            p_credit_n: Default::default(),
+            p_active_n: Default::default(),
+            p_waiting_n: Default::default(),
+            p_active: Default::default(),
+            p_waiting: Default::default(),
+            p_wasted: Default::default(),
+            p_req: Default::default(),
+            p_gt_new: Default::default(),
+            p_pos_new: Default::default(),
+            p_gt_old: Default::default(),
+            p_pos_old: Default::default(),
+            p_debt: Default::default(),
+            rem_old: Default::default(),
+            free_nz: Default::default(),
+            rem_lt_batch: Default::default(),
+            rem_gt_batch: Default::default(),
+            free_lt_cap: Default::default(),
+            credit_lt_cap: Default::default(),
+            cap_zero: Default::default(),
+            k_free: Default::default(),
+            k_cap: Default::default(),
+            k_credit: Default::default(),
+            amt_zero: Default::default(),
+            free_m_rem: Default::default(),
+            free_m_batch: Default::default(),
+            credit_m_rem: Default::default(),
+            credit_m_batch: Default::default(),
+            rem_m_batch: Default::default(),
+            rem_m_free: Default::default(),
+            rem_m_credit: Default::default(),
+            acc_free: Default::default(),
+            acc_rem: Default::default(),
+            acc_batch: Default::default(),
+            acc_credit: Default::default(),
+            neg_batch_p: Default::default(),
         }
     }
 }
@@ -354,7 +475,38 @@ impl Logic for CreditTx {
             cnt_wasted,
             cnt_starved,
             cnt_grants_dropped,
-            debt_error
+            debt_error,
+            s3_rem_nz,
+            u_valid,
+            u_grant,
+            u_qp,
+            u_amt,
+            u_credit_n,
+            u_rem_n,
+            u_active_n,
+            u_waiting_n,
+            u_credit,
+            u_rem,
+            u_active,
+            u_waiting,
+            u_wasted,
+            u_req,
+            p_valid,
+            p_grant,
+            p_qp,
+            p_amt,
+            p_credit_n,
+            p_active_n,
+            p_waiting_n,
+            p_active,
+            p_waiting,
+            p_wasted,
+            p_req,
+            p_gt_new,
+            p_pos_new,
+            p_gt_old,
+            p_pos_old,
+            p_debt
         );
         self.ram.clk.next = self.clk.val();
         self.ram.read_enable.next = true;
@@ -399,6 +551,7 @@ impl Logic for CreditTx {
         self.s3_grant.d.next = self.s2_grant.q.val();
         self.s3_qp.d.next = self.s2_qp.q.val();
         self.s3_remaining.d.next = self.s2_remaining.q.val();
+        self.s3_rem_nz.d.next = self.s2_remaining.q.val().any();
         self.s3_f1.d.next = self.s2_f1.q.val();
         if self.s2_f2.q.val() {
             self.prep.next = self.w1_state.q.val();
@@ -411,76 +564,144 @@ impl Logic for CreditTx {
         }
         self.s3_prep.d.next = self.prep.val();
 
-        // ---- S3: the QP's word (the previous event's result if the same QP). -------
+        // ---- S3: update the QP word (the previous event's result if the same QP). ---
         if self.s3_f1.q.val() {
             self.st.next = self.w1_state.q.val();
         } else {
             self.st.next = self.s3_prep.q.val();
         }
         // Word: credit[31:0] (signed), free[63:32], req_acc[95:64], rem[127:96],
-        // active[128], waiting[129], off[130].
+        // active[128], waiting[129]. OFF is not stored: it is a function of credit, rem
+        // and active, so P1 recomputes the old value beside the new one.
         self.credit.next = self.st.val().get_bits::<32>(0);
         self.free.next = self.st.val().get_bits::<32>(32);
         self.req_acc.next = self.st.val().get_bits::<32>(64);
+        self.rem_old.next = self.st.val().get_bits::<32>(96);
         self.active.next = self.st.val().get_bit(128);
         self.waiting.next = self.st.val().get_bit(129);
-        self.off.next = self.st.val().get_bit(130);
         self.credit_pos.next = (!self.credit.val().get_bit(31) & self.credit.val().any());
         self.credit_nonneg.next = !self.credit.val().get_bit(31);
+        self.free_nz.next = self.free.val().any();
 
-        // Send: the amount allowed now.
-        if (self.s3_remaining.q.val() < self.cfg_batch.val()) {
+        // Every compare and difference the update may need is computed side by side from
+        // the registers, so the amount chosen selects among results instead of feeding
+        // further adders. cap = min(remaining, batch); x < cap is x < remaining and
+        // x < batch.
+        self.rem_lt_batch.next = (self.s3_remaining.q.val() < self.cfg_batch.val());
+        self.rem_gt_batch.next = (self.cfg_batch.val() < self.s3_remaining.q.val());
+        self.free_lt_cap.next = ((self.free.val() < self.s3_remaining.q.val())
+            & (self.free.val() < self.cfg_batch.val()));
+        self.credit_lt_cap.next = ((self.credit.val() < self.s3_remaining.q.val())
+            & (self.credit.val() < self.cfg_batch.val()));
+        self.cap_zero.next = (!self.s3_rem_nz.q.val() | !self.cfg_batch.val().any());
+
+        // Send: where the amount allowed now comes from (none of the three: 0).
+        // * while free > 0: min(remaining, batch, free) without credit;
+        // * Eq.2: min(remaining, batch) whenever credit >= 0;
+        // * Eq.1: min(remaining, batch, credit) while credit > 0.
+        self.k_free.next = false;
+        self.k_cap.next = false;
+        self.k_credit.next = false;
+        if !self.s3_grant.q.val() {
+            if self.free_nz.val() {
+                if self.free_lt_cap.val() {
+                    self.k_free.next = true;
+                } else {
+                    self.k_cap.next = true;
+                }
+            } else if self.cfg_rule.val() {
+                if self.credit_nonneg.val() {
+                    self.k_cap.next = true;
+                }
+            } else if self.credit_pos.val() {
+                if self.credit_lt_cap.val() {
+                    self.k_credit.next = true;
+                } else {
+                    self.k_cap.next = true;
+                }
+            }
+        }
+        if self.rem_lt_batch.val() {
             self.cap1.next = self.s3_remaining.q.val();
         } else {
             self.cap1.next = self.cfg_batch.val();
         }
-        if self.free.val().any() {
-            if (self.free.val() < self.cap1.val()) {
-                self.cap2.next = self.free.val();
-            } else {
-                self.cap2.next = self.cap1.val();
-            }
-        } else if self.cfg_rule.val() {
-            if self.credit_nonneg.val() {
-                self.cap2.next = self.cap1.val();
-            } else {
-                self.cap2.next = 0.into();
-            }
-        } else if self.credit_pos.val() {
-            if (self.credit.val() < self.cap1.val()) {
-                self.cap2.next = self.credit.val();
-            } else {
-                self.cap2.next = self.cap1.val();
-            }
+        if self.k_free.val() {
+            self.amt.next = self.free.val();
+        } else if self.k_cap.val() {
+            self.amt.next = self.cap1.val();
+        } else if self.k_credit.val() {
+            self.amt.next = self.credit.val();
         } else {
-            self.cap2.next = 0.into();
-        }
-        if self.s3_grant.q.val() {
             self.amt.next = 0.into();
-        } else {
-            self.amt.next = self.cap2.val();
         }
-        if self.free.val().any() {
-            self.free_n.next = (self.free.val() - self.amt.val());
-            self.credit_a.next = self.credit.val();
-        } else {
-            self.free_n.next = self.free.val();
-            self.credit_a.next = (self.credit.val() - self.amt.val());
+        // The amount is never 0 when taken from free (> 0) or credit (> 0).
+        self.amt_zero.next = !((self.k_free.val() | self.k_credit.val())
+            | (self.k_cap.val() & !self.cap_zero.val()));
+
+        self.free_m_rem.next = (self.free.val() - self.s3_remaining.q.val());
+        self.free_m_batch.next = (self.free.val() - self.cfg_batch.val());
+        self.credit_m_rem.next = (self.credit.val() - self.s3_remaining.q.val());
+        self.credit_m_batch.next = (self.credit.val() - self.cfg_batch.val());
+        self.rem_m_batch.next = (self.s3_remaining.q.val() - self.cfg_batch.val());
+        self.rem_m_free.next = (self.s3_remaining.q.val() - self.free.val());
+        self.rem_m_credit.next = (self.s3_remaining.q.val() - self.credit.val());
+        self.acc_free.next = (self.req_acc.val() + self.free.val());
+        self.acc_rem.next = (self.req_acc.val() + self.s3_remaining.q.val());
+        self.acc_batch.next = (self.req_acc.val() + self.cfg_batch.val());
+        self.acc_credit.next = (self.req_acc.val() + self.credit.val());
+
+        // free - amt while free > 0, credit - amt after.
+        self.free_n.next = self.free.val();
+        self.credit_a.next = self.credit.val();
+        if self.k_free.val() {
+            self.free_n.next = 0.into();
+        } else if self.k_cap.val() {
+            if self.free_nz.val() {
+                if self.rem_lt_batch.val() {
+                    self.free_n.next = self.free_m_rem.val();
+                } else {
+                    self.free_n.next = self.free_m_batch.val();
+                }
+            } else if self.rem_lt_batch.val() {
+                self.credit_a.next = self.credit_m_rem.val();
+            } else {
+                self.credit_a.next = self.credit_m_batch.val();
+            }
+        } else if self.k_credit.val() {
+            self.credit_a.next = 0.into();
         }
         // What the QP has left: reported with each send request; kept across grants.
+        // A send of min(remaining, batch) leaves remaining - batch when that is > 0;
+        // one of free or credit (each < remaining) always leaves some.
         if self.s3_grant.q.val() {
-            self.rem_n.next = self.st.val().get_bits::<32>(96);
+            self.rem_n.next = self.rem_old.val();
+            self.active_n.next = self.rem_old.val().any();
+        } else if self.k_free.val() {
+            self.rem_n.next = self.rem_m_free.val();
+            self.active_n.next = true;
+        } else if self.k_cap.val() {
+            if self.rem_lt_batch.val() {
+                self.rem_n.next = 0.into();
+            } else {
+                self.rem_n.next = self.rem_m_batch.val();
+            }
+            self.active_n.next = self.rem_gt_batch.val();
+        } else if self.k_credit.val() {
+            self.rem_n.next = self.rem_m_credit.val();
+            self.active_n.next = true;
         } else {
-            self.rem_n.next = (self.s3_remaining.q.val() - self.amt.val());
+            self.rem_n.next = self.s3_remaining.q.val();
+            self.active_n.next = self.s3_rem_nz.q.val();
         }
-        self.active_n.next = self.rem_n.val().any();
         // A grant adds a batch to an active QP and is wasted on an idle one; a QP whose
         // data ends gives its surplus up.
         // An idle QP's grant first repays any debt; the rest is wasted.
         // Saturating: credit held beyond 2^31 - 1 bytes stays there (found by the formal
-        // check: the plain sum wrapped negative and broke the -batch floor).
-        self.granted_raw.next = (self.credit_a.val() + self.cfg_batch.val());
-        if (!self.credit_a.val().get_bit(31) & self.granted_raw.val().get_bit(31)) {
+        // check: the plain sum wrapped negative and broke the -batch floor). A grant
+        // sends nothing, so it adds to the credit read.
+        self.granted_raw.next = (self.credit.val() + self.cfg_batch.val());
+        if (!self.credit.val().get_bit(31) & self.granted_raw.val().get_bit(31)) {
             self.granted.next = 0x7fff_ffff.into();
         } else {
             self.granted.next = self.granted_raw.val();
@@ -501,22 +722,29 @@ impl Logic for CreditTx {
             self.wasted_n.next = 0.into();
         }
         // One credit request per batch of bytes sent.
-        self.acc_sum.next = (self.req_acc.val() + self.amt.val());
+        if self.k_free.val() {
+            self.acc_sum.next = self.acc_free.val();
+        } else if self.k_cap.val() {
+            if self.rem_lt_batch.val() {
+                self.acc_sum.next = self.acc_rem.val();
+            } else {
+                self.acc_sum.next = self.acc_batch.val();
+            }
+        } else if self.k_credit.val() {
+            self.acc_sum.next = self.acc_credit.val();
+        } else {
+            self.acc_sum.next = self.req_acc.val();
+        }
         self.req_n.next = (self.acc_sum.val() >= self.cfg_batch.val());
         if self.req_n.val() {
             self.req_acc_n.next = (self.acc_sum.val() - self.cfg_batch.val());
         } else {
             self.req_acc_n.next = self.acc_sum.val();
         }
-        self.credit_n_pos.next = (!self.credit_n.val().get_bit(31) & self.credit_n.val().any());
         // Waiting: it asked and was refused; a grant or a send ends the wait.
         self.waiting_n.next =
-            ((self.active_n.val() & !self.s3_grant.q.val()) & !self.amt.val().any());
-        // OFF while the credit held exceeds the data left (only for an active QP).
-        self.off_n.next = (self.active_n.val()
-            & (self.credit_n_pos.val() & (self.credit_n.val() > self.rem_n.val())));
+            ((self.active_n.val() & !self.s3_grant.q.val()) & self.amt_zero.val());
         self.new_state.next = ((bit_cast::<STATE_BITS, 32>(self.rem_n.val()) << 96)
-            | (bit_cast::<STATE_BITS, 1>(self.off_n.val().into()) << 130)
             | (bit_cast::<STATE_BITS, 1>(self.waiting_n.val().into()) << 129)
             | (bit_cast::<STATE_BITS, 1>(self.active_n.val().into()) << 128)
             | (bit_cast::<STATE_BITS, 32>(self.req_acc_n.val()) << 64)
@@ -537,49 +765,89 @@ impl Logic for CreditTx {
         self.ram.write_data.next = self.w1_state.q.val();
         self.ram.write_enable.next = self.w1_valid.q.val();
 
-        self.out_send_valid.d.next = (self.s3_valid.q.val() & !self.s3_grant.q.val());
-        self.out_send_qp.d.next = self.s3_qp.q.val();
-        self.out_send_bytes.d.next = self.amt.val();
-        self.out_send_credit.d.next = self.credit_n.val();
-        self.out_req_valid.d.next = (self.s3_valid.q.val() & self.req_n.val());
-        self.out_credit_valid.d.next = self.s3_valid.q.val();
-        self.out_waiting.d.next = self.waiting_n.val();
-        self.out_onoff_valid.d.next =
-            (self.s3_valid.q.val() & (self.off_n.val() != self.off.val()));
-        self.out_onoff_on.d.next = !self.off_n.val();
-
-        // Counters.
-        if self.s3_valid.q.val() {
-            self.n_active.d.next = ((self.n_active.q.val()
-                + bit_cast::<17, 1>(self.active_n.val().into()))
-                - bit_cast::<17, 1>(self.active.val().into()));
-            self.n_waiting.d.next = ((self.n_waiting.q.val()
-                + bit_cast::<17, 1>(self.waiting_n.val().into()))
-                - bit_cast::<17, 1>(self.waiting.val().into()));
-            self.cnt_wasted.d.next = (self.cnt_wasted.q.val() + self.wasted_n.val());
-        }
-        if (self.s3_valid.q.val() & self.req_n.val()) {
-            self.cnt_requests.d.next = (self.cnt_requests.q.val() + 1);
-        }
-        if (self.s3_valid.q.val() & self.s3_grant.q.val()) {
-            self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
-        }
-        if (self.n_active.q.val().any() & (self.n_waiting.q.val() == self.n_active.q.val())) {
-            self.cnt_starved.d.next = (self.cnt_starved.q.val() + 1);
-        }
-        self.neg_batch.next = (0 - self.cfg_batch.val());
-        self.debt_step.next =
-            (self.credit_n.val().get_bit(31) & (self.credit_n.val() < self.neg_batch.val()));
         // The credit floor, one event at a time: a word that holds credit >= -batch is
         // written back with credit >= -batch. Yosys proves `floor_ok` for every input
         // (testbenches/tests/formal.rs); with the reset sweep writing 0 and this the only
-        // other writer, every QP's credit stays >= -batch (for 1 <= batch < 2^31).
+        // other writer, every QP's credit stays >= -batch (for 1 <= batch < 2^31). The
+        // same test as P1's debt flag, on the update's own signals; nothing reads it.
+        self.neg_batch.next = (0 - self.cfg_batch.val());
+        self.debt_step.next =
+            (self.credit_n.val().get_bit(31) & (self.credit_n.val() < self.neg_batch.val()));
         self.credit_ge_floor.next =
             (!self.credit.val().get_bit(31) | (self.credit.val() >= self.neg_batch.val()));
         self.floor_ok.next = (((!self.cfg_batch.val().any() | self.cfg_batch.val().get_bit(31))
             | !self.credit_ge_floor.val())
             | !self.debt_step.val());
-        if (self.s3_valid.q.val() & self.debt_step.val()) {
+
+        // S3 -> P1: what the outputs, OFF and the counters need; none of it loops back.
+        self.u_valid.d.next = self.s3_valid.q.val();
+        self.u_grant.d.next = self.s3_grant.q.val();
+        self.u_qp.d.next = self.s3_qp.q.val();
+        self.u_amt.d.next = self.amt.val();
+        self.u_credit_n.d.next = self.credit_n.val();
+        self.u_rem_n.d.next = self.rem_n.val();
+        self.u_active_n.d.next = self.active_n.val();
+        self.u_waiting_n.d.next = self.waiting_n.val();
+        self.u_credit.d.next = self.credit.val();
+        self.u_rem.d.next = self.rem_old.val();
+        self.u_active.d.next = self.active.val();
+        self.u_waiting.d.next = self.waiting.val();
+        self.u_wasted.d.next = self.wasted_n.val();
+        self.u_req.d.next = self.req_n.val();
+
+        // ---- P1: OFF before and after (credit > 0 and above the data left, active). --
+        self.p_valid.d.next = self.u_valid.q.val();
+        self.p_grant.d.next = self.u_grant.q.val();
+        self.p_qp.d.next = self.u_qp.q.val();
+        self.p_amt.d.next = self.u_amt.q.val();
+        self.p_credit_n.d.next = self.u_credit_n.q.val();
+        self.p_active_n.d.next = self.u_active_n.q.val();
+        self.p_waiting_n.d.next = self.u_waiting_n.q.val();
+        self.p_active.d.next = self.u_active.q.val();
+        self.p_waiting.d.next = self.u_waiting.q.val();
+        self.p_wasted.d.next = self.u_wasted.q.val();
+        self.p_req.d.next = self.u_req.q.val();
+        self.p_gt_new.d.next = (self.u_credit_n.q.val() > self.u_rem_n.q.val());
+        self.p_pos_new.d.next =
+            (!self.u_credit_n.q.val().get_bit(31) & self.u_credit_n.q.val().any());
+        self.p_gt_old.d.next = (self.u_credit.q.val() > self.u_rem.q.val());
+        self.p_pos_old.d.next = (!self.u_credit.q.val().get_bit(31) & self.u_credit.q.val().any());
+        self.neg_batch_p.next = (0 - self.cfg_batch.val());
+        self.p_debt.d.next = (self.u_credit_n.q.val().get_bit(31)
+            & (self.u_credit_n.q.val() < self.neg_batch_p.val()));
+
+        // ---- P2: outputs and counters. ---------------------------------------------
+        self.off_n.next =
+            ((self.p_active_n.q.val() & self.p_pos_new.q.val()) & self.p_gt_new.q.val());
+        self.off.next = ((self.p_active.q.val() & self.p_pos_old.q.val()) & self.p_gt_old.q.val());
+        self.out_send_valid.d.next = (self.p_valid.q.val() & !self.p_grant.q.val());
+        self.out_send_qp.d.next = self.p_qp.q.val();
+        self.out_send_bytes.d.next = self.p_amt.q.val();
+        self.out_send_credit.d.next = self.p_credit_n.q.val();
+        self.out_req_valid.d.next = (self.p_valid.q.val() & self.p_req.q.val());
+        self.out_credit_valid.d.next = self.p_valid.q.val();
+        self.out_waiting.d.next = self.p_waiting_n.q.val();
+        self.out_onoff_valid.d.next = (self.p_valid.q.val() & (self.off_n.val() != self.off.val()));
+        self.out_onoff_on.d.next = !self.off_n.val();
+        if self.p_valid.q.val() {
+            self.n_active.d.next = ((self.n_active.q.val()
+                + bit_cast::<17, 1>(self.p_active_n.q.val().into()))
+                - bit_cast::<17, 1>(self.p_active.q.val().into()));
+            self.n_waiting.d.next = ((self.n_waiting.q.val()
+                + bit_cast::<17, 1>(self.p_waiting_n.q.val().into()))
+                - bit_cast::<17, 1>(self.p_waiting.q.val().into()));
+            self.cnt_wasted.d.next = (self.cnt_wasted.q.val() + self.p_wasted.q.val());
+        }
+        if (self.p_valid.q.val() & self.p_req.q.val()) {
+            self.cnt_requests.d.next = (self.cnt_requests.q.val() + 1);
+        }
+        if (self.p_valid.q.val() & self.p_grant.q.val()) {
+            self.cnt_grants.d.next = (self.cnt_grants.q.val() + 1);
+        }
+        if (self.n_active.q.val().any() & (self.n_waiting.q.val() == self.n_active.q.val())) {
+            self.cnt_starved.d.next = (self.cnt_starved.q.val() + 1);
+        }
+        if (self.p_valid.q.val() & self.p_debt.q.val()) {
             self.debt_error.d.next = true;
         }
 
@@ -603,6 +871,8 @@ impl Logic for CreditTx {
             self.w1_valid.d.next = false;
             self.w2_valid.d.next = false;
             self.w3_valid.d.next = false;
+            self.u_valid.d.next = false;
+            self.p_valid.d.next = false;
             self.out_send_valid.d.next = false;
             self.out_req_valid.d.next = false;
             self.out_credit_valid.d.next = false;
@@ -617,8 +887,7 @@ impl Logic for CreditTx {
             self.debt_error.d.next = false;
         }
 
-        self.unused_bits.next = (self.st.val().get_bits::<29>(131).any()
-            | self.floor_ok.val());
+        self.unused_bits.next = (self.st.val().get_bits::<30>(130).any() | self.floor_ok.val());
         self.s_send_ready.next =
             ((!self.s_grant_valid.val() & !self.clearing.q.val()) & !self.rst.val());
         self.m_send_valid.next = self.out_send_valid.q.val();
