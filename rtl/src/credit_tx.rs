@@ -43,12 +43,13 @@
 //! Timing: the word is read through `PipeRam`'s two registers (S1, S2) before any logic.
 //! S2 replaces it by the result of any of the three events ahead that the RAM does not
 //! hold yet (`w1`..`w3`); S3, the only loop, takes the previous event's result (`w1`)
-//! when it is the same QP. In S3 the compares and differences the update may need (free
-//! and credit against remaining and batch, the differences, the saturating grant, the
-//! request accumulator plus each possible amount) are written side by side from the
-//! word, so the amount chosen selects among results; Yosys still shares the adders
-//! whose results one mux selects (the accumulator becomes one adder after the choice),
-//! and S3 is still 8.5-10 levels (over the 5 of docs/timing.md). What does not loop back (OFF
+//! when it is the same QP. `min(remaining, batch)` and what it leaves depend on the
+//! request alone and come from S1/S2. In S3 free and credit are compared with it and
+//! every difference, the saturating grant sum and the request accumulator plus each
+//! possible amount are computed side by side from the word; the amount chosen selects
+//! among them through AND-OR masks (a mux would let synthesis fold the adders back
+//! behind the choice). S3 is still 7.5-10 levels, over the 5 of docs/timing.md: closing
+//! it needs the next event's compares made a cycle ahead. What does not loop back (OFF
 //! before and after, the debt flag, the outputs and the counters) is done in P1 and P2:
 //! OFF is not stored but recomputed from credit, rem and active, which the word holds.
 //! A bad input (a QP number beyond the QP count) aliases modulo the count.
@@ -105,6 +106,7 @@ pub struct CreditTx {
 
     ram: PipeRam<Bits<STATE_BITS>>,
     depth_m1: Constant<Bits<QP_BITS>>,
+    ones: Constant<Bits<32>>,
     clearing: DFF<Bit>,
     clear_index: DFF<Bits<QP_BITS>>,
     s1_valid: DFF<Bit>,
@@ -155,6 +157,13 @@ pub struct CreditTx {
     cnt_grants_dropped: DFF<Bits<32>>,
     debt_error: DFF<Bit>,
     s3_rem_nz: DFF<Bit>,
+    s2_lt: DFF<Bit>,
+    s2_gt: DFF<Bit>,
+    s2_rmb: DFF<Bits<32>>,
+    s3_cap1: DFF<Bits<32>>,
+    s3_rem_cap: DFF<Bits<32>>,
+    s3_act_cap: DFF<Bit>,
+    s3_cap_zero: DFF<Bit>,
     u_valid: DFF<Bit>,
     u_grant: DFF<Bit>,
     u_qp: DFF<Bits<QP_BITS>>,
@@ -223,27 +232,29 @@ pub struct CreditTx {
     /// Spare word bits and the RAM's second read port (Verilator's unused idiom).
     rem_old: Signal<Local, Bits<32>>,
     free_nz: Signal<Local, Bit>,
-    rem_lt_batch: Signal<Local, Bit>,
-    rem_gt_batch: Signal<Local, Bit>,
     free_lt_cap: Signal<Local, Bit>,
     credit_lt_cap: Signal<Local, Bit>,
-    cap_zero: Signal<Local, Bit>,
     k_free: Signal<Local, Bit>,
     k_cap: Signal<Local, Bit>,
     k_credit: Signal<Local, Bit>,
     amt_zero: Signal<Local, Bit>,
-    free_m_rem: Signal<Local, Bits<32>>,
-    free_m_batch: Signal<Local, Bits<32>>,
-    credit_m_rem: Signal<Local, Bits<32>>,
-    credit_m_batch: Signal<Local, Bits<32>>,
-    rem_m_batch: Signal<Local, Bits<32>>,
+    free_m_cap: Signal<Local, Bits<32>>,
+    credit_m_cap: Signal<Local, Bits<32>>,
     rem_m_free: Signal<Local, Bits<32>>,
     rem_m_credit: Signal<Local, Bits<32>>,
     acc_free: Signal<Local, Bits<32>>,
-    acc_rem: Signal<Local, Bits<32>>,
-    acc_batch: Signal<Local, Bits<32>>,
+    acc_cap: Signal<Local, Bits<32>>,
     acc_credit: Signal<Local, Bits<32>>,
     neg_batch_p: Signal<Local, Bits<32>>,
+    m_free: Signal<Local, Bits<32>>,
+    m_cap: Signal<Local, Bits<32>>,
+    m_credit: Signal<Local, Bits<32>>,
+    m_none: Signal<Local, Bits<32>>,
+    m_capf: Signal<Local, Bits<32>>,
+    m_keepf: Signal<Local, Bits<32>>,
+    m_capc: Signal<Local, Bits<32>>,
+    m_keepc: Signal<Local, Bits<32>>,
+    cap_ok: Signal<Local, Bit>,
     unused_bits: Signal<Local, Bit>,
 }
 
@@ -285,6 +296,7 @@ impl CreditTx {
             status_debt_error: Default::default(),
             ram: PipeRam::new(qps),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
+            ones: Constant::new(0xffff_ffff_u64.into()),
             clearing: Default::default(),
             clear_index: Default::default(),
             s1_valid: Default::default(),
@@ -366,6 +378,22 @@ impl CreditTx {
             granted: Default::default(),
             granted_raw: Default::default(),
             unused_bits: Default::default(),
+            s2_lt: Default::default(),
+            s2_gt: Default::default(),
+            s2_rmb: Default::default(),
+            s3_cap1: Default::default(),
+            s3_rem_cap: Default::default(),
+            s3_act_cap: Default::default(),
+            s3_cap_zero: Default::default(),
+            m_free: Default::default(),
+            m_cap: Default::default(),
+            m_credit: Default::default(),
+            m_none: Default::default(),
+            m_capf: Default::default(),
+            m_keepf: Default::default(),
+            m_capc: Default::default(),
+            m_keepc: Default::default(),
+            cap_ok: Default::default(),
             s3_rem_nz: Default::default(),
             u_valid: Default::default(),
             u_grant: Default::default(),
@@ -399,25 +427,18 @@ impl CreditTx {
             p_debt: Default::default(),
             rem_old: Default::default(),
             free_nz: Default::default(),
-            rem_lt_batch: Default::default(),
-            rem_gt_batch: Default::default(),
             free_lt_cap: Default::default(),
             credit_lt_cap: Default::default(),
-            cap_zero: Default::default(),
             k_free: Default::default(),
             k_cap: Default::default(),
             k_credit: Default::default(),
             amt_zero: Default::default(),
-            free_m_rem: Default::default(),
-            free_m_batch: Default::default(),
-            credit_m_rem: Default::default(),
-            credit_m_batch: Default::default(),
-            rem_m_batch: Default::default(),
+            free_m_cap: Default::default(),
+            credit_m_cap: Default::default(),
             rem_m_free: Default::default(),
             rem_m_credit: Default::default(),
             acc_free: Default::default(),
-            acc_rem: Default::default(),
-            acc_batch: Default::default(),
+            acc_cap: Default::default(),
             acc_credit: Default::default(),
             neg_batch_p: Default::default(),
         }
@@ -477,6 +498,13 @@ impl Logic for CreditTx {
             cnt_grants_dropped,
             debt_error,
             s3_rem_nz,
+            s2_lt,
+            s2_gt,
+            s2_rmb,
+            s3_cap1,
+            s3_rem_cap,
+            s3_act_cap,
+            s3_cap_zero,
             u_valid,
             u_grant,
             u_qp,
@@ -539,6 +567,11 @@ impl Logic for CreditTx {
         self.s2_grant.d.next = self.s1_grant.q.val();
         self.s2_qp.d.next = self.s1_qp.q.val();
         self.s2_remaining.d.next = self.s1_remaining.q.val();
+        // min(remaining, batch) and what it leaves depend on the request alone: S1 and S2
+        // work them out so S3 starts from registers.
+        self.s2_lt.d.next = (self.s1_remaining.q.val() < self.cfg_batch.val());
+        self.s2_gt.d.next = (self.cfg_batch.val() < self.s1_remaining.q.val());
+        self.s2_rmb.d.next = (self.s1_remaining.q.val() - self.cfg_batch.val());
         self.s2_f1.d.next = (self.s2_valid.q.val() & (self.s2_qp.q.val() == self.s1_qp.q.val()));
         self.s2_f2.d.next = (self.s3_valid.q.val() & (self.s3_qp.q.val() == self.s1_qp.q.val()));
         self.s2_f3.d.next = (self.w1_valid.q.val() & (self.w1_qp.q.val() == self.s1_qp.q.val()));
@@ -552,6 +585,15 @@ impl Logic for CreditTx {
         self.s3_qp.d.next = self.s2_qp.q.val();
         self.s3_remaining.d.next = self.s2_remaining.q.val();
         self.s3_rem_nz.d.next = self.s2_remaining.q.val().any();
+        if self.s2_lt.q.val() {
+            self.s3_cap1.d.next = self.s2_remaining.q.val();
+            self.s3_rem_cap.d.next = 0.into();
+        } else {
+            self.s3_cap1.d.next = self.cfg_batch.val();
+            self.s3_rem_cap.d.next = self.s2_rmb.q.val();
+        }
+        self.s3_act_cap.d.next = self.s2_gt.q.val();
+        self.s3_cap_zero.d.next = (!self.s2_remaining.q.val().any() | !self.cfg_batch.val().any());
         self.s3_f1.d.next = self.s2_f1.q.val();
         if self.s2_f2.q.val() {
             self.prep.next = self.w1_state.q.val();
@@ -585,15 +627,11 @@ impl Logic for CreditTx {
 
         // Every compare and difference the update may need is computed side by side from
         // the registers, so the amount chosen selects among results instead of feeding
-        // further adders. cap = min(remaining, batch); x < cap is x < remaining and
-        // x < batch.
-        self.rem_lt_batch.next = (self.s3_remaining.q.val() < self.cfg_batch.val());
-        self.rem_gt_batch.next = (self.cfg_batch.val() < self.s3_remaining.q.val());
-        self.free_lt_cap.next = ((self.free.val() < self.s3_remaining.q.val())
-            & (self.free.val() < self.cfg_batch.val()));
-        self.credit_lt_cap.next = ((self.credit.val() < self.s3_remaining.q.val())
-            & (self.credit.val() < self.cfg_batch.val()));
-        self.cap_zero.next = (!self.s3_rem_nz.q.val() | !self.cfg_batch.val().any());
+        // further adders. The selections are AND-OR masks, not muxes, so synthesis does
+        // not fold the adders back into one after the choice.
+        self.cap1.next = self.s3_cap1.q.val();
+        self.free_lt_cap.next = (self.free.val() < self.cap1.val());
+        self.credit_lt_cap.next = (self.credit.val() < self.cap1.val());
 
         // Send: where the amount allowed now comes from (none of the three: 0).
         // * while free > 0: min(remaining, batch, free) without credit;
@@ -621,78 +659,65 @@ impl Logic for CreditTx {
                 }
             }
         }
-        if self.rem_lt_batch.val() {
-            self.cap1.next = self.s3_remaining.q.val();
-        } else {
-            self.cap1.next = self.cfg_batch.val();
-        }
         if self.k_free.val() {
-            self.amt.next = self.free.val();
-        } else if self.k_cap.val() {
-            self.amt.next = self.cap1.val();
-        } else if self.k_credit.val() {
-            self.amt.next = self.credit.val();
+            self.m_free.next = self.ones.val();
         } else {
-            self.amt.next = 0.into();
+            self.m_free.next = 0.into();
         }
+        if self.k_cap.val() {
+            self.m_cap.next = self.ones.val();
+        } else {
+            self.m_cap.next = 0.into();
+        }
+        if self.k_credit.val() {
+            self.m_credit.next = self.ones.val();
+        } else {
+            self.m_credit.next = 0.into();
+        }
+        self.m_none.next = !((self.m_free.val() | self.m_cap.val()) | self.m_credit.val());
+        if self.free_nz.val() {
+            self.m_capf.next = self.m_cap.val();
+            self.m_capc.next = 0.into();
+        } else {
+            self.m_capf.next = 0.into();
+            self.m_capc.next = self.m_cap.val();
+        }
+        self.m_keepf.next = !(self.m_free.val() | self.m_capf.val());
+        self.m_keepc.next = !(self.m_credit.val() | self.m_capc.val());
+        self.amt.next = (((self.free.val() & self.m_free.val())
+            | (self.cap1.val() & self.m_cap.val()))
+            | (self.credit.val() & self.m_credit.val()));
         // The amount is never 0 when taken from free (> 0) or credit (> 0).
         self.amt_zero.next = !((self.k_free.val() | self.k_credit.val())
-            | (self.k_cap.val() & !self.cap_zero.val()));
+            | (self.k_cap.val() & !self.s3_cap_zero.q.val()));
 
-        self.free_m_rem.next = (self.free.val() - self.s3_remaining.q.val());
-        self.free_m_batch.next = (self.free.val() - self.cfg_batch.val());
-        self.credit_m_rem.next = (self.credit.val() - self.s3_remaining.q.val());
-        self.credit_m_batch.next = (self.credit.val() - self.cfg_batch.val());
-        self.rem_m_batch.next = (self.s3_remaining.q.val() - self.cfg_batch.val());
+        self.free_m_cap.next = (self.free.val() - self.cap1.val());
+        self.credit_m_cap.next = (self.credit.val() - self.cap1.val());
         self.rem_m_free.next = (self.s3_remaining.q.val() - self.free.val());
         self.rem_m_credit.next = (self.s3_remaining.q.val() - self.credit.val());
         self.acc_free.next = (self.req_acc.val() + self.free.val());
-        self.acc_rem.next = (self.req_acc.val() + self.s3_remaining.q.val());
-        self.acc_batch.next = (self.req_acc.val() + self.cfg_batch.val());
+        self.acc_cap.next = (self.req_acc.val() + self.cap1.val());
         self.acc_credit.next = (self.req_acc.val() + self.credit.val());
 
         // free - amt while free > 0, credit - amt after.
-        self.free_n.next = self.free.val();
-        self.credit_a.next = self.credit.val();
-        if self.k_free.val() {
-            self.free_n.next = 0.into();
-        } else if self.k_cap.val() {
-            if self.free_nz.val() {
-                if self.rem_lt_batch.val() {
-                    self.free_n.next = self.free_m_rem.val();
-                } else {
-                    self.free_n.next = self.free_m_batch.val();
-                }
-            } else if self.rem_lt_batch.val() {
-                self.credit_a.next = self.credit_m_rem.val();
-            } else {
-                self.credit_a.next = self.credit_m_batch.val();
-            }
-        } else if self.k_credit.val() {
-            self.credit_a.next = 0.into();
-        }
+        self.free_n.next =
+            ((self.free_m_cap.val() & self.m_capf.val()) | (self.free.val() & self.m_keepf.val()));
+        self.credit_a.next = ((self.credit_m_cap.val() & self.m_capc.val())
+            | (self.credit.val() & self.m_keepc.val()));
         // What the QP has left: reported with each send request; kept across grants.
         // A send of min(remaining, batch) leaves remaining - batch when that is > 0;
         // one of free or credit (each < remaining) always leaves some.
         if self.s3_grant.q.val() {
             self.rem_n.next = self.rem_old.val();
             self.active_n.next = self.rem_old.val().any();
-        } else if self.k_free.val() {
-            self.rem_n.next = self.rem_m_free.val();
-            self.active_n.next = true;
-        } else if self.k_cap.val() {
-            if self.rem_lt_batch.val() {
-                self.rem_n.next = 0.into();
-            } else {
-                self.rem_n.next = self.rem_m_batch.val();
-            }
-            self.active_n.next = self.rem_gt_batch.val();
-        } else if self.k_credit.val() {
-            self.rem_n.next = self.rem_m_credit.val();
-            self.active_n.next = true;
         } else {
-            self.rem_n.next = self.s3_remaining.q.val();
-            self.active_n.next = self.s3_rem_nz.q.val();
+            self.rem_n.next = ((((self.rem_m_free.val() & self.m_free.val())
+                | (self.s3_rem_cap.q.val() & self.m_cap.val()))
+                | (self.rem_m_credit.val() & self.m_credit.val()))
+                | (self.s3_remaining.q.val() & self.m_none.val()));
+            self.active_n.next = (((self.k_free.val() | self.k_credit.val())
+                | (self.k_cap.val() & self.s3_act_cap.q.val()))
+                | ((!self.k_cap.val() & !self.k_free.val()) & self.s3_rem_nz.q.val()));
         }
         // A grant adds a batch to an active QP and is wasted on an idle one; a QP whose
         // data ends gives its surplus up.
@@ -722,19 +747,10 @@ impl Logic for CreditTx {
             self.wasted_n.next = 0.into();
         }
         // One credit request per batch of bytes sent.
-        if self.k_free.val() {
-            self.acc_sum.next = self.acc_free.val();
-        } else if self.k_cap.val() {
-            if self.rem_lt_batch.val() {
-                self.acc_sum.next = self.acc_rem.val();
-            } else {
-                self.acc_sum.next = self.acc_batch.val();
-            }
-        } else if self.k_credit.val() {
-            self.acc_sum.next = self.acc_credit.val();
-        } else {
-            self.acc_sum.next = self.req_acc.val();
-        }
+        self.acc_sum.next = ((((self.acc_free.val() & self.m_free.val())
+            | (self.acc_cap.val() & self.m_cap.val()))
+            | (self.acc_credit.val() & self.m_credit.val()))
+            | (self.req_acc.val() & self.m_none.val()));
         self.req_n.next = (self.acc_sum.val() >= self.cfg_batch.val());
         if self.req_n.val() {
             self.req_acc_n.next = (self.acc_sum.val() - self.cfg_batch.val());
@@ -775,8 +791,12 @@ impl Logic for CreditTx {
             (self.credit_n.val().get_bit(31) & (self.credit_n.val() < self.neg_batch.val()));
         self.credit_ge_floor.next =
             (!self.credit.val().get_bit(31) | (self.credit.val() >= self.neg_batch.val()));
-        self.floor_ok.next = (((!self.cfg_batch.val().any() | self.cfg_batch.val().get_bit(31))
+        // S2 worked out min(remaining, batch): the step assumes that amount is at most
+        // one batch, as it is whenever the batch does not change with the event in flight.
+        self.cap_ok.next = (self.cap1.val() <= self.cfg_batch.val());
+        self.floor_ok.next = ((((!self.cfg_batch.val().any() | self.cfg_batch.val().get_bit(31))
             | !self.credit_ge_floor.val())
+            | !self.cap_ok.val())
             | !self.debt_step.val());
 
         // S3 -> P1: what the outputs, OFF and the counters need; none of it loops back.
@@ -873,6 +893,11 @@ impl Logic for CreditTx {
             self.w3_valid.d.next = false;
             self.u_valid.d.next = false;
             self.p_valid.d.next = false;
+            // Also keeps the register chains to the outputs out of shift registers.
+            self.p_qp.d.next = 0.into();
+            self.p_amt.d.next = 0.into();
+            self.p_credit_n.d.next = 0.into();
+            self.p_waiting_n.d.next = false;
             self.out_send_valid.d.next = false;
             self.out_req_valid.d.next = false;
             self.out_credit_valid.d.next = false;
