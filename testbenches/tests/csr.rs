@@ -361,7 +361,8 @@ fn the_credit_engine_takes_its_rule_from_csr_and_counts_through_it() {
             d.set_s_credit_send_remaining(1 << 30);
             d.step();
             d.set_s_credit_send_valid(0);
-            for _ in 0..4 {
+            // Each send's answer comes back before the next send is made.
+            for _ in 0..(prnic_rtl::credit_tx::CREDIT_TX_LATENCY + 2) {
                 if d.m_credit_send_valid() != 0 {
                     sent.push(d.m_credit_send_bytes());
                 }
