@@ -42,16 +42,17 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     
     // Constant declarations
     localparam  depth_m1 = 16'h7ff;
+    localparam  ones = 32'hffffffff;
     
     // Stub signals
+    reg  ram$clk;
     reg  [15:0] ram$read_address;
-    reg  ram$read_clock;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
     wire  [159:0] ram$read_data;
     reg  [15:0] ram$write_address;
-    reg  ram$write_clock;
     reg  [159:0] ram$write_data;
     reg  ram$write_enable;
-    wire  [159:0] ram$aux_read_data;
     reg  clearing$d;
     wire  clearing$q;
     reg  clearing$clock;
@@ -70,15 +71,75 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] s1_remaining$d;
     wire  [31:0] s1_remaining$q;
     reg  s1_remaining$clock;
-    reg  w_valid$d;
-    wire  w_valid$q;
-    reg  w_valid$clock;
-    reg  [15:0] w_qp$d;
-    wire  [15:0] w_qp$q;
-    reg  w_qp$clock;
-    reg  [159:0] w_state$d;
-    wire  [159:0] w_state$q;
-    reg  w_state$clock;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  s2_grant$d;
+    wire  s2_grant$q;
+    reg  s2_grant$clock;
+    reg  [15:0] s2_qp$d;
+    wire  [15:0] s2_qp$q;
+    reg  s2_qp$clock;
+    reg  [31:0] s2_remaining$d;
+    wire  [31:0] s2_remaining$q;
+    reg  s2_remaining$clock;
+    reg  s2_f1$d;
+    wire  s2_f1$q;
+    reg  s2_f1$clock;
+    reg  s2_f2$d;
+    wire  s2_f2$q;
+    reg  s2_f2$clock;
+    reg  s2_f3$d;
+    wire  s2_f3$q;
+    reg  s2_f3$clock;
+    reg  s2_f4$d;
+    wire  s2_f4$q;
+    reg  s2_f4$clock;
+    reg  s3_valid$d;
+    wire  s3_valid$q;
+    reg  s3_valid$clock;
+    reg  s3_grant$d;
+    wire  s3_grant$q;
+    reg  s3_grant$clock;
+    reg  [15:0] s3_qp$d;
+    wire  [15:0] s3_qp$q;
+    reg  s3_qp$clock;
+    reg  [31:0] s3_remaining$d;
+    wire  [31:0] s3_remaining$q;
+    reg  s3_remaining$clock;
+    reg  s3_f1$d;
+    wire  s3_f1$q;
+    reg  s3_f1$clock;
+    reg  [159:0] s3_prep$d;
+    wire  [159:0] s3_prep$q;
+    reg  s3_prep$clock;
+    reg  w1_valid$d;
+    wire  w1_valid$q;
+    reg  w1_valid$clock;
+    reg  [15:0] w1_qp$d;
+    wire  [15:0] w1_qp$q;
+    reg  w1_qp$clock;
+    reg  [159:0] w1_state$d;
+    wire  [159:0] w1_state$q;
+    reg  w1_state$clock;
+    reg  w2_valid$d;
+    wire  w2_valid$q;
+    reg  w2_valid$clock;
+    reg  [15:0] w2_qp$d;
+    wire  [15:0] w2_qp$q;
+    reg  w2_qp$clock;
+    reg  [159:0] w2_state$d;
+    wire  [159:0] w2_state$q;
+    reg  w2_state$clock;
+    reg  w3_valid$d;
+    wire  w3_valid$q;
+    reg  w3_valid$clock;
+    reg  [15:0] w3_qp$d;
+    wire  [15:0] w3_qp$q;
+    reg  w3_qp$clock;
+    reg  [159:0] w3_state$d;
+    wire  [159:0] w3_state$q;
+    reg  w3_state$clock;
     reg  out_send_valid$d;
     wire  out_send_valid$q;
     reg  out_send_valid$clock;
@@ -130,12 +191,127 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  debt_error$d;
     wire  debt_error$q;
     reg  debt_error$clock;
+    reg  s3_rem_nz$d;
+    wire  s3_rem_nz$q;
+    reg  s3_rem_nz$clock;
+    reg  s2_lt$d;
+    wire  s2_lt$q;
+    reg  s2_lt$clock;
+    reg  s2_gt$d;
+    wire  s2_gt$q;
+    reg  s2_gt$clock;
+    reg  [31:0] s2_rmb$d;
+    wire  [31:0] s2_rmb$q;
+    reg  s2_rmb$clock;
+    reg  [31:0] s3_cap1$d;
+    wire  [31:0] s3_cap1$q;
+    reg  s3_cap1$clock;
+    reg  [31:0] s3_rem_cap$d;
+    wire  [31:0] s3_rem_cap$q;
+    reg  s3_rem_cap$clock;
+    reg  s3_act_cap$d;
+    wire  s3_act_cap$q;
+    reg  s3_act_cap$clock;
+    reg  s3_cap_zero$d;
+    wire  s3_cap_zero$q;
+    reg  s3_cap_zero$clock;
+    reg  u_valid$d;
+    wire  u_valid$q;
+    reg  u_valid$clock;
+    reg  u_grant$d;
+    wire  u_grant$q;
+    reg  u_grant$clock;
+    reg  [15:0] u_qp$d;
+    wire  [15:0] u_qp$q;
+    reg  u_qp$clock;
+    reg  [31:0] u_amt$d;
+    wire  [31:0] u_amt$q;
+    reg  u_amt$clock;
+    reg  [31:0] u_credit_n$d;
+    wire  [31:0] u_credit_n$q;
+    reg  u_credit_n$clock;
+    reg  [31:0] u_rem_n$d;
+    wire  [31:0] u_rem_n$q;
+    reg  u_rem_n$clock;
+    reg  u_active_n$d;
+    wire  u_active_n$q;
+    reg  u_active_n$clock;
+    reg  u_waiting_n$d;
+    wire  u_waiting_n$q;
+    reg  u_waiting_n$clock;
+    reg  [31:0] u_credit$d;
+    wire  [31:0] u_credit$q;
+    reg  u_credit$clock;
+    reg  [31:0] u_rem$d;
+    wire  [31:0] u_rem$q;
+    reg  u_rem$clock;
+    reg  u_active$d;
+    wire  u_active$q;
+    reg  u_active$clock;
+    reg  u_waiting$d;
+    wire  u_waiting$q;
+    reg  u_waiting$clock;
+    reg  [31:0] u_wasted$d;
+    wire  [31:0] u_wasted$q;
+    reg  u_wasted$clock;
+    reg  u_req$d;
+    wire  u_req$q;
+    reg  u_req$clock;
+    reg  p_valid$d;
+    wire  p_valid$q;
+    reg  p_valid$clock;
+    reg  p_grant$d;
+    wire  p_grant$q;
+    reg  p_grant$clock;
+    reg  [15:0] p_qp$d;
+    wire  [15:0] p_qp$q;
+    reg  p_qp$clock;
+    reg  [31:0] p_amt$d;
+    wire  [31:0] p_amt$q;
+    reg  p_amt$clock;
+    reg  [31:0] p_credit_n$d;
+    wire  [31:0] p_credit_n$q;
+    reg  p_credit_n$clock;
+    reg  p_active_n$d;
+    wire  p_active_n$q;
+    reg  p_active_n$clock;
+    reg  p_waiting_n$d;
+    wire  p_waiting_n$q;
+    reg  p_waiting_n$clock;
+    reg  p_active$d;
+    wire  p_active$q;
+    reg  p_active$clock;
+    reg  p_waiting$d;
+    wire  p_waiting$q;
+    reg  p_waiting$clock;
+    reg  [31:0] p_wasted$d;
+    wire  [31:0] p_wasted$q;
+    reg  p_wasted$clock;
+    reg  p_req$d;
+    wire  p_req$q;
+    reg  p_req$clock;
+    reg  p_gt_new$d;
+    wire  p_gt_new$q;
+    reg  p_gt_new$clock;
+    reg  p_pos_new$d;
+    wire  p_pos_new$q;
+    reg  p_pos_new$clock;
+    reg  p_gt_old$d;
+    wire  p_gt_old$q;
+    reg  p_gt_old$clock;
+    reg  p_pos_old$d;
+    wire  p_pos_old$q;
+    reg  p_pos_old$clock;
+    reg  p_debt$d;
+    wire  p_debt$q;
+    reg  p_debt$clock;
     
     // Local signals
     reg  ev_grant;
     reg  ev_send;
     reg  [15:0] ev_qp;
     reg  [159:0] st;
+    reg  [159:0] prep;
     reg  [31:0] credit;
     reg  [31:0] free;
     reg  [31:0] req_acc;
@@ -145,7 +321,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  credit_pos;
     reg  credit_nonneg;
     reg  [31:0] cap1;
-    reg  [31:0] cap2;
     reg  [31:0] amt;
     reg  [31:0] free_n;
     reg  [31:0] credit_a;
@@ -156,7 +331,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] acc_sum;
     reg  req_n;
     reg  [31:0] req_acc_n;
-    reg  credit_n_pos;
     reg  waiting_n;
     reg  off_n;
     reg  [159:0] new_state;
@@ -167,18 +341,43 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  floor_ok;
     reg  [31:0] granted;
     reg  [31:0] granted_raw;
+    reg  [31:0] rem_old;
+    reg  free_nz;
+    reg  free_lt_cap;
+    reg  credit_lt_cap;
+    reg  k_free;
+    reg  k_cap;
+    reg  k_credit;
+    reg  amt_zero;
+    reg  [31:0] free_m_cap;
+    reg  [31:0] credit_m_cap;
+    reg  [31:0] rem_m_free;
+    reg  [31:0] rem_m_credit;
+    reg  [31:0] acc_free;
+    reg  [31:0] acc_cap;
+    reg  [31:0] acc_credit;
+    reg  [31:0] neg_batch_p;
+    reg  [31:0] m_free;
+    reg  [31:0] m_cap;
+    reg  [31:0] m_credit;
+    reg  [31:0] m_none;
+    reg  [31:0] m_capf;
+    reg  [31:0] m_keepf;
+    reg  [31:0] m_capc;
+    reg  [31:0] m_keepc;
+    reg  cap_ok;
     reg  unused_bits;
     
     // Sub module instances
     credit_tx$ram ram(
+        .clk(ram$clk),
         .read_address(ram$read_address),
-        .read_clock(ram$read_clock),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
         .read_data(ram$read_data),
         .write_address(ram$write_address),
-        .write_clock(ram$write_clock),
         .write_data(ram$write_data),
-        .write_enable(ram$write_enable),
-        .aux_read_data(ram$aux_read_data)
+        .write_enable(ram$write_enable)
     );
     credit_tx$clearing clearing(
         .d(clearing$d),
@@ -210,20 +409,120 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(s1_remaining$q),
         .clock(s1_remaining$clock)
     );
-    credit_tx$w_valid w_valid(
-        .d(w_valid$d),
-        .q(w_valid$q),
-        .clock(w_valid$clock)
+    credit_tx$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
     );
-    credit_tx$w_qp w_qp(
-        .d(w_qp$d),
-        .q(w_qp$q),
-        .clock(w_qp$clock)
+    credit_tx$s2_grant s2_grant(
+        .d(s2_grant$d),
+        .q(s2_grant$q),
+        .clock(s2_grant$clock)
     );
-    credit_tx$w_state w_state(
-        .d(w_state$d),
-        .q(w_state$q),
-        .clock(w_state$clock)
+    credit_tx$s2_qp s2_qp(
+        .d(s2_qp$d),
+        .q(s2_qp$q),
+        .clock(s2_qp$clock)
+    );
+    credit_tx$s2_remaining s2_remaining(
+        .d(s2_remaining$d),
+        .q(s2_remaining$q),
+        .clock(s2_remaining$clock)
+    );
+    credit_tx$s2_f1 s2_f1(
+        .d(s2_f1$d),
+        .q(s2_f1$q),
+        .clock(s2_f1$clock)
+    );
+    credit_tx$s2_f2 s2_f2(
+        .d(s2_f2$d),
+        .q(s2_f2$q),
+        .clock(s2_f2$clock)
+    );
+    credit_tx$s2_f3 s2_f3(
+        .d(s2_f3$d),
+        .q(s2_f3$q),
+        .clock(s2_f3$clock)
+    );
+    credit_tx$s2_f4 s2_f4(
+        .d(s2_f4$d),
+        .q(s2_f4$q),
+        .clock(s2_f4$clock)
+    );
+    credit_tx$s3_valid s3_valid(
+        .d(s3_valid$d),
+        .q(s3_valid$q),
+        .clock(s3_valid$clock)
+    );
+    credit_tx$s3_grant s3_grant(
+        .d(s3_grant$d),
+        .q(s3_grant$q),
+        .clock(s3_grant$clock)
+    );
+    credit_tx$s3_qp s3_qp(
+        .d(s3_qp$d),
+        .q(s3_qp$q),
+        .clock(s3_qp$clock)
+    );
+    credit_tx$s3_remaining s3_remaining(
+        .d(s3_remaining$d),
+        .q(s3_remaining$q),
+        .clock(s3_remaining$clock)
+    );
+    credit_tx$s3_f1 s3_f1(
+        .d(s3_f1$d),
+        .q(s3_f1$q),
+        .clock(s3_f1$clock)
+    );
+    credit_tx$s3_prep s3_prep(
+        .d(s3_prep$d),
+        .q(s3_prep$q),
+        .clock(s3_prep$clock)
+    );
+    credit_tx$w1_valid w1_valid(
+        .d(w1_valid$d),
+        .q(w1_valid$q),
+        .clock(w1_valid$clock)
+    );
+    credit_tx$w1_qp w1_qp(
+        .d(w1_qp$d),
+        .q(w1_qp$q),
+        .clock(w1_qp$clock)
+    );
+    credit_tx$w1_state w1_state(
+        .d(w1_state$d),
+        .q(w1_state$q),
+        .clock(w1_state$clock)
+    );
+    credit_tx$w2_valid w2_valid(
+        .d(w2_valid$d),
+        .q(w2_valid$q),
+        .clock(w2_valid$clock)
+    );
+    credit_tx$w2_qp w2_qp(
+        .d(w2_qp$d),
+        .q(w2_qp$q),
+        .clock(w2_qp$clock)
+    );
+    credit_tx$w2_state w2_state(
+        .d(w2_state$d),
+        .q(w2_state$q),
+        .clock(w2_state$clock)
+    );
+    credit_tx$w3_valid w3_valid(
+        .d(w3_valid$d),
+        .q(w3_valid$q),
+        .clock(w3_valid$clock)
+    );
+    credit_tx$w3_qp w3_qp(
+        .d(w3_qp$d),
+        .q(w3_qp$q),
+        .clock(w3_qp$clock)
+    );
+    credit_tx$w3_state w3_state(
+        .d(w3_state$d),
+        .q(w3_state$q),
+        .clock(w3_state$clock)
     );
     credit_tx$out_send_valid out_send_valid(
         .d(out_send_valid$d),
@@ -310,6 +609,196 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(debt_error$q),
         .clock(debt_error$clock)
     );
+    credit_tx$s3_rem_nz s3_rem_nz(
+        .d(s3_rem_nz$d),
+        .q(s3_rem_nz$q),
+        .clock(s3_rem_nz$clock)
+    );
+    credit_tx$s2_lt s2_lt(
+        .d(s2_lt$d),
+        .q(s2_lt$q),
+        .clock(s2_lt$clock)
+    );
+    credit_tx$s2_gt s2_gt(
+        .d(s2_gt$d),
+        .q(s2_gt$q),
+        .clock(s2_gt$clock)
+    );
+    credit_tx$s2_rmb s2_rmb(
+        .d(s2_rmb$d),
+        .q(s2_rmb$q),
+        .clock(s2_rmb$clock)
+    );
+    credit_tx$s3_cap1 s3_cap1(
+        .d(s3_cap1$d),
+        .q(s3_cap1$q),
+        .clock(s3_cap1$clock)
+    );
+    credit_tx$s3_rem_cap s3_rem_cap(
+        .d(s3_rem_cap$d),
+        .q(s3_rem_cap$q),
+        .clock(s3_rem_cap$clock)
+    );
+    credit_tx$s3_act_cap s3_act_cap(
+        .d(s3_act_cap$d),
+        .q(s3_act_cap$q),
+        .clock(s3_act_cap$clock)
+    );
+    credit_tx$s3_cap_zero s3_cap_zero(
+        .d(s3_cap_zero$d),
+        .q(s3_cap_zero$q),
+        .clock(s3_cap_zero$clock)
+    );
+    credit_tx$u_valid u_valid(
+        .d(u_valid$d),
+        .q(u_valid$q),
+        .clock(u_valid$clock)
+    );
+    credit_tx$u_grant u_grant(
+        .d(u_grant$d),
+        .q(u_grant$q),
+        .clock(u_grant$clock)
+    );
+    credit_tx$u_qp u_qp(
+        .d(u_qp$d),
+        .q(u_qp$q),
+        .clock(u_qp$clock)
+    );
+    credit_tx$u_amt u_amt(
+        .d(u_amt$d),
+        .q(u_amt$q),
+        .clock(u_amt$clock)
+    );
+    credit_tx$u_credit_n u_credit_n(
+        .d(u_credit_n$d),
+        .q(u_credit_n$q),
+        .clock(u_credit_n$clock)
+    );
+    credit_tx$u_rem_n u_rem_n(
+        .d(u_rem_n$d),
+        .q(u_rem_n$q),
+        .clock(u_rem_n$clock)
+    );
+    credit_tx$u_active_n u_active_n(
+        .d(u_active_n$d),
+        .q(u_active_n$q),
+        .clock(u_active_n$clock)
+    );
+    credit_tx$u_waiting_n u_waiting_n(
+        .d(u_waiting_n$d),
+        .q(u_waiting_n$q),
+        .clock(u_waiting_n$clock)
+    );
+    credit_tx$u_credit u_credit(
+        .d(u_credit$d),
+        .q(u_credit$q),
+        .clock(u_credit$clock)
+    );
+    credit_tx$u_rem u_rem(
+        .d(u_rem$d),
+        .q(u_rem$q),
+        .clock(u_rem$clock)
+    );
+    credit_tx$u_active u_active(
+        .d(u_active$d),
+        .q(u_active$q),
+        .clock(u_active$clock)
+    );
+    credit_tx$u_waiting u_waiting(
+        .d(u_waiting$d),
+        .q(u_waiting$q),
+        .clock(u_waiting$clock)
+    );
+    credit_tx$u_wasted u_wasted(
+        .d(u_wasted$d),
+        .q(u_wasted$q),
+        .clock(u_wasted$clock)
+    );
+    credit_tx$u_req u_req(
+        .d(u_req$d),
+        .q(u_req$q),
+        .clock(u_req$clock)
+    );
+    credit_tx$p_valid p_valid(
+        .d(p_valid$d),
+        .q(p_valid$q),
+        .clock(p_valid$clock)
+    );
+    credit_tx$p_grant p_grant(
+        .d(p_grant$d),
+        .q(p_grant$q),
+        .clock(p_grant$clock)
+    );
+    credit_tx$p_qp p_qp(
+        .d(p_qp$d),
+        .q(p_qp$q),
+        .clock(p_qp$clock)
+    );
+    credit_tx$p_amt p_amt(
+        .d(p_amt$d),
+        .q(p_amt$q),
+        .clock(p_amt$clock)
+    );
+    credit_tx$p_credit_n p_credit_n(
+        .d(p_credit_n$d),
+        .q(p_credit_n$q),
+        .clock(p_credit_n$clock)
+    );
+    credit_tx$p_active_n p_active_n(
+        .d(p_active_n$d),
+        .q(p_active_n$q),
+        .clock(p_active_n$clock)
+    );
+    credit_tx$p_waiting_n p_waiting_n(
+        .d(p_waiting_n$d),
+        .q(p_waiting_n$q),
+        .clock(p_waiting_n$clock)
+    );
+    credit_tx$p_active p_active(
+        .d(p_active$d),
+        .q(p_active$q),
+        .clock(p_active$clock)
+    );
+    credit_tx$p_waiting p_waiting(
+        .d(p_waiting$d),
+        .q(p_waiting$q),
+        .clock(p_waiting$clock)
+    );
+    credit_tx$p_wasted p_wasted(
+        .d(p_wasted$d),
+        .q(p_wasted$q),
+        .clock(p_wasted$clock)
+    );
+    credit_tx$p_req p_req(
+        .d(p_req$d),
+        .q(p_req$q),
+        .clock(p_req$clock)
+    );
+    credit_tx$p_gt_new p_gt_new(
+        .d(p_gt_new$d),
+        .q(p_gt_new$q),
+        .clock(p_gt_new$clock)
+    );
+    credit_tx$p_pos_new p_pos_new(
+        .d(p_pos_new$d),
+        .q(p_pos_new$q),
+        .clock(p_pos_new$clock)
+    );
+    credit_tx$p_gt_old p_gt_old(
+        .d(p_gt_old$d),
+        .q(p_gt_old$q),
+        .clock(p_gt_old$clock)
+    );
+    credit_tx$p_pos_old p_pos_old(
+        .d(p_pos_old$d),
+        .q(p_pos_old$q),
+        .clock(p_pos_old$clock)
+    );
+    credit_tx$p_debt p_debt(
+        .d(p_debt$d),
+        .q(p_debt$q),
+        .clock(p_debt$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -319,9 +808,29 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         s1_grant$clock = clk;
         s1_qp$clock = clk;
         s1_remaining$clock = clk;
-        w_valid$clock = clk;
-        w_qp$clock = clk;
-        w_state$clock = clk;
+        s2_valid$clock = clk;
+        s2_grant$clock = clk;
+        s2_qp$clock = clk;
+        s2_remaining$clock = clk;
+        s2_f1$clock = clk;
+        s2_f2$clock = clk;
+        s2_f3$clock = clk;
+        s2_f4$clock = clk;
+        s3_valid$clock = clk;
+        s3_grant$clock = clk;
+        s3_qp$clock = clk;
+        s3_remaining$clock = clk;
+        s3_f1$clock = clk;
+        s3_prep$clock = clk;
+        w1_valid$clock = clk;
+        w1_qp$clock = clk;
+        w1_state$clock = clk;
+        w2_valid$clock = clk;
+        w2_qp$clock = clk;
+        w2_state$clock = clk;
+        w3_valid$clock = clk;
+        w3_qp$clock = clk;
+        w3_state$clock = clk;
         out_send_valid$clock = clk;
         out_send_qp$clock = clk;
         out_send_bytes$clock = clk;
@@ -339,15 +848,73 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         cnt_starved$clock = clk;
         cnt_grants_dropped$clock = clk;
         debt_error$clock = clk;
+        s3_rem_nz$clock = clk;
+        s2_lt$clock = clk;
+        s2_gt$clock = clk;
+        s2_rmb$clock = clk;
+        s3_cap1$clock = clk;
+        s3_rem_cap$clock = clk;
+        s3_act_cap$clock = clk;
+        s3_cap_zero$clock = clk;
+        u_valid$clock = clk;
+        u_grant$clock = clk;
+        u_qp$clock = clk;
+        u_amt$clock = clk;
+        u_credit_n$clock = clk;
+        u_rem_n$clock = clk;
+        u_active_n$clock = clk;
+        u_waiting_n$clock = clk;
+        u_credit$clock = clk;
+        u_rem$clock = clk;
+        u_active$clock = clk;
+        u_waiting$clock = clk;
+        u_wasted$clock = clk;
+        u_req$clock = clk;
+        p_valid$clock = clk;
+        p_grant$clock = clk;
+        p_qp$clock = clk;
+        p_amt$clock = clk;
+        p_credit_n$clock = clk;
+        p_active_n$clock = clk;
+        p_waiting_n$clock = clk;
+        p_active$clock = clk;
+        p_waiting$clock = clk;
+        p_wasted$clock = clk;
+        p_req$clock = clk;
+        p_gt_new$clock = clk;
+        p_pos_new$clock = clk;
+        p_gt_old$clock = clk;
+        p_pos_old$clock = clk;
+        p_debt$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
         s1_remaining$d = s1_remaining$q;
-        w_valid$d = w_valid$q;
-        w_qp$d = w_qp$q;
-        w_state$d = w_state$q;
+        s2_valid$d = s2_valid$q;
+        s2_grant$d = s2_grant$q;
+        s2_qp$d = s2_qp$q;
+        s2_remaining$d = s2_remaining$q;
+        s2_f1$d = s2_f1$q;
+        s2_f2$d = s2_f2$q;
+        s2_f3$d = s2_f3$q;
+        s2_f4$d = s2_f4$q;
+        s3_valid$d = s3_valid$q;
+        s3_grant$d = s3_grant$q;
+        s3_qp$d = s3_qp$q;
+        s3_remaining$d = s3_remaining$q;
+        s3_f1$d = s3_f1$q;
+        s3_prep$d = s3_prep$q;
+        w1_valid$d = w1_valid$q;
+        w1_qp$d = w1_qp$q;
+        w1_state$d = w1_state$q;
+        w2_valid$d = w2_valid$q;
+        w2_qp$d = w2_qp$q;
+        w2_state$d = w2_state$q;
+        w3_valid$d = w3_valid$q;
+        w3_qp$d = w3_qp$q;
+        w3_state$d = w3_state$q;
         out_send_valid$d = out_send_valid$q;
         out_send_qp$d = out_send_qp$q;
         out_send_bytes$d = out_send_bytes$q;
@@ -365,8 +932,47 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         cnt_starved$d = cnt_starved$q;
         cnt_grants_dropped$d = cnt_grants_dropped$q;
         debt_error$d = debt_error$q;
-        ram$read_clock = clk;
-        ram$write_clock = clk;
+        s3_rem_nz$d = s3_rem_nz$q;
+        s2_lt$d = s2_lt$q;
+        s2_gt$d = s2_gt$q;
+        s2_rmb$d = s2_rmb$q;
+        s3_cap1$d = s3_cap1$q;
+        s3_rem_cap$d = s3_rem_cap$q;
+        s3_act_cap$d = s3_act_cap$q;
+        s3_cap_zero$d = s3_cap_zero$q;
+        u_valid$d = u_valid$q;
+        u_grant$d = u_grant$q;
+        u_qp$d = u_qp$q;
+        u_amt$d = u_amt$q;
+        u_credit_n$d = u_credit_n$q;
+        u_rem_n$d = u_rem_n$q;
+        u_active_n$d = u_active_n$q;
+        u_waiting_n$d = u_waiting_n$q;
+        u_credit$d = u_credit$q;
+        u_rem$d = u_rem$q;
+        u_active$d = u_active$q;
+        u_waiting$d = u_waiting$q;
+        u_wasted$d = u_wasted$q;
+        u_req$d = u_req$q;
+        p_valid$d = p_valid$q;
+        p_grant$d = p_grant$q;
+        p_qp$d = p_qp$q;
+        p_amt$d = p_amt$q;
+        p_credit_n$d = p_credit_n$q;
+        p_active_n$d = p_active_n$q;
+        p_waiting_n$d = p_waiting_n$q;
+        p_active$d = p_active$q;
+        p_waiting$d = p_waiting$q;
+        p_wasted$d = p_wasted$q;
+        p_req$d = p_req$q;
+        p_gt_new$d = p_gt_new$q;
+        p_pos_new$d = p_pos_new$q;
+        p_gt_old$d = p_gt_old$q;
+        p_pos_old$d = p_pos_old$q;
+        p_debt$d = p_debt$q;
+        ram$clk = clk;
+        ram$read_enable = 1'b1;
+        ram$out_enable = 1'b1;
         ev_grant = ((s_grant_valid & ~clearing$q) & ~rst);
         ev_send = (((s_send_valid & ~s_grant_valid) & ~clearing$q) & ~rst);
         if ((s_grant_valid & (clearing$q | rst))) begin
@@ -383,82 +989,146 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         s1_valid$d = (ev_grant | ev_send);
         s1_grant$d = ev_grant;
         s1_remaining$d = s_send_remaining;
-        if ((w_valid$q & (w_qp$q == s1_qp$q))) begin
-            st = w_state$q;
+        s2_valid$d = s1_valid$q;
+        s2_grant$d = s1_grant$q;
+        s2_qp$d = s1_qp$q;
+        s2_remaining$d = s1_remaining$q;
+        s2_lt$d = (s1_remaining$q < cfg_batch);
+        s2_gt$d = (cfg_batch < s1_remaining$q);
+        s2_rmb$d = (s1_remaining$q - cfg_batch);
+        s2_f1$d = (s2_valid$q & (s2_qp$q == s1_qp$q));
+        s2_f2$d = (s3_valid$q & (s3_qp$q == s1_qp$q));
+        s2_f3$d = (w1_valid$q & (w1_qp$q == s1_qp$q));
+        s2_f4$d = (w2_valid$q & (w2_qp$q == s1_qp$q));
+        s3_valid$d = s2_valid$q;
+        s3_grant$d = s2_grant$q;
+        s3_qp$d = s2_qp$q;
+        s3_remaining$d = s2_remaining$q;
+        s3_rem_nz$d = |s2_remaining$q;
+        if (s2_lt$q) begin
+            s3_cap1$d = s2_remaining$q;
+            s3_rem_cap$d = 32'h0;
         end
         else begin
-            st = ram$read_data;
+            s3_cap1$d = cfg_batch;
+            s3_rem_cap$d = s2_rmb$q;
+        end
+        s3_act_cap$d = s2_gt$q;
+        s3_cap_zero$d = (~|s2_remaining$q | ~|cfg_batch);
+        s3_f1$d = s2_f1$q;
+        if (s2_f2$q) begin
+            prep = w1_state$q;
+        end
+        else if (s2_f3$q) begin
+            prep = w2_state$q;
+        end
+        else if (s2_f4$q) begin
+            prep = w3_state$q;
+        end
+        else begin
+            prep = ram$read_data;
+        end
+        s3_prep$d = prep;
+        if (s3_f1$q) begin
+            st = w1_state$q;
+        end
+        else begin
+            st = s3_prep$q;
         end
         credit = st[(32'h0)+:(32)];
         free = st[(32'h20)+:(32)];
         req_acc = st[(32'h40)+:(32)];
+        rem_old = st[(32'h60)+:(32)];
         active = st[32'h80];
         waiting = st[32'h81];
-        off = st[32'h82];
         credit_pos = (~credit[32'h1f] & |credit);
         credit_nonneg = ~credit[32'h1f];
-        if ((s1_remaining$q < cfg_batch)) begin
-            cap1 = s1_remaining$q;
+        free_nz = |free;
+        cap1 = s3_cap1$q;
+        free_lt_cap = (free < cap1);
+        credit_lt_cap = (credit < cap1);
+        k_free = 1'b0;
+        k_cap = 1'b0;
+        k_credit = 1'b0;
+        if (~s3_grant$q) begin
+            if (free_nz) begin
+                if (free_lt_cap) begin
+                    k_free = 1'b1;
+                end
+                else begin
+                    k_cap = 1'b1;
+                end
+            end
+            else if (cfg_rule) begin
+                if (credit_nonneg) begin
+                    k_cap = 1'b1;
+                end
+            end
+            else if (credit_pos) begin
+                if (credit_lt_cap) begin
+                    k_credit = 1'b1;
+                end
+                else begin
+                    k_cap = 1'b1;
+                end
+            end
+        end
+        if (k_free) begin
+            m_free = ones;
         end
         else begin
-            cap1 = cfg_batch;
+            m_free = 32'h0;
         end
-        if (|free) begin
-            if ((free < cap1)) begin
-                cap2 = free;
-            end
-            else begin
-                cap2 = cap1;
-            end
-        end
-        else if (cfg_rule) begin
-            if (credit_nonneg) begin
-                cap2 = cap1;
-            end
-            else begin
-                cap2 = 32'h0;
-            end
-        end
-        else if (credit_pos) begin
-            if ((credit < cap1)) begin
-                cap2 = credit;
-            end
-            else begin
-                cap2 = cap1;
-            end
+        if (k_cap) begin
+            m_cap = ones;
         end
         else begin
-            cap2 = 32'h0;
+            m_cap = 32'h0;
         end
-        if (s1_grant$q) begin
-            amt = 32'h0;
-        end
-        else begin
-            amt = cap2;
-        end
-        if (|free) begin
-            free_n = (free - amt);
-            credit_a = credit;
+        if (k_credit) begin
+            m_credit = ones;
         end
         else begin
-            free_n = free;
-            credit_a = (credit - amt);
+            m_credit = 32'h0;
         end
-        if (s1_grant$q) begin
-            rem_n = st[(32'h60)+:(32)];
+        m_none = ~((m_free | m_cap) | m_credit);
+        if (free_nz) begin
+            m_capf = m_cap;
+            m_capc = 32'h0;
         end
         else begin
-            rem_n = (s1_remaining$q - amt);
+            m_capf = 32'h0;
+            m_capc = m_cap;
         end
-        active_n = |rem_n;
-        granted_raw = (credit_a + cfg_batch);
-        if ((~credit_a[32'h1f] & granted_raw[32'h1f])) begin
+        m_keepf = ~(m_free | m_capf);
+        m_keepc = ~(m_credit | m_capc);
+        amt = (((free & m_free) | (cap1 & m_cap)) | (credit & m_credit));
+        amt_zero = ~((k_free | k_credit) | (k_cap & ~s3_cap_zero$q));
+        free_m_cap = (free - cap1);
+        credit_m_cap = (credit - cap1);
+        rem_m_free = (s3_remaining$q - free);
+        rem_m_credit = (s3_remaining$q - credit);
+        acc_free = (req_acc + free);
+        acc_cap = (req_acc + cap1);
+        acc_credit = (req_acc + credit);
+        free_n = ((free_m_cap & m_capf) | (free & m_keepf));
+        credit_a = ((credit_m_cap & m_capc) | (credit & m_keepc));
+        if (s3_grant$q) begin
+            rem_n = rem_old;
+            active_n = |rem_old;
+        end
+        else begin
+            rem_n = ((((rem_m_free & m_free) | (s3_rem_cap$q & m_cap)) | (rem_m_credit & m_credit)) | (s3_remaining$q & m_none));
+            active_n = (((k_free | k_credit) | (k_cap & s3_act_cap$q)) | ((~k_cap & ~k_free) & s3_rem_nz$q));
+        end
+        granted_raw = (credit + cfg_batch);
+        if ((~credit[32'h1f] & granted_raw[32'h1f])) begin
             granted = 32'h7fffffff;
         end
         else begin
             granted = granted_raw;
         end
-        if (s1_grant$q) begin
+        if (s3_grant$q) begin
             if ((active | granted[32'h1f])) begin
                 credit_n = granted;
                 wasted_n = 32'h0;
@@ -476,7 +1146,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             credit_n = credit_a;
             wasted_n = 32'h0;
         end
-        acc_sum = (req_acc + amt);
+        acc_sum = ((((acc_free & m_free) | (acc_cap & m_cap)) | (acc_credit & m_credit)) | (req_acc & m_none));
         req_n = (acc_sum >= cfg_batch);
         if (req_n) begin
             req_acc_n = (acc_sum - cfg_batch);
@@ -484,44 +1154,82 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         else begin
             req_acc_n = acc_sum;
         end
-        credit_n_pos = (~credit_n[32'h1f] & |credit_n);
-        waiting_n = ((active_n & ~s1_grant$q) & ~|amt);
-        off_n = (active_n & (credit_n_pos & (credit_n > rem_n)));
-        new_state = ((((rem_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((off_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h82) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((active_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
-        ram$write_address = s1_qp$q;
-        ram$write_data = new_state;
-        ram$write_enable = s1_valid$q;
-        w_valid$d = s1_valid$q;
-        w_qp$d = s1_qp$q;
-        w_state$d = new_state;
-        out_send_valid$d = (s1_valid$q & ~s1_grant$q);
-        out_send_qp$d = s1_qp$q;
-        out_send_bytes$d = amt;
-        out_send_credit$d = credit_n;
-        out_req_valid$d = (s1_valid$q & req_n);
-        out_credit_valid$d = s1_valid$q;
-        out_waiting$d = waiting_n;
-        out_onoff_valid$d = (s1_valid$q & (off_n != off));
+        waiting_n = ((active_n & ~s3_grant$q) & amt_zero);
+        new_state = ((((rem_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((active_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
+        w1_valid$d = s3_valid$q;
+        w1_qp$d = s3_qp$q;
+        w1_state$d = new_state;
+        w2_valid$d = w1_valid$q;
+        w2_qp$d = w1_qp$q;
+        w2_state$d = w1_state$q;
+        w3_valid$d = w2_valid$q;
+        w3_qp$d = w2_qp$q;
+        w3_state$d = w2_state$q;
+        ram$write_address = w1_qp$q;
+        ram$write_data = w1_state$q;
+        ram$write_enable = w1_valid$q;
+        neg_batch = (32'h0 - cfg_batch);
+        debt_step = (credit_n[32'h1f] & (credit_n < neg_batch));
+        credit_ge_floor = (~credit[32'h1f] | (credit >= neg_batch));
+        cap_ok = (cap1 <= cfg_batch);
+        floor_ok = ((((~|cfg_batch | cfg_batch[32'h1f]) | ~credit_ge_floor) | ~cap_ok) | ~debt_step);
+        u_valid$d = s3_valid$q;
+        u_grant$d = s3_grant$q;
+        u_qp$d = s3_qp$q;
+        u_amt$d = amt;
+        u_credit_n$d = credit_n;
+        u_rem_n$d = rem_n;
+        u_active_n$d = active_n;
+        u_waiting_n$d = waiting_n;
+        u_credit$d = credit;
+        u_rem$d = rem_old;
+        u_active$d = active;
+        u_waiting$d = waiting;
+        u_wasted$d = wasted_n;
+        u_req$d = req_n;
+        p_valid$d = u_valid$q;
+        p_grant$d = u_grant$q;
+        p_qp$d = u_qp$q;
+        p_amt$d = u_amt$q;
+        p_credit_n$d = u_credit_n$q;
+        p_active_n$d = u_active_n$q;
+        p_waiting_n$d = u_waiting_n$q;
+        p_active$d = u_active$q;
+        p_waiting$d = u_waiting$q;
+        p_wasted$d = u_wasted$q;
+        p_req$d = u_req$q;
+        p_gt_new$d = (u_credit_n$q > u_rem_n$q);
+        p_pos_new$d = (~u_credit_n$q[32'h1f] & |u_credit_n$q);
+        p_gt_old$d = (u_credit$q > u_rem$q);
+        p_pos_old$d = (~u_credit$q[32'h1f] & |u_credit$q);
+        neg_batch_p = (32'h0 - cfg_batch);
+        p_debt$d = (u_credit_n$q[32'h1f] & (u_credit_n$q < neg_batch_p));
+        off_n = ((p_active_n$q & p_pos_new$q) & p_gt_new$q);
+        off = ((p_active$q & p_pos_old$q) & p_gt_old$q);
+        out_send_valid$d = (p_valid$q & ~p_grant$q);
+        out_send_qp$d = p_qp$q;
+        out_send_bytes$d = p_amt$q;
+        out_send_credit$d = p_credit_n$q;
+        out_req_valid$d = (p_valid$q & p_req$q);
+        out_credit_valid$d = p_valid$q;
+        out_waiting$d = p_waiting_n$q;
+        out_onoff_valid$d = (p_valid$q & (off_n != off));
         out_onoff_on$d = ~off_n;
-        if (s1_valid$q) begin
-            n_active$d = ((n_active$q + ((active_n) & 17'h1ffff)) - ((active) & 17'h1ffff));
-            n_waiting$d = ((n_waiting$q + ((waiting_n) & 17'h1ffff)) - ((waiting) & 17'h1ffff));
-            cnt_wasted$d = (cnt_wasted$q + wasted_n);
+        if (p_valid$q) begin
+            n_active$d = ((n_active$q + ((p_active_n$q) & 17'h1ffff)) - ((p_active$q) & 17'h1ffff));
+            n_waiting$d = ((n_waiting$q + ((p_waiting_n$q) & 17'h1ffff)) - ((p_waiting$q) & 17'h1ffff));
+            cnt_wasted$d = (cnt_wasted$q + p_wasted$q);
         end
-        if ((s1_valid$q & req_n)) begin
+        if ((p_valid$q & p_req$q)) begin
             cnt_requests$d = (cnt_requests$q + 32'h1);
         end
-        if ((s1_valid$q & s1_grant$q)) begin
+        if ((p_valid$q & p_grant$q)) begin
             cnt_grants$d = (cnt_grants$q + 32'h1);
         end
         if ((|n_active$q & (n_waiting$q == n_active$q))) begin
             cnt_starved$d = (cnt_starved$q + 32'h1);
         end
-        neg_batch = (32'h0 - cfg_batch);
-        debt_step = (credit_n[32'h1f] & (credit_n < neg_batch));
-        credit_ge_floor = (~credit[32'h1f] | (credit >= neg_batch));
-        floor_ok = (((~|cfg_batch | cfg_batch[32'h1f]) | ~credit_ge_floor) | ~debt_step);
-        if ((s1_valid$q & debt_step)) begin
+        if ((p_valid$q & p_debt$q)) begin
             debt_error$d = 1'b1;
         end
         init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
@@ -538,7 +1246,17 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             clearing$d = 1'b1;
             clear_index$d = 32'h0;
             s1_valid$d = 1'b0;
-            w_valid$d = 1'b0;
+            s2_valid$d = 1'b0;
+            s3_valid$d = 1'b0;
+            w1_valid$d = 1'b0;
+            w2_valid$d = 1'b0;
+            w3_valid$d = 1'b0;
+            u_valid$d = 1'b0;
+            p_valid$d = 1'b0;
+            p_qp$d = 32'h0;
+            p_amt$d = 32'h0;
+            p_credit_n$d = 32'h0;
+            p_waiting_n$d = 1'b0;
             out_send_valid$d = 1'b0;
             out_req_valid$d = 1'b0;
             out_credit_valid$d = 1'b0;
@@ -552,7 +1270,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             cnt_grants_dropped$d = 32'h0;
             debt_error$d = 1'b0;
         end
-        unused_bits = ((|ram$aux_read_data | |st[(32'h83)+:(29)]) | floor_ok);
+        unused_bits = (|st[(32'h82)+:(30)] | floor_ok);
         s_send_ready = ((~s_grant_valid & ~clearing$q) & ~rst);
         m_send_valid = out_send_valid$q;
         m_send_qp = out_send_qp$q;
@@ -941,31 +1659,337 @@ module credit_tx$out_waiting(d,q,clock);
 endmodule // credit_tx$out_waiting
 
 
-module credit_tx$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable,aux_read_data);
+module credit_tx$p_active(d,q,clock);
     
     // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_active
+
+
+module credit_tx$p_active_n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_active_n
+
+
+module credit_tx$p_amt(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_amt
+
+
+module credit_tx$p_credit_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_credit_n
+
+
+module credit_tx$p_debt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_debt
+
+
+module credit_tx$p_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_grant
+
+
+module credit_tx$p_gt_new(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_gt_new
+
+
+module credit_tx$p_gt_old(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_gt_old
+
+
+module credit_tx$p_pos_new(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_pos_new
+
+
+module credit_tx$p_pos_old(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_pos_old
+
+
+module credit_tx$p_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_qp
+
+
+module credit_tx$p_req(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_req
+
+
+module credit_tx$p_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_valid
+
+
+module credit_tx$p_waiting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_waiting
+
+
+module credit_tx$p_waiting_n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_waiting_n
+
+
+module credit_tx$p_wasted(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$p_wasted
+
+
+module credit_tx$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
     input wire  [15:0] read_address;
-    input wire  read_clock;
+    input wire  read_enable;
+    input wire  out_enable;
     output reg  [159:0] read_data;
     input wire  [15:0] write_address;
-    input wire  write_clock;
     input wire  [159:0] write_data;
     input wire  write_enable;
-    output reg  [159:0] aux_read_data;
     
     // Update code (custom)
     reg [159:0] mem [0:2047];
-    // The address ports are 16 bits for every depth; only the low log2(depth) bits index.
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [159:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
-    always @(posedge read_clock) begin
-       read_data <= mem[read_index];
-    end
-    
-    always @(posedge write_clock) begin
-       aux_read_data <= mem[write_index];
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
        if (write_enable) begin
           mem[write_index] <= write_data;
        end
@@ -1049,45 +2073,7 @@ module credit_tx$s1_valid(d,q,clock);
 endmodule // credit_tx$s1_valid
 
 
-module credit_tx$w_qp(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$w_qp
-
-
-module credit_tx$w_state(d,q,clock);
-    
-    // Module arguments
-    input wire  [159:0] d;
-    output reg  [159:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 160'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$w_state
-
-
-module credit_tx$w_valid(d,q,clock);
+module credit_tx$s2_f1(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -1103,4 +2089,840 @@ module credit_tx$w_valid(d,q,clock);
        q <= d;
     end
           
-endmodule // credit_tx$w_valid
+endmodule // credit_tx$s2_f1
+
+
+module credit_tx$s2_f2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_f2
+
+
+module credit_tx$s2_f3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_f3
+
+
+module credit_tx$s2_f4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_f4
+
+
+module credit_tx$s2_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_grant
+
+
+module credit_tx$s2_gt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_gt
+
+
+module credit_tx$s2_lt(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_lt
+
+
+module credit_tx$s2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_qp
+
+
+module credit_tx$s2_remaining(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_remaining
+
+
+module credit_tx$s2_rmb(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_rmb
+
+
+module credit_tx$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s2_valid
+
+
+module credit_tx$s3_act_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_act_cap
+
+
+module credit_tx$s3_cap1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_cap1
+
+
+module credit_tx$s3_cap_zero(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_cap_zero
+
+
+module credit_tx$s3_f1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_f1
+
+
+module credit_tx$s3_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_grant
+
+
+module credit_tx$s3_prep(d,q,clock);
+    
+    // Module arguments
+    input wire  [159:0] d;
+    output reg  [159:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 160'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_prep
+
+
+module credit_tx$s3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_qp
+
+
+module credit_tx$s3_rem_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_rem_cap
+
+
+module credit_tx$s3_rem_nz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_rem_nz
+
+
+module credit_tx$s3_remaining(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_remaining
+
+
+module credit_tx$s3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$s3_valid
+
+
+module credit_tx$u_active(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_active
+
+
+module credit_tx$u_active_n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_active_n
+
+
+module credit_tx$u_amt(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_amt
+
+
+module credit_tx$u_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_credit
+
+
+module credit_tx$u_credit_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_credit_n
+
+
+module credit_tx$u_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_grant
+
+
+module credit_tx$u_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_qp
+
+
+module credit_tx$u_rem(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_rem
+
+
+module credit_tx$u_rem_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_rem_n
+
+
+module credit_tx$u_req(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_req
+
+
+module credit_tx$u_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_valid
+
+
+module credit_tx$u_waiting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_waiting
+
+
+module credit_tx$u_waiting_n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_waiting_n
+
+
+module credit_tx$u_wasted(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$u_wasted
+
+
+module credit_tx$w1_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w1_qp
+
+
+module credit_tx$w1_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [159:0] d;
+    output reg  [159:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 160'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w1_state
+
+
+module credit_tx$w1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w1_valid
+
+
+module credit_tx$w2_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w2_qp
+
+
+module credit_tx$w2_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [159:0] d;
+    output reg  [159:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 160'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w2_state
+
+
+module credit_tx$w2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w2_valid
+
+
+module credit_tx$w3_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w3_qp
+
+
+module credit_tx$w3_state(d,q,clock);
+    
+    // Module arguments
+    input wire  [159:0] d;
+    output reg  [159:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 160'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w3_state
+
+
+module credit_tx$w3_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$w3_valid
