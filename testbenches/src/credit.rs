@@ -698,16 +698,57 @@ pub fn svg_plot(rows: &[JitterRow]) -> String {
     s
 }
 
+/// How many starved intervals `credit-starvation` reports, longest first; the save file
+/// puts named markers A, B, ... on the same ones.
+pub const REPORTED_INTERVALS: usize = 5;
+
+/// The intervals longest first (the earlier of two equally long ones first): the order
+/// `credit-starvation` prints them and marks them in the save file.
+pub fn longest_first(intervals: &[Starvation]) -> Vec<&Starvation> {
+    let mut v: Vec<&Starvation> = intervals.iter().collect();
+    v.sort_by_key(|i| (std::cmp::Reverse(i.cycles), i.start_cycle));
+    v
+}
+
 /// A GTKWave save file for a `credit_scope` trace: the starvation flag, then each
-/// monitored QP's credit, wait flag, receiver-held requests and counters, grouped.
-pub fn gtkw(trace: &std::path::Path, qps: u32) -> String {
+/// monitored QP's credit (signed decimal, and an analog trace eight rows high), wait
+/// flag, receiver-held requests and counters, grouped. It opens on the longest starved
+/// interval: the primary marker at its start, the view from 100 cycles before it to 100
+/// after, and named markers A, B, ... on the intervals the command reports.
+pub fn gtkw(trace: &std::path::Path, qps: u32, intervals: &[Starvation], period_ps: u64) -> String {
     use std::fmt::Write as _;
-    let mut s = format!("[dumpfile] \"{}\"\n[timestart] 0\n", trace.display());
+    // Signal area of a 1600-pixel-wide window (the rest is the signal and tree panes).
+    const WAVE_PX: f64 = 1150.0;
+    let ps = |i: &Starvation| i.start_cycle * period_ps;
+    let listed = longest_first(intervals);
+    let mut s = format!("[dumpfile] \"{}\"\n", trace.display());
+    match listed.first() {
+        Some(l) => {
+            let from = l.start_cycle.saturating_sub(100) * period_ps;
+            let span = (l.cycles + 200) as f64 * period_ps as f64;
+            // GTKWave shows 2^-zoom / 200 time units (ps here) per pixel.
+            let zoom = -(200.0 * span / WAVE_PX).log2();
+            let mut named: Vec<String> = listed
+                .iter()
+                .take(REPORTED_INTERVALS)
+                .map(|i| ps(i).to_string())
+                .collect();
+            named.resize(26, "-1".into());
+            let _ = write!(
+                s,
+                "[timestart] {from}\n[size] 1600 900\n[pos] -1 -1\n*{zoom:.6} {} {}\n",
+                ps(l),
+                named.join(" ")
+            );
+        }
+        None => s.push_str("[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"),
+    }
+    s.push_str("[sst_width] 220\n[signals_width] 300\n[sst_expanded] 1\n");
     s.push_str("@200\n-Starvation (every active QP waiting for credit)\n@28\ncredit_scope.starved\n@24\ncredit_scope.starved_cycles[31:0]\n");
     for q in 0..qps.min(4) {
         let _ = write!(
             s,
-            "@200\n-QP {q}\n@8424\ncredit_scope.qp{q}_credit[31:0]\n@28\ncredit_scope.qp{q}_waiting\n@24\ncredit_scope.qp{q}_rx_pending[15:0]\ncredit_scope.qp{q}_requests[31:0]\ncredit_scope.qp{q}_grants[31:0]\n"
+            "@200\n-QP {q}\n@424\ncredit_scope.qp{q}_credit[31:0]\n@8424\ncredit_scope.qp{q}_credit[31:0]\n@20000\n-\n-\n-\n-\n-\n-\n-\n@28\ncredit_scope.qp{q}_waiting\n@24\ncredit_scope.qp{q}_rx_pending[15:0]\ncredit_scope.qp{q}_requests[31:0]\ncredit_scope.qp{q}_grants[31:0]\n"
         );
     }
     s.push_str("@200\n-Credit path\n@28\ncredit_scope.tx_req_valid\ncredit_scope.rx_grant_valid\ncredit_scope.tx_grant_valid\ncredit_scope.tx_sent_valid\n@24\ncredit_scope.tx_sent_bytes[31:0]\n");
@@ -759,7 +800,10 @@ pub fn starvation(
         };
         let o = run_loop(cfg, &lc).map_err(|e| std::io::Error::other(e.to_string()))?;
         let save = path.with_extension("gtkw");
-        std::fs::write(&save, gtkw(&path, qps))?;
+        std::fs::write(
+            &save,
+            gtkw(&path, qps, &o.intervals, (1e6 / cfg.clock.mhz) as u64),
+        )?;
         out.push(StarvationReport {
             rule: rule.name(),
             qps,

@@ -472,9 +472,11 @@ fn main() -> ExitCode {
                         x.intervals.len(), total
                     );
                     out!("  trace {}  (gtkwave -a {} {})", x.trace, x.gtkw, x.trace);
-                    let mut longest: Vec<_> = x.intervals.iter().collect();
-                    longest.sort_by_key(|i| std::cmp::Reverse(i.cycles));
-                    for i in longest.iter().take(5) {
+                    let longest = prnic_testbenches::credit::longest_first(&x.intervals);
+                    for i in longest
+                        .iter()
+                        .take(prnic_testbenches::credit::REPORTED_INTERVALS)
+                    {
                         out!(
                             "  starved from cycle {} ({:.1} ns) for {} cycles, QPs {:?}",
                             i.start_cycle,

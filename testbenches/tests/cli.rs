@@ -251,6 +251,68 @@ fn credit_starvation_writes_traces_save_files_and_intervals() {
             "{name} not in the trace"
         );
     }
+    // It opens on the longest interval: the primary marker at its start, named markers
+    // A, B, ... on the intervals the report lists, longest first, the rest unset; the
+    // view starts before the marker.
+    let mut ivs: Vec<(u64, u64, u64)> = runs[0]["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["cycles"].as_u64().unwrap(),
+                (i["start_ns"].as_f64().unwrap() * 1000.0).round() as u64,
+                i["start_cycle"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    ivs.sort_by_key(|&(c, t, _)| (std::cmp::Reverse(c), t));
+    let zoom: Vec<&str> = gtkw
+        .lines()
+        .find(|l| l.starts_with('*'))
+        .expect("a zoom and marker line")
+        .split_whitespace()
+        .collect();
+    assert_eq!(zoom.len(), 2 + 26, "{zoom:?}");
+    assert_eq!(zoom[1].parse::<u64>().unwrap(), ivs[0].1, "primary marker");
+    for (k, m) in zoom[2..].iter().enumerate() {
+        match ivs.get(k).filter(|_| k < 5) {
+            Some(&(_, t, _)) => assert_eq!(m.parse::<u64>().unwrap(), t, "marker {k}"),
+            None => assert_eq!(*m, "-1", "marker {k}"),
+        }
+    }
+    let start: u64 = gtkw
+        .lines()
+        .find_map(|l| l.strip_prefix("[timestart] "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(start < ivs[0].1);
+    // The text report lists the same intervals in the same order.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args([
+            "credit-starvation",
+            "--fst",
+            vcd.to_str().unwrap(),
+            "--slots",
+            "150",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let listed: Vec<u64> = text
+        .lines()
+        .take_while(|l| !l.starts_with("eq2"))
+        .filter_map(|l| {
+            l.strip_prefix("  starved from cycle ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let expect: Vec<u64> = ivs.iter().take(5).map(|&(_, _, c)| c).collect();
+    assert_eq!(listed, expect, "{text}");
     assert!(dir.join("starve-eq2.vcd").exists() && dir.join("starve-eq2.gtkw").exists());
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
         .args([
