@@ -224,7 +224,7 @@ fn pcie_backpressure_slows_grants_by_the_csr_factor() {
 /// what the QPs' free window leaves.
 #[test]
 fn credit_loop_eq2_holds_99_percent_up_to_one_batch_of_jitter() {
-    use prnic_testbenches::credit::{compare_tx_on, sweep, BdpMode, JitterDist};
+    use prnic_testbenches::credit::{sweep, BdpMode, JitterDist};
     let rows = sweep(
         cfg(),
         &[1, 2, 16],
