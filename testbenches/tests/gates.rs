@@ -263,3 +263,25 @@ fn timing_gate_every_path_within_budget() {
     }
     assert!(over.is_empty(), "{} paths over budget:\n{}", over.len(), over.join("\n"));
 }
+
+/// The modules of the default build that meet the budget (docs/timing.md, "Where the
+/// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
+/// that none slips back; a module joins the list in the change that closes it.
+const CLOSED: [&str; 6] = ["csr", "flow_table", "sprayer", "tx_encap", "credit_rx", "rx_decap"];
+
+/// The timing gate on the modules already within budget: about 4 minutes of Yosys, so
+/// CI runs it (`.ci/run`) rather than the default suite.
+#[test]
+#[ignore]
+fn timing_gate_closed_modules_stay_within_budget() {
+    let only: Vec<String> = CLOSED.iter().map(|m| m.to_string()).collect();
+    let rows = prnic_gen::synth::synth(PrnicConfig::builtin(), &only).unwrap();
+    assert_eq!(rows.len(), CLOSED.len());
+    let mut over = vec![];
+    for r in &rows {
+        for p in r.violations() {
+            over.push(format!("{}: {}", r.module, prnic_gen::timing::path_line(p)));
+        }
+    }
+    assert!(over.is_empty(), "{} paths over budget:\n{}", over.len(), over.join("\n"));
+}
