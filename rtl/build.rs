@@ -34,7 +34,7 @@ fn main() {
     let mut sel = String::new(); // address decode, before everything that uses it
     let mut upd = String::new(); // update body
     let mut setup: Vec<String> = vec![]; // DFFs for dff_setup!
-    // Constructor expressions other than `Default::default()`, by struct field.
+                                         // Constructor expressions other than `Default::default()`, by struct field.
     let mut init_of: BTreeMap<String, String> = BTreeMap::new();
     // Read words by group (address bits 11:7) and by index in the group (bits 6:2).
     let mut groups: BTreeMap<u32, Vec<(u32, String)>> = BTreeMap::new();
@@ -68,9 +68,20 @@ fn main() {
                 .push((word & ((1 << GROUP_WORD_BITS) - 1), format!("rval_{n}_{k}")));
         }
     }
-    let word_list = |w: &[u32]| w.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
-    init_of.insert("mapped_words".into(), format!("Constant::new(word_map(&[{}]))", word_list(&mapped)));
-    init_of.insert("read_only_words".into(), format!("Constant::new(word_map(&[{}]))", word_list(&read_only)));
+    let word_list = |w: &[u32]| {
+        w.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    init_of.insert(
+        "mapped_words".into(),
+        format!("Constant::new(word_map(&[{}]))", word_list(&mapped)),
+    );
+    init_of.insert(
+        "read_only_words".into(),
+        format!("Constant::new(word_map(&[{}]))", word_list(&read_only)),
+    );
 
     for r in &regs {
         let n = lc(r.name);
@@ -97,7 +108,13 @@ fn main() {
                             d!("    pub {p}: Signal<Out, Bits<{w}>>,");
                             d!("    {fname}_q: DFF<Bits<{w}>>,");
                             d!("    {fname}_reset: Constant<Bits<{w}>>,");
-                            init_of.insert(format!("{fname}_reset"), format!("Constant::new(reset(\"{}\", \"{}\").into())", r.name, f.name));
+                            init_of.insert(
+                                format!("{fname}_reset"),
+                                format!(
+                                    "Constant::new(reset(\"{}\", \"{}\").into())",
+                                    r.name, f.name
+                                ),
+                            );
                             setup.push(format!("{fname}_q"));
                             u!("        if self.wsel_{n}_0.val() {{");
                             u!("            self.{fname}_q.d.next = ((self.{fname}_q.q.val() & !self.wmask.val().get_bits::<{w}>({lsb})) | (self.wd_q.q.val().get_bits::<{w}>({lsb}) & self.wmask.val().get_bits::<{w}>({lsb})));");
@@ -115,7 +132,13 @@ fn main() {
                         }
                         (Access::Ro, Reset::Value(_)) | (Access::Ro, Reset::Config(_)) => {
                             d!("    {fname}_const: Constant<Bits<{w}>>,");
-                            init_of.insert(format!("{fname}_const"), format!("Constant::new(reset(\"{}\", \"{}\").into())", r.name, f.name));
+                            init_of.insert(
+                                format!("{fname}_const"),
+                                format!(
+                                    "Constant::new(reset(\"{}\", \"{}\").into())",
+                                    r.name, f.name
+                                ),
+                            );
                             terms.push(format!(
                                 "(bit_cast::<32, {w}>(self.{fname}_const.val()) << {lsb})"
                             ));
@@ -223,13 +246,24 @@ fn main() {
         setup.push(format!("grp_{g}"));
         let k = bits_for(words.iter().map(|(i, _)| i + 1).max().unwrap_or(1));
         if k == 0 {
-            let _ = writeln!(rmux, "        self.grp_{g}.d.next = self.{}.val();", words[0].1);
+            let _ = writeln!(
+                rmux,
+                "        self.grp_{g}.d.next = self.{}.val();",
+                words[0].1
+            );
             continue;
         }
         d!("    grp_{g}_words: Signal<Local, Bits<{}>>,", 32 << k);
         d!("    grp_{g}_bit: Signal<Local, Bits<{}>>,", k + 5);
-        let slots = words.iter().map(|(i, v)| (*i, format!("self.{v}.val()"))).collect();
-        let _ = writeln!(rmux, "        self.grp_{g}_words.next = {};", packed(k, slots));
+        let slots = words
+            .iter()
+            .map(|(i, v)| (*i, format!("self.{v}.val()")))
+            .collect();
+        let _ = writeln!(
+            rmux,
+            "        self.grp_{g}_words.next = {};",
+            packed(k, slots)
+        );
         let _ = writeln!(rmux, "        self.grp_{g}_bit.next = (bit_cast::<{}, {k}>(self.ra_q.q.val().get_bits::<{k}>(2)) << 5);", k + 5);
         let _ = writeln!(rmux, "        self.grp_{g}.d.next = self.grp_{g}_words.val().get_bits::<32>(self.grp_{g}_bit.val().index());");
     }
@@ -240,7 +274,11 @@ fn main() {
     d!("    ra2_bit: Signal<Local, Bits<{}>>,", k2 + 5);
     d!("    grp_all: Signal<Local, Bits<{}>>,", 32 << k2);
     let hi_bits = 10 - GROUP_WORD_BITS;
-    let _ = writeln!(rmux, "        match self.ra_q.q.val().get_bits::<{hi_bits}>({}).index() {{", 2 + GROUP_WORD_BITS);
+    let _ = writeln!(
+        rmux,
+        "        match self.ra_q.q.val().get_bits::<{hi_bits}>({}).index() {{",
+        2 + GROUP_WORD_BITS
+    );
     for (i, g) in groups.keys().enumerate() {
         let _ = writeln!(rmux, "            {g} => {{\n                self.ra2_q.d.next = {i}.into();\n            }}");
     }
@@ -250,7 +288,11 @@ fn main() {
         .enumerate()
         .map(|(i, g)| (i as u32, format!("self.grp_{g}.q.val()")))
         .collect();
-    let _ = writeln!(rmux, "        self.ra2_bit.next = (bit_cast::<{}, {k2}>(self.ra2_q.q.val()) << 5);", k2 + 5);
+    let _ = writeln!(
+        rmux,
+        "        self.ra2_bit.next = (bit_cast::<{}, {k2}>(self.ra2_q.q.val()) << 5);",
+        k2 + 5
+    );
     let _ = writeln!(rmux, "        self.grp_all.next = {};", packed(k2, slots));
     let _ = writeln!(rmux, "        self.rd_data.next = self.grp_all.val().get_bits::<32>(self.ra2_bit.val().index());");
     // An unmapped or misaligned address reads as zero (it shares bits 6:2 with a word).
@@ -262,7 +304,9 @@ fn main() {
         .filter_map(|l| l.trim().trim_start_matches("pub ").split(':').next())
         .filter(|name| !name.is_empty())
         .map(|name| {
-            let e = init_of.get(name).map_or("Default::default()", |e| e.as_str());
+            let e = init_of
+                .get(name)
+                .map_or("Default::default()", |e| e.as_str());
             format!("            {name}: {e},\n")
         })
         .collect();

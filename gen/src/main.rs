@@ -205,7 +205,10 @@ fn run(cli: Cli) -> Result<(), Fail> {
             } else {
                 rows.iter()
                     .map(|r| {
-                        let worst = r.worst().map(prnic_gen::timing::path_line).unwrap_or_default();
+                        let worst = r
+                            .worst()
+                            .map(prnic_gen::timing::path_line)
+                            .unwrap_or_default();
                         format!(
                             "{:<12} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>4} RAMB18  worst {}\n",
                             r.module, r.luts, r.ffs, r.ramb36, r.ramb18, worst

@@ -438,7 +438,10 @@ fn block_and_signal(name: &str) -> (String, String) {
         .trim_end_matches("$read_data");
     let parts: Vec<&str> = base.split('.').collect();
     if parts.len() <= 1 {
-        (String::new(), base.split('$').next().unwrap_or(base).to_string())
+        (
+            String::new(),
+            base.split('$').next().unwrap_or(base).to_string(),
+        )
     } else {
         let sig = parts[parts.len() - 1];
         (
@@ -508,8 +511,14 @@ pub fn analyse(
             }
         }
     }
-    let fanout = |b: u32| loads.get(&b).map_or(0, Vec::len) + out_port_bits.get(&b).map_or(0, Vec::len);
-    let name_of = |b: u32| nl.names.get(&b).cloned().unwrap_or_else(|| format!("net{b}"));
+    let fanout =
+        |b: u32| loads.get(&b).map_or(0, Vec::len) + out_port_bits.get(&b).map_or(0, Vec::len);
+    let name_of = |b: u32| {
+        nl.names
+            .get(&b)
+            .cloned()
+            .unwrap_or_else(|| format!("net{b}"))
+    };
 
     // Start points.
     let mut starts = Starts { list: vec![] };
@@ -595,7 +604,8 @@ pub fn analyse(
                 );
                 if kind == PointKind::BramOut {
                     let feeds_logic = loads.get(b).is_some_and(|ls| {
-                        ls.iter().any(|(ci, _)| role(&nl.cells[*ci].ty) == Some(Role::Comb))
+                        ls.iter()
+                            .any(|(ci, _)| role(&nl.cells[*ci].ty) == Some(Role::Comb))
                     });
                     if feeds_logic {
                         let n = readable(c.name.trim_start_matches('\\'));
@@ -614,7 +624,11 @@ pub fn analyse(
         (drv_ty.starts_with("LUT") && ld_ty.starts_with("MUXF7") && ld_pin != "S")
             || (drv_ty == "MUXF7" && ld_ty == "MUXF8" && ld_pin != "S")
             || (drv_ty == "MUXF8" && ld_ty == "MUXF9" && ld_pin != "S")
-            || (drv_ty.starts_with("CARRY") && drv_pin == "CO" && ld_ty.starts_with("CARRY") && ld_pin == "CI" && drv_bit == if drv_ty == "CARRY8" { 7 } else { 3 })
+            || (drv_ty.starts_with("CARRY")
+                && drv_pin == "CO"
+                && ld_ty.starts_with("CARRY")
+                && ld_pin == "CI"
+                && drv_bit == if drv_ty == "CARRY8" { 7 } else { 3 })
     };
     // Input arcs of a cell's output pin: list of (in pin index, in bit index).
     let arcs = |c: &Cell, out_pin: &str, out_bit: usize| -> Vec<(usize, usize)> {
@@ -644,7 +658,8 @@ pub fn analyse(
     };
     let mut visiting: HashMap<u32, bool> = HashMap::new();
     // Iterative DFS.
-    let comb_key = |ci: usize| matches!(role(&nl.cells[ci].ty), Some(Role::Comb) | Some(Role::Mixed));
+    let comb_key =
+        |ci: usize| matches!(role(&nl.cells[ci].ty), Some(Role::Comb) | Some(Role::Mixed));
     let mut order_stack: Vec<(u32, bool)> = vec![];
     let all_bits: Vec<u32> = {
         let mut v: Vec<u32> = driver.keys().copied().collect();
@@ -697,11 +712,19 @@ pub fn analyse(
             // All inputs evaluated (or constant/undriven): compute.
             let mut best: Option<Arrival> = None;
             for (ipi, ibi) in &ins {
-                let Some(ib) = c.pins[*ipi].2[*ibi] else { continue };
-                let Some(a) = arr.get(&ib).copied() else { continue };
+                let Some(ib) = c.pins[*ipi].2[*ibi] else {
+                    continue;
+                };
+                let Some(a) = arr.get(&ib).copied() else {
+                    continue;
+                };
                 let in_pin = c.pins[*ipi].0.as_str();
                 let (dty, dpin, dbit) = match driver.get(&ib) {
-                    Some(&(dci, dpi, dbi)) => (nl.cells[dci].ty.as_str(), nl.cells[dci].pins[dpi].0.as_str(), dbi),
+                    Some(&(dci, dpi, dbi)) => (
+                        nl.cells[dci].ty.as_str(),
+                        nl.cells[dci].pins[dpi].0.as_str(),
+                        dbi,
+                    ),
                     None => ("PORT", "", 0),
                 };
                 let dedicated = is_dedicated(dty, dpin, dbit, &c.ty, in_pin);
@@ -733,7 +756,9 @@ pub fn analyse(
                     start: a.start,
                     prev: Some((ib, ci)),
                 };
-                if best.map_or(true, |x| cand.delay > x.delay || (cand.delay == x.delay && cand.levels > x.levels)) {
+                if best.map_or(true, |x| {
+                    cand.delay > x.delay || (cand.delay == x.delay && cand.levels > x.levels)
+                }) {
                     best = Some(cand);
                 }
             }
@@ -783,7 +808,9 @@ pub fn analyse(
         steps
     };
     let mut consider = |end: Point, tsu: f64, b: u32, arr: &HashMap<u32, Arrival>| {
-        let Some(a) = arr.get(&b).copied() else { return };
+        let Some(a) = arr.get(&b).copied() else {
+            return;
+        };
         let (sp, tco) = starts.list[a.start].clone();
         let net = m.net(fanout(b));
         let delay = a.delay + net + tsu;
@@ -812,12 +839,17 @@ pub fn analyse(
                 + "<-"
                 + sp.name.split('[').next().unwrap_or(&sp.name);
             let e = reg_paths.entry(key).or_insert_with(|| path.clone());
-            if path.excess(m) > e.excess(m) || (path.excess(m) == e.excess(m) && path.levels > e.levels) {
+            if path.excess(m) > e.excess(m)
+                || (path.excess(m) == e.excess(m) && path.levels > e.levels)
+            {
                 *e = path;
             }
             return;
         };
-        if slot.as_ref().map_or(true, |p: &Path_| path.excess(m) > p.excess(m)) {
+        if slot
+            .as_ref()
+            .map_or(true, |p: &Path_| path.excess(m) > p.excess(m))
+        {
             *slot = Some(path);
         }
     };
@@ -831,7 +863,11 @@ pub fn analyse(
                 continue;
             }
             let (kind, tsu) = if c.ty.starts_with("FD") {
-                let tsu = if pin == "D" { m.ff_setup } else { m.ff_setup + 0.05 };
+                let tsu = if pin == "D" {
+                    m.ff_setup
+                } else {
+                    m.ff_setup + 0.05
+                };
                 (PointKind::Register, tsu)
             } else if c.ty.starts_with("RAMB") {
                 (PointKind::BramIn, m.bram_setup)

@@ -388,16 +388,16 @@ impl Logic for CreditRx {
             ((self.s_onoff_valid.val() & !self.clearing.q.val()) & !self.rst.val());
         // No slot is pending during the sweep (reset clears it and no tick sets it), so
         // the pop needs no `clearing` term.
-        self.ev_slot.next = ((self.slot_pending.q.val() & self.ring.m_valid.val())
-            & !self.s_onoff_valid.val());
+        self.ev_slot.next =
+            ((self.slot_pending.q.val() & self.ring.m_valid.val()) & !self.s_onoff_valid.val());
         self.ev_req.next = ((((self.s_req_valid.val() & !self.ev_slot.val())
             & !self.s_onoff_valid.val())
             & !self.clearing.q.val())
             & !self.rst.val());
         // A due slot with nobody in the ring waits SLOT_WAIT cycles (a request taken just
         // before it reaches the ring that late), then passes unused; slots never bank up.
-        self.slot_empty.next = ((self.slot_pending.q.val() & !self.ring.m_valid.val())
-            & !self.s_onoff_valid.val());
+        self.slot_empty.next =
+            ((self.slot_pending.q.val() & !self.ring.m_valid.val()) & !self.s_onoff_valid.val());
         if self.slot_empty.val() {
             self.slot_wait.d.next = (self.slot_wait.q.val() + 1);
         } else {
@@ -512,8 +512,7 @@ impl Logic for CreditRx {
             self.step.next = 0.into();
         }
         self.pending_n.next = (self.pending.val() + self.step.val());
-        self.all_n.next = ((((self.pending.val() == 0xffff) & !self.up.val())
-            & !self.down.val())
+        self.all_n.next = ((((self.pending.val() == 0xffff) & !self.up.val()) & !self.down.val())
             | (((self.pending.val() == 0xfffe) & self.up.val())
                 | (!self.gt0.val() & self.down.val())));
         self.w1_all.d.next = self.all_n.val();

@@ -68,9 +68,9 @@ include!(concat!(env!("OUT_DIR"), "/csr_gen.rs"));
 /// One bit per 32-bit word of the 4 KiB window, set for the words listed: the address
 /// decode as a constant the read and write paths index by word address.
 fn word_map(words: &[u32]) -> Bits<1024> {
-    words
-        .iter()
-        .fold(Bits::<1024>::default(), |m, w| m.replace_bit(*w as usize, true))
+    words.iter().fold(Bits::<1024>::default(), |m, w| {
+        m.replace_bit(*w as usize, true)
+    })
 }
 
 #[cfg(test)]

@@ -549,7 +549,9 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             c_ks8: Constant::new(lit(K + s).into()),
             c_s_shift: Constant::new(lit(8 * s).into()),
             c_desc_one: Constant::new(1u64.into()),
-            c_desc_top: Constant::new(Bits::<DESC_DEPTH>::default().replace_bit(DESC_DEPTH - 1, true)),
+            c_desc_top: Constant::new(
+                Bits::<DESC_DEPTH>::default().replace_bit(DESC_DEPTH - 1, true),
+            ),
             c_hdr_one: Constant::new(1u64.into()),
             c_hdr_top: Constant::new(Bits::<HDR_DEPTH>::default().replace_bit(HDR_DEPTH - 1, true)),
             c_hdr_fixed: Constant::new(hdr_fixed),
@@ -1062,8 +1064,8 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         } else {
             self.i2_last_idx.d.next = (self.i1_beats.q.val() - 1);
         }
-        self.i2_not_ipv4.d.next = ((self.i1_etype.q.val() != 0x0800)
-            | (self.i1_vihl.q.val().get_bits::<4>(4) != 4));
+        self.i2_not_ipv4.d.next =
+            ((self.i1_etype.q.val() != 0x0800) | (self.i1_vihl.q.val().get_bits::<4>(4) != 4));
         self.i2_markable.d.next = ((self.i1_vihl.q.val().get_bits::<4>(0) == 5)
             & (self.i1_proto.q.val() == 17)
             & (self.i1_dport.q.val() == 4791));
@@ -1123,8 +1125,8 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         }
         self.fr_keep_shift.next = (self.fr_keep_base.val() - self.i3_count.q.val());
         // The frame's part of the checksum: the byte count and the ECN bits of the TOS.
-        self.fr_bytes_ecn.next = (bit_cast::<17, 16>(self.i3_total.q.val())
-            + bit_cast::<17, 2>(self.i3_ecn.q.val()));
+        self.fr_bytes_ecn.next =
+            (bit_cast::<17, 16>(self.i3_total.q.val()) + bit_cast::<17, 2>(self.i3_ecn.q.val()));
         self.i4_valid.d.next = self.i3_valid.q.val();
         self.i4_desc.d.next = ((bit_cast::<DESC_BITS, 1>(self.i3_overrun.q.val().into()) << 57)
             | (bit_cast::<DESC_BITS, 17>(self.fr_bytes_ecn.val()) << 40)
@@ -1199,7 +1201,8 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         self.d_udp_len.next = (self.d_bytes.val() + 16);
         // Big-endian header: byte 0 at bits 399:392.
         self.d_hdr_be.next = (self.c_hdr_fixed.val()
-            | (bit_cast::<400, 48>(self.h1_result_partly_unused.q.val().get_bits::<48>(32)) << 352)
+            | (bit_cast::<400, 48>(self.h1_result_partly_unused.q.val().get_bits::<48>(32))
+                << 352)
             | (bit_cast::<400, 48>(self.d_src_mac.val()) << 304)
             | (bit_cast::<400, 8>(self.d_tos.val()) << 272)
             | (bit_cast::<400, 16>(self.d_ip_len.val()) << 256)
@@ -1215,8 +1218,8 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // IP, and the CSR part with the frame's byte count and ECN. Each is one adder.
         self.h2_sum_dst.d.next = (bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(16))
             + bit_cast::<20, 16>(self.d_dst_ip.val().get_bits::<16>(0)));
-        self.h2_sum_rest.d.next = (self.d_cfg_sum.val()
-            + bit_cast::<20, 17>(self.h1_desc.q.val().get_bits::<17>(40)));
+        self.h2_sum_rest.d.next =
+            (self.d_cfg_sum.val() + bit_cast::<20, 17>(self.h1_desc.q.val().get_bits::<17>(40)));
         // The streamer's fields, laid out as in the header FIFO entry above bit 400:
         // {mark, dest, keep_shift, extra, final0, lastin0, last_idx, reason, drop}.
         // An extra beat only for a frame that is sent; a one-beat frame's first beat is
@@ -1228,8 +1231,7 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             | (bit_cast::<25, 8>(self.h1_desc.q.val().get_bits::<8>(8)) << 15)
             | (bit_cast::<25, 1>((self.d_extra.val() & !self.d_drop.val()).into()) << 14)
             | (bit_cast::<25, 1>(
-                ((self.d_last_idx.val() == 0) & !(self.d_extra.val() & !self.d_drop.val()))
-                    .into(),
+                ((self.d_last_idx.val() == 0) & !(self.d_extra.val() & !self.d_drop.val())).into(),
             ) << 13)
             | (bit_cast::<25, 1>((self.d_last_idx.val() == 0).into()) << 12)
             | (bit_cast::<25, 8>(self.d_last_idx.val()) << 4)

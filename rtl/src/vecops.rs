@@ -112,7 +112,11 @@ impl Logic for SetGroups {
         let mut idx: Bits<64> = Default::default();
         for g in 0..NG {
             let bits: Vec<usize> = (0..G).filter(|&k| v.get_bit(g * G + k)).collect();
-            let pick = if self._from_top { bits.last() } else { bits.first() };
+            let pick = if self._from_top {
+                bits.last()
+            } else {
+                bits.first()
+            };
             if let Some(&k) = pick {
                 any = any.replace_bit(g, true);
                 idx.set_bits::<4>(4 * g, (k as u64).into());
@@ -259,7 +263,13 @@ impl SetFinish2 {
 impl Logic for SetFinish2 {
     fn update(&mut self) {
         let (aa, ab) = (self.any_a.val(), self.any_b.val());
-        let any = |g: usize| if g < NG { aa.get_bit(g) } else { ab.get_bit(g - NG) };
+        let any = |g: usize| {
+            if g < NG {
+                aa.get_bit(g)
+            } else {
+                ab.get_bit(g - NG)
+            }
+        };
         let mut best: Option<usize> = None;
         for g in 0..2 * NG {
             if any(g) && best.map_or(true, |b| self.rank(g) < self.rank(b)) {
@@ -268,7 +278,11 @@ impl Logic for SetFinish2 {
         }
         match best {
             Some(g) => {
-                let idx = if g < NG { self.idx_a.val() } else { self.idx_b.val() };
+                let idx = if g < NG {
+                    self.idx_a.val()
+                } else {
+                    self.idx_b.val()
+                };
                 let k = idx.get_bits::<4>(4 * (g % NG)).index();
                 self.found.next = true;
                 self.from_b.next = g >= NG;
@@ -293,12 +307,21 @@ impl Logic for SetFinish2 {
         for g in 0..2 * NG {
             let mask: String = (0..2 * NG)
                 .rev()
-                .map(|k| if self.rank(k) < self.rank(g) { '1' } else { '0' })
+                .map(|k| {
+                    if self.rank(k) < self.rank(g) {
+                        '1'
+                    } else {
+                        '0'
+                    }
+                })
                 .collect();
             s += &format!("   first[{g}] = c[{g}] & ~|(c & 32'b{mask});\n");
         }
         for b in 0..4 {
-            let bits: Vec<String> = (0..2 * NG).rev().map(|g| format!("ix[{}]", 4 * g + b)).collect();
+            let bits: Vec<String> = (0..2 * NG)
+                .rev()
+                .map(|g| format!("ix[{}]", 4 * g + b))
+                .collect();
             s += &format!("   pos[{b}] = |(first & {{{}}});\n", bits.join(", "));
         }
         for b in 0..4 {
@@ -496,15 +519,29 @@ mod tests {
             let mut b = SetFinish::new(from_top);
             a.connect_all();
             b.connect_all();
-            for set in [vec![], vec![0], vec![255], vec![17, 18, 200], vec![5, 250, 16 * 7 + 3]] {
+            for set in [
+                vec![],
+                vec![0],
+                vec![255],
+                vec![17, 18, 200],
+                vec![5, 250, 16 * 7 + 3],
+            ] {
                 a.v.next = bits(&set);
                 settle(&mut a);
                 b.any.next = a.any.val();
                 b.idx.next = a.idx.val();
                 settle(&mut b);
-                let want = if from_top { set.iter().max() } else { set.iter().min() };
+                let want = if from_top {
+                    set.iter().max()
+                } else {
+                    set.iter().min()
+                };
                 assert_eq!(b.found.val(), want.is_some(), "{set:?}");
-                assert_eq!(b.pos.val().index(), *want.unwrap_or(&0), "{set:?} top {from_top}");
+                assert_eq!(
+                    b.pos.val().index(),
+                    *want.unwrap_or(&0),
+                    "{set:?} top {from_top}"
+                );
             }
         }
     }
@@ -533,11 +570,22 @@ mod tests {
                 f.any_b.next = gb.any.val();
                 f.idx_b.next = gb.idx.val();
                 settle(&mut f);
-                let pick = |v: &Vec<usize>| if from_top { v.iter().max() } else { v.iter().min() }.copied();
+                let pick = |v: &Vec<usize>| {
+                    if from_top {
+                        v.iter().max()
+                    } else {
+                        v.iter().min()
+                    }
+                    .copied()
+                };
                 let want = pick(&a).map(|p| (p, false)).or(pick(&b).map(|p| (p, true)));
                 assert_eq!(f.found.val(), want.is_some());
                 if let Some((p, from_b)) = want {
-                    assert_eq!((f.pos.val().index(), f.from_b.val()), (p, from_b), "{a:?} {b:?}");
+                    assert_eq!(
+                        (f.pos.val().index(), f.from_b.val()),
+                        (p, from_b),
+                        "{a:?} {b:?}"
+                    );
                 }
             }
         }

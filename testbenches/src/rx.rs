@@ -386,7 +386,10 @@ pub struct RxModelPath {
 
 impl RxModelPath {
     pub fn new(local_vni: &[u32; 8], s: &ReorderSettings, latency: u64) -> Self {
-        assert!(latency >= 1, "a verdict comes at least a cycle after its header");
+        assert!(
+            latency >= 1,
+            "a verdict comes at least a cycle after its header"
+        );
         let mut decap = bridge::RxDecap::new();
         let v = local_vni;
         decap.set_cfg_local_vni0(v[0] as u64);

@@ -477,23 +477,38 @@ fn back_to_back(
         );
         d.settle();
         let o = axil_out(d);
-        assert_eq!(before, o, "cycle {c}: an input reached an output in the same cycle");
+        assert_eq!(
+            before, o,
+            "cycle {c}: an input reached an output in the same cycle"
+        );
         assert_eq!(o.awready, o.wready, "cycle {c}: awready and wready differ");
         if let Some(b) = held_b {
-            assert!(o.bvalid && o.bresp == b, "cycle {c}: a write response changed before it was taken");
+            assert!(
+                o.bvalid && o.bresp == b,
+                "cycle {c}: a write response changed before it was taken"
+            );
         }
         if let Some(r) = held_r {
-            assert!(o.rvalid && (o.rdata, o.rresp) == r, "cycle {c}: a read response changed before it was taken");
+            assert!(
+                o.rvalid && (o.rdata, o.rresp) == r,
+                "cycle {c}: a read response changed before it was taken"
+            );
         }
         // A response only ever answers a request taken in an earlier cycle.
         if o.bvalid {
-            assert!(out.b.len() < wi, "cycle {c}: a write response without a write");
+            assert!(
+                out.b.len() < wi,
+                "cycle {c}: a write response without a write"
+            );
             if br {
                 out.b.push(o.bresp);
             }
         }
         if o.rvalid {
-            assert!(out.r.len() < ri, "cycle {c}: a read response without a read");
+            assert!(
+                out.r.len() < ri,
+                "cycle {c}: a read response without a read"
+            );
             if rr {
                 out.r.push((o.rdata, o.rresp));
             }
@@ -565,15 +580,40 @@ fn back_to_back_accesses_with_and_without_backpressure_get_every_response() {
         .take(5)
         .collect();
     let rw_words = [
-        FT_KEY_LO, FT_KEY_HI, FT_VAL0, FT_VAL1, FT_VAL2, FT_VAL3, FT_LOC, PORT0_MAC_LO,
-        PORT0_MAC_HI, PORT0_IPV4, PORT1_IPV4, TX_IP, SPRAY_PORTS, CREDIT_BATCH, QP_ID, QP_PSN,
-        LOCAL_VNI0, LOCAL_VNI7, REORDER_THRESH,
+        FT_KEY_LO,
+        FT_KEY_HI,
+        FT_VAL0,
+        FT_VAL1,
+        FT_VAL2,
+        FT_VAL3,
+        FT_LOC,
+        PORT0_MAC_LO,
+        PORT0_MAC_HI,
+        PORT0_IPV4,
+        PORT1_IPV4,
+        TX_IP,
+        SPRAY_PORTS,
+        CREDIT_BATCH,
+        QP_ID,
+        QP_PSN,
+        LOCAL_VNI0,
+        LOCAL_VNI7,
+        REORDER_THRESH,
     ];
     let patterns: [(&str, Box<dyn Fn(u64) -> Box<dyn FnMut(u64) -> bool>>); 4] = [
         ("always ready", Box::new(|_| Box::new(|_| true))),
-        ("ready every third cycle", Box::new(|_| Box::new(|c| c % 3 == 2))),
-        ("ready 1/4 at random", Box::new(|s| Box::new(random_ready(s, 2)))),
-        ("ready 7/8 at random", Box::new(|s| Box::new(random_ready(s, 7)))),
+        (
+            "ready every third cycle",
+            Box::new(|_| Box::new(|c| c % 3 == 2)),
+        ),
+        (
+            "ready 1/4 at random",
+            Box::new(|s| Box::new(random_ready(s, 2))),
+        ),
+        (
+            "ready 7/8 at random",
+            Box::new(|s| Box::new(random_ready(s, 7))),
+        ),
     ];
     for (name, pattern) in &patterns {
         let mut d = Csr::new();

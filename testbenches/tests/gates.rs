@@ -191,7 +191,9 @@ fn prnic_synth_reports_the_sprayer() {
     let r = &rows[0];
     assert!(r.luts > 50 && r.ffs > 50, "{r:?}");
     assert_eq!((r.ramb36, r.ramb18), (0, 0), "{r:?}");
-    let worst = r.worst().expect("the sprayer has register-to-register paths");
+    let worst = r
+        .worst()
+        .expect("the sprayer has register-to-register paths");
     assert!(worst.levels > 0.0 && worst.delay_ns > 0.0, "{worst:?}");
     let md = prnic_gen::synth::report(PrnicConfig::builtin(), &rows);
     assert!(md.contains("| `sprayer` |"));
@@ -240,7 +242,11 @@ fn timing_counts_known_depths() {
     };
     assert_eq!(to("sum"), 5.0, "32-bit add: {:#?}", r.reg_paths);
     // Two LUT6 levels at best; ABC's area-oriented mapping sometimes spends a third.
-    assert!((2.0..=3.0).contains(&to("all")), "16-input AND: {}", to("all"));
+    assert!(
+        (2.0..=3.0).contains(&to("all")),
+        "16-input AND: {}",
+        to("all")
+    );
     assert!(to("deep") > 5.0, "the deep chain: {}", to("deep"));
     assert!(r.violations().any(|p| p.end.name.starts_with("deep")));
     assert!(r.violations().all(|p| p.end.name.starts_with("deep")));
@@ -261,13 +267,25 @@ fn timing_gate_every_path_within_budget() {
             over.push(format!("{}: {}", r.module, prnic_gen::timing::path_line(p)));
         }
     }
-    assert!(over.is_empty(), "{} paths over budget:\n{}", over.len(), over.join("\n"));
+    assert!(
+        over.is_empty(),
+        "{} paths over budget:\n{}",
+        over.len(),
+        over.join("\n")
+    );
 }
 
 /// The modules of the default build that meet the budget (docs/timing.md, "Where the
 /// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
 /// that none slips back; a module joins the list in the change that closes it.
-const CLOSED: [&str; 6] = ["csr", "flow_table", "sprayer", "tx_encap", "credit_rx", "rx_decap"];
+const CLOSED: [&str; 6] = [
+    "csr",
+    "flow_table",
+    "sprayer",
+    "tx_encap",
+    "credit_rx",
+    "rx_decap",
+];
 
 /// The timing gate on the modules already within budget: about 4 minutes of Yosys, so
 /// CI runs it (`.ci/run`) rather than the default suite.
@@ -283,5 +301,10 @@ fn timing_gate_closed_modules_stay_within_budget() {
             over.push(format!("{}: {}", r.module, prnic_gen::timing::path_line(p)));
         }
     }
-    assert!(over.is_empty(), "{} paths over budget:\n{}", over.len(), over.join("\n"));
+    assert!(
+        over.is_empty(),
+        "{} paths over budget:\n{}",
+        over.len(),
+        over.join("\n")
+    );
 }

@@ -410,7 +410,10 @@ fn latency_constants_hold() {
             let hdr = run.hdr_taken[0] - run.frame_done[0];
             let place = run.place_start[0] - (run.hdr_taken[0] + latency);
             assert_eq!(hdr, RX_DECAP_HDR_LATENCY as u64, "header latency");
-            assert_eq!(place, RX_DECAP_VERDICT_TO_PLACE as u64, "verdict to placement");
+            assert_eq!(
+                place, RX_DECAP_VERDICT_TO_PLACE as u64,
+                "verdict to placement"
+            );
         }
     }
 }
@@ -424,25 +427,43 @@ fn any_verdict_latency_up_to_the_maximum_keeps_full_rate() {
         let frames: Vec<WireInput> = (0..n)
             .map(|k| good(&packet(1, k, 4, false, k as u64)))
             .collect();
-        let run =
-            model_run_and_check(&mut path, &mut model, &frames, |_| false, |_| true, |_| true);
+        let run = model_run_and_check(
+            &mut path,
+            &mut model,
+            &frames,
+            |_| false,
+            |_| true,
+            |_| true,
+        );
         let span = run.place_done.last().unwrap() - run.place_done[0];
         let per = span as f64 / (n - 1) as f64;
         println!("verdict latency {latency}: one-beat frames {per:.2} cycles per packet");
-        assert!(per <= 1.0, "latency {latency}: {per} cycles per one-beat packet");
+        assert!(
+            per <= 1.0,
+            "latency {latency}: {per} cycles per one-beat packet"
+        );
         // 4 KiB payloads back to back: as many cycles as input beats.
         let (mut path, mut model) = model_setup(2, latency);
         let frames: Vec<WireInput> = (0..40)
             .map(|k| good(&packet(1, k, 4096, k % 4 == 3, k as u64)))
             .collect();
         let beats_in: usize = frames.iter().map(|f| f.bytes.len().div_ceil(128)).sum();
-        let run =
-            model_run_and_check(&mut path, &mut model, &frames, |_| false, |_| true, |_| true);
+        let run = model_run_and_check(
+            &mut path,
+            &mut model,
+            &frames,
+            |_| false,
+            |_| true,
+            |_| true,
+        );
         let span = run.place_done.last().unwrap() - run.place_done[0];
         let per = span as f64 / 39.0;
         let in_per = beats_in as f64 / 40.0;
         println!("verdict latency {latency}: 4 KiB payloads {per:.2} cycles per packet, {in_per:.2} input beats");
-        assert!(per <= in_per, "latency {latency}: {per} cycles for {in_per} beats");
+        assert!(
+            per <= in_per,
+            "latency {latency}: {per} cycles for {in_per} beats"
+        );
     }
 }
 
@@ -450,7 +471,12 @@ fn any_verdict_latency_up_to_the_maximum_keeps_full_rate() {
 fn verdict_latency_and_held_headers_match_the_models() {
     // Latencies past the maximum only slow the input down; held headers (rx_reorder's
     // downstream full) back up into the descriptor queue and the input.
-    for (latency, seed) in [(1u64, 11u64), (5, 12), (RX_VERDICT_LATENCY_MAX as u64, 13), (24, 14)] {
+    for (latency, seed) in [
+        (1u64, 11u64),
+        (5, 12),
+        (RX_VERDICT_LATENCY_MAX as u64, 13),
+        (24, 14),
+    ] {
         let (mut path, mut model) = model_setup(8, latency);
         let mut r = rng(seed);
         let mut frames = vec![];
@@ -459,7 +485,11 @@ fn verdict_latency_and_held_headers_match_the_models() {
                 frames.push(malformed(r() as u32 % 1000).0);
             }
             let q = (r() % 8) as u32;
-            let len = if r() % 3 == 0 { (r() % 8) as usize } else { (r() % 1500) as usize };
+            let len = if r() % 3 == 0 {
+                (r() % 8) as usize
+            } else {
+                (r() % 1500) as usize
+            };
             frames.push(good(&packet(q, k, len, r() % 3 == 0, r())));
         }
         let mut r2 = rng(seed ^ 1);
@@ -484,6 +514,10 @@ fn verdict_latency_and_held_headers_match_the_models() {
                 true
             },
         );
-        assert!(run.placements.len() > 80, "latency {latency}: {} placed", run.placements.len());
+        assert!(
+            run.placements.len() > 80,
+            "latency {latency}: {} placed",
+            run.placements.len()
+        );
     }
 }
