@@ -75,7 +75,9 @@
 //! fewer than [`RX_REORDER_LATENCY`] + 2 results fit (headers already accepted still leave).
 
 use crate::ram::{BitRam, PipeRam};
-use crate::vecops::{Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256};
+use crate::vecops::{
+    Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256,
+};
 use array_init::array_init;
 use rust_hdl::prelude::*;
 
@@ -1132,40 +1134,332 @@ impl Logic for RxReorder {
         dff_setup!(
             self,
             clk,
-            clearing, clear_index, cfg_block, cfg_wm1, cfg_q, cfg_never, a_valid, a_cfg,
-            a_qp, a_p, a_vs, a_ackreq, a_hasimm, a_imm, a_en, b_valid, b_cfg, b_qp, b_p,
-            b_vs, b_ackreq, b_hasimm, b_imm, b_en, b_known, b_writes, c_valid, c_cfg, c_qp,
-            c_p, c_vs, c_ackreq, c_hasimm, c_imm, c_en, c_known, c_writes, d_valid, d_cfg,
-            d_qp, d_p, d_vs, d_ackreq, d_hasimm, d_imm, d_en, d_known, d_writes, e_valid,
-            e_cfg, e_qp, e_p, e_vs, e_ackreq, e_hasimm, e_imm, e_en, e_known, e_writes,
-            b_s1, b_s2, b_s3, b_s4, b_s5, b_oh, b_t, b_p1, b_pw, b_phi1, c_s1, c_s2, c_s3,
-            c_oh, c_e, c_m, c_v10, c_v01, c_f11, c_v11, c_p1, c_pw, c_phi1, d_s1, d_s2,
-            d_oh, d_e, d_state, d_p1, d_pw, d_phi1, e_s1, e_s1r, d_s2r, e_s2, e_oh, e_e, e_state,
-            e_below_d, e_nw_d, e_ath_d, e_seen_d, e_ge0_d, e_ge1_d, e_below_s, e_nw_s,
-            e_ath_s, e_ge0_s, e_ge1_s, e_eqx, e_parm, e_p1, w_valid, w_cfg, w_writes, w_qp,
-            w_r, w_pacc, w_pacc_d, w_poh, w_ppar, w_h, w_v0, w_v1, w_psn0, w_psn1, w_imm0,
-            w_imm1, w_en, w_vni, w_adv, w_ins0, w_ins1, w_known, w_enok, w_below, w_nw,
-            w_seen, w_full, w_hasimm, w_ath, w_p, w_p1, w_imm_in, w_ackreq, w_s, w_rel0_psn,
-            w_rel1_psn, w_rel0_imm, w_rel1_imm, w_eff0, w_eff1, w2_word, g_valid, g_wr,
-            g_cfg, g_qp, g_p, g_imm, g_code, g_acc, g_adv, g_cqe0, g_cqe1, g_cqe2,
-            g_cqe1_psn, g_cqe2_psn, g_cqe1_imm, g_cqe2_imm, g_ack, g_h, h_valid, h_wr,
-            h_cfg, h_qp, h_p, h_imm, h_code, h_acc, h_adv, h_cqe0, h_cqe1, h_cqe2,
-            h_cqe1_psn, h_cqe2_psn, h_cqe1_imm, h_cqe2_imm, h_ack, h_h, i_valid, i_wr,
-            i_cfg, i_qp, i_p, i_imm, i_code, i_acc, i_adv, i_cqe0, i_cqe1, i_cqe2,
-            i_cqe1_psn, i_cqe2_psn, i_cqe1_imm, i_cqe2_imm, i_ack, i_h, j_valid, j_wr,
-            j_cfg, j_qp, j_p, j_imm, j_code, j_acc, j_adv, j_cqe0, j_cqe1, j_cqe2,
-            j_cqe1_psn, j_cqe2_psn, j_cqe1_imm, j_cqe2_imm, j_ack, j_h, k_valid, k_wr,
-            k_cfg, k_qp, k_p, k_imm, k_code, k_acc, k_adv, k_cqe0, k_cqe1, k_cqe2,
-            k_cqe1_psn, k_cqe2_psn, k_cqe1_imm, k_cqe2_imm, k_ack, k_h, l_valid, l_wr,
-            l_cfg, l_qp, l_p, l_imm, l_code, l_acc, l_adv, l_cqe0, l_cqe1, l_cqe2,
-            l_cqe1_psn, l_cqe2_psn, l_cqe1_imm, l_cqe2_imm, l_ack, l_h, g_arr, g_t, h_cnt16,
-            h_hw_any, h_hu_any, h_hw_idx, h_hu_idx, h_rot, i_pos, i_found, i_rot, j_count,
-            j_hi, j_ntop, j_span, j_ooo, j_found, j_rot, k_ooo, k_found, k_missing, l_ok, l_rd, k_rd, lw_en, lw_qp, lw_data,
-            l_missing, l_ncqe, o_valid, o_code, o_qp, o_p, o_imm, o_cqe0, o_cqe1, o_cqe2,
-            o_cqe1_psn, o_cqe2_psn, o_cqe1_imm, o_cqe2_imm, o_ack, o_h, o_nak, o_missing,
-            o_ncqe, cnt_placed, cnt_duplicate, cnt_beyond, cnt_unknown, cnt_bad_qp,
-            cnt_imm_full, cnt_cqes, cnt_acks, cnt_naks, c_s4, c_s5, w_pacc_g, e_grp,
-            w3_word, k_l0123, k_l456, k_c100, g_rel0, g_rel1, g_ord
+            clearing,
+            clear_index,
+            cfg_block,
+            cfg_wm1,
+            cfg_q,
+            cfg_never,
+            a_valid,
+            a_cfg,
+            a_qp,
+            a_p,
+            a_vs,
+            a_ackreq,
+            a_hasimm,
+            a_imm,
+            a_en,
+            b_valid,
+            b_cfg,
+            b_qp,
+            b_p,
+            b_vs,
+            b_ackreq,
+            b_hasimm,
+            b_imm,
+            b_en,
+            b_known,
+            b_writes,
+            c_valid,
+            c_cfg,
+            c_qp,
+            c_p,
+            c_vs,
+            c_ackreq,
+            c_hasimm,
+            c_imm,
+            c_en,
+            c_known,
+            c_writes,
+            d_valid,
+            d_cfg,
+            d_qp,
+            d_p,
+            d_vs,
+            d_ackreq,
+            d_hasimm,
+            d_imm,
+            d_en,
+            d_known,
+            d_writes,
+            e_valid,
+            e_cfg,
+            e_qp,
+            e_p,
+            e_vs,
+            e_ackreq,
+            e_hasimm,
+            e_imm,
+            e_en,
+            e_known,
+            e_writes,
+            b_s1,
+            b_s2,
+            b_s3,
+            b_s4,
+            b_s5,
+            b_oh,
+            b_t,
+            b_p1,
+            b_pw,
+            b_phi1,
+            c_s1,
+            c_s2,
+            c_s3,
+            c_oh,
+            c_e,
+            c_m,
+            c_v10,
+            c_v01,
+            c_f11,
+            c_v11,
+            c_p1,
+            c_pw,
+            c_phi1,
+            d_s1,
+            d_s2,
+            d_oh,
+            d_e,
+            d_state,
+            d_p1,
+            d_pw,
+            d_phi1,
+            e_s1,
+            e_s1r,
+            d_s2r,
+            e_s2,
+            e_oh,
+            e_e,
+            e_state,
+            e_below_d,
+            e_nw_d,
+            e_ath_d,
+            e_seen_d,
+            e_ge0_d,
+            e_ge1_d,
+            e_below_s,
+            e_nw_s,
+            e_ath_s,
+            e_ge0_s,
+            e_ge1_s,
+            e_eqx,
+            e_parm,
+            e_p1,
+            w_valid,
+            w_cfg,
+            w_writes,
+            w_qp,
+            w_r,
+            w_pacc,
+            w_pacc_d,
+            w_poh,
+            w_ppar,
+            w_h,
+            w_v0,
+            w_v1,
+            w_psn0,
+            w_psn1,
+            w_imm0,
+            w_imm1,
+            w_en,
+            w_vni,
+            w_adv,
+            w_ins0,
+            w_ins1,
+            w_known,
+            w_enok,
+            w_below,
+            w_nw,
+            w_seen,
+            w_full,
+            w_hasimm,
+            w_ath,
+            w_p,
+            w_p1,
+            w_imm_in,
+            w_ackreq,
+            w_s,
+            w_rel0_psn,
+            w_rel1_psn,
+            w_rel0_imm,
+            w_rel1_imm,
+            w_eff0,
+            w_eff1,
+            w2_word,
+            g_valid,
+            g_wr,
+            g_cfg,
+            g_qp,
+            g_p,
+            g_imm,
+            g_code,
+            g_acc,
+            g_adv,
+            g_cqe0,
+            g_cqe1,
+            g_cqe2,
+            g_cqe1_psn,
+            g_cqe2_psn,
+            g_cqe1_imm,
+            g_cqe2_imm,
+            g_ack,
+            g_h,
+            h_valid,
+            h_wr,
+            h_cfg,
+            h_qp,
+            h_p,
+            h_imm,
+            h_code,
+            h_acc,
+            h_adv,
+            h_cqe0,
+            h_cqe1,
+            h_cqe2,
+            h_cqe1_psn,
+            h_cqe2_psn,
+            h_cqe1_imm,
+            h_cqe2_imm,
+            h_ack,
+            h_h,
+            i_valid,
+            i_wr,
+            i_cfg,
+            i_qp,
+            i_p,
+            i_imm,
+            i_code,
+            i_acc,
+            i_adv,
+            i_cqe0,
+            i_cqe1,
+            i_cqe2,
+            i_cqe1_psn,
+            i_cqe2_psn,
+            i_cqe1_imm,
+            i_cqe2_imm,
+            i_ack,
+            i_h,
+            j_valid,
+            j_wr,
+            j_cfg,
+            j_qp,
+            j_p,
+            j_imm,
+            j_code,
+            j_acc,
+            j_adv,
+            j_cqe0,
+            j_cqe1,
+            j_cqe2,
+            j_cqe1_psn,
+            j_cqe2_psn,
+            j_cqe1_imm,
+            j_cqe2_imm,
+            j_ack,
+            j_h,
+            k_valid,
+            k_wr,
+            k_cfg,
+            k_qp,
+            k_p,
+            k_imm,
+            k_code,
+            k_acc,
+            k_adv,
+            k_cqe0,
+            k_cqe1,
+            k_cqe2,
+            k_cqe1_psn,
+            k_cqe2_psn,
+            k_cqe1_imm,
+            k_cqe2_imm,
+            k_ack,
+            k_h,
+            l_valid,
+            l_wr,
+            l_cfg,
+            l_qp,
+            l_p,
+            l_imm,
+            l_code,
+            l_acc,
+            l_adv,
+            l_cqe0,
+            l_cqe1,
+            l_cqe2,
+            l_cqe1_psn,
+            l_cqe2_psn,
+            l_cqe1_imm,
+            l_cqe2_imm,
+            l_ack,
+            l_h,
+            g_arr,
+            g_t,
+            h_cnt16,
+            h_hw_any,
+            h_hu_any,
+            h_hw_idx,
+            h_hu_idx,
+            h_rot,
+            i_pos,
+            i_found,
+            i_rot,
+            j_count,
+            j_hi,
+            j_ntop,
+            j_span,
+            j_ooo,
+            j_found,
+            j_rot,
+            k_ooo,
+            k_found,
+            k_missing,
+            l_ok,
+            l_rd,
+            k_rd,
+            lw_en,
+            lw_qp,
+            lw_data,
+            l_missing,
+            l_ncqe,
+            o_valid,
+            o_code,
+            o_qp,
+            o_p,
+            o_imm,
+            o_cqe0,
+            o_cqe1,
+            o_cqe2,
+            o_cqe1_psn,
+            o_cqe2_psn,
+            o_cqe1_imm,
+            o_cqe2_imm,
+            o_ack,
+            o_h,
+            o_nak,
+            o_missing,
+            o_ncqe,
+            cnt_placed,
+            cnt_duplicate,
+            cnt_beyond,
+            cnt_unknown,
+            cnt_bad_qp,
+            cnt_imm_full,
+            cnt_cqes,
+            cnt_acks,
+            cnt_naks,
+            c_s4,
+            c_s5,
+            w_pacc_g,
+            e_grp,
+            w3_word,
+            k_l0123,
+            k_l456,
+            k_c100,
+            g_rel0,
+            g_rel1,
+            g_ord
         );
         // The register arrays, clocked and holding by default like dff_setup's.
         self.d_gf_any[0].clock.next = self.clk.val();
@@ -1335,8 +1629,8 @@ impl Logic for RxReorder {
         self.c_v10.d.next = self.b_v10.val();
         self.c_v01.d.next = self.b_v01.val();
         self.c_f11.d.next = (self.c_oh.q.val() | self.d_oh.q.val());
-        self.c_v11.d.next = ((self.c_oh.q.val() & self.b_v10.val())
-            | (!self.c_oh.q.val() & self.b_v01.val()));
+        self.c_v11.d.next =
+            ((self.c_oh.q.val() & self.b_v10.val()) | (!self.c_oh.q.val() & self.b_v01.val()));
         self.c_s4.d.next = self.b_s4.q.val();
         self.c_s5.d.next = self.b_s5.q.val();
         self.c_valid.d.next = self.b_valid.q.val();
@@ -1375,9 +1669,12 @@ impl Logic for RxReorder {
         }
         // Not arrived, in the window that starts at this PSN.
         self.z00.next = (self.c_state.val().get_bits::<256>(0) ^ self.c_e.q.val());
-        self.z10.next = ((self.d_oh.q.val() & self.c_v10.q.val()) | (!self.d_oh.q.val() & self.z00.val()));
-        self.z01.next = ((self.e_oh.q.val() & self.c_v01.q.val()) | (!self.e_oh.q.val() & self.z00.val()));
-        self.z11.next = ((self.c_f11.q.val() & self.c_v11.q.val()) | (!self.c_f11.q.val() & self.z00.val()));
+        self.z10.next =
+            ((self.d_oh.q.val() & self.c_v10.q.val()) | (!self.d_oh.q.val() & self.z00.val()));
+        self.z01.next =
+            ((self.e_oh.q.val() & self.c_v01.q.val()) | (!self.e_oh.q.val() & self.z00.val()));
+        self.z11.next =
+            ((self.c_f11.q.val() & self.c_v11.q.val()) | (!self.c_f11.q.val() & self.z00.val()));
         // Full window (the wrap-around) and the part after p.
         self.sg_f[0].v.next = self.z00.val();
         self.sg_f[1].v.next = self.z10.val();
@@ -1488,12 +1785,15 @@ impl Logic for RxReorder {
         self.e_ath_d.d.next = (self.d_p.q.val() == self.d_h.val());
         self.d_r.next = self.d_word.val().get_bits::<256>(0);
         self.d_x.next = self.d_p.q.val().get_bits::<8>(0);
-        self.e_seen_d.d.next = (self.d_r.val().get_bit(self.d_x.val().index()) == self.d_p.q.val().get_bit(8));
+        self.e_seen_d.d.next =
+            (self.d_r.val().get_bit(self.d_x.val().index()) == self.d_p.q.val().get_bit(8));
         // A slot is still pending while its PSN is not below the head.
         // Computed for both words the mux above chooses between, and chosen after the
         // subtraction: the carry chain does not wait for the mux.
-        self.d_g0.next = (self.d_state.q.val().get_bits::<24>(281) - self.d_state.q.val().get_bits::<24>(256));
-        self.d_g1.next = (self.d_state.q.val().get_bits::<24>(338) - self.d_state.q.val().get_bits::<24>(256));
+        self.d_g0.next =
+            (self.d_state.q.val().get_bits::<24>(281) - self.d_state.q.val().get_bits::<24>(256));
+        self.d_g1.next =
+            (self.d_state.q.val().get_bits::<24>(338) - self.d_state.q.val().get_bits::<24>(256));
         self.d_g0w.next = (self.w_psn0.q.val() - self.w_h.q.val());
         self.d_g1w.next = (self.w_psn1.q.val() - self.w_h.q.val());
         if self.d_s2r.q.val() {
@@ -1596,7 +1896,8 @@ impl Logic for RxReorder {
                 self.e_ge1_s.d.next = !self.la_g1[3].val().get_bit(23);
             }
         }
-        self.e_eqx.d.next = (self.d_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
+        self.e_eqx.d.next =
+            (self.d_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
         self.e_parm.d.next = (self.d_p.q.val().get_bit(8) == self.e_p.q.val().get_bit(8));
         self.e_state.d.next = self.d_word.val();
         self.e_valid.d.next = self.d_valid.q.val();
@@ -1666,10 +1967,13 @@ impl Logic for RxReorder {
             self.x_seen.next = self.e_seen_d.q.val();
         }
         // Immediate slots still pending (PSN not below the head); a slot n−1 filled is.
-        self.x_eff0.next = ((self.e_s1.q.val() & self.w_ins0.q.val()) | (self.x_v0.val() & self.x_ge0.val()));
-        self.x_eff1.next = ((self.e_s1.q.val() & self.w_ins1.q.val()) | (self.x_v1.val() & self.x_ge1.val()));
+        self.x_eff0.next =
+            ((self.e_s1.q.val() & self.w_ins0.q.val()) | (self.x_v0.val() & self.x_ge0.val()));
+        self.x_eff1.next =
+            ((self.e_s1.q.val() & self.w_ins1.q.val()) | (self.x_v1.val() & self.x_ge1.val()));
         self.x_enok.next = (self.x_en.val() & (self.x_vni.val() == self.e_vs.q.val()));
-        self.x_g1.next = (((((self.e_valid.q.val() & !self.e_cfg.q.val()) & self.e_known.q.val())
+        self.x_g1.next = (((((self.e_valid.q.val() & !self.e_cfg.q.val())
+            & self.e_known.q.val())
             & self.x_enok.val())
             & !self.x_below.val())
             & !self.x_nw.val());
@@ -1678,7 +1982,8 @@ impl Logic for RxReorder {
             & !(self.x_slot.val() & (self.x_eff0.val() & self.x_eff1.val())));
         self.x_adv.next = (self.x_acc.val() & self.x_ath.val());
         self.x_ins0.next = ((self.x_g1.val() & self.x_slot.val()) & !self.x_eff0.val());
-        self.x_ins1.next = (((self.x_g1.val() & self.x_slot.val()) & self.x_eff0.val()) & !self.x_eff1.val());
+        self.x_ins1.next =
+            (((self.x_g1.val() & self.x_slot.val()) & self.x_eff0.val()) & !self.x_eff1.val());
         // The search variant this event's own outcome depends on.
         self.x_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
         self.x_b.next = (self.e_s2.q.val() & self.w_pacc_d.q.val());
@@ -1792,8 +2097,10 @@ impl Logic for RxReorder {
         self.f_d0.next = (self.w_rel0_psn.q.val() - self.w_s.q.val());
         self.f_d1.next = (self.w_rel1_psn.q.val() - self.w_s.q.val());
         self.f_d01.next = (self.w_rel0_psn.q.val() - self.w_rel1_psn.q.val());
-        self.f_rel0.next = ((self.w_adv.q.val() & self.w_eff0.q.val()) & self.f_d0.val().get_bit(23));
-        self.f_rel1.next = ((self.w_adv.q.val() & self.w_eff1.q.val()) & self.f_d1.val().get_bit(23));
+        self.f_rel0.next =
+            ((self.w_adv.q.val() & self.w_eff0.q.val()) & self.f_d0.val().get_bit(23));
+        self.f_rel1.next =
+            ((self.w_adv.q.val() & self.w_eff1.q.val()) & self.f_d1.val().get_bit(23));
         // Lanes 1 and 2 (chosen in G): released slots in PSN order.
         self.g_rel0.d.next = self.f_rel0.val();
         self.g_rel1.d.next = self.f_rel1.val();
@@ -1804,7 +2111,8 @@ impl Logic for RxReorder {
         self.g_cqe2_imm.d.next = self.w_rel1_imm.q.val();
         // ACK: asked for, or a hole closed (the head moved past p + 1), or a duplicate.
         self.g_ack.d.next = (((self.w_valid.q.val() & self.w_pacc.q.val())
-            & (self.w_ackreq.q.val() | (self.w_adv.q.val() & (self.w_s.q.val() != self.w_p1.q.val()))))
+            & (self.w_ackreq.q.val()
+                | (self.w_adv.q.val() & (self.w_s.q.val() != self.w_p1.q.val()))))
             | (self.w_valid.q.val() & (self.f_code.val() == 1)));
         self.g_cqe0.d.next = ((self.w_adv.q.val() & self.w_hasimm.q.val()) & self.w_valid.q.val());
         self.g_code.d.next = self.f_code.val();
@@ -1920,16 +2228,19 @@ impl Logic for RxReorder {
             self.pp6.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 6);
         }
         self.cs_s1.next = ((self.pp0.val() ^ self.pp1.val()) ^ self.pp2.val());
-        self.cs_c1.next = ((((self.pp0.val() & self.pp1.val()) | (self.pp0.val() & self.pp2.val()))
+        self.cs_c1.next = ((((self.pp0.val() & self.pp1.val())
+            | (self.pp0.val() & self.pp2.val()))
             | (self.pp1.val() & self.pp2.val()))
             << 1);
         self.cs_s2.next = ((self.cs_s1.val() ^ self.cs_c1.val()) ^ self.pp3.val());
-        self.cs_c2.next = ((((self.cs_s1.val() & self.cs_c1.val()) | (self.cs_s1.val() & self.pp3.val()))
+        self.cs_c2.next = ((((self.cs_s1.val() & self.cs_c1.val())
+            | (self.cs_s1.val() & self.pp3.val()))
             | (self.cs_c1.val() & self.pp3.val()))
             << 1);
         self.k_l0123.d.next = (self.cs_s2.val() + self.cs_c2.val());
         self.cs_s3.next = ((self.pp4.val() ^ self.pp5.val()) ^ self.pp6.val());
-        self.cs_c3.next = ((((self.pp4.val() & self.pp5.val()) | (self.pp4.val() & self.pp6.val()))
+        self.cs_c3.next = ((((self.pp4.val() & self.pp5.val())
+            | (self.pp4.val() & self.pp6.val()))
             | (self.pp5.val() & self.pp6.val()))
             << 1);
         self.k_l456.d.next = (self.cs_s3.val() + self.cs_c3.val());
@@ -1937,7 +2248,8 @@ impl Logic for RxReorder {
         self.cs_b.next = (bit_cast::<17, 9>(self.j_count.q.val()) << 5);
         self.cs_c.next = (bit_cast::<17, 9>(self.j_count.q.val()) << 2);
         self.cs_s4.next = ((self.cs_a.val() ^ self.cs_b.val()) ^ self.cs_c.val());
-        self.cs_c4.next = ((((self.cs_a.val() & self.cs_b.val()) | (self.cs_a.val() & self.cs_c.val()))
+        self.cs_c4.next = ((((self.cs_a.val() & self.cs_b.val())
+            | (self.cs_a.val() & self.cs_c.val()))
             | (self.cs_b.val() & self.cs_c.val()))
             << 1);
         self.k_c100.d.next = (self.cs_s4.val() + self.cs_c4.val());
@@ -1945,7 +2257,8 @@ impl Logic for RxReorder {
         // highest: offsets 0..=hi − thresh.
         self.ntop_dec.idx.next = self.j_ntop.q.val();
         self.ntop_thm.idx.next = self.j_ntop.q.val();
-        self.k_missing.d.next = (self.j_rot.q.val() & (self.ntop_dec.oh.val() | self.ntop_thm.lt.val()));
+        self.k_missing.d.next =
+            (self.j_rot.q.val() & (self.ntop_dec.oh.val() | self.ntop_thm.lt.val()));
         self.k_ooo.d.next = self.j_ooo.q.val();
         self.k_found.d.next = self.j_found.q.val();
 
@@ -2494,9 +2807,54 @@ impl Logic for RxReorder {
 
         // Bits computed and not needed (the low bits of sign-only subtractions, spare
         // word bits), named in Verilator's idiom for deliberately unused signals.
-        self.unused_bits.next = (((self.k_diff.val().get_bits::<16>(0).any() | (self.cs_c1.val().get_bit(0) | self.cs_a.val().get_bits::<6>(0).any())) | (((((self.sf[0].found.val() | self.sf[1].found.val()) | (self.sf[2].found.val() | self.sf[3].found.val())) | ((self.d_s1.q.val() | self.sfh.from_b.val()) | (self.sum_a[0].total.val().get_bits::<2>(7).any() | self.sum_a[1].total.val().get_bits::<2>(7).any()))) | (((self.sum_a[2].total.val().get_bits::<2>(7).any() | self.sum_a[3].total.val().get_bits::<2>(7).any()) | (self.j_hi.q.val().any() | (self.w2_word.q.val().get_bits::<2>(396).any() | self.w3_word.q.val().get_bits::<2>(396).any()))) | ((self.d_dp.val().get_bits::<23>(0).any() | self.d_dw.val().get_bits::<23>(0).any()) | (self.d_g0.val().get_bits::<23>(0).any() | (self.d_g1.val().get_bits::<23>(0).any() | self.f_d0.val().get_bits::<23>(0).any()))))) | ((((self.f_d1.val().get_bits::<23>(0).any() | self.f_d01.val().get_bits::<23>(0).any()) | (self.la_dp[0].val().get_bits::<23>(0).any() | self.la_dw[0].val().get_bits::<23>(0).any())) | ((self.la_g0[0].val().get_bits::<23>(0).any() | self.la_g1[0].val().get_bits::<23>(0).any()) | (self.la_dp[1].val().get_bits::<23>(0).any() | (self.la_dw[1].val().get_bits::<23>(0).any() | self.la_g0[1].val().get_bits::<23>(0).any())))) | (((self.la_g1[1].val().get_bits::<23>(0).any() | self.la_dp[2].val().get_bits::<23>(0).any()) | (self.la_dw[2].val().get_bits::<23>(0).any() | self.la_g0[2].val().get_bits::<23>(0).any())) | ((self.la_g1[2].val().get_bits::<23>(0).any() | self.la_dp[3].val().get_bits::<23>(0).any()) | (self.la_dw[3].val().get_bits::<23>(0).any() | (self.la_g0[3].val().get_bits::<23>(0).any() | self.la_g1[3].val().get_bits::<23>(0).any()))))))) | ((self.d_g0w.val().get_bits::<23>(0).any() | self.d_g1w.val().get_bits::<23>(0).any()) | ((self.la_g0w[0].val().get_bits::<23>(0).any() | self.la_g1w[0].val().get_bits::<23>(0).any()) | (self.la_g0w[1].val().get_bits::<23>(0).any() | self.la_g1w[1].val().get_bits::<23>(0).any())) | ((self.la_g0w[2].val().get_bits::<23>(0).any() | self.la_g1w[2].val().get_bits::<23>(0).any()) | (self.la_g0w[3].val().get_bits::<23>(0).any() | self.la_g1w[3].val().get_bits::<23>(0).any()))));
+        self.unused_bits.next = (((self.k_diff.val().get_bits::<16>(0).any()
+            | (self.cs_c1.val().get_bit(0) | self.cs_a.val().get_bits::<6>(0).any()))
+            | (((((self.sf[0].found.val() | self.sf[1].found.val())
+                | (self.sf[2].found.val() | self.sf[3].found.val()))
+                | ((self.d_s1.q.val() | self.sfh.from_b.val())
+                    | (self.sum_a[0].total.val().get_bits::<2>(7).any()
+                        | self.sum_a[1].total.val().get_bits::<2>(7).any())))
+                | (((self.sum_a[2].total.val().get_bits::<2>(7).any()
+                    | self.sum_a[3].total.val().get_bits::<2>(7).any())
+                    | (self.j_hi.q.val().any()
+                        | (self.w2_word.q.val().get_bits::<2>(396).any()
+                            | self.w3_word.q.val().get_bits::<2>(396).any())))
+                    | ((self.d_dp.val().get_bits::<23>(0).any()
+                        | self.d_dw.val().get_bits::<23>(0).any())
+                        | (self.d_g0.val().get_bits::<23>(0).any()
+                            | (self.d_g1.val().get_bits::<23>(0).any()
+                                | self.f_d0.val().get_bits::<23>(0).any())))))
+                | ((((self.f_d1.val().get_bits::<23>(0).any()
+                    | self.f_d01.val().get_bits::<23>(0).any())
+                    | (self.la_dp[0].val().get_bits::<23>(0).any()
+                        | self.la_dw[0].val().get_bits::<23>(0).any()))
+                    | ((self.la_g0[0].val().get_bits::<23>(0).any()
+                        | self.la_g1[0].val().get_bits::<23>(0).any())
+                        | (self.la_dp[1].val().get_bits::<23>(0).any()
+                            | (self.la_dw[1].val().get_bits::<23>(0).any()
+                                | self.la_g0[1].val().get_bits::<23>(0).any()))))
+                    | (((self.la_g1[1].val().get_bits::<23>(0).any()
+                        | self.la_dp[2].val().get_bits::<23>(0).any())
+                        | (self.la_dw[2].val().get_bits::<23>(0).any()
+                            | self.la_g0[2].val().get_bits::<23>(0).any()))
+                        | ((self.la_g1[2].val().get_bits::<23>(0).any()
+                            | self.la_dp[3].val().get_bits::<23>(0).any())
+                            | (self.la_dw[3].val().get_bits::<23>(0).any()
+                                | (self.la_g0[3].val().get_bits::<23>(0).any()
+                                    | self.la_g1[3].val().get_bits::<23>(0).any())))))))
+            | ((self.d_g0w.val().get_bits::<23>(0).any()
+                | self.d_g1w.val().get_bits::<23>(0).any())
+                | ((self.la_g0w[0].val().get_bits::<23>(0).any()
+                    | self.la_g1w[0].val().get_bits::<23>(0).any())
+                    | (self.la_g0w[1].val().get_bits::<23>(0).any()
+                        | self.la_g1w[1].val().get_bits::<23>(0).any()))
+                | ((self.la_g0w[2].val().get_bits::<23>(0).any()
+                    | self.la_g1w[2].val().get_bits::<23>(0).any())
+                    | (self.la_g0w[3].val().get_bits::<23>(0).any()
+                        | self.la_g1w[3].val().get_bits::<23>(0).any()))));
         self.s_qp_ready.next = (!self.clearing.q.val() & !self.rst.val());
-        self.s_hdr_ready.next = ((((!self.s_qp_valid.val() & !self.clearing.q.val()) & !self.rst.val())
+        self.s_hdr_ready.next = ((((!self.s_qp_valid.val() & !self.clearing.q.val())
+            & !self.rst.val())
             & !self.m_hold.val())
             & !self.cfg_block.q.val().any());
         self.m_verdict_valid.next = self.o_valid.q.val();

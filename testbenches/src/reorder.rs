@@ -3,8 +3,8 @@
 
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
-use prnic_verif::flow_table::rng;
 use prnic_rtl::rx_reorder::{QP_CMD_HOLD_CYCLES, RX_REORDER_LATENCY};
+use prnic_verif::flow_table::rng;
 use prnic_verif::reorder::{Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
 
 /// The settings of the default config.
@@ -474,7 +474,11 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
     let all: Vec<(bool, Event)> = std::iter::once((true, Event::Idle))
         .chain(sweep.map(|e| (false, e)))
         .chain(events.iter().flat_map(|e| {
-            let idle = if matches!(e, Event::Qp { .. }) { hold } else { 0 };
+            let idle = if matches!(e, Event::Qp { .. }) {
+                hold
+            } else {
+                0
+            };
             std::iter::once((false, *e)).chain(std::iter::repeat((false, Event::Idle)).take(idle))
         }))
         .chain(std::iter::repeat((false, Event::Idle)).take(RX_REORDER_LATENCY as usize + 2))

@@ -240,7 +240,9 @@ fn flow_table_harness() -> String {
     // the pending-purge compares see.
     let mut ranges = vec![];
     for w in 0..4 {
-        ranges.push(format!("(pslot{w} < 16'd{FT_DEPTH}) & (islot{w} < 16'd{FT_DEPTH})"));
+        ranges.push(format!(
+            "(pslot{w} < 16'd{FT_DEPTH}) & (islot{w} < 16'd{FT_DEPTH})"
+        ));
     }
     p(format!("wire ranges = {};", ranges.join(" & ")));
     // Each way's copy of the write-freshness register equals the master copy: the copies
