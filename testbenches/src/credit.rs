@@ -351,7 +351,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     let (batch, _, (num, den)) = params(cfg);
     let bdp = lc.bdp;
     let mut d = match &lc.trace {
-        Some(p) => bridge::CreditScope::with_trace(p, (1e6 / cfg.clock.mhz) as u64)?,
+        Some(p) => bridge::CreditScope::with_trace(p, trace_period_ps(cfg))?,
         None => bridge::CreditScope::new(),
     };
     d.set_cfg_rule((lc.rule == Rule::Eq2) as u64);
@@ -497,7 +497,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
                 let st = cur.get_or_insert(Starvation {
                     start_cycle: now,
                     // Trace time: the bridge's integer period in ps.
-                    start_ns: (now * (1e6 / cfg.clock.mhz) as u64) as f64 / 1000.0,
+                    start_ns: (now * trace_period_ps(cfg)) as f64 / 1000.0,
                     cycles: 0,
                     qps: (0..lc.qps)
                         .filter(|q| state[*q as usize] == QpState::Parked)
@@ -698,6 +698,12 @@ pub fn svg_plot(rows: &[JitterRow]) -> String {
     s
 }
 
+/// The whole picoseconds per cycle of a `credit_scope` trace: the trace, the interval
+/// report and the save file's markers all use this one period.
+fn trace_period_ps(cfg: &PrnicConfig) -> u64 {
+    (1e6 / cfg.clock.mhz) as u64
+}
+
 /// How many starved intervals `credit-starvation` reports, longest first; the save file
 /// puts named markers A, B, ... on the same ones.
 pub const REPORTED_INTERVALS: usize = 5;
@@ -800,10 +806,7 @@ pub fn starvation(
         };
         let o = run_loop(cfg, &lc).map_err(|e| std::io::Error::other(e.to_string()))?;
         let save = path.with_extension("gtkw");
-        std::fs::write(
-            &save,
-            gtkw(&path, qps, &o.intervals, (1e6 / cfg.clock.mhz) as u64),
-        )?;
+        std::fs::write(&save, gtkw(&path, qps, &o.intervals, trace_period_ps(cfg)))?;
         out.push(StarvationReport {
             rule: rule.name(),
             qps,
