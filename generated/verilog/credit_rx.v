@@ -1167,6 +1167,18 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
+    reg  [16:0] in_ram_inc$d;
+    wire  [16:0] in_ram_inc$q;
+    reg  in_ram_inc$clock;
+    reg  [16:0] in_ram_dec$d;
+    wire  [16:0] in_ram_dec$q;
+    reg  in_ram_dec$clock;
+    reg  [16:0] count_inc$d;
+    wire  [16:0] count_inc$q;
+    reg  count_inc$clock;
+    reg  [16:0] count_dec$d;
+    wire  [16:0] count_dec$q;
+    reg  count_dec$clock;
     
     // Local signals
     reg  pop;
@@ -1174,12 +1186,12 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
     reg  load_b;
     reg  load_a;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
+    reg  in_ram_up;
+    reg  in_ram_down;
+    reg  count_up;
+    reg  count_down;
     reg  in_ram_ge2;
     reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
     reg  count_eq_m1;
     
     // Sub module instances
@@ -1238,6 +1250,26 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
         .q(overflow$q),
         .clock(overflow$clock)
     );
+    credit_rx$ring$in_ram_inc in_ram_inc(
+        .d(in_ram_inc$d),
+        .q(in_ram_inc$q),
+        .clock(in_ram_inc$clock)
+    );
+    credit_rx$ring$in_ram_dec in_ram_dec(
+        .d(in_ram_dec$d),
+        .q(in_ram_dec$q),
+        .clock(in_ram_dec$clock)
+    );
+    credit_rx$ring$count_inc count_inc(
+        .d(count_inc$d),
+        .q(count_inc$q),
+        .clock(count_inc$clock)
+    );
+    credit_rx$ring$count_dec count_dec(
+        .d(count_dec$d),
+        .q(count_dec$q),
+        .clock(count_dec$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1250,6 +1282,10 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
         a_valid$clock = clk;
         b_valid$clock = clk;
         overflow$clock = clk;
+        in_ram_inc$clock = clk;
+        in_ram_dec$clock = clk;
+        count_inc$clock = clk;
+        count_dec$clock = clk;
         wr_ptr$d = wr_ptr$q;
         rd_ptr$d = rd_ptr$q;
         in_ram$d = in_ram$q;
@@ -1259,6 +1295,10 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
         a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
         overflow$d = overflow$q;
+        in_ram_inc$d = in_ram_inc$q;
+        in_ram_dec$d = in_ram_dec$q;
+        count_inc$d = count_inc$q;
+        count_dec$d = count_dec$q;
         ram$clk = clk;
         pop = (m_pop & b_valid$q);
         push = (s_valid & ~at_full$q);
@@ -1280,24 +1320,32 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
         if (push) begin
             wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+        in_ram_up = (push & ~take);
+        in_ram_down = (~push & take);
+        if (in_ram_up) begin
+            in_ram$d = in_ram_inc$q;
+            in_ram_inc$d = (in_ram_inc$q + 32'h1);
+            in_ram_dec$d = in_ram$q;
         end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+        else if (in_ram_down) begin
+            in_ram$d = in_ram_dec$q;
+            in_ram_inc$d = in_ram$q;
+            in_ram_dec$d = (in_ram_dec$q - 32'h1);
         end
         in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
         in_ram_eq1 = (in_ram$q == 32'h1);
         ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        count_up = (push & ~pop);
+        count_down = (~push & pop);
+        if (count_up) begin
+            count$d = count_inc$q;
+            count_inc$d = (count_inc$q + 32'h1);
+            count_dec$d = count$q;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
+        else if (count_down) begin
+            count$d = count_dec$q;
+            count_inc$d = count$q;
+            count_dec$d = (count_dec$q - 32'h1);
         end
         count_eq_m1 = (count$q == depth_m1);
         at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
@@ -1311,6 +1359,10 @@ module credit_rx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_ov
             wr_ptr$d = 32'h0;
             rd_ptr$d = 32'h0;
             in_ram$d = 32'h0;
+            in_ram_inc$d = 32'h1;
+            in_ram_dec$d = 32'h1ffff;
+            count_inc$d = 32'h1;
+            count_dec$d = 32'h1ffff;
             ram_nonempty$d = 1'b0;
             count$d = 32'h0;
             at_full$d = 1'b0;
@@ -1403,6 +1455,108 @@ module credit_rx$ring$count(d,q,clock);
 endmodule // credit_rx$ring$count
 
 
+module credit_rx$ring$count_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_rx$ring$count_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_rx$ring$count_dec
+
+
+module credit_rx$ring$count_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$count_dec$dff
+
+
+module credit_rx$ring$count_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_rx$ring$count_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_rx$ring$count_inc
+
+
+module credit_rx$ring$count_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$count_inc$dff
+
+
 module credit_rx$ring$in_ram(d,q,clock);
     
     // Module arguments
@@ -1420,6 +1574,108 @@ module credit_rx$ring$in_ram(d,q,clock);
     end
           
 endmodule // credit_rx$ring$in_ram
+
+
+module credit_rx$ring$in_ram_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_rx$ring$in_ram_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_rx$ring$in_ram_dec
+
+
+module credit_rx$ring$in_ram_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$in_ram_dec$dff
+
+
+module credit_rx$ring$in_ram_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_rx$ring$in_ram_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_rx$ring$in_ram_inc
+
+
+module credit_rx$ring$in_ram_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$ring$in_ram_inc$dff
 
 
 module credit_rx$ring$overflow(d,q,clock);

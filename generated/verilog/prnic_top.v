@@ -2518,6 +2518,18 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
+    reg  [16:0] in_ram_inc$d;
+    wire  [16:0] in_ram_inc$q;
+    reg  in_ram_inc$clock;
+    reg  [16:0] in_ram_dec$d;
+    wire  [16:0] in_ram_dec$q;
+    reg  in_ram_dec$clock;
+    reg  [16:0] count_inc$d;
+    wire  [16:0] count_inc$q;
+    reg  count_inc$clock;
+    reg  [16:0] count_dec$d;
+    wire  [16:0] count_dec$q;
+    reg  count_dec$clock;
     
     // Local signals
     reg  pop;
@@ -2525,12 +2537,12 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
     reg  load_b;
     reg  load_a;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
+    reg  in_ram_up;
+    reg  in_ram_down;
+    reg  count_up;
+    reg  count_down;
     reg  in_ram_ge2;
     reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
     reg  count_eq_m1;
     
     // Sub module instances
@@ -2589,6 +2601,26 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         .q(overflow$q),
         .clock(overflow$clock)
     );
+    prnic_top$crx$ring$in_ram_inc in_ram_inc(
+        .d(in_ram_inc$d),
+        .q(in_ram_inc$q),
+        .clock(in_ram_inc$clock)
+    );
+    prnic_top$crx$ring$in_ram_dec in_ram_dec(
+        .d(in_ram_dec$d),
+        .q(in_ram_dec$q),
+        .clock(in_ram_dec$clock)
+    );
+    prnic_top$crx$ring$count_inc count_inc(
+        .d(count_inc$d),
+        .q(count_inc$q),
+        .clock(count_inc$clock)
+    );
+    prnic_top$crx$ring$count_dec count_dec(
+        .d(count_dec$d),
+        .q(count_dec$q),
+        .clock(count_dec$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -2601,6 +2633,10 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         a_valid$clock = clk;
         b_valid$clock = clk;
         overflow$clock = clk;
+        in_ram_inc$clock = clk;
+        in_ram_dec$clock = clk;
+        count_inc$clock = clk;
+        count_dec$clock = clk;
         wr_ptr$d = wr_ptr$q;
         rd_ptr$d = rd_ptr$q;
         in_ram$d = in_ram$q;
@@ -2610,6 +2646,10 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
         overflow$d = overflow$q;
+        in_ram_inc$d = in_ram_inc$q;
+        in_ram_dec$d = in_ram_dec$q;
+        count_inc$d = count_inc$q;
+        count_dec$d = count_dec$q;
         ram$clk = clk;
         pop = (m_pop & b_valid$q);
         push = (s_valid & ~at_full$q);
@@ -2631,24 +2671,32 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
         if (push) begin
             wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+        in_ram_up = (push & ~take);
+        in_ram_down = (~push & take);
+        if (in_ram_up) begin
+            in_ram$d = in_ram_inc$q;
+            in_ram_inc$d = (in_ram_inc$q + 32'h1);
+            in_ram_dec$d = in_ram$q;
         end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+        else if (in_ram_down) begin
+            in_ram$d = in_ram_dec$q;
+            in_ram_inc$d = in_ram$q;
+            in_ram_dec$d = (in_ram_dec$q - 32'h1);
         end
         in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
         in_ram_eq1 = (in_ram$q == 32'h1);
         ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        count_up = (push & ~pop);
+        count_down = (~push & pop);
+        if (count_up) begin
+            count$d = count_inc$q;
+            count_inc$d = (count_inc$q + 32'h1);
+            count_dec$d = count$q;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
+        else if (count_down) begin
+            count$d = count_dec$q;
+            count_inc$d = count$q;
+            count_dec$d = (count_dec$q - 32'h1);
         end
         count_eq_m1 = (count$q == depth_m1);
         at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
@@ -2662,6 +2710,10 @@ module prnic_top$crx$ring(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,statu
             wr_ptr$d = 32'h0;
             rd_ptr$d = 32'h0;
             in_ram$d = 32'h0;
+            in_ram_inc$d = 32'h1;
+            in_ram_dec$d = 32'h1ffff;
+            count_inc$d = 32'h1;
+            count_dec$d = 32'h1ffff;
             ram_nonempty$d = 1'b0;
             count$d = 32'h0;
             at_full$d = 1'b0;
@@ -2754,6 +2806,108 @@ module prnic_top$crx$ring$count(d,q,clock);
 endmodule // prnic_top$crx$ring$count
 
 
+module prnic_top$crx$ring$count_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$crx$ring$count_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$crx$ring$count_dec
+
+
+module prnic_top$crx$ring$count_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$count_dec$dff
+
+
+module prnic_top$crx$ring$count_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$crx$ring$count_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$crx$ring$count_inc
+
+
+module prnic_top$crx$ring$count_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$count_inc$dff
+
+
 module prnic_top$crx$ring$in_ram(d,q,clock);
     
     // Module arguments
@@ -2771,6 +2925,108 @@ module prnic_top$crx$ring$in_ram(d,q,clock);
     end
           
 endmodule // prnic_top$crx$ring$in_ram
+
+
+module prnic_top$crx$ring$in_ram_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$crx$ring$in_ram_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$crx$ring$in_ram_dec
+
+
+module prnic_top$crx$ring$in_ram_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$in_ram_dec$dff
+
+
+module prnic_top$crx$ring$in_ram_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$crx$ring$in_ram_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$crx$ring$in_ram_inc
+
+
+module prnic_top$crx$ring$in_ram_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$ring$in_ram_inc$dff
 
 
 module prnic_top$crx$ring$overflow(d,q,clock);
@@ -38286,6 +38542,8 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
     
     // Constant declarations
     localparam  hold_at = 8'h30;
+    localparam  hold_at_m1 = 8'h2f;
+    localparam  hold_at_p1 = 8'h31;
     
     // Stub signals
     reg  cqe_q$clk;
@@ -38315,9 +38573,35 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
     reg  hold$d;
     wire  hold$q;
     reg  hold$clock;
+    reg  c_valid$d;
+    wire  c_valid$q;
+    reg  c_valid$clock;
+    reg  [202:0] c_rec$d;
+    wire  [202:0] c_rec$q;
+    reg  c_rec$clock;
+    reg  c_rel$d;
+    wire  c_rel$q;
+    reg  c_rel$clock;
+    reg  n_valid$d;
+    wire  n_valid$q;
+    reg  n_valid$clock;
+    reg  [202:0] n_rec$d;
+    wire  [202:0] n_rec$q;
+    reg  n_rec$clock;
     reg  [1:0] lane$d;
     wire  [1:0] lane$q;
     reg  lane$clock;
+    reg  n_busy$d;
+    wire  n_busy$q;
+    reg  n_busy$clock;
+    reg  cqe_out$clk;
+    reg  cqe_out$rst;
+    reg  cqe_out$s_valid;
+    wire  cqe_out$s_ready;
+    reg  [127:0] cqe_out$s_data;
+    wire  cqe_out$m_valid;
+    reg  cqe_out$m_ready;
+    wire  [127:0] cqe_out$m_data;
     reg  [15:0] places$d;
     wire  [15:0] places$q;
     reg  places$clock;
@@ -38326,14 +38610,17 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
     reg  done$clock;
     
     // Local signals
+    reg  n_next;
     reg  [15:0] tag;
-    reg  [15:0] lag;
-    reg  released;
+    reg  [15:0] lag_head;
+    reg  [15:0] lag_c;
+    reg  [15:0] lag_n;
+    reg  n_take;
+    reg  c_free;
     reg  cqe_push;
     reg  ack_push;
     reg  cqe_pop;
     reg  ack_pop;
-    reg  [202:0] rec;
     reg  [321:0] ack_rec;
     reg  take0;
     reg  take1;
@@ -38341,8 +38628,14 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
     reg  [1:0] cur;
     reg  more;
     reg  cqe_go;
-    reg  [7:0] cqe_level_next;
-    reg  [7:0] ack_level_next;
+    reg  cqe_hold_up;
+    reg  cqe_hold_same;
+    reg  cqe_hold_down;
+    reg  ack_hold_up;
+    reg  ack_hold_same;
+    reg  ack_hold_down;
+    reg  cqe_hold_next;
+    reg  ack_hold_next;
     reg  unused_full;
     
     // Sub module instances
@@ -38383,10 +38676,50 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         .q(hold$q),
         .clock(hold$clock)
     );
+    prnic_top$rxe$c_valid c_valid(
+        .d(c_valid$d),
+        .q(c_valid$q),
+        .clock(c_valid$clock)
+    );
+    prnic_top$rxe$c_rec c_rec(
+        .d(c_rec$d),
+        .q(c_rec$q),
+        .clock(c_rec$clock)
+    );
+    prnic_top$rxe$c_rel c_rel(
+        .d(c_rel$d),
+        .q(c_rel$q),
+        .clock(c_rel$clock)
+    );
+    prnic_top$rxe$n_valid n_valid(
+        .d(n_valid$d),
+        .q(n_valid$q),
+        .clock(n_valid$clock)
+    );
+    prnic_top$rxe$n_rec n_rec(
+        .d(n_rec$d),
+        .q(n_rec$q),
+        .clock(n_rec$clock)
+    );
     prnic_top$rxe$lane lane(
         .d(lane$d),
         .q(lane$q),
         .clock(lane$clock)
+    );
+    prnic_top$rxe$n_busy n_busy(
+        .d(n_busy$d),
+        .q(n_busy$q),
+        .clock(n_busy$clock)
+    );
+    prnic_top$rxe$cqe_out cqe_out(
+        .clk(cqe_out$clk),
+        .rst(cqe_out$rst),
+        .s_valid(cqe_out$s_valid),
+        .s_ready(cqe_out$s_ready),
+        .s_data(cqe_out$s_data),
+        .m_valid(cqe_out$m_valid),
+        .m_ready(cqe_out$m_ready),
+        .m_data(cqe_out$m_data)
     );
     prnic_top$rxe$places places(
         .d(places$d),
@@ -38404,12 +38737,22 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         cqe_level$clock = clk;
         ack_level$clock = clk;
         hold$clock = clk;
+        c_valid$clock = clk;
+        c_rec$clock = clk;
+        c_rel$clock = clk;
+        n_valid$clock = clk;
+        n_rec$clock = clk;
         lane$clock = clk;
         places$clock = clk;
         done$clock = clk;
         cqe_level$d = cqe_level$q;
         ack_level$d = ack_level$q;
         hold$d = hold$q;
+        c_valid$d = c_valid$q;
+        c_rec$d = c_rec$q;
+        c_rel$d = c_rel$q;
+        n_valid$d = n_valid$q;
+        n_rec$d = n_rec$q;
         lane$d = lane$q;
         places$d = places$q;
         done$d = done$q;
@@ -38417,6 +38760,9 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         ack_q$clk = clk;
         cqe_q$rst = rst;
         ack_q$rst = rst;
+        cqe_out$clk = clk;
+        cqe_out$rst = rst;
+        n_busy$clock = clk;
         if ((s_verdict_valid & s_verdict_place)) begin
             tag = (places$q + 32'h1);
         end
@@ -38431,10 +38777,12 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         cqe_q$s_data = (((s_qp) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) | (((s_cqe0_valid) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | (((s_cqe0_psn) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h11) | (((s_cqe0_imm) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h29) | (((s_cqe1_valid) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h49) | (((s_cqe1_psn) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h4a) | (((s_cqe1_imm) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h62) | (((s_cqe2_valid) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h82) | (((s_cqe2_psn) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h83) | (((s_cqe2_imm) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h9b) | (((tag) & 203'h7ffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbb));
         ack_q$s_valid = ack_push;
         ack_q$s_data = (((s_qp) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((s_ack_valid) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | (((s_ack_psn) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h11) | (((s_nak_valid) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h29) | (((s_nak_psn) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h2a) | (((s_nak_missing) & 322'h3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h42));
-        rec = cqe_q$m_data;
-        take0 = (rec[32'h10] & (lane$q == 32'h0));
-        take1 = (rec[32'h49] & (lane$q <= 32'h1));
-        take2 = rec[32'h82];
+        lag_head = (done$q - cqe_q$m_data[(32'hbb)+:(16)]);
+        lag_n = (done$q - n_rec$q[(32'hbb)+:(16)]);
+        lag_c = (done$q - c_rec$q[(32'hbb)+:(16)]);
+        take0 = (c_rec$q[32'h10] & (lane$q == 32'h0));
+        take1 = (c_rec$q[32'h49] & (lane$q <= 32'h1));
+        take2 = c_rec$q[32'h82];
         if (take0) begin
             cur = 32'h0;
         end
@@ -38444,22 +38792,32 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         else begin
             cur = 32'h2;
         end
-        lag = (done$q - rec[(32'hbb)+:(16)]);
-        released = (lag < 32'h8000);
-        m_axis_cqe_tvalid = ((cqe_q$m_valid & released) & ((take0 | take1) | take2));
-        cqe_go = (m_axis_cqe_tvalid & m_axis_cqe_tready);
-        if (cur == 32'h0) begin
-            m_axis_cqe_tdata = (((rec[(32'h11)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((rec[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((rec[(32'h29)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+        cqe_go = (((c_valid$q & c_rel$q) & ((take0 | take1) | take2)) & cqe_out$s_ready);
+        more = (((cur == 32'h0) & (c_rec$q[32'h49] | c_rec$q[32'h82])) | ((cur == 32'h1) & c_rec$q[32'h82]));
+        c_free = ((~c_valid$q | (cqe_go & ~more)) | ~((take0 | take1) | take2));
+        n_take = (cqe_q$m_valid & ~n_busy$q);
+        cqe_q$m_pop = ~n_busy$q;
+        cqe_pop = n_take;
+        if (~n_valid$q) begin
+            n_rec$d = cqe_q$m_data;
         end
-        else if (cur == 32'h1) begin
-            m_axis_cqe_tdata = (((rec[(32'h4a)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((rec[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((rec[(32'h62)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+        if (c_free) begin
+            if (n_valid$q) begin
+                c_valid$d = 1'b1;
+                c_rec$d = n_rec$q;
+                c_rel$d = ~lag_n[32'hf];
+            end
+            else begin
+                c_valid$d = cqe_q$m_valid;
+                c_rec$d = cqe_q$m_data;
+                c_rel$d = ~lag_head[32'hf];
+            end
+            n_next = 1'b0;
         end
         else begin
-            m_axis_cqe_tdata = (((rec[(32'h83)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((rec[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((rec[(32'h9b)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+            c_rel$d = ~lag_c[32'hf];
+            n_next = (n_valid$q | n_take);
         end
-        more = (((cur == 32'h0) & (rec[32'h49] | rec[32'h82])) | ((cur == 32'h1) & rec[32'h82]));
-        cqe_pop = ((cqe_go & ~more) | (cqe_q$m_valid & ~((take0 | take1) | take2)));
-        cqe_q$m_pop = cqe_pop;
         if (cqe_go) begin
             if (more) begin
                 lane$d = (cur + 32'h1);
@@ -38468,40 +38826,73 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
                 lane$d = 32'h0;
             end
         end
+        cqe_out$s_valid = cqe_go;
+        if (cur == 32'h0) begin
+            cqe_out$s_data = (((c_rec$q[(32'h11)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((c_rec$q[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((c_rec$q[(32'h29)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+        end
+        else if (cur == 32'h1) begin
+            cqe_out$s_data = (((c_rec$q[(32'h4a)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((c_rec$q[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((c_rec$q[(32'h62)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+        end
+        else begin
+            cqe_out$s_data = (((c_rec$q[(32'h83)+:(24)]) & 128'hffffffffffffffffffffffffffffffff) | (((c_rec$q[(32'h0)+:(16)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h20) | (((c_rec$q[(32'h9b)+:(32)]) & 128'hffffffffffffffffffffffffffffffff) << 32'h40));
+        end
+        m_axis_cqe_tvalid = cqe_out$m_valid;
+        m_axis_cqe_tdata = cqe_out$m_data;
+        cqe_out$m_ready = m_axis_cqe_tready;
         ack_rec = ack_q$m_data;
         m_axis_ack_tvalid = ack_q$m_valid;
         ack_pop = (ack_q$m_valid & m_axis_ack_tready);
         ack_q$m_pop = ack_pop;
         m_axis_ack_tdata = (((ack_rec[(32'h0)+:(16)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((ack_rec[(32'h10)+:(1)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | (((ack_rec[(32'h29)+:(1)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h11) | (((ack_rec[(32'h11)+:(24)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((ack_rec[(32'h2a)+:(24)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((ack_rec[(32'h42)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80));
         if ((cqe_push & ~cqe_pop)) begin
-            cqe_level_next = (cqe_level$q + 32'h1);
+            cqe_level$d = (cqe_level$q + 32'h1);
         end
         else if ((~cqe_push & cqe_pop)) begin
-            cqe_level_next = (cqe_level$q - 32'h1);
-        end
-        else begin
-            cqe_level_next = cqe_level$q;
+            cqe_level$d = (cqe_level$q - 32'h1);
         end
         if ((ack_push & ~ack_pop)) begin
-            ack_level_next = (ack_level$q + 32'h1);
+            ack_level$d = (ack_level$q + 32'h1);
         end
         else if ((~ack_push & ack_pop)) begin
-            ack_level_next = (ack_level$q - 32'h1);
+            ack_level$d = (ack_level$q - 32'h1);
+        end
+        cqe_hold_up = (cqe_level$q >= hold_at_m1);
+        cqe_hold_same = (cqe_level$q >= hold_at);
+        cqe_hold_down = (cqe_level$q >= hold_at_p1);
+        ack_hold_up = (ack_level$q >= hold_at_m1);
+        ack_hold_same = (ack_level$q >= hold_at);
+        ack_hold_down = (ack_level$q >= hold_at_p1);
+        if ((cqe_push & ~cqe_pop)) begin
+            cqe_hold_next = cqe_hold_up;
+        end
+        else if ((~cqe_push & cqe_pop)) begin
+            cqe_hold_next = cqe_hold_down;
         end
         else begin
-            ack_level_next = ack_level$q;
+            cqe_hold_next = cqe_hold_same;
         end
-        cqe_level$d = cqe_level_next;
-        ack_level$d = ack_level_next;
-        hold$d = ((cqe_level_next >= hold_at) | (ack_level_next >= hold_at));
+        if ((ack_push & ~ack_pop)) begin
+            ack_hold_next = ack_hold_up;
+        end
+        else if ((~ack_push & ack_pop)) begin
+            ack_hold_next = ack_hold_down;
+        end
+        else begin
+            ack_hold_next = ack_hold_same;
+        end
+        hold$d = (cqe_hold_next | ack_hold_next);
         if (rst) begin
             cqe_level$d = 32'h0;
             ack_level$d = 32'h0;
             hold$d = 1'b0;
             lane$d = 32'h0;
+            c_valid$d = 1'b0;
+            n_next = 1'b0;
             places$d = 32'h0;
             done$d = 32'h0;
         end
+        n_valid$d = n_next;
+        n_busy$d = n_next;
         m_hold = hold$q;
         unused_full = (cqe_q$full | ack_q$full);
         status_overflow = (cqe_q$status_overflow | ack_q$status_overflow);
@@ -38582,6 +38973,18 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
+    reg  [16:0] in_ram_inc$d;
+    wire  [16:0] in_ram_inc$q;
+    reg  in_ram_inc$clock;
+    reg  [16:0] in_ram_dec$d;
+    wire  [16:0] in_ram_dec$q;
+    reg  in_ram_dec$clock;
+    reg  [16:0] count_inc$d;
+    wire  [16:0] count_inc$q;
+    reg  count_inc$clock;
+    reg  [16:0] count_dec$d;
+    wire  [16:0] count_dec$q;
+    reg  count_dec$clock;
     
     // Local signals
     reg  pop;
@@ -38589,12 +38992,12 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     reg  load_b;
     reg  load_a;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
+    reg  in_ram_up;
+    reg  in_ram_down;
+    reg  count_up;
+    reg  count_down;
     reg  in_ram_ge2;
     reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
     reg  count_eq_m1;
     
     // Sub module instances
@@ -38653,6 +39056,26 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         .q(overflow$q),
         .clock(overflow$clock)
     );
+    prnic_top$rxe$ack_q$in_ram_inc in_ram_inc(
+        .d(in_ram_inc$d),
+        .q(in_ram_inc$q),
+        .clock(in_ram_inc$clock)
+    );
+    prnic_top$rxe$ack_q$in_ram_dec in_ram_dec(
+        .d(in_ram_dec$d),
+        .q(in_ram_dec$q),
+        .clock(in_ram_dec$clock)
+    );
+    prnic_top$rxe$ack_q$count_inc count_inc(
+        .d(count_inc$d),
+        .q(count_inc$q),
+        .clock(count_inc$clock)
+    );
+    prnic_top$rxe$ack_q$count_dec count_dec(
+        .d(count_dec$d),
+        .q(count_dec$q),
+        .clock(count_dec$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -38665,6 +39088,10 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         a_valid$clock = clk;
         b_valid$clock = clk;
         overflow$clock = clk;
+        in_ram_inc$clock = clk;
+        in_ram_dec$clock = clk;
+        count_inc$clock = clk;
+        count_dec$clock = clk;
         wr_ptr$d = wr_ptr$q;
         rd_ptr$d = rd_ptr$q;
         in_ram$d = in_ram$q;
@@ -38674,6 +39101,10 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
         overflow$d = overflow$q;
+        in_ram_inc$d = in_ram_inc$q;
+        in_ram_dec$d = in_ram_dec$q;
+        count_inc$d = count_inc$q;
+        count_dec$d = count_dec$q;
         ram$clk = clk;
         pop = (m_pop & b_valid$q);
         push = (s_valid & ~at_full$q);
@@ -38695,24 +39126,32 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         if (push) begin
             wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+        in_ram_up = (push & ~take);
+        in_ram_down = (~push & take);
+        if (in_ram_up) begin
+            in_ram$d = in_ram_inc$q;
+            in_ram_inc$d = (in_ram_inc$q + 32'h1);
+            in_ram_dec$d = in_ram$q;
         end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+        else if (in_ram_down) begin
+            in_ram$d = in_ram_dec$q;
+            in_ram_inc$d = in_ram$q;
+            in_ram_dec$d = (in_ram_dec$q - 32'h1);
         end
         in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
         in_ram_eq1 = (in_ram$q == 32'h1);
         ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        count_up = (push & ~pop);
+        count_down = (~push & pop);
+        if (count_up) begin
+            count$d = count_inc$q;
+            count_inc$d = (count_inc$q + 32'h1);
+            count_dec$d = count$q;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
+        else if (count_down) begin
+            count$d = count_dec$q;
+            count_inc$d = count$q;
+            count_dec$d = (count_dec$q - 32'h1);
         end
         count_eq_m1 = (count$q == depth_m1);
         at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
@@ -38726,6 +39165,10 @@ module prnic_top$rxe$ack_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
             wr_ptr$d = 32'h0;
             rd_ptr$d = 32'h0;
             in_ram$d = 32'h0;
+            in_ram_inc$d = 32'h1;
+            in_ram_dec$d = 32'h1ffff;
+            count_inc$d = 32'h1;
+            count_dec$d = 32'h1ffff;
             ram_nonempty$d = 1'b0;
             count$d = 32'h0;
             at_full$d = 1'b0;
@@ -38818,6 +39261,108 @@ module prnic_top$rxe$ack_q$count(d,q,clock);
 endmodule // prnic_top$rxe$ack_q$count
 
 
+module prnic_top$rxe$ack_q$count_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$ack_q$count_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$ack_q$count_dec
+
+
+module prnic_top$rxe$ack_q$count_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$count_dec$dff
+
+
+module prnic_top$rxe$ack_q$count_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$ack_q$count_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$ack_q$count_inc
+
+
+module prnic_top$rxe$ack_q$count_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$count_inc$dff
+
+
 module prnic_top$rxe$ack_q$in_ram(d,q,clock);
     
     // Module arguments
@@ -38835,6 +39380,108 @@ module prnic_top$rxe$ack_q$in_ram(d,q,clock);
     end
           
 endmodule // prnic_top$rxe$ack_q$in_ram
+
+
+module prnic_top$rxe$ack_q$in_ram_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$ack_q$in_ram_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$ack_q$in_ram_dec
+
+
+module prnic_top$rxe$ack_q$in_ram_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$in_ram_dec$dff
+
+
+module prnic_top$rxe$ack_q$in_ram_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$ack_q$in_ram_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$ack_q$in_ram_inc
+
+
+module prnic_top$rxe$ack_q$in_ram_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$ack_q$in_ram_inc$dff
 
 
 module prnic_top$rxe$ack_q$overflow(d,q,clock);
@@ -38947,6 +39594,63 @@ module prnic_top$rxe$ack_q$wr_ptr(d,q,clock);
 endmodule // prnic_top$rxe$ack_q$wr_ptr
 
 
+module prnic_top$rxe$c_rec(d,q,clock);
+    
+    // Module arguments
+    input wire  [202:0] d;
+    output reg  [202:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 203'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$c_rec
+
+
+module prnic_top$rxe$c_rel(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$c_rel
+
+
+module prnic_top$rxe$c_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$c_valid
+
+
 module prnic_top$rxe$cqe_level(d,q,clock);
     
     // Module arguments
@@ -38964,6 +39668,209 @@ module prnic_top$rxe$cqe_level(d,q,clock);
     end
           
 endmodule // prnic_top$rxe$cqe_level
+
+
+module prnic_top$rxe$cqe_out(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  [127:0] s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  [127:0] m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  [127:0] out_data$d;
+    wire  [127:0] out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  [127:0] skid_data$d;
+    wire  [127:0] skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_busy$d;
+    wire  skid_busy$q;
+    reg  skid_busy$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$rxe$cqe_out$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$rxe$cqe_out$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$rxe$cqe_out$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$rxe$cqe_out$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$rxe$cqe_out$skid_busy skid_busy(
+        .d(skid_busy$d),
+        .q(skid_busy$q),
+        .clock(skid_busy$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_busy$clock = clk;
+        accept = (s_valid & ~skid_busy$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_busy$d = skid_next;
+        s_ready = ~skid_busy$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$rxe$cqe_out
+
+
+module prnic_top$rxe$cqe_out$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_out$out_data
+
+
+module prnic_top$rxe$cqe_out$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_out$out_valid
+
+
+module prnic_top$rxe$cqe_out$skid_busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rxe$cqe_out$skid_busy
+
+
+module prnic_top$rxe$cqe_out$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_out$skid_data
+
+
+module prnic_top$rxe$cqe_out$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_out$skid_valid
 
 
 module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
@@ -39019,6 +39926,18 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     reg  overflow$d;
     wire  overflow$q;
     reg  overflow$clock;
+    reg  [16:0] in_ram_inc$d;
+    wire  [16:0] in_ram_inc$q;
+    reg  in_ram_inc$clock;
+    reg  [16:0] in_ram_dec$d;
+    wire  [16:0] in_ram_dec$q;
+    reg  in_ram_dec$clock;
+    reg  [16:0] count_inc$d;
+    wire  [16:0] count_inc$q;
+    reg  count_inc$clock;
+    reg  [16:0] count_dec$d;
+    wire  [16:0] count_dec$q;
+    reg  count_dec$clock;
     
     // Local signals
     reg  pop;
@@ -39026,12 +39945,12 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
     reg  load_b;
     reg  load_a;
     reg  take;
-    reg  [16:0] in_ram_inc;
-    reg  [16:0] in_ram_dec;
+    reg  in_ram_up;
+    reg  in_ram_down;
+    reg  count_up;
+    reg  count_down;
     reg  in_ram_ge2;
     reg  in_ram_eq1;
-    reg  [16:0] count_inc;
-    reg  [16:0] count_dec;
     reg  count_eq_m1;
     
     // Sub module instances
@@ -39090,6 +40009,26 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         .q(overflow$q),
         .clock(overflow$clock)
     );
+    prnic_top$rxe$cqe_q$in_ram_inc in_ram_inc(
+        .d(in_ram_inc$d),
+        .q(in_ram_inc$q),
+        .clock(in_ram_inc$clock)
+    );
+    prnic_top$rxe$cqe_q$in_ram_dec in_ram_dec(
+        .d(in_ram_dec$d),
+        .q(in_ram_dec$q),
+        .clock(in_ram_dec$clock)
+    );
+    prnic_top$rxe$cqe_q$count_inc count_inc(
+        .d(count_inc$d),
+        .q(count_inc$q),
+        .clock(count_inc$clock)
+    );
+    prnic_top$rxe$cqe_q$count_dec count_dec(
+        .d(count_dec$d),
+        .q(count_dec$q),
+        .clock(count_dec$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -39102,6 +40041,10 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         a_valid$clock = clk;
         b_valid$clock = clk;
         overflow$clock = clk;
+        in_ram_inc$clock = clk;
+        in_ram_dec$clock = clk;
+        count_inc$clock = clk;
+        count_dec$clock = clk;
         wr_ptr$d = wr_ptr$q;
         rd_ptr$d = rd_ptr$q;
         in_ram$d = in_ram$q;
@@ -39111,6 +40054,10 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         a_valid$d = a_valid$q;
         b_valid$d = b_valid$q;
         overflow$d = overflow$q;
+        in_ram_inc$d = in_ram_inc$q;
+        in_ram_dec$d = in_ram_dec$q;
+        count_inc$d = count_inc$q;
+        count_dec$d = count_dec$q;
         ram$clk = clk;
         pop = (m_pop & b_valid$q);
         push = (s_valid & ~at_full$q);
@@ -39132,24 +40079,32 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
         if (push) begin
             wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
         end
-        in_ram_inc = (in_ram$q + 32'h1);
-        in_ram_dec = (in_ram$q - 32'h1);
-        if ((push & ~take)) begin
-            in_ram$d = in_ram_inc;
+        in_ram_up = (push & ~take);
+        in_ram_down = (~push & take);
+        if (in_ram_up) begin
+            in_ram$d = in_ram_inc$q;
+            in_ram_inc$d = (in_ram_inc$q + 32'h1);
+            in_ram_dec$d = in_ram$q;
         end
-        else if ((~push & take)) begin
-            in_ram$d = in_ram_dec;
+        else if (in_ram_down) begin
+            in_ram$d = in_ram_dec$q;
+            in_ram_inc$d = in_ram$q;
+            in_ram_dec$d = (in_ram_dec$q - 32'h1);
         end
         in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
         in_ram_eq1 = (in_ram$q == 32'h1);
         ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
-        count_inc = (count$q + 32'h1);
-        count_dec = (count$q - 32'h1);
-        if ((push & ~pop)) begin
-            count$d = count_inc;
+        count_up = (push & ~pop);
+        count_down = (~push & pop);
+        if (count_up) begin
+            count$d = count_inc$q;
+            count_inc$d = (count_inc$q + 32'h1);
+            count_dec$d = count$q;
         end
-        else if ((~push & pop)) begin
-            count$d = count_dec;
+        else if (count_down) begin
+            count$d = count_dec$q;
+            count_inc$d = count$q;
+            count_dec$d = (count_dec$q - 32'h1);
         end
         count_eq_m1 = (count$q == depth_m1);
         at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
@@ -39163,6 +40118,10 @@ module prnic_top$rxe$cqe_q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,stat
             wr_ptr$d = 32'h0;
             rd_ptr$d = 32'h0;
             in_ram$d = 32'h0;
+            in_ram_inc$d = 32'h1;
+            in_ram_dec$d = 32'h1ffff;
+            count_inc$d = 32'h1;
+            count_dec$d = 32'h1ffff;
             ram_nonempty$d = 1'b0;
             count$d = 32'h0;
             at_full$d = 1'b0;
@@ -39255,6 +40214,108 @@ module prnic_top$rxe$cqe_q$count(d,q,clock);
 endmodule // prnic_top$rxe$cqe_q$count
 
 
+module prnic_top$rxe$cqe_q$count_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$cqe_q$count_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$cqe_q$count_dec
+
+
+module prnic_top$rxe$cqe_q$count_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$count_dec$dff
+
+
+module prnic_top$rxe$cqe_q$count_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$cqe_q$count_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$cqe_q$count_inc
+
+
+module prnic_top$rxe$cqe_q$count_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$count_inc$dff
+
+
 module prnic_top$rxe$cqe_q$in_ram(d,q,clock);
     
     // Module arguments
@@ -39272,6 +40333,108 @@ module prnic_top$rxe$cqe_q$in_ram(d,q,clock);
     end
           
 endmodule // prnic_top$rxe$cqe_q$in_ram
+
+
+module prnic_top$rxe$cqe_q$in_ram_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$cqe_q$in_ram_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$cqe_q$in_ram_dec
+
+
+module prnic_top$rxe$cqe_q$in_ram_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$in_ram_dec$dff
+
+
+module prnic_top$rxe$cqe_q$in_ram_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    prnic_top$rxe$cqe_q$in_ram_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // prnic_top$rxe$cqe_q$in_ram_inc
+
+
+module prnic_top$rxe$cqe_q$in_ram_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$cqe_q$in_ram_inc$dff
 
 
 module prnic_top$rxe$cqe_q$overflow(d,q,clock);
@@ -39439,6 +40602,63 @@ module prnic_top$rxe$lane(d,q,clock);
     end
           
 endmodule // prnic_top$rxe$lane
+
+
+module prnic_top$rxe$n_busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rxe$n_busy
+
+
+module prnic_top$rxe$n_rec(d,q,clock);
+    
+    // Module arguments
+    input wire  [202:0] d;
+    output reg  [202:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 203'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$n_rec
+
+
+module prnic_top$rxe$n_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxe$n_valid
 
 
 module prnic_top$rxe$places(d,q,clock);

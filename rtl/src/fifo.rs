@@ -59,12 +59,19 @@ pub struct Fifo<const N: usize> {
     load_b: Signal<Local, Bit>,
     load_a: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    in_ram_inc: Signal<Local, Bits<17>>,
-    in_ram_dec: Signal<Local, Bits<17>>,
+    /// `in_ram ± 1` and `count ± 1`, kept as registers so that the handshakes only
+    /// select among registers: no adder follows `m_pop` or `s_valid`. Their power-up
+    /// values (1 and -1) match the counts' 0 without a reset.
+    in_ram_inc: DFFWithInit<Bits<17>>,
+    in_ram_dec: DFFWithInit<Bits<17>>,
+    count_inc: DFFWithInit<Bits<17>>,
+    count_dec: DFFWithInit<Bits<17>>,
+    in_ram_up: Signal<Local, Bit>,
+    in_ram_down: Signal<Local, Bit>,
+    count_up: Signal<Local, Bit>,
+    count_down: Signal<Local, Bit>,
     in_ram_ge2: Signal<Local, Bit>,
     in_ram_eq1: Signal<Local, Bit>,
-    count_inc: Signal<Local, Bits<17>>,
-    count_dec: Signal<Local, Bits<17>>,
     count_eq_m1: Signal<Local, Bit>,
 }
 
@@ -102,12 +109,16 @@ impl<const N: usize> Fifo<N> {
             load_b: Default::default(),
             load_a: Default::default(),
             take: Default::default(),
-            in_ram_inc: Default::default(),
-            in_ram_dec: Default::default(),
+            in_ram_inc: DFFWithInit::new(1.into()),
+            in_ram_dec: DFFWithInit::new(0x1FFFF.into()),
+            count_inc: DFFWithInit::new(1.into()),
+            count_dec: DFFWithInit::new(0x1FFFF.into()),
+            in_ram_up: Default::default(),
+            in_ram_down: Default::default(),
+            count_up: Default::default(),
+            count_down: Default::default(),
             in_ram_ge2: Default::default(),
             in_ram_eq1: Default::default(),
-            count_inc: Default::default(),
-            count_dec: Default::default(),
             count_eq_m1: Default::default(),
         }
     }
@@ -127,7 +138,11 @@ impl<const N: usize> Logic for Fifo<N> {
             at_full,
             a_valid,
             b_valid,
-            overflow
+            overflow,
+            in_ram_inc,
+            in_ram_dec,
+            count_inc,
+            count_dec
         );
         self.ram.clk.next = self.clk.val();
 
@@ -154,27 +169,35 @@ impl<const N: usize> Logic for Fifo<N> {
         if self.push.val() {
             self.wr_ptr.d.next = ((self.wr_ptr.q.val() + 1) & self.addr_mask.val());
         }
-        // Occupancy: entries in the RAM not yet read, and entries held anywhere. Both
-        // next values are chosen from increments computed off the registers, and the
-        // flags that gate reads and writes come from compares of the registers, so the
-        // handshakes reach the flops through one LUT.
-        self.in_ram_inc.next = (self.in_ram.q.val() + 1);
-        self.in_ram_dec.next = (self.in_ram.q.val() - 1);
-        if (self.push.val() & !self.take.val()) {
-            self.in_ram.d.next = self.in_ram_inc.val();
-        } else if (!self.push.val() & self.take.val()) {
-            self.in_ram.d.next = self.in_ram_dec.val();
+        // Occupancy: entries in the RAM not yet read, and entries held anywhere. Each
+        // count keeps its value plus and minus one in registers, and the flags that gate
+        // reads and writes come from compares of the registers, so the handshakes reach
+        // the flops through one LUT (a select among registers, no adder).
+        self.in_ram_up.next = (self.push.val() & !self.take.val());
+        self.in_ram_down.next = (!self.push.val() & self.take.val());
+        if self.in_ram_up.val() {
+            self.in_ram.d.next = self.in_ram_inc.q.val();
+            self.in_ram_inc.d.next = (self.in_ram_inc.q.val() + 1);
+            self.in_ram_dec.d.next = self.in_ram.q.val();
+        } else if self.in_ram_down.val() {
+            self.in_ram.d.next = self.in_ram_dec.q.val();
+            self.in_ram_inc.d.next = self.in_ram.q.val();
+            self.in_ram_dec.d.next = (self.in_ram_dec.q.val() - 1);
         }
         self.in_ram_ge2.next = self.in_ram.q.val().get_bits::<16>(1).any();
         self.in_ram_eq1.next = (self.in_ram.q.val() == 1);
         self.ram_nonempty.d.next = ((self.push.val() | self.in_ram_ge2.val())
             | (self.in_ram_eq1.val() & !self.take.val()));
-        self.count_inc.next = (self.count.q.val() + 1);
-        self.count_dec.next = (self.count.q.val() - 1);
-        if (self.push.val() & !self.pop.val()) {
-            self.count.d.next = self.count_inc.val();
-        } else if (!self.push.val() & self.pop.val()) {
-            self.count.d.next = self.count_dec.val();
+        self.count_up.next = (self.push.val() & !self.pop.val());
+        self.count_down.next = (!self.push.val() & self.pop.val());
+        if self.count_up.val() {
+            self.count.d.next = self.count_inc.q.val();
+            self.count_inc.d.next = (self.count_inc.q.val() + 1);
+            self.count_dec.d.next = self.count.q.val();
+        } else if self.count_down.val() {
+            self.count.d.next = self.count_dec.q.val();
+            self.count_inc.d.next = self.count.q.val();
+            self.count_dec.d.next = (self.count_dec.q.val() - 1);
         }
         self.count_eq_m1.next = (self.count.q.val() == self.depth_m1.val());
         self.at_full.d.next = (((self.push.val() & !self.pop.val()) & self.count_eq_m1.val())
@@ -190,6 +213,10 @@ impl<const N: usize> Logic for Fifo<N> {
             self.wr_ptr.d.next = 0.into();
             self.rd_ptr.d.next = 0.into();
             self.in_ram.d.next = 0.into();
+            self.in_ram_inc.d.next = 1.into();
+            self.in_ram_dec.d.next = 0x1FFFF.into();
+            self.count_inc.d.next = 1.into();
+            self.count_dec.d.next = 0x1FFFF.into();
             self.ram_nonempty.d.next = false;
             self.count.d.next = 0.into();
             self.at_full.d.next = false;
@@ -201,5 +228,65 @@ impl<const N: usize> Logic for Fifo<N> {
         self.m_data.next = self.ram.read_data.val();
         self.full.next = self.at_full.q.val();
         self.status_overflow.next = self.overflow.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Depth 8, random writes (only when not `full`) and pops from power-up, without a
+    /// reset: every entry comes out once, in order; `full` is high exactly when 8 are
+    /// held; with writes and pops every cycle, one entry per cycle goes through.
+    fn run(seed: u64, p_write: u64, p_pop: u64, cycles: u64, full_rate: bool) {
+        let mut uut = Fifo::<16>::new(8);
+        uut.connect_all();
+        let mut sim = simple_sim!(Fifo<16>, clk, 100_000_000, ep, {
+            let mut x = ep.init()?;
+            let mut next = crate::testutil::percent(seed);
+            let mut model: VecDeque<u64> = VecDeque::new();
+            let mut written = 0u64;
+            let mut read = 0u64;
+            for _ in 0..cycles {
+                wait_clock_false!(ep, clk, x);
+                sim_assert!(ep, x.full.val() == (model.len() == 8), x);
+                let write = (next() < p_write) && !x.full.val();
+                let pop = next() < p_pop;
+                if x.m_valid.val() && pop {
+                    let want = model.pop_front();
+                    sim_assert!(ep, want == Some(x.m_data.val().index() as u64), x);
+                    read += 1;
+                }
+                x.s_valid.next = write;
+                x.s_data.next = (written & 0xFFFF).into();
+                x.m_pop.next = pop;
+                if write {
+                    model.push_back(written & 0xFFFF);
+                    written += 1;
+                }
+                wait_clock_true!(ep, clk, x);
+            }
+            sim_assert!(ep, !x.status_overflow.val(), x);
+            if full_rate {
+                // Three edges from a write to `m_data` when empty.
+                sim_assert!(ep, written == cycles && read + 3 >= cycles, x);
+            }
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), cycles * 10_000 + 100_000).unwrap();
+    }
+
+    #[test]
+    fn fifo_keeps_order_and_full_under_random_traffic() {
+        for seed in 1..4 {
+            run(seed, 60, 50, 3_000, false);
+            run(seed, 80, 30, 1_000, false);
+        }
+    }
+
+    #[test]
+    fn fifo_passes_one_entry_per_cycle() {
+        run(5, 100, 100, 500, true);
     }
 }

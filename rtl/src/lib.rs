@@ -22,7 +22,10 @@ pub mod ram;
 pub mod rx_decap;
 pub mod rx_events;
 pub mod rx_reorder;
+pub mod slice;
 pub mod sprayer;
+#[cfg(test)]
+mod testutil;
 pub mod tx_encap;
 pub mod vecops;
 pub mod wiring;

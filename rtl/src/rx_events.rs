@@ -1,8 +1,8 @@
 //! `rx_events`: `rx_reorder`'s per-header results, handed to the host as two AXI4-Streams.
 //!
 //! ```text
-//!  rx_reorder ─ CQE lanes 0..2 (up to 3 per cycle) ─► CQE queue ─► one CQE per beat ─► m_axis_cqe_*
-//!             ─ ACK / request ──────────────────────► ACK queue ─► one record per beat ─► m_axis_ack_*
+//!  rx_reorder ─ CQE lanes 0..2 (up to 3 per cycle) ─► CQE queue ─► N ─► C ─► one CQE per beat ─► slice ─► m_axis_cqe_*
+//!             ─ ACK / request ──────────────────────► ACK queue ─► one record per beat ────────────────► m_axis_ack_*
 //!             ◄─ m_hold: a queue has fewer than `margin` free entries
 //! ```
 //!
@@ -18,6 +18,17 @@
 //! (`s_place_done`). Placements leave in verdict order, so by then every packet the CQE
 //! covers has been placed.
 //!
+//! **Registered decisions (timing).** The record being sent sits in a head register C,
+//! with its release decision `c_rel` registered: `done` had reached the record's tag one
+//! cycle earlier (conservative, since `done` only grows). The queue's head moves into a
+//! skid entry N while N is empty, and from N (or straight from the queue) into C when C
+//! frees, so the queue's pop is a register and C's send decision never reaches the queue's
+//! counters. The CQE stream leaves through a register slice ([`RegSlice`]), so the host's
+//! `tready` reaches only the slice; the ACK stream leaves from its queue's output
+//! register. A CQE leaves two cycles later than through a single head register (C and
+//! the slice), three when it waited for its last placement; one CQE per beat still goes
+//! out.
+//!
 //! `m_axis_cqe_tdata` (128 bits): `[23:0]` PSN, `[47:32]` QP, `[95:64]` immediate, the
 //! rest 0. CQEs of one QP leave in PSN order, as `rx_reorder` raised them.
 //!
@@ -27,6 +38,8 @@
 
 use crate::fifo::Fifo;
 use crate::rx_reorder::RX_REORDER_LATENCY;
+use crate::slice::RegSlice;
+use crate::wiring::KeepDff;
 use rust_hdl::prelude::*;
 
 /// One CQE record: QP, three lanes of `{valid, PSN, immediate}`, and the place tag.
@@ -76,20 +89,38 @@ pub struct RxEvents {
     cqe_level: DFF<Bits<8>>,
     ack_level: DFF<Bits<8>>,
     hold: DFF<Bit>,
+    /// The head record, taken from the queue: valid, the record, and whether its tag was
+    /// reached by `done` as of the previous cycle (registered, so the release decision
+    /// that pops the queue starts at a flip-flop).
+    c_valid: DFF<Bit>,
+    c_rec: DFF<Bits<CQE_REC_BITS>>,
+    c_rel: DFF<Bit>,
+    /// The record after C (a skid entry): the queue is popped while it is empty, so the
+    /// queue's pop is a register and C's send decision never reaches the queue.
+    n_valid: DFF<Bit>,
+    n_rec: DFF<Bits<CQE_REC_BITS>>,
     /// The lane of the head record to send next.
     lane: DFF<Bits<2>>,
+    /// A copy of `n_valid` for the queue's pop (`n_valid` enables the 204 bits of N).
+    n_busy: KeepDff<Bit>,
+    n_next: Signal<Local, Bit>,
+    /// The CQE stream's register slice: the host's `tready` reaches only it. (The ACK
+    /// stream leaves from the queue's output register, so it needs none.)
+    cqe_out: RegSlice<128>,
     /// Place verdicts so far, and placements finished so far (both mod 2^16).
     places: DFF<Bits<16>>,
     done: DFF<Bits<16>>,
     tag: Signal<Local, Bits<16>>,
-    lag: Signal<Local, Bits<16>>,
-    released: Signal<Local, Bit>,
+    lag_head: Signal<Local, Bits<16>>,
+    lag_c: Signal<Local, Bits<16>>,
+    lag_n: Signal<Local, Bits<16>>,
+    n_take: Signal<Local, Bit>,
+    c_free: Signal<Local, Bit>,
     hold_at: Constant<Bits<8>>,
     cqe_push: Signal<Local, Bit>,
     ack_push: Signal<Local, Bit>,
     cqe_pop: Signal<Local, Bit>,
     ack_pop: Signal<Local, Bit>,
-    rec: Signal<Local, Bits<CQE_REC_BITS>>,
     ack_rec: Signal<Local, Bits<ACK_REC_BITS>>,
     take0: Signal<Local, Bit>,
     take1: Signal<Local, Bit>,
@@ -97,8 +128,17 @@ pub struct RxEvents {
     cur: Signal<Local, Bits<2>>,
     more: Signal<Local, Bit>,
     cqe_go: Signal<Local, Bit>,
-    cqe_level_next: Signal<Local, Bits<8>>,
-    ack_level_next: Signal<Local, Bits<8>>,
+    /// `level >= hold_at` for the level one up, the same, one down (from the registers).
+    hold_at_m1: Constant<Bits<8>>,
+    hold_at_p1: Constant<Bits<8>>,
+    cqe_hold_up: Signal<Local, Bit>,
+    cqe_hold_same: Signal<Local, Bit>,
+    cqe_hold_down: Signal<Local, Bit>,
+    ack_hold_up: Signal<Local, Bit>,
+    ack_hold_same: Signal<Local, Bit>,
+    ack_hold_down: Signal<Local, Bit>,
+    cqe_hold_next: Signal<Local, Bit>,
+    ack_hold_next: Signal<Local, Bit>,
     /// The queues' `full`: the hold keeps them from it (overflow is still reported).
     unused_full: Signal<Local, Bit>,
 }
@@ -139,18 +179,30 @@ impl RxEvents {
             cqe_level: Default::default(),
             ack_level: Default::default(),
             hold: Default::default(),
+            c_valid: Default::default(),
+            c_rec: Default::default(),
+            c_rel: Default::default(),
+            n_valid: Default::default(),
+            n_rec: Default::default(),
             lane: Default::default(),
+            n_busy: Default::default(),
+            n_next: Default::default(),
+            cqe_out: Default::default(),
             places: Default::default(),
             done: Default::default(),
             tag: Default::default(),
-            lag: Default::default(),
-            released: Default::default(),
+            lag_head: Default::default(),
+            lag_c: Default::default(),
+            lag_n: Default::default(),
+            n_take: Default::default(),
+            c_free: Default::default(),
             hold_at: Constant::new(((EVENT_DEPTH - HOLD_MARGIN) as LiteralType).into()),
+            hold_at_m1: Constant::new(((EVENT_DEPTH - HOLD_MARGIN - 1) as LiteralType).into()),
+            hold_at_p1: Constant::new(((EVENT_DEPTH - HOLD_MARGIN + 1) as LiteralType).into()),
             cqe_push: Default::default(),
             ack_push: Default::default(),
             cqe_pop: Default::default(),
             ack_pop: Default::default(),
-            rec: Default::default(),
             ack_rec: Default::default(),
             take0: Default::default(),
             take1: Default::default(),
@@ -158,8 +210,14 @@ impl RxEvents {
             cur: Default::default(),
             more: Default::default(),
             cqe_go: Default::default(),
-            cqe_level_next: Default::default(),
-            ack_level_next: Default::default(),
+            cqe_hold_up: Default::default(),
+            cqe_hold_same: Default::default(),
+            cqe_hold_down: Default::default(),
+            ack_hold_up: Default::default(),
+            ack_hold_same: Default::default(),
+            ack_hold_down: Default::default(),
+            cqe_hold_next: Default::default(),
+            ack_hold_next: Default::default(),
             unused_full: Default::default(),
         }
     }
@@ -174,11 +232,17 @@ impl Default for RxEvents {
 impl Logic for RxEvents {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, cqe_level, ack_level, hold, lane, places, done);
+        dff_setup!(
+            self, clk, cqe_level, ack_level, hold, c_valid, c_rec, c_rel, n_valid, n_rec, lane,
+            places, done
+        );
         self.cqe_q.clk.next = self.clk.val();
         self.ack_q.clk.next = self.clk.val();
         self.cqe_q.rst.next = self.rst.val();
         self.ack_q.rst.next = self.rst.val();
+        self.cqe_out.clk.next = self.clk.val();
+        self.cqe_out.rst.next = self.rst.val();
+        self.n_busy.clock.next = self.clk.val();
 
         // Place tags: a CQE waits for the placement of the packet whose verdict raised it.
         if (self.s_verdict_valid.val() & self.s_verdict_place.val()) {
@@ -213,11 +277,18 @@ impl Logic for RxEvents {
             | (bit_cast::<ACK_REC_BITS, 24>(self.s_nak_psn.val()) << 42)
             | (bit_cast::<ACK_REC_BITS, 256>(self.s_nak_missing.val()) << 66));
 
-        // CQE queue head: send its valid lanes from `lane` on, one per beat.
-        self.rec.next = self.cqe_q.m_data.val();
-        self.take0.next = (self.rec.val().get_bit(16) & (self.lane.q.val() == 0));
-        self.take1.next = (self.rec.val().get_bit(73) & (self.lane.q.val() <= 1));
-        self.take2.next = self.rec.val().get_bit(130);
+        // CQE head: the queue's head moves into N (a skid entry) while N is empty, and
+        // from there, or straight from the queue, into C when C is empty or sends its last
+        // lane. The queue's pop is `!n_valid`, a register. `c_rel` is C's release
+        // decision, registered: `done` had reached C's tag one cycle ago (conservative;
+        // `done` only grows). It is computed for the record C holds next cycle.
+        // `done >= tag` modulo 2^16 (far fewer than 2^15 placements are ever in flight).
+        self.lag_head.next = (self.done.q.val() - self.cqe_q.m_data.val().get_bits::<16>(187));
+        self.lag_n.next = (self.done.q.val() - self.n_rec.q.val().get_bits::<16>(187));
+        self.lag_c.next = (self.done.q.val() - self.c_rec.q.val().get_bits::<16>(187));
+        self.take0.next = (self.c_rec.q.val().get_bit(16) & (self.lane.q.val() == 0));
+        self.take1.next = (self.c_rec.q.val().get_bit(73) & (self.lane.q.val() <= 1));
+        self.take2.next = self.c_rec.q.val().get_bit(130);
         if self.take0.val() {
             self.cur.next = 0.into();
         } else if self.take1.val() {
@@ -225,34 +296,38 @@ impl Logic for RxEvents {
         } else {
             self.cur.next = 2.into();
         }
-        // done >= tag, modulo 2^16 (far fewer than 2^15 placements are ever in flight).
-        self.lag.next = (self.done.q.val() - self.rec.val().get_bits::<16>(187));
-        self.released.next = (self.lag.val() < 32768);
-        self.m_axis_cqe_tvalid.next = ((self.cqe_q.m_valid.val() & self.released.val())
-            & ((self.take0.val() | self.take1.val()) | self.take2.val()));
-        self.cqe_go.next = (self.m_axis_cqe_tvalid.val() & self.m_axis_cqe_tready.val());
-        if self.cur.val() == 0 {
-            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(17))
-                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
-                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(41)) << 64));
-        } else if self.cur.val() == 1 {
-            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(74))
-                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
-                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(98)) << 64));
-        } else {
-            self.m_axis_cqe_tdata.next = (bit_cast::<128, 24>(self.rec.val().get_bits::<24>(131))
-                | (bit_cast::<128, 16>(self.rec.val().get_bits::<16>(0)) << 32)
-                | (bit_cast::<128, 32>(self.rec.val().get_bits::<32>(155)) << 64));
-        }
+        self.cqe_go.next = (((self.c_valid.q.val() & self.c_rel.q.val())
+            & ((self.take0.val() | self.take1.val()) | self.take2.val()))
+            & self.cqe_out.s_ready.val());
         // Another valid lane after the one sent?
         self.more.next = (((self.cur.val() == 0)
-            & (self.rec.val().get_bit(73) | self.rec.val().get_bit(130)))
-            | ((self.cur.val() == 1) & self.rec.val().get_bit(130)));
-        // A head with no lane left (never pushed that way) is popped rather than stuck.
-        self.cqe_pop.next = ((self.cqe_go.val() & !self.more.val())
-            | (self.cqe_q.m_valid.val()
-                & !((self.take0.val() | self.take1.val()) | self.take2.val())));
-        self.cqe_q.m_pop.next = self.cqe_pop.val();
+            & (self.c_rec.q.val().get_bit(73) | self.c_rec.q.val().get_bit(130)))
+            | ((self.cur.val() == 1) & self.c_rec.q.val().get_bit(130)));
+        // C is free when empty, when it sends its last lane, or when it holds a record
+        // with no lane left (never pushed that way: dropped rather than stuck).
+        self.c_free.next = ((!self.c_valid.q.val() | (self.cqe_go.val() & !self.more.val()))
+            | !((self.take0.val() | self.take1.val()) | self.take2.val()));
+        self.n_take.next = (self.cqe_q.m_valid.val() & !self.n_busy.q.val());
+        self.cqe_q.m_pop.next = !self.n_busy.q.val();
+        self.cqe_pop.next = self.n_take.val();
+        if !self.n_valid.q.val() {
+            self.n_rec.d.next = self.cqe_q.m_data.val();
+        }
+        if self.c_free.val() {
+            if self.n_valid.q.val() {
+                self.c_valid.d.next = true;
+                self.c_rec.d.next = self.n_rec.q.val();
+                self.c_rel.d.next = !self.lag_n.val().get_bit(15);
+            } else {
+                self.c_valid.d.next = self.cqe_q.m_valid.val();
+                self.c_rec.d.next = self.cqe_q.m_data.val();
+                self.c_rel.d.next = !self.lag_head.val().get_bit(15);
+            }
+            self.n_next.next = false;
+        } else {
+            self.c_rel.d.next = !self.lag_c.val().get_bit(15);
+            self.n_next.next = (self.n_valid.q.val() | self.n_take.val());
+        }
         if self.cqe_go.val() {
             if self.more.val() {
                 self.lane.d.next = (self.cur.val() + 1);
@@ -260,8 +335,26 @@ impl Logic for RxEvents {
                 self.lane.d.next = 0.into();
             }
         }
+        self.cqe_out.s_valid.next = self.cqe_go.val();
+        if self.cur.val() == 0 {
+            self.cqe_out.s_data.next = (bit_cast::<128, 24>(self.c_rec.q.val().get_bits::<24>(17))
+                | (bit_cast::<128, 16>(self.c_rec.q.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<128, 32>(self.c_rec.q.val().get_bits::<32>(41)) << 64));
+        } else if self.cur.val() == 1 {
+            self.cqe_out.s_data.next = (bit_cast::<128, 24>(self.c_rec.q.val().get_bits::<24>(74))
+                | (bit_cast::<128, 16>(self.c_rec.q.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<128, 32>(self.c_rec.q.val().get_bits::<32>(98)) << 64));
+        } else {
+            self.cqe_out.s_data.next =
+                (bit_cast::<128, 24>(self.c_rec.q.val().get_bits::<24>(131))
+                    | (bit_cast::<128, 16>(self.c_rec.q.val().get_bits::<16>(0)) << 32)
+                    | (bit_cast::<128, 32>(self.c_rec.q.val().get_bits::<32>(155)) << 64));
+        }
+        self.m_axis_cqe_tvalid.next = self.cqe_out.m_valid.val();
+        self.m_axis_cqe_tdata.next = self.cqe_out.m_data.val();
+        self.cqe_out.m_ready.next = self.m_axis_cqe_tready.val();
 
-        // ACK queue head: one record per beat.
+        // ACK queue head: one record per beat, from the queue's output register.
         self.ack_rec.next = self.ack_q.m_data.val();
         self.m_axis_ack_tvalid.next = self.ack_q.m_valid.val();
         self.ack_pop.next = (self.ack_q.m_valid.val() & self.m_axis_ack_tready.val());
@@ -273,33 +366,51 @@ impl Logic for RxEvents {
             | (bit_cast::<384, 24>(self.ack_rec.val().get_bits::<24>(42)) << 64)
             | (bit_cast::<384, 256>(self.ack_rec.val().get_bits::<256>(66)) << 128));
 
-        // Occupancy, and the hold.
+        // Occupancy, and the hold. The three possible next levels' compares come from
+        // the level registers, so push and pop only pick one (one LUT).
         if (self.cqe_push.val() & !self.cqe_pop.val()) {
-            self.cqe_level_next.next = (self.cqe_level.q.val() + 1);
+            self.cqe_level.d.next = (self.cqe_level.q.val() + 1);
         } else if (!self.cqe_push.val() & self.cqe_pop.val()) {
-            self.cqe_level_next.next = (self.cqe_level.q.val() - 1);
-        } else {
-            self.cqe_level_next.next = self.cqe_level.q.val();
+            self.cqe_level.d.next = (self.cqe_level.q.val() - 1);
         }
         if (self.ack_push.val() & !self.ack_pop.val()) {
-            self.ack_level_next.next = (self.ack_level.q.val() + 1);
+            self.ack_level.d.next = (self.ack_level.q.val() + 1);
         } else if (!self.ack_push.val() & self.ack_pop.val()) {
-            self.ack_level_next.next = (self.ack_level.q.val() - 1);
-        } else {
-            self.ack_level_next.next = self.ack_level.q.val();
+            self.ack_level.d.next = (self.ack_level.q.val() - 1);
         }
-        self.cqe_level.d.next = self.cqe_level_next.val();
-        self.ack_level.d.next = self.ack_level_next.val();
-        self.hold.d.next = ((self.cqe_level_next.val() >= self.hold_at.val())
-            | (self.ack_level_next.val() >= self.hold_at.val()));
+        self.cqe_hold_up.next = (self.cqe_level.q.val() >= self.hold_at_m1.val());
+        self.cqe_hold_same.next = (self.cqe_level.q.val() >= self.hold_at.val());
+        self.cqe_hold_down.next = (self.cqe_level.q.val() >= self.hold_at_p1.val());
+        self.ack_hold_up.next = (self.ack_level.q.val() >= self.hold_at_m1.val());
+        self.ack_hold_same.next = (self.ack_level.q.val() >= self.hold_at.val());
+        self.ack_hold_down.next = (self.ack_level.q.val() >= self.hold_at_p1.val());
+        if (self.cqe_push.val() & !self.cqe_pop.val()) {
+            self.cqe_hold_next.next = self.cqe_hold_up.val();
+        } else if (!self.cqe_push.val() & self.cqe_pop.val()) {
+            self.cqe_hold_next.next = self.cqe_hold_down.val();
+        } else {
+            self.cqe_hold_next.next = self.cqe_hold_same.val();
+        }
+        if (self.ack_push.val() & !self.ack_pop.val()) {
+            self.ack_hold_next.next = self.ack_hold_up.val();
+        } else if (!self.ack_push.val() & self.ack_pop.val()) {
+            self.ack_hold_next.next = self.ack_hold_down.val();
+        } else {
+            self.ack_hold_next.next = self.ack_hold_same.val();
+        }
+        self.hold.d.next = (self.cqe_hold_next.val() | self.ack_hold_next.val());
         if self.rst.val() {
             self.cqe_level.d.next = 0.into();
             self.ack_level.d.next = 0.into();
             self.hold.d.next = false;
             self.lane.d.next = 0.into();
+            self.c_valid.d.next = false;
+            self.n_next.next = false;
             self.places.d.next = 0.into();
             self.done.d.next = 0.into();
         }
+        self.n_valid.d.next = self.n_next.val();
+        self.n_busy.d.next = self.n_next.val();
         self.m_hold.next = self.hold.q.val();
         self.unused_full.next = (self.cqe_q.full.val() | self.ack_q.full.val());
         self.status_overflow.next =
