@@ -305,6 +305,9 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  p_debt$d;
     wire  p_debt$q;
     reg  p_debt$clock;
+    reg  [31:0] neg_batch_p$d;
+    wire  [31:0] neg_batch_p$q;
+    reg  neg_batch_p$clock;
     
     // Local signals
     reg  ev_grant;
@@ -356,7 +359,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] acc_free;
     reg  [31:0] acc_cap;
     reg  [31:0] acc_credit;
-    reg  [31:0] neg_batch_p;
     reg  [31:0] m_free;
     reg  [31:0] m_cap;
     reg  [31:0] m_credit;
@@ -799,11 +801,17 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(p_debt$q),
         .clock(p_debt$clock)
     );
+    credit_tx$neg_batch_p neg_batch_p(
+        .d(neg_batch_p$d),
+        .q(neg_batch_p$q),
+        .clock(neg_batch_p$clock)
+    );
     
     // Update code
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
+        neg_batch_p$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -888,6 +896,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         p_debt$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
+        neg_batch_p$d = neg_batch_p$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -1202,8 +1211,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         p_pos_new$d = (~u_credit_n$q[32'h1f] & |u_credit_n$q);
         p_gt_old$d = (u_credit$q > u_rem$q);
         p_pos_old$d = (~u_credit$q[32'h1f] & |u_credit$q);
-        neg_batch_p = (32'h0 - cfg_batch);
-        p_debt$d = (u_credit_n$q[32'h1f] & (u_credit_n$q < neg_batch_p));
+        neg_batch_p$d = (32'h0 - cfg_batch);
+        p_debt$d = (u_credit_n$q[32'h1f] & (u_credit_n$q < neg_batch_p$q));
         off_n = ((p_active_n$q & p_pos_new$q) & p_gt_new$q);
         off = ((p_active$q & p_pos_old$q) & p_gt_old$q);
         out_send_valid$d = (p_valid$q & ~p_grant$q);
@@ -1486,6 +1495,25 @@ module credit_tx$n_waiting(d,q,clock);
     end
           
 endmodule // credit_tx$n_waiting
+
+
+module credit_tx$neg_batch_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$neg_batch_p
 
 
 module credit_tx$out_credit_valid(d,q,clock);

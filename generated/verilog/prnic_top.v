@@ -484,9 +484,23 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  qp_busy$d;
     wire  qp_busy$q;
     reg  qp_busy$clock;
+    reg  [15:0] window$d;
+    wire  [15:0] window$q;
+    reg  window$clock;
+    reg  [1:0] ft_way$d;
+    wire  [1:0] ft_way$q;
+    reg  ft_way$clock;
+    reg  [15:0] ft_index$d;
+    wire  [15:0] ft_index$q;
+    reg  ft_index$clock;
+    reg  [55:0] ft_key$d;
+    wire  [55:0] ft_key$q;
+    reg  ft_key$clock;
+    reg  [111:0] ft_value$d;
+    wire  [111:0] ft_value$q;
+    reg  ft_value$clock;
     
     // Local signals
-    reg  [15:0] window;
     reg  [2:0] cmd_op;
     reg  [2:0] cmd_op_m1;
     reg  unused_cfg;
@@ -908,13 +922,48 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .q(qp_busy$q),
         .clock(qp_busy$clock)
     );
+    prnic_top$window window(
+        .d(window$d),
+        .q(window$q),
+        .clock(window$clock)
+    );
+    prnic_top$ft_way ft_way(
+        .d(ft_way$d),
+        .q(ft_way$q),
+        .clock(ft_way$clock)
+    );
+    prnic_top$ft_index ft_index(
+        .d(ft_index$d),
+        .q(ft_index$q),
+        .clock(ft_index$clock)
+    );
+    prnic_top$ft_key ft_key(
+        .d(ft_key$d),
+        .q(ft_key$q),
+        .clock(ft_key$clock)
+    );
+    prnic_top$ft_value ft_value(
+        .d(ft_value$d),
+        .q(ft_value$q),
+        .clock(ft_value$clock)
+    );
     
     // Update code
     always @(*) begin
         rd_done$clock = clk;
         qp_busy$clock = clk;
+        window$clock = clk;
+        ft_way$clock = clk;
+        ft_index$clock = clk;
+        ft_key$clock = clk;
+        ft_value$clock = clk;
         rd_done$d = rd_done$q;
         qp_busy$d = qp_busy$q;
+        window$d = window$q;
+        ft_way$d = ft_way$q;
+        ft_index$d = ft_index$q;
+        ft_key$d = ft_key$q;
+        ft_value$d = ft_value$q;
         csr$clk = clk;
         flow$clk = clk;
         tx$clk = clk;
@@ -955,14 +1004,18 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         flow$s_update_valid = (csr$cmd_ft_cmd_valid & ((cmd_op >= 32'h1) & (cmd_op <= 32'h4)));
         cmd_op_m1 = (cmd_op - 32'h1);
         flow$s_update_op = cmd_op_m1[(32'h0)+:(2)];
-        flow$s_update_way = csr$cfg_ft_loc_way;
-        flow$s_update_index = csr$cfg_ft_loc_index;
-        flow$s_update_key = ((((csr$cfg_ft_key_hi_vni) & 56'hffffffffffffff) << 32'h20) | ((csr$cfg_ft_key_lo_ipv4) & 56'hffffffffffffff));
-        flow$s_update_value = ((((csr$cfg_ft_val3_bits) & 112'hffffffffffffffffffffffffffff) << 32'h60) | (((csr$cfg_ft_val2_bits) & 112'hffffffffffffffffffffffffffff) << 32'h40) | (((csr$cfg_ft_val1_bits) & 112'hffffffffffffffffffffffffffff) << 32'h20) | ((csr$cfg_ft_val0_bits) & 112'hffffffffffffffffffffffffffff));
         flow$s_read_valid = (csr$cmd_ft_cmd_valid & ((cmd_op == 32'h5) | (cmd_op == 32'h6)));
         flow$s_read_stash = (cmd_op == 32'h6);
-        flow$s_read_way = csr$cfg_ft_loc_way;
-        flow$s_read_index = csr$cfg_ft_loc_index;
+        ft_way$d = csr$cfg_ft_loc_way;
+        ft_index$d = csr$cfg_ft_loc_index;
+        ft_key$d = ((((csr$cfg_ft_key_hi_vni) & 56'hffffffffffffff) << 32'h20) | ((csr$cfg_ft_key_lo_ipv4) & 56'hffffffffffffff));
+        ft_value$d = ((((csr$cfg_ft_val3_bits) & 112'hffffffffffffffffffffffffffff) << 32'h60) | (((csr$cfg_ft_val2_bits) & 112'hffffffffffffffffffffffffffff) << 32'h40) | (((csr$cfg_ft_val1_bits) & 112'hffffffffffffffffffffffffffff) << 32'h20) | ((csr$cfg_ft_val0_bits) & 112'hffffffffffffffffffffffffffff));
+        flow$s_update_way = ft_way$q;
+        flow$s_update_index = ft_index$q;
+        flow$s_update_key = ft_key$q;
+        flow$s_update_value = ft_value$q;
+        flow$s_read_way = ft_way$q;
+        flow$s_read_index = ft_index$q;
         if (flow$m_read_valid) begin
             rd_done$d = 1'b1;
         end
@@ -1109,12 +1162,12 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         m_axis_place_tlast = rxd$m_axis_place_tlast;
         m_axis_place_tuser = (((rxd$m_place_qp) & 160'hffffffffffffffffffffffffffffffffffffffff) | (((rxd$m_place_va) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rxd$m_place_rkey) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rxd$m_place_len) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80));
         if ((csr$cfg_reorder_window_psns > 32'h100)) begin
-            window = 32'h100;
+            window$d = 32'h100;
         end
         else begin
-            window = csr$cfg_reorder_window_psns;
+            window$d = csr$cfg_reorder_window_psns;
         end
-        rxr$cfg_window = window;
+        rxr$cfg_window = window$q;
         rxr$cfg_ooo_thresh = csr$cfg_reorder_thresh_ooo;
         if ((csr$cfg_reorder_thresh_missing_pct > 32'h64)) begin
             rxr$cfg_miss_pct = 32'h7f;
@@ -9384,6 +9437,9 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     reg  p_debt$d;
     wire  p_debt$q;
     reg  p_debt$clock;
+    reg  [31:0] neg_batch_p$d;
+    wire  [31:0] neg_batch_p$q;
+    reg  neg_batch_p$clock;
     
     // Local signals
     reg  ev_grant;
@@ -9435,7 +9491,6 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     reg  [31:0] acc_free;
     reg  [31:0] acc_cap;
     reg  [31:0] acc_credit;
-    reg  [31:0] neg_batch_p;
     reg  [31:0] m_free;
     reg  [31:0] m_cap;
     reg  [31:0] m_credit;
@@ -9878,11 +9933,17 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         .q(p_debt$q),
         .clock(p_debt$clock)
     );
+    prnic_top$ctx$neg_batch_p neg_batch_p(
+        .d(neg_batch_p$d),
+        .q(neg_batch_p$q),
+        .clock(neg_batch_p$clock)
+    );
     
     // Update code
     always @(*) begin
         clearing$clock = clk;
         clear_index$clock = clk;
+        neg_batch_p$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -9967,6 +10028,7 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         p_debt$clock = clk;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
+        neg_batch_p$d = neg_batch_p$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -10281,8 +10343,8 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         p_pos_new$d = (~u_credit_n$q[32'h1f] & |u_credit_n$q);
         p_gt_old$d = (u_credit$q > u_rem$q);
         p_pos_old$d = (~u_credit$q[32'h1f] & |u_credit$q);
-        neg_batch_p = (32'h0 - cfg_batch);
-        p_debt$d = (u_credit_n$q[32'h1f] & (u_credit_n$q < neg_batch_p));
+        neg_batch_p$d = (32'h0 - cfg_batch);
+        p_debt$d = (u_credit_n$q[32'h1f] & (u_credit_n$q < neg_batch_p$q));
         off_n = ((p_active_n$q & p_pos_new$q) & p_gt_new$q);
         off = ((p_active$q & p_pos_old$q) & p_gt_old$q);
         out_send_valid$d = (p_valid$q & ~p_grant$q);
@@ -10565,6 +10627,25 @@ module prnic_top$ctx$n_waiting(d,q,clock);
     end
           
 endmodule // prnic_top$ctx$n_waiting
+
+
+module prnic_top$ctx$neg_batch_p(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$neg_batch_p
 
 
 module prnic_top$ctx$out_credit_valid(d,q,clock);
@@ -31397,6 +31478,82 @@ module prnic_top$flow$wv$3(d,q,clock);
     end
           
 endmodule // prnic_top$flow$wv$3
+
+
+module prnic_top$ft_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ft_index
+
+
+module prnic_top$ft_key(d,q,clock);
+    
+    // Module arguments
+    input wire  [55:0] d;
+    output reg  [55:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 56'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ft_key
+
+
+module prnic_top$ft_value(d,q,clock);
+    
+    // Module arguments
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 112'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ft_value
+
+
+module prnic_top$ft_way(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ft_way
 
 
 module prnic_top$qp_busy(d,q,clock);
@@ -60928,3 +61085,22 @@ module prnic_top$tx$spray_req(d,q,clock);
     end
           
 endmodule // prnic_top$tx$spray_req
+
+
+module prnic_top$window(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$window

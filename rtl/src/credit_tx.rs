@@ -245,7 +245,9 @@ pub struct CreditTx {
     acc_free: Signal<Local, Bits<32>>,
     acc_cap: Signal<Local, Bits<32>>,
     acc_credit: Signal<Local, Bits<32>>,
-    neg_batch_p: Signal<Local, Bits<32>>,
+    /// `-cfg_batch`, registered (quasi-static configuration; keeps the negation out of
+    /// P1's compare).
+    neg_batch_p: DFF<Bits<32>>,
     m_free: Signal<Local, Bits<32>>,
     m_cap: Signal<Local, Bits<32>>,
     m_credit: Signal<Local, Bits<32>>,
@@ -453,6 +455,7 @@ impl Logic for CreditTx {
             clk,
             clearing,
             clear_index,
+            neg_batch_p,
             s1_valid,
             s1_grant,
             s1_qp,
@@ -832,9 +835,9 @@ impl Logic for CreditTx {
             (!self.u_credit_n.q.val().get_bit(31) & self.u_credit_n.q.val().any());
         self.p_gt_old.d.next = (self.u_credit.q.val() > self.u_rem.q.val());
         self.p_pos_old.d.next = (!self.u_credit.q.val().get_bit(31) & self.u_credit.q.val().any());
-        self.neg_batch_p.next = (0 - self.cfg_batch.val());
+        self.neg_batch_p.d.next = (0 - self.cfg_batch.val());
         self.p_debt.d.next = (self.u_credit_n.q.val().get_bit(31)
-            & (self.u_credit_n.q.val() < self.neg_batch_p.val()));
+            & (self.u_credit_n.q.val() < self.neg_batch_p.q.val()));
 
         // ---- P2: outputs and counters. ---------------------------------------------
         self.off_n.next =

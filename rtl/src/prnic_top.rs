@@ -35,7 +35,7 @@
 use crate::credit_rx::CreditRx;
 use crate::credit_tx::{CreditTx, QP_BITS};
 use crate::csr::Csr;
-use crate::flow_table::{FlowTable, KEY_BITS, VALUE_BITS};
+use crate::flow_table::{FlowTable, INDEX_BITS, KEY_BITS, VALUE_BITS};
 use crate::ports::RxPortArb;
 use crate::rx_decap::RxDecap;
 use crate::rx_events::RxEvents;
@@ -149,7 +149,17 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     arb: RxPortArb<D, K>,
     rd_done: DFF<Bit>,
     qp_busy: DFF<Bit>,
-    window: Signal<Local, Bits<16>>,
+    /// The reorder window, clamped and registered (quasi-static configuration: the
+    /// register keeps the clamp out of `rx_reorder`'s paths).
+    window: DFF<Bits<16>>,
+    /// The staged FT_LOC, FT_KEY_* and FT_VAL* fields, registered on their way to the
+    /// flow table (they are written by earlier AXI4-Lite writes, at least
+    /// `CSR_ACCESS_CYCLES` before the FT_CMD that uses them; the command pulse itself is
+    /// not delayed, so an FT_CMD is still seen by every lookup after its write response).
+    ft_way: DFF<Bits<2>>,
+    ft_index: DFF<Bits<INDEX_BITS>>,
+    ft_key: DFF<Bits<KEY_BITS>>,
+    ft_value: DFF<Bits<VALUE_BITS>>,
     cmd_op: Signal<Local, Bits<3>>,
     cmd_op_m1: Signal<Local, Bits<3>>,
     // Configuration for blocks that are not in the top yet (TX encapsulation, RX, credit
@@ -263,6 +273,10 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             rd_done: Default::default(),
             qp_busy: Default::default(),
             window: Default::default(),
+            ft_way: Default::default(),
+            ft_index: Default::default(),
+            ft_key: Default::default(),
+            ft_value: Default::default(),
             cmd_op: Default::default(),
             cmd_op_m1: Default::default(),
             unused_cfg: Default::default(),
@@ -273,7 +287,7 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
 impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_done, qp_busy);
+        dff_setup!(self, clk, rd_done, qp_busy, window, ft_way, ft_index, ft_key, ft_value);
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
         self.tx.clk.next = self.clk.val();
@@ -320,21 +334,24 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         // A part-select of an expression is not Verilog: subtract into a local first.
         self.cmd_op_m1.next = (self.cmd_op.val() - 1);
         self.flow.s_update_op.next = self.cmd_op_m1.val().get_bits::<2>(0);
-        self.flow.s_update_way.next = self.csr.cfg_ft_loc_way.val();
-        self.flow.s_update_index.next = self.csr.cfg_ft_loc_index.val();
-        self.flow.s_update_key.next =
-            ((bit_cast::<KEY_BITS, 24>(self.csr.cfg_ft_key_hi_vni.val()) << 32)
-                | bit_cast::<KEY_BITS, 32>(self.csr.cfg_ft_key_lo_ipv4.val()));
-        self.flow.s_update_value.next =
-            ((bit_cast::<VALUE_BITS, 16>(self.csr.cfg_ft_val3_bits.val()) << 96)
-                | (bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val2_bits.val()) << 64)
-                | (bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val1_bits.val()) << 32)
-                | bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val0_bits.val()));
         self.flow.s_read_valid.next = (self.csr.cmd_ft_cmd_valid.val()
             & ((self.cmd_op.val() == 5) | (self.cmd_op.val() == 6)));
         self.flow.s_read_stash.next = (self.cmd_op.val() == 6);
-        self.flow.s_read_way.next = self.csr.cfg_ft_loc_way.val();
-        self.flow.s_read_index.next = self.csr.cfg_ft_loc_index.val();
+        self.ft_way.d.next = self.csr.cfg_ft_loc_way.val();
+        self.ft_index.d.next = self.csr.cfg_ft_loc_index.val();
+        self.ft_key.d.next = ((bit_cast::<KEY_BITS, 24>(self.csr.cfg_ft_key_hi_vni.val()) << 32)
+            | bit_cast::<KEY_BITS, 32>(self.csr.cfg_ft_key_lo_ipv4.val()));
+        self.ft_value.d.next = ((bit_cast::<VALUE_BITS, 16>(self.csr.cfg_ft_val3_bits.val())
+            << 96)
+            | (bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val2_bits.val()) << 64)
+            | (bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val1_bits.val()) << 32)
+            | bit_cast::<VALUE_BITS, 32>(self.csr.cfg_ft_val0_bits.val()));
+        self.flow.s_update_way.next = self.ft_way.q.val();
+        self.flow.s_update_index.next = self.ft_index.q.val();
+        self.flow.s_update_key.next = self.ft_key.q.val();
+        self.flow.s_update_value.next = self.ft_value.q.val();
+        self.flow.s_read_way.next = self.ft_way.q.val();
+        self.flow.s_read_index.next = self.ft_index.q.val();
         // A new command clears RD_DONE even if an older read completes in the same cycle.
         if self.flow.m_read_valid.val() {
             self.rd_done.d.next = true;
@@ -524,11 +541,11 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         // Reorder windows: thresholds from CSR (a window above 256 acts as 256; a share
         // above 100% never requests), QP commands through QP_CMD.
         if (self.csr.cfg_reorder_window_psns.val() > 256) {
-            self.window.next = 256.into();
+            self.window.d.next = 256.into();
         } else {
-            self.window.next = self.csr.cfg_reorder_window_psns.val();
+            self.window.d.next = self.csr.cfg_reorder_window_psns.val();
         }
-        self.rxr.cfg_window.next = self.window.val();
+        self.rxr.cfg_window.next = self.window.q.val();
         self.rxr.cfg_ooo_thresh.next = self.csr.cfg_reorder_thresh_ooo.val();
         if (self.csr.cfg_reorder_thresh_missing_pct.val() > 100) {
             self.rxr.cfg_miss_pct.next = 127.into();
