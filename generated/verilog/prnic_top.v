@@ -38962,17 +38962,17 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
             if (n_valid$q) begin
                 c_valid$d = 1'b1;
                 c_rec$d = n_rec$q;
-                c_rel$d = ~lag_n[32'hf];
+                c_rel$d = (lag_n < 32'h8000);
             end
             else begin
                 c_valid$d = cqe_q$m_valid;
                 c_rec$d = cqe_q$m_data;
-                c_rel$d = ~lag_head[32'hf];
+                c_rel$d = (lag_head < 32'h8000);
             end
             n_next = 1'b0;
         end
         else begin
-            c_rel$d = ~lag_c[32'hf];
+            c_rel$d = (lag_c < 32'h8000);
             n_next = (n_valid$q | n_take);
         end
         if (cqe_go) begin

@@ -317,15 +317,15 @@ impl Logic for RxEvents {
             if self.n_valid.q.val() {
                 self.c_valid.d.next = true;
                 self.c_rec.d.next = self.n_rec.q.val();
-                self.c_rel.d.next = !self.lag_n.val().get_bit(15);
+                self.c_rel.d.next = (self.lag_n.val() < 32768);
             } else {
                 self.c_valid.d.next = self.cqe_q.m_valid.val();
                 self.c_rec.d.next = self.cqe_q.m_data.val();
-                self.c_rel.d.next = !self.lag_head.val().get_bit(15);
+                self.c_rel.d.next = (self.lag_head.val() < 32768);
             }
             self.n_next.next = false;
         } else {
-            self.c_rel.d.next = !self.lag_c.val().get_bit(15);
+            self.c_rel.d.next = (self.lag_c.val() < 32768);
             self.n_next.next = (self.n_valid.q.val() | self.n_take.val());
         }
         if self.cqe_go.val() {
