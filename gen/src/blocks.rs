@@ -10,6 +10,7 @@ use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
+use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
 use prnic_rtl::rx_events::{ACK_REC_BITS, CQE_REC_BITS, EVENT_DEPTH};
@@ -101,6 +102,23 @@ pub fn rx_decap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> RxDecap<D,
     r
 }
 
+/// Beats of the longest wire frame a MAC RX FIFO takes (the largest inner frame plus
+/// the outer headers, in `D`-bit beats), and its depth: a power of two that holds two
+/// such frames, so one can arrive whole while another leaves.
+pub fn mac_rx_geometry<const D: usize>(cfg: &PrnicConfig) -> (usize, usize) {
+    let bytes = cfg.packet.max_frame_bytes as usize + OUTER_BYTES;
+    let max_beats = bytes.div_ceil(D / 8);
+    ((2 * max_beats).next_power_of_two(), max_beats)
+}
+
+/// The RX frame FIFO of one MAC port as configured.
+pub fn mac_rx<const D: usize, const K: usize>(cfg: &PrnicConfig) -> MacRxFifo<D, K> {
+    let (depth, max_beats) = mac_rx_geometry::<D>(cfg);
+    let mut m = MacRxFifo::new(depth, max_beats);
+    m.connect_all();
+    m
+}
+
 /// The credit receiver as configured (grants paced to the aggregate line rate).
 pub fn credit_rx(cfg: &PrnicConfig) -> CreditRx {
     let (num, den) = cfg.grant_slot_fraction();
@@ -133,6 +151,8 @@ pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<
         credit_rx(cfg),
         rx_decap::<D, K>(cfg),
         rx_reorder(cfg),
+        mac_rx::<D, K>(cfg),
+        mac_rx::<D, K>(cfg),
     );
     t.connect_all();
     t
@@ -162,6 +182,8 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
         (RxDecap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize + OUTER_BYTES) * D)
             as u64
             + (RX_DESC_DEPTH * (2 * 256 + 3)) as u64;
+    let mac = mac_rx::<D, K>(cfg);
+    let mac_ram_bits = (mac_rx_geometry::<D>(cfg).0 * (D + K + 2)) as u64;
     let top = prnic_top::<D, K>(cfg);
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
@@ -170,7 +192,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     Ok(vec![
         Module {
             name: "prnic_top",
-            summary: "the RNIC: csr, flow_table (programmed through CSR), tx_encap with its sprayer onto two MAC ports, two MAC ports through rx_decap and rx_reorder to placement, CQE and ACK streams, credit_tx and credit_rx",
+            summary: "the RNIC: csr, flow_table (programmed through CSR), tx_encap with its sprayer onto two MAC ports, two MAC ports through their frame FIFOs, rx_decap and rx_reorder to placement, CQE and ACK streams, credit_tx and credit_rx",
             verilog: emit("prnic_top", &top)?,
             ports: ports_of(&top),
             latency_cycles: None,
@@ -179,7 +201,8 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
                 + cfg.reorder.qps as u64 * (160 + 32 + 16)
                 + rxd_ram_bits
                 + cfg.reorder.qps as u64 * RX_STATE_BITS as u64
-                + (EVENT_DEPTH * (CQE_REC_BITS + ACK_REC_BITS)) as u64,
+                + (EVENT_DEPTH * (CQE_REC_BITS + ACK_REC_BITS)) as u64
+                + 2 * mac_ram_bits,
         },
         Module {
             name: "csr",
@@ -253,6 +276,14 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&rxd),
             latency_cycles: None,
             ram_bits: rxd_ram_bits,
+        },
+        Module {
+            name: "mac_rx",
+            summary: "RX frame FIFO of one MAC port: never backpressures the MAC, takes or drops whole frames, drops frames marked bad (tuser at tlast) or too long, counts drops by reason; store and forward",
+            verilog: emit("mac_rx", &mac)?,
+            ports: ports_of(&mac),
+            latency_cycles: None,
+            ram_bits: mac_ram_bits,
         },
     ])
 }

@@ -85,7 +85,7 @@ module prnic_top_ipi (
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 m_axis_port1_tx TLAST" *)
     output wire m_axis_port1_tx_tlast,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port0_rx TDATA" *)
-    (* X_INTERFACE_PARAMETER = "XIL_INTERFACENAME s_axis_port0_rx, TDATA_NUM_BYTES 128, TUSER_WIDTH 0, HAS_TKEEP 1, HAS_TLAST 1, HAS_TREADY 1, HAS_TSTRB 0, TID_WIDTH 0, TDEST_WIDTH 0, FREQ_HZ 322265625" *)
+    (* X_INTERFACE_PARAMETER = "XIL_INTERFACENAME s_axis_port0_rx, TDATA_NUM_BYTES 128, TUSER_WIDTH 1, HAS_TKEEP 1, HAS_TLAST 1, HAS_TREADY 1, HAS_TSTRB 0, TID_WIDTH 0, TDEST_WIDTH 0, FREQ_HZ 322265625" *)
     input  wire [1023:0] s_axis_port0_rx_tdata,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port0_rx TKEEP" *)
     input  wire [127:0] s_axis_port0_rx_tkeep,
@@ -95,8 +95,10 @@ module prnic_top_ipi (
     output wire s_axis_port0_rx_tready,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port0_rx TLAST" *)
     input  wire s_axis_port0_rx_tlast,
+    (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port0_rx TUSER" *)
+    input  wire s_axis_port0_rx_tuser,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port1_rx TDATA" *)
-    (* X_INTERFACE_PARAMETER = "XIL_INTERFACENAME s_axis_port1_rx, TDATA_NUM_BYTES 128, TUSER_WIDTH 0, HAS_TKEEP 1, HAS_TLAST 1, HAS_TREADY 1, HAS_TSTRB 0, TID_WIDTH 0, TDEST_WIDTH 0, FREQ_HZ 322265625" *)
+    (* X_INTERFACE_PARAMETER = "XIL_INTERFACENAME s_axis_port1_rx, TDATA_NUM_BYTES 128, TUSER_WIDTH 1, HAS_TKEEP 1, HAS_TLAST 1, HAS_TREADY 1, HAS_TSTRB 0, TID_WIDTH 0, TDEST_WIDTH 0, FREQ_HZ 322265625" *)
     input  wire [1023:0] s_axis_port1_rx_tdata,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port1_rx TKEEP" *)
     input  wire [127:0] s_axis_port1_rx_tkeep,
@@ -106,6 +108,8 @@ module prnic_top_ipi (
     output wire s_axis_port1_rx_tready,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port1_rx TLAST" *)
     input  wire s_axis_port1_rx_tlast,
+    (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 s_axis_port1_rx TUSER" *)
+    input  wire s_axis_port1_rx_tuser,
     (* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 m_axis_place TDATA" *)
     (* X_INTERFACE_PARAMETER = "XIL_INTERFACENAME m_axis_place, TDATA_NUM_BYTES 128, TUSER_WIDTH 160, HAS_TKEEP 1, HAS_TLAST 1, HAS_TREADY 1, HAS_TSTRB 0, TID_WIDTH 0, TDEST_WIDTH 0, FREQ_HZ 322265625" *)
     output wire [1023:0] m_axis_place_tdata,
@@ -200,11 +204,13 @@ module prnic_top_ipi (
         .s_axis_port0_rx_tvalid(s_axis_port0_rx_tvalid),
         .s_axis_port0_rx_tready(s_axis_port0_rx_tready),
         .s_axis_port0_rx_tlast(s_axis_port0_rx_tlast),
+        .s_axis_port0_rx_tuser(s_axis_port0_rx_tuser),
         .s_axis_port1_rx_tdata(s_axis_port1_rx_tdata),
         .s_axis_port1_rx_tkeep(s_axis_port1_rx_tkeep),
         .s_axis_port1_rx_tvalid(s_axis_port1_rx_tvalid),
         .s_axis_port1_rx_tready(s_axis_port1_rx_tready),
         .s_axis_port1_rx_tlast(s_axis_port1_rx_tlast),
+        .s_axis_port1_rx_tuser(s_axis_port1_rx_tuser),
         .m_axis_place_tdata(m_axis_place_tdata),
         .m_axis_place_tkeep(m_axis_place_tkeep),
         .m_axis_place_tvalid(m_axis_place_tvalid),

@@ -196,7 +196,7 @@
 #define PRNIC_QP_CMD 0x35cu /* Command: applies QP_ID/QP_CFG/QP_PSN to rx_reorder (window and completions cleared); RX_STATUS.QP_BUSY until done. */
 #define PRNIC_QP_CMD_OP_SHIFT 0u
 #define PRNIC_QP_CMD_OP_MASK 0x00000001u
-#define PRNIC_CNT_RX_FRAMES_LO 0x400u /* Wire frames received (all ports, before any check). */
+#define PRNIC_CNT_RX_FRAMES_LO 0x400u /* Wire frames taken by rx_decap from both ports' MAC FIFOs (before any header check; frames the FIFOs drop are in CNT_RX_PORT*_DROP_*). */
 #define PRNIC_CNT_RX_FRAMES_HI 0x404u
 #define PRNIC_CNT_RX_PLACED_LO 0x408u /* Packets whose payload was placed. */
 #define PRNIC_CNT_RX_PLACED_HI 0x40cu
@@ -240,6 +240,18 @@
 #define PRNIC_CNT_RX_ACKS_HI 0x4a4u
 #define PRNIC_CNT_RX_NAKS_LO 0x4a8u /* Selective retransmission requests raised. */
 #define PRNIC_CNT_RX_NAKS_HI 0x4acu
+#define PRNIC_CNT_RX_PORT0_DROP_FULL_LO 0x4b0u /* Port 0 frames dropped whole at the MAC FIFO: no room for a frame of the largest size when its first beat came. */
+#define PRNIC_CNT_RX_PORT0_DROP_FULL_HI 0x4b4u
+#define PRNIC_CNT_RX_PORT0_DROP_ERROR_LO 0x4b8u /* Port 0 frames dropped whole at the MAC FIFO: marked bad by the MAC (tuser at tlast, e.g. an FCS error). */
+#define PRNIC_CNT_RX_PORT0_DROP_ERROR_HI 0x4bcu
+#define PRNIC_CNT_RX_PORT0_DROP_LONG_LO 0x4c0u /* Port 0 frames dropped whole at the MAC FIFO: more beats than the largest frame. */
+#define PRNIC_CNT_RX_PORT0_DROP_LONG_HI 0x4c4u
+#define PRNIC_CNT_RX_PORT1_DROP_FULL_LO 0x4c8u /* Port 1 frames dropped whole at the MAC FIFO: no room for a frame of the largest size when its first beat came. */
+#define PRNIC_CNT_RX_PORT1_DROP_FULL_HI 0x4ccu
+#define PRNIC_CNT_RX_PORT1_DROP_ERROR_LO 0x4d0u /* Port 1 frames dropped whole at the MAC FIFO: marked bad by the MAC (tuser at tlast, e.g. an FCS error). */
+#define PRNIC_CNT_RX_PORT1_DROP_ERROR_HI 0x4d4u
+#define PRNIC_CNT_RX_PORT1_DROP_LONG_LO 0x4d8u /* Port 1 frames dropped whole at the MAC FIFO: more beats than the largest frame. */
+#define PRNIC_CNT_RX_PORT1_DROP_LONG_HI 0x4dcu
 #define PRNIC_FT_KEY_LO 0x300u /* Staging: key bits 31:0 (overlay destination IPv4). */
 #define PRNIC_FT_KEY_LO_IPV4_SHIFT 0u
 #define PRNIC_FT_KEY_LO_IPV4_MASK 0xffffffffu

@@ -50,10 +50,12 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
     pub m_tdata: Signal<Out, Bits<D>>,
     pub m_tkeep: Signal<Out, Bits<K>>,
     pub m_tlast: Signal<Out, Bit>,
-    /// One-cycle pulses, one per dropped frame, by reason.
-    pub status_drop_full: Signal<Out, Bit>,
-    pub status_drop_error: Signal<Out, Bit>,
-    pub status_drop_long: Signal<Out, Bit>,
+    /// Frames dropped, by reason: no room for a whole frame, marked bad by the MAC,
+    /// longer than `max_beats`. Running counts (wrapping), cleared by `rst`; each counts
+    /// a frame two cycles after the beat that decided its drop.
+    pub status_drop_full: Signal<Out, Bits<32>>,
+    pub status_drop_error: Signal<Out, Bits<32>>,
+    pub status_drop_long: Signal<Out, Bits<32>>,
     q_data: Fifo<D>,
     q_keep: Fifo<K>,
     q_last: Fifo<1>,
@@ -78,6 +80,9 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
     drop_full: DFF<Bit>,
     drop_error: DFF<Bit>,
     drop_long: DFF<Bit>,
+    cnt_full: DFF<Bits<32>>,
+    cnt_error: DFF<Bits<32>>,
+    cnt_long: DFF<Bits<32>>,
     first: Signal<Local, Bit>,
     keep_beat: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -87,6 +92,10 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
     bad: Signal<Local, Bit>,
     up: Signal<Local, Bit>,
     down: Signal<Local, Bit>,
+    /// The queues' own full/overflow flags and the copies' valids: admission reserves
+    /// room for a whole frame, so no queue can overflow, and the four queues move in
+    /// step (Verilator's lint knows `*unused*` as deliberately unread).
+    unused_status: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize> MacRxFifo<D, K> {
@@ -133,6 +142,9 @@ impl<const D: usize, const K: usize> MacRxFifo<D, K> {
             drop_full: Default::default(),
             drop_error: Default::default(),
             drop_long: Default::default(),
+            cnt_full: Default::default(),
+            cnt_error: Default::default(),
+            cnt_long: Default::default(),
             first: Default::default(),
             keep_beat: Default::default(),
             push: Default::default(),
@@ -142,6 +154,7 @@ impl<const D: usize, const K: usize> MacRxFifo<D, K> {
             bad: Default::default(),
             up: Default::default(),
             down: Default::default(),
+            unused_status: Default::default(),
         }
     }
 }
@@ -151,7 +164,7 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clk, level, tight, in_frame, storing, beats, at_max, drop_full, drop_error,
-            drop_long
+            drop_long, cnt_full, cnt_error, cnt_long
         );
         self.q_data.clk.next = self.clk.val();
         self.q_keep.clk.next = self.clk.val();
@@ -212,23 +225,36 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
         self.drop_error.d.next =
             ((self.keep_beat.val() & self.s_tlast.val()) & (self.s_tuser.val() & !self.cut.val()));
         self.drop_long.d.next = self.cut.val();
-        self.status_drop_full.next = self.drop_full.q.val();
-        self.status_drop_error.next = self.drop_error.q.val();
-        self.status_drop_long.next = self.drop_long.q.val();
+        // The counters add a registered bit: their carry chains start at flip-flops.
+        self.cnt_full.d.next =
+            (self.cnt_full.q.val() + bit_cast::<32, 1>(self.drop_full.q.val().into()));
+        self.cnt_error.d.next =
+            (self.cnt_error.q.val() + bit_cast::<32, 1>(self.drop_error.q.val().into()));
+        self.cnt_long.d.next =
+            (self.cnt_long.q.val() + bit_cast::<32, 1>(self.drop_long.q.val().into()));
+        self.status_drop_full.next = self.cnt_full.q.val();
+        self.status_drop_error.next = self.cnt_error.q.val();
+        self.status_drop_long.next = self.cnt_long.q.val();
 
         // ---- Output side: whole frames only, bad ones discarded. ----
-        self.bad.next = self.q_frame.m_data.val().get_bit(0);
+        self.bad.next = self.q_frame.m_data.val().any();
         self.m_tvalid.next =
             ((self.q_data.m_valid.val() & self.q_frame.m_valid.val()) & !self.bad.val());
         self.m_tdata.next = self.q_data.m_data.val();
         self.m_tkeep.next = self.q_keep.m_data.val();
-        self.m_tlast.next = self.q_last.m_data.val().get_bit(0);
+        self.m_tlast.next = self.q_last.m_data.val().any();
         self.pop.next = ((self.q_data.m_valid.val() & self.q_frame.m_valid.val())
             & (self.bad.val() | self.m_tready.val()));
         self.q_data.m_pop.next = self.pop.val();
         self.q_keep.m_pop.next = self.pop.val();
         self.q_last.m_pop.next = self.pop.val();
-        self.q_frame.m_pop.next = (self.pop.val() & self.q_last.m_data.val().get_bit(0));
+        self.q_frame.m_pop.next = (self.pop.val() & self.q_last.m_data.val().any());
+
+        self.unused_status.next = (((self.q_data.full.val() | self.q_data.status_overflow.val())
+            | (self.q_keep.full.val() | self.q_keep.status_overflow.val()))
+            | (((self.q_last.full.val() | self.q_last.status_overflow.val())
+                | (self.q_frame.full.val() | self.q_frame.status_overflow.val()))
+                | (self.q_keep.m_valid.val() | self.q_last.m_valid.val())));
 
         // ---- Occupancy and room (for the level after this edge). ----
         self.up.next = (self.push.val() & !self.pop.val());
@@ -250,6 +276,9 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
             self.drop_full.d.next = false;
             self.drop_error.d.next = false;
             self.drop_long.d.next = false;
+            self.cnt_full.d.next = 0.into();
+            self.cnt_error.d.next = 0.into();
+            self.cnt_long.d.next = 0.into();
         }
     }
 }
@@ -308,9 +337,9 @@ mod tests {
                         rx_beat = 0;
                     }
                 }
-                c.full += x.status_drop_full.val() as u64;
-                c.error += x.status_drop_error.val() as u64;
-                c.long += x.status_drop_long.val() as u64;
+                c.full = x.status_drop_full.val().index() as u64;
+                c.error = x.status_drop_error.val().index() as u64;
+                c.long = x.status_drop_long.val().index() as u64;
                 let send = if beat > 0 { true } else { next() >= p_gap };
                 if send && beat == 0 {
                     id += 1;

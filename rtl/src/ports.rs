@@ -3,8 +3,9 @@
 //! * [`RxPortArb`]: two AXI4-Stream inputs onto one, a whole frame at a time. When both
 //!   ports have a frame waiting they take turns (round robin at frame boundaries); a
 //!   frame, once started, keeps the output until its `tlast` beat, whatever `tvalid` does
-//!   in between. A port's `tready` is low while the other port's frame passes, so each
-//!   port needs the RX FIFO a MAC has in front of it.
+//!   in between. A port's `tready` is low while the other port's frame passes; in
+//!   `prnic_top` each port is a `MacRxFifo`, which holds whole frames meanwhile (the
+//!   MAC itself is never held).
 //! * The TX split needs no state: `tx_encap`'s `tdest` is constant through a frame, so
 //!   `prnic_top` routes `tvalid` and `tready` by it (see there).
 

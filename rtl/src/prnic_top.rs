@@ -9,7 +9,8 @@
 //!                 ◄─ hw_ft_rd_*, status ────────────────────── flow_table
 //!                 ─ cfg_port*, cfg_tx_ip, cfg_spray* ──► tx_encap ◄─ lookup ─► flow_table
 //!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ─► tx_encap ─ tdest ─► m_axis_port0_tx_* / m_axis_port1_tx_*
-//!  s_axis_port0_rx_*, s_axis_port1_rx_* ─► RxPortArb ─► rx_decap ─ headers ─► rx_reorder ─► rx_events
+//!  s_axis_port0_rx_* ─► MacRxFifo ─┐
+//!  s_axis_port1_rx_* ─► MacRxFifo ─┴► RxPortArb ─► rx_decap ─ headers ─► rx_reorder ─► rx_events
 //!                 ─ LOCAL_VNI*, REORDER_*, QP_* ───────────┘            ▲ verdicts │      ├► m_axis_cqe_*
 //!                                                   rx_decap ─► m_axis_place_* (payload, tuser {QP, VA, rkey, len})
 //!                                                                                └► m_axis_ack_* (ACKs, requests)
@@ -17,6 +18,11 @@
 //!  s_credit_grant_* (grants from receivers) ─► credit_tx
 //!  s_credit_req_*, s_credit_onoff_*, s_pcie_depth ─► credit_rx ─► m_credit_grant_* (grants to senders)
 //! ```
+//!
+//! The MAC RX ports never wait (`s_axis_portN_rx_tready` is constant 1): each port has a
+//! frame FIFO (`MacRxFifo`) that takes a frame whole or drops it whole, drops frames the
+//! MAC marks bad (`s_axis_portN_rx_tuser` at `tlast`) or that are longer than the largest
+//! frame, and counts each drop by port and reason (`CNT_RX_PORTn_DROP_*`).
 //!
 //! ACKs and retransmission requests leave as records on `m_axis_ack_*` for the transport
 //! that builds the reply frames; credit requests and grants likewise travel on their
@@ -36,6 +42,7 @@ use crate::credit_rx::CreditRx;
 use crate::credit_tx::{CreditTx, QP_BITS};
 use crate::csr::Csr;
 use crate::flow_table::{FlowTable, INDEX_BITS, KEY_BITS, VALUE_BITS};
+use crate::mac_rx::MacRxFifo;
 use crate::ports::RxPortArb;
 use crate::rx_decap::RxDecap;
 use crate::rx_events::RxEvents;
@@ -92,11 +99,15 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     pub s_axis_port0_rx_tvalid: Signal<In, Bit>,
     pub s_axis_port0_rx_tready: Signal<Out, Bit>,
     pub s_axis_port0_rx_tlast: Signal<In, Bit>,
+    /// The MAC's bad-frame flag (FCS or other error), valid with `tlast`.
+    pub s_axis_port0_rx_tuser: Signal<In, Bit>,
     pub s_axis_port1_rx_tdata: Signal<In, Bits<D>>,
     pub s_axis_port1_rx_tkeep: Signal<In, Bits<K>>,
     pub s_axis_port1_rx_tvalid: Signal<In, Bit>,
     pub s_axis_port1_rx_tready: Signal<Out, Bit>,
     pub s_axis_port1_rx_tlast: Signal<In, Bit>,
+    /// The MAC's bad-frame flag (FCS or other error), valid with `tlast`.
+    pub s_axis_port1_rx_tuser: Signal<In, Bit>,
     // Host side of RX: placed payload (realigned to byte 0) with its placement command,
     // completions, and ACKs / retransmission requests for the transport.
     pub m_axis_place_tdata: Signal<Out, Bits<D>>,
@@ -146,6 +157,8 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     rxd: RxDecap<D, K>,
     rxr: RxReorder,
     rxe: RxEvents,
+    mac0: MacRxFifo<D, K>,
+    mac1: MacRxFifo<D, K>,
     arb: RxPortArb<D, K>,
     rd_done: DFF<Bit>,
     qp_busy: DFF<Bit>,
@@ -178,6 +191,8 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
         crx: CreditRx,
         rxd: RxDecap<D, K>,
         rxr: RxReorder,
+        mac0: MacRxFifo<D, K>,
+        mac1: MacRxFifo<D, K>,
     ) -> Self {
         Self {
             clk: Default::default(),
@@ -221,11 +236,13 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             s_axis_port0_rx_tvalid: Default::default(),
             s_axis_port0_rx_tready: Default::default(),
             s_axis_port0_rx_tlast: Default::default(),
+            s_axis_port0_rx_tuser: Default::default(),
             s_axis_port1_rx_tdata: Default::default(),
             s_axis_port1_rx_tkeep: Default::default(),
             s_axis_port1_rx_tvalid: Default::default(),
             s_axis_port1_rx_tready: Default::default(),
             s_axis_port1_rx_tlast: Default::default(),
+            s_axis_port1_rx_tuser: Default::default(),
             m_axis_place_tdata: Default::default(),
             m_axis_place_tkeep: Default::default(),
             m_axis_place_tvalid: Default::default(),
@@ -269,6 +286,8 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             rxd,
             rxr,
             rxe: RxEvents::new(),
+            mac0,
+            mac1,
             arb: Default::default(),
             rd_done: Default::default(),
             qp_busy: Default::default(),
@@ -302,10 +321,14 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.rxr.clk.next = self.clk.val();
         self.rxe.clk.next = self.clk.val();
         self.arb.clk.next = self.clk.val();
+        self.mac0.clk.next = self.clk.val();
+        self.mac1.clk.next = self.clk.val();
         self.rxd.rst.next = self.rst.val();
         self.rxr.rst.next = self.rst.val();
         self.rxe.rst.next = self.rst.val();
         self.arb.rst.next = self.rst.val();
+        self.mac0.rst.next = self.rst.val();
+        self.mac1.rst.next = self.rst.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -486,16 +509,28 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
 
         // RX path: two ports, one frame at a time, into rx_decap; headers through
         // rx_reorder and verdicts back; payload out to the host once placed.
-        self.arb.s0_tvalid.next = self.s_axis_port0_rx_tvalid.val();
-        self.s_axis_port0_rx_tready.next = self.arb.s0_tready.val();
-        self.arb.s0_tdata.next = self.s_axis_port0_rx_tdata.val();
-        self.arb.s0_tkeep.next = self.s_axis_port0_rx_tkeep.val();
-        self.arb.s0_tlast.next = self.s_axis_port0_rx_tlast.val();
-        self.arb.s1_tvalid.next = self.s_axis_port1_rx_tvalid.val();
-        self.s_axis_port1_rx_tready.next = self.arb.s1_tready.val();
-        self.arb.s1_tdata.next = self.s_axis_port1_rx_tdata.val();
-        self.arb.s1_tkeep.next = self.s_axis_port1_rx_tkeep.val();
-        self.arb.s1_tlast.next = self.s_axis_port1_rx_tlast.val();
+        self.mac0.s_tvalid.next = self.s_axis_port0_rx_tvalid.val();
+        self.s_axis_port0_rx_tready.next = self.mac0.s_tready.val();
+        self.mac0.s_tdata.next = self.s_axis_port0_rx_tdata.val();
+        self.mac0.s_tkeep.next = self.s_axis_port0_rx_tkeep.val();
+        self.mac0.s_tlast.next = self.s_axis_port0_rx_tlast.val();
+        self.mac0.s_tuser.next = self.s_axis_port0_rx_tuser.val();
+        self.arb.s0_tvalid.next = self.mac0.m_tvalid.val();
+        self.mac0.m_tready.next = self.arb.s0_tready.val();
+        self.arb.s0_tdata.next = self.mac0.m_tdata.val();
+        self.arb.s0_tkeep.next = self.mac0.m_tkeep.val();
+        self.arb.s0_tlast.next = self.mac0.m_tlast.val();
+        self.mac1.s_tvalid.next = self.s_axis_port1_rx_tvalid.val();
+        self.s_axis_port1_rx_tready.next = self.mac1.s_tready.val();
+        self.mac1.s_tdata.next = self.s_axis_port1_rx_tdata.val();
+        self.mac1.s_tkeep.next = self.s_axis_port1_rx_tkeep.val();
+        self.mac1.s_tlast.next = self.s_axis_port1_rx_tlast.val();
+        self.mac1.s_tuser.next = self.s_axis_port1_rx_tuser.val();
+        self.arb.s1_tvalid.next = self.mac1.m_tvalid.val();
+        self.mac1.m_tready.next = self.arb.s1_tready.val();
+        self.arb.s1_tdata.next = self.mac1.m_tdata.val();
+        self.arb.s1_tkeep.next = self.mac1.m_tkeep.val();
+        self.arb.s1_tlast.next = self.mac1.m_tlast.val();
         self.rxd.s_axis_wire_tvalid.next = self.arb.m_tvalid.val();
         self.arb.m_tready.next = self.rxd.s_axis_wire_tready.val();
         self.rxd.s_axis_wire_tdata.next = self.arb.m_tdata.val();
@@ -639,6 +674,18 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.csr.hw_cnt_rx_cqes.next = bit_cast::<64, 32>(self.rxr.status_cqes.val());
         self.csr.hw_cnt_rx_acks.next = bit_cast::<64, 32>(self.rxr.status_acks.val());
         self.csr.hw_cnt_rx_naks.next = bit_cast::<64, 32>(self.rxr.status_naks.val());
+        self.csr.hw_cnt_rx_port0_drop_full.next =
+            bit_cast::<64, 32>(self.mac0.status_drop_full.val());
+        self.csr.hw_cnt_rx_port0_drop_error.next =
+            bit_cast::<64, 32>(self.mac0.status_drop_error.val());
+        self.csr.hw_cnt_rx_port0_drop_long.next =
+            bit_cast::<64, 32>(self.mac0.status_drop_long.val());
+        self.csr.hw_cnt_rx_port1_drop_full.next =
+            bit_cast::<64, 32>(self.mac1.status_drop_full.val());
+        self.csr.hw_cnt_rx_port1_drop_error.next =
+            bit_cast::<64, 32>(self.mac1.status_drop_error.val());
+        self.csr.hw_cnt_rx_port1_drop_long.next =
+            bit_cast::<64, 32>(self.mac1.status_drop_long.val());
 
         self.unused_cfg.next = (self.flow.m_result_tag.val().any()
             | self.rxr.m_verdict_qp.val().any()

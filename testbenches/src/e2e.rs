@@ -149,6 +149,16 @@ pub struct Scenario {
     /// too (rtl backend): the port arbiter must keep a frame's beats together.
     #[serde(default)]
     pub rx_gaps: f64,
+    /// Share of frames RNIC B's MACs mark bad (`tuser` at `tlast`, as for an FCS error;
+    /// rtl backend): the port FIFO drops each whole and counts it, and the transport
+    /// recovers the packet.
+    #[serde(default)]
+    pub rx_bad_frames: f64,
+    /// Bursts at RNIC B's MAC ports (rtl backend): arriving frames are held until this
+    /// many wait on the two ports (or the oldest has waited 20 µs), then both ports
+    /// deliver them back to back at once, twice what the one RX path takes. 0 = off.
+    #[serde(default)]
+    pub rx_burst_frames: u32,
     /// Share of cycles with one random AXI4-Lite access to RNIC B between beats (rtl
     /// backend): reads anywhere, writes to unmapped, read-only and staging registers.
     /// Unmapped and misaligned accesses must answer SLVERR and nothing may disturb the
@@ -380,6 +390,18 @@ impl Scenario {
         if !(0.0..0.95).contains(&self.rx_gaps) {
             return bad("rx_gaps", format!("{} is not in [0, 0.95)", self.rx_gaps));
         }
+        if self.rx_burst_frames > 64 {
+            return bad(
+                "rx_burst_frames",
+                format!("{} is not in 0..=64", self.rx_burst_frames),
+            );
+        }
+        if !(0.0..=0.5).contains(&self.rx_bad_frames) {
+            return bad(
+                "rx_bad_frames",
+                format!("{} is not in [0, 0.5]", self.rx_bad_frames),
+            );
+        }
         if !(0.0..=0.5).contains(&self.csr_fuzz) {
             return bad("csr_fuzz", format!("{} is not in [0, 0.5]", self.csr_fuzz));
         }
@@ -461,6 +483,13 @@ pub struct FabricReport {
     pub peak_fabric_queue_bytes: u64,
     /// Most frames waiting at one of RNIC B's ports (rtl backend).
     pub peak_port_backlog_frames: u64,
+    /// Frames each of RNIC B's MAC ports delivered, and how many of them it marked bad
+    /// (rtl backend).
+    pub port_frames: [u64; 2],
+    pub port_marked_bad: [u64; 2],
+    /// Cycles in which both of RNIC B's MAC ports delivered a beat (rtl backend): both
+    /// ports at full rate at once, twice what the RX path takes.
+    pub both_ports_busy_cycles: u64,
     pub cycles: u64,
     /// Checker findings; all must be 0.
     pub misplaced: u64,
@@ -611,6 +640,10 @@ trait Rnics {
     fn csr_fuzz(&self) -> (u64, u64, u64) {
         (0, 0, 0)
     }
+    /// Frames delivered per port, marked bad per port, cycles with both ports busy.
+    fn port_stats(&self) -> ([u64; 2], [u64; 2], u64) {
+        ([0; 2], [0; 2], 0)
+    }
 }
 
 /// The golden models as the two RNICs.
@@ -691,6 +724,14 @@ struct RtlRnics {
     csr_fuzz: f64,
     fuzz: CsrFuzz,
     rx_gaps: f64,
+    rx_bad_frames: f64,
+    port_frames: [u64; 2],
+    port_marked_bad: [u64; 2],
+    both_busy: u64,
+    rx_burst_frames: u64,
+    /// Bursts: when the oldest held frame arrived; the ports are emptying a burst.
+    held_since_ns: Option<f64>,
+    releasing: bool,
 }
 
 /// A random draw as a number in [0, 1).
@@ -884,6 +925,13 @@ impl RtlRnics {
             csr_fuzz: s.csr_fuzz,
             fuzz: CsrFuzz::new(),
             rx_gaps: s.rx_gaps,
+            rx_bad_frames: s.rx_bad_frames,
+            port_frames: [0; 2],
+            port_marked_bad: [0; 2],
+            both_busy: 0,
+            rx_burst_frames: s.rx_burst_frames as u64,
+            held_since_ns: None,
+            releasing: false,
         })
     }
 }
@@ -911,7 +959,14 @@ impl Rnics for RtlRnics {
                 qp: 0,
                 bad_keep_beat: None,
             };
-            self.b_in[self.next_port].extend(beats_of(&frame));
+            let mut beats = beats_of(&frame);
+            // The MAC's bad-frame flag rides on the last beat only.
+            let bad = self.rx_bad_frames > 0.0 && unit((self.next)()) < self.rx_bad_frames;
+            if let Some(b) = beats.last_mut() {
+                b.tuser = bad as u64;
+            }
+            self.port_marked_bad[self.next_port] += bad as u64;
+            self.b_in[self.next_port].extend(beats);
             self.b_frames[self.next_port] += 1;
             self.peak_backlog = self.peak_backlog.max(self.b_frames[self.next_port]);
             self.next_port ^= 1;
@@ -965,22 +1020,36 @@ impl Rnics for RtlRnics {
             last: false,
             tuser: 0,
         };
+        // Bursts: hold frames until enough wait, then empty both ports back to back.
+        let waiting = self.b_frames[0] + self.b_frames[1];
+        if self.rx_burst_frames > 0 {
+            if waiting == 0 {
+                self.releasing = false;
+                self.held_since_ns = None;
+            } else if !self.releasing {
+                let since = *self.held_since_ns.get_or_insert(now_ns);
+                self.releasing = waiting >= self.rx_burst_frames || now_ns - since > 20_000.0;
+            }
+        }
+        let hold = self.rx_burst_frames > 0 && !self.releasing;
         let gap0 = self.rx_gaps > 0.0 && unit((self.next)()) < self.rx_gaps;
         let gap1 = self.rx_gaps > 0.0 && unit((self.next)()) < self.rx_gaps;
         let (v0, v1) = (
-            !self.b_in[0].is_empty() && !gap0,
-            !self.b_in[1].is_empty() && !gap1,
+            !self.b_in[0].is_empty() && !gap0 && !hold,
+            !self.b_in[1].is_empty() && !gap1 && !hold,
         );
         let b0 = self.b_in[0].front().unwrap_or(&none);
         b.set_s_axis_port0_rx_tvalid(v0 as u64);
         b.set_s_axis_port0_rx_tdata(&b0.data);
         b.set_s_axis_port0_rx_tkeep(&b0.keep);
         b.set_s_axis_port0_rx_tlast(b0.last as u64);
+        b.set_s_axis_port0_rx_tuser((b0.last && b0.tuser != 0) as u64);
         let b1 = self.b_in[1].front().unwrap_or(&none);
         b.set_s_axis_port1_rx_tvalid(v1 as u64);
         b.set_s_axis_port1_rx_tdata(&b1.data);
         b.set_s_axis_port1_rx_tkeep(&b1.keep);
         b.set_s_axis_port1_rx_tlast(b1.last as u64);
+        b.set_s_axis_port1_rx_tuser((b1.last && b1.tuser != 0) as u64);
         let mut ready = || unit((self.next)()) >= self.backpressure;
         let (rp, rc, ra) = (ready(), ready(), ready());
         b.set_m_axis_place_tready(rp as u64);
@@ -991,10 +1060,14 @@ impl Rnics for RtlRnics {
             b.s_axis_port0_rx_tready() != 0,
             b.s_axis_port1_rx_tready() != 0,
         ];
+        // The ports are MACs: they never wait (prnic_top's FIFOs take every beat).
+        debug_assert!(taken[0] && taken[1]);
+        self.both_busy += (v0 && v1) as u64;
         for p in 0..2 {
             if taken[p] && [v0, v1][p] {
                 if let Some(beat) = self.b_in[p].pop_front() {
                     self.b_frames[p] -= beat.last as u64;
+                    self.port_frames[p] += beat.last as u64;
                 }
             }
         }
@@ -1048,6 +1121,9 @@ impl Rnics for RtlRnics {
     }
     fn csr_fuzz(&self) -> (u64, u64, u64) {
         (self.fuzz.accesses, self.fuzz.slverr, self.fuzz.violations)
+    }
+    fn port_stats(&self) -> ([u64; 2], [u64; 2], u64) {
+        (self.port_frames, self.port_marked_bad, self.both_busy)
     }
     fn counters(&mut self) -> BTreeMap<String, u64> {
         let d = &mut self.b.dut;
@@ -1442,6 +1518,11 @@ fn drive_until(
     rep.peak_fabric_queue_bytes = peak_queue_bytes;
     rep.peak_port_backlog_frames = r.peak_port_backlog();
     rep.rx_counters = r.counters();
+    (
+        rep.port_frames,
+        rep.port_marked_bad,
+        rep.both_ports_busy_cycles,
+    ) = r.port_stats();
     (rep.csr_accesses, rep.csr_slverr, rep.csr_violations) = r.csr_fuzz();
     rep.senders = s.senders;
     rep.credits = credits;
@@ -1515,7 +1596,10 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
     let mut c = 0u64;
     while c < 20_000 && !(r.idle() && c > 4_000) {
         let now = c as f64 * period_ns;
-        let o = r.step(now, &mut sink, vec![]);
+        // What A still sends goes straight to B (B's MAC FIFOs took what waited at its
+        // ports before the reset, and the reset emptied them).
+        let arrived: Vec<Vec<u8>> = sink.poll(now).into_iter().map(|(_, f)| f).collect();
+        let o = r.step(now, &mut sink, arrived);
         rep.placed_after_reset += o.placed.len() as u64;
         rep.cqes_after_reset += o.cqes.len() as u64;
         rep.acks_after_reset += (o.acks.len() + o.naks.len()) as u64;

@@ -246,7 +246,7 @@ proptest! {
         d.set_hw_cnt_credit_rx_grants(counters["CNT_CREDIT_RX_GRANTS"]);
         d.set_hw_cnt_credit_rx_idle_slots(counters["CNT_CREDIT_RX_IDLE_SLOTS"]);
         // The RX counters, each driven through its own setter.
-        let rx_setters: [(&str, fn(&mut Csr, u64)); 22] = [
+        let rx_setters: [(&str, fn(&mut Csr, u64)); 28] = [
             ("CNT_RX_FRAMES", |d, v| d.set_hw_cnt_rx_frames(v)),
             ("CNT_RX_PLACED", |d, v| d.set_hw_cnt_rx_placed(v)),
             ("CNT_RX_DROP_BAD_KEEP", |d, v| d.set_hw_cnt_rx_drop_bad_keep(v)),
@@ -269,6 +269,12 @@ proptest! {
             ("CNT_RX_CQES", |d, v| d.set_hw_cnt_rx_cqes(v)),
             ("CNT_RX_ACKS", |d, v| d.set_hw_cnt_rx_acks(v)),
             ("CNT_RX_NAKS", |d, v| d.set_hw_cnt_rx_naks(v)),
+            ("CNT_RX_PORT0_DROP_FULL", |d, v| d.set_hw_cnt_rx_port0_drop_full(v)),
+            ("CNT_RX_PORT0_DROP_ERROR", |d, v| d.set_hw_cnt_rx_port0_drop_error(v)),
+            ("CNT_RX_PORT0_DROP_LONG", |d, v| d.set_hw_cnt_rx_port0_drop_long(v)),
+            ("CNT_RX_PORT1_DROP_FULL", |d, v| d.set_hw_cnt_rx_port1_drop_full(v)),
+            ("CNT_RX_PORT1_DROP_ERROR", |d, v| d.set_hw_cnt_rx_port1_drop_error(v)),
+            ("CNT_RX_PORT1_DROP_LONG", |d, v| d.set_hw_cnt_rx_port1_drop_long(v)),
         ];
         for (n, set) in rx_setters {
             let v = next();

@@ -278,13 +278,14 @@ fn timing_gate_every_path_within_budget() {
 /// The modules of the default build that meet the budget (docs/timing.md, "Where the
 /// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
 /// that none slips back; a module joins the list in the change that closes it.
-const CLOSED: [&str; 6] = [
+const CLOSED: [&str; 7] = [
     "csr",
     "flow_table",
     "sprayer",
     "tx_encap",
     "credit_rx",
     "rx_decap",
+    "mac_rx",
 ];
 
 /// The timing gate on the modules already within budget: about 4 minutes of Yosys, so
