@@ -500,6 +500,22 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     wire  [31:0] mac1$status_drop_full;
     wire  [31:0] mac1$status_drop_error;
     wire  [31:0] mac1$status_drop_long;
+    reg  send_slice$clk;
+    reg  send_slice$rst;
+    reg  send_slice$s_valid;
+    wire  send_slice$s_ready;
+    reg  [47:0] send_slice$s_data;
+    wire  send_slice$m_valid;
+    reg  send_slice$m_ready;
+    wire  [47:0] send_slice$m_data;
+    reg  req_slice$clk;
+    reg  req_slice$rst;
+    reg  req_slice$s_valid;
+    wire  req_slice$s_ready;
+    reg  [15:0] req_slice$s_data;
+    wire  req_slice$m_valid;
+    reg  req_slice$m_ready;
+    wire  [15:0] req_slice$m_data;
     reg  arb$clk;
     reg  arb$rst;
     reg  arb$s0_tvalid;
@@ -974,6 +990,26 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .status_drop_error(mac1$status_drop_error),
         .status_drop_long(mac1$status_drop_long)
     );
+    prnic_top$send_slice send_slice(
+        .clk(send_slice$clk),
+        .rst(send_slice$rst),
+        .s_valid(send_slice$s_valid),
+        .s_ready(send_slice$s_ready),
+        .s_data(send_slice$s_data),
+        .m_valid(send_slice$m_valid),
+        .m_ready(send_slice$m_ready),
+        .m_data(send_slice$m_data)
+    );
+    prnic_top$req_slice req_slice(
+        .clk(req_slice$clk),
+        .rst(req_slice$rst),
+        .s_valid(req_slice$s_valid),
+        .s_ready(req_slice$s_ready),
+        .s_data(req_slice$s_data),
+        .m_valid(req_slice$m_valid),
+        .m_ready(req_slice$m_ready),
+        .m_data(req_slice$m_data)
+    );
     prnic_top$arb arb(
         .clk(arb$clk),
         .rst(arb$rst),
@@ -1067,6 +1103,10 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         rxe$rst = rst;
         arb$rst = rst;
         mac0$rst = rst;
+        send_slice$clk = clk;
+        req_slice$clk = clk;
+        send_slice$rst = rst;
+        req_slice$rst = rst;
         mac1$rst = rst;
         csr$s_axil_awaddr = s_axil_awaddr;
         csr$s_axil_awvalid = s_axil_awvalid;
@@ -1169,10 +1209,13 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         csr$hw_cnt_tx_drop_bad_keep = ((tx$status_drop_bad_keep) & 64'hffffffffffffffff);
         csr$hw_tx_status_spray_cfg_error = tx$status_spray_cfg_error;
         csr$hw_tx_status_fifo_overflow = tx$status_overflow;
-        ctx$s_send_valid = s_credit_send_valid;
-        s_credit_send_ready = ctx$s_send_ready;
-        ctx$s_send_qp = s_credit_send_qp;
-        ctx$s_send_remaining = s_credit_send_remaining;
+        send_slice$s_valid = s_credit_send_valid;
+        s_credit_send_ready = send_slice$s_ready;
+        send_slice$s_data = ((((s_credit_send_qp) & 48'hffffffffffff) << 32'h20) | ((s_credit_send_remaining) & 48'hffffffffffff));
+        ctx$s_send_valid = send_slice$m_valid;
+        send_slice$m_ready = ctx$s_send_ready;
+        ctx$s_send_qp = send_slice$m_data[(32'h20)+:(16)];
+        ctx$s_send_remaining = send_slice$m_data[(32'h0)+:(32)];
         m_credit_send_valid = ctx$m_send_valid;
         m_credit_send_qp = ctx$m_send_qp;
         m_credit_send_bytes = ctx$m_send_bytes;
@@ -1186,9 +1229,12 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         ctx$cfg_rule = |csr$cfg_credit_rule;
         ctx$cfg_batch = csr$cfg_credit_batch_bytes;
         ctx$cfg_bdp = csr$cfg_credit_bdp_bytes;
-        crx$s_req_valid = s_credit_req_valid;
-        s_credit_req_ready = crx$s_req_ready;
-        crx$s_req_qp = s_credit_req_qp;
+        req_slice$s_valid = s_credit_req_valid;
+        s_credit_req_ready = req_slice$s_ready;
+        req_slice$s_data = s_credit_req_qp;
+        crx$s_req_valid = req_slice$m_valid;
+        req_slice$m_ready = crx$s_req_ready;
+        crx$s_req_qp = req_slice$m_data;
         crx$s_onoff_valid = s_credit_onoff_valid;
         crx$s_onoff_qp = s_credit_onoff_qp;
         crx$s_onoff_on = s_credit_onoff_on;
@@ -38508,6 +38554,209 @@ module prnic_top$rd_done(d,q,clock);
 endmodule // prnic_top$rd_done
 
 
+module prnic_top$req_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  [15:0] s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  [15:0] m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  [15:0] out_data$d;
+    wire  [15:0] out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  [15:0] skid_data$d;
+    wire  [15:0] skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_busy$d;
+    wire  skid_busy$q;
+    reg  skid_busy$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$req_slice$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$req_slice$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$req_slice$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$req_slice$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$req_slice$skid_busy skid_busy(
+        .d(skid_busy$d),
+        .q(skid_busy$q),
+        .clock(skid_busy$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_busy$clock = clk;
+        accept = (s_valid & ~skid_busy$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_busy$d = skid_next;
+        s_ready = ~skid_busy$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$req_slice
+
+
+module prnic_top$req_slice$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$req_slice$out_data
+
+
+module prnic_top$req_slice$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$req_slice$out_valid
+
+
+module prnic_top$req_slice$skid_busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$req_slice$skid_busy
+
+
+module prnic_top$req_slice$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$req_slice$skid_data
+
+
+module prnic_top$req_slice$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$req_slice$skid_valid
+
+
 module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
     
     // Module arguments
@@ -60388,6 +60637,209 @@ module prnic_top$rxr$w_writes(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$w_writes
+
+
+module prnic_top$send_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  [47:0] s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  [47:0] m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  [47:0] out_data$d;
+    wire  [47:0] out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  [47:0] skid_data$d;
+    wire  [47:0] skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_busy$d;
+    wire  skid_busy$q;
+    reg  skid_busy$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$send_slice$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$send_slice$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$send_slice$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$send_slice$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$send_slice$skid_busy skid_busy(
+        .d(skid_busy$d),
+        .q(skid_busy$q),
+        .clock(skid_busy$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_busy$clock = clk;
+        accept = (s_valid & ~skid_busy$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_busy$d = skid_next;
+        s_ready = ~skid_busy$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$send_slice
+
+
+module prnic_top$send_slice$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$send_slice$out_data
+
+
+module prnic_top$send_slice$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$send_slice$out_valid
+
+
+module prnic_top$send_slice$skid_busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$send_slice$skid_busy
+
+
+module prnic_top$send_slice$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$send_slice$skid_data
+
+
+module prnic_top$send_slice$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$send_slice$skid_valid
 
 
 module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_axis_tlast,s_axis_tuser,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tready,m_axis_tlast,m_axis_tdest,m_lookup_valid,m_lookup_key,s_result_valid,s_result_hit,s_result_value,cfg_port0_mac,cfg_port0_ip,cfg_port1_mac,cfg_port1_ip,cfg_dscp,cfg_ttl,cfg_bth_mark,cfg_spray_mode,cfg_spray_min,cfg_spray_max,status_frames,status_drop_too_long,status_drop_bad_keep,status_drop_short,status_drop_not_ipv4,status_drop_miss,status_spray_cfg_error,status_overflow);

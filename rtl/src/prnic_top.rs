@@ -24,6 +24,10 @@
 //! MAC marks bad (`s_axis_portN_rx_tuser` at `tlast`) or that are longer than the largest
 //! frame, and counts each drop by port and reason (`CNT_RX_PORTn_DROP_*`).
 //!
+//! The credit ports with a ready (`s_credit_send_*`, `s_credit_req_*`) enter through
+//! register slices, so no output port depends combinationally on an input port (the
+//! Yosys gate checks it).
+//!
 //! ACKs and retransmission requests leave as records on `m_axis_ack_*` for the transport
 //! that builds the reply frames; credit requests and grants likewise travel on their
 //! own ports. Neither is framed by this RTL.
@@ -47,8 +51,12 @@ use crate::ports::RxPortArb;
 use crate::rx_decap::RxDecap;
 use crate::rx_events::RxEvents;
 use crate::rx_reorder::RxReorder;
+use crate::slice::RegSlice;
 use crate::tx_encap::{TxEncap, TUSER_BITS};
 use rust_hdl::prelude::*;
+
+/// A credit send request through its register slice: `{QP, remaining bytes}`.
+const SEND_BITS: usize = QP_BITS + 32;
 
 /// Bits of `m_axis_place_tuser`.
 pub const PLACE_TUSER_BITS: usize = 160;
@@ -159,6 +167,11 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     rxe: RxEvents,
     mac0: MacRxFifo<D, K>,
     mac1: MacRxFifo<D, K>,
+    /// Register slices on the two credit ports with a ready: their `tready` is a
+    /// flip-flop, so no input (a grant or ON/OFF in the same cycle, `rst`) reaches it
+    /// through `credit_tx`'s or `credit_rx`'s arbitration.
+    send_slice: RegSlice<SEND_BITS>,
+    req_slice: RegSlice<QP_BITS>,
     arb: RxPortArb<D, K>,
     rd_done: DFF<Bit>,
     qp_busy: DFF<Bit>,
@@ -288,6 +301,8 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             rxe: RxEvents::new(),
             mac0,
             mac1,
+            send_slice: Default::default(),
+            req_slice: Default::default(),
             arb: Default::default(),
             rd_done: Default::default(),
             qp_busy: Default::default(),
@@ -328,6 +343,10 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.rxe.rst.next = self.rst.val();
         self.arb.rst.next = self.rst.val();
         self.mac0.rst.next = self.rst.val();
+        self.send_slice.clk.next = self.clk.val();
+        self.req_slice.clk.next = self.clk.val();
+        self.send_slice.rst.next = self.rst.val();
+        self.req_slice.rst.next = self.rst.val();
         self.mac1.rst.next = self.rst.val();
 
         // AXI4-Lite straight to the CSR block.
@@ -462,10 +481,15 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.csr.hw_tx_status_fifo_overflow.next = self.tx.status_overflow.val().into();
 
         // Credit engine: configured and counted through CSR.
-        self.ctx.s_send_valid.next = self.s_credit_send_valid.val();
-        self.s_credit_send_ready.next = self.ctx.s_send_ready.val();
-        self.ctx.s_send_qp.next = self.s_credit_send_qp.val();
-        self.ctx.s_send_remaining.next = self.s_credit_send_remaining.val();
+        self.send_slice.s_valid.next = self.s_credit_send_valid.val();
+        self.s_credit_send_ready.next = self.send_slice.s_ready.val();
+        self.send_slice.s_data.next =
+            ((bit_cast::<SEND_BITS, QP_BITS>(self.s_credit_send_qp.val()) << 32)
+                | bit_cast::<SEND_BITS, 32>(self.s_credit_send_remaining.val()));
+        self.ctx.s_send_valid.next = self.send_slice.m_valid.val();
+        self.send_slice.m_ready.next = self.ctx.s_send_ready.val();
+        self.ctx.s_send_qp.next = self.send_slice.m_data.val().get_bits::<QP_BITS>(32);
+        self.ctx.s_send_remaining.next = self.send_slice.m_data.val().get_bits::<32>(0);
         self.m_credit_send_valid.next = self.ctx.m_send_valid.val();
         self.m_credit_send_qp.next = self.ctx.m_send_qp.val();
         self.m_credit_send_bytes.next = self.ctx.m_send_bytes.val();
@@ -479,9 +503,12 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.ctx.cfg_rule.next = self.csr.cfg_credit_rule.val().any();
         self.ctx.cfg_batch.next = self.csr.cfg_credit_batch_bytes.val();
         self.ctx.cfg_bdp.next = self.csr.cfg_credit_bdp_bytes.val();
-        self.crx.s_req_valid.next = self.s_credit_req_valid.val();
-        self.s_credit_req_ready.next = self.crx.s_req_ready.val();
-        self.crx.s_req_qp.next = self.s_credit_req_qp.val();
+        self.req_slice.s_valid.next = self.s_credit_req_valid.val();
+        self.s_credit_req_ready.next = self.req_slice.s_ready.val();
+        self.req_slice.s_data.next = self.s_credit_req_qp.val();
+        self.crx.s_req_valid.next = self.req_slice.m_valid.val();
+        self.req_slice.m_ready.next = self.crx.s_req_ready.val();
+        self.crx.s_req_qp.next = self.req_slice.m_data.val();
         self.crx.s_onoff_valid.next = self.s_credit_onoff_valid.val();
         self.crx.s_onoff_qp.next = self.s_credit_onoff_qp.val();
         self.crx.s_onoff_on.next = self.s_credit_onoff_on.val();
