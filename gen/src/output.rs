@@ -262,12 +262,18 @@ fn xdc(cfg: &PrnicConfig) -> String {
 # DMA, CSR interconnect) on the one data-path clock `clk`; no port is a device pin. Each
 # side of a port is budgeted {pct}% of the period for the neighbour ({io} ns), so a path
 # from an input to a register has {reg:.3} ns and an input-to-output path {ff:.3} ns.
-# `rst` is synchronous to `clk`. `id_build_hash` is a constant the integrator ties off.
+# `id_build_hash` is a constant the integrator ties off.
+#
+# `rst` may be asynchronous to `clk`: inside, it drives only the first of two flip-flops
+# in a row (the reset synchronizer; every block is reset from the second), so its path
+# is false and the pair is marked ASYNC_REG (kept together, not retimed, MTBF analysed).
 
 create_clock -name clk -period {p} [get_ports clk]
 set_input_delay  -clock clk {io} [get_ports -filter {{DIRECTION == IN && NAME != clk}}]
 set_output_delay -clock clk {io} [get_ports -filter {{DIRECTION == OUT}}]
 set_false_path -from [get_ports id_build_hash*]
+set_false_path -from [get_ports rst]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{IS_SEQUENTIAL && (NAME =~ *rst_ok_meta* || NAME =~ *rst_ok_sync*)}}]
 ",
         header(cfg, "#"),
         pct = (IO_SHARE * 100.0).round(),
@@ -283,14 +289,16 @@ fn sdc(cfg: &PrnicConfig) -> String {
         "{}\
 # Quartus (Synopsys Design Constraints) timing constraints for prnic_top, out of context
 # (project/prnic.qip names this file). Same assumptions as prnic.xdc: on-chip neighbours
-# on one clock, {pct}% of the period ({io} ns) each side of a port; `rst` is synchronous;
-# `id_build_hash` is a constant.
+# on one clock, {pct}% of the period ({io} ns) each side of a port; `id_build_hash` is a
+# constant; `rst` may be asynchronous (it drives only the first flip-flop of a two-stage
+# reset synchronizer, so its path is false).
 
 create_clock -name clk -period {p} [get_ports {{clk}}]
 derive_clock_uncertainty
 set_input_delay  -clock clk {io} [remove_from_collection [all_inputs] [get_ports {{clk}}]]
 set_output_delay -clock clk {io} [all_outputs]
 set_false_path -from [get_ports {{id_build_hash[*]}}]
+set_false_path -from [get_ports {{rst}}]
 ",
         header(cfg, "#"),
         pct = (IO_SHARE * 100.0).round(),

@@ -336,13 +336,15 @@ pub fn wrapper(cfg: &PrnicConfig, top: &Module, header: &str) -> String {
         s,
         "// The {TOP} ports unchanged, with the attributes Vivado IP Integrator reads to infer
 // {n} interfaces (AXI4-Stream and AXI4-Lite) on clock `clk` at {hz} Hz, reset `rst`
-// active high and synchronous. Ports outside an interface (credit messages, build
-// hash) stay plain ports. Read together with verilog/{TOP}.v (project/prnic.f).
+// active high (synchronized inside; hold it {stages} cycles or more). Ports outside an
+// interface (credit messages, build hash) stay plain ports. Read together with
+// verilog/{TOP}.v (project/prnic.f).
 
 `default_nettype none
 module {WRAPPER} (
 ",
-        n = ifs.len()
+        n = ifs.len(),
+        stages = prnic_rtl::prnic_top::RESET_SYNC_STAGES
     );
     let n = top.ports.len();
     for (k, p) in top.ports.iter().enumerate() {

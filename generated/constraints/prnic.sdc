@@ -2,11 +2,13 @@
 # the rust-hdl source and run `prnic generate`.
 # Quartus (Synopsys Design Constraints) timing constraints for prnic_top, out of context
 # (project/prnic.qip names this file). Same assumptions as prnic.xdc: on-chip neighbours
-# on one clock, 25% of the period (0.776 ns) each side of a port; `rst` is synchronous;
-# `id_build_hash` is a constant.
+# on one clock, 25% of the period (0.776 ns) each side of a port; `id_build_hash` is a
+# constant; `rst` may be asynchronous (it drives only the first flip-flop of a two-stage
+# reset synchronizer, so its path is false).
 
 create_clock -name clk -period 3.103 [get_ports {clk}]
 derive_clock_uncertainty
 set_input_delay  -clock clk 0.776 [remove_from_collection [all_inputs] [get_ports {clk}]]
 set_output_delay -clock clk 0.776 [all_outputs]
 set_false_path -from [get_ports {id_build_hash[*]}]
+set_false_path -from [get_ports {rst}]

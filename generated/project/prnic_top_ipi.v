@@ -2,8 +2,9 @@
 // the rust-hdl source and run `prnic generate`.
 // The prnic_top ports unchanged, with the attributes Vivado IP Integrator reads to infer
 // 9 interfaces (AXI4-Stream and AXI4-Lite) on clock `clk` at 322265625 Hz, reset `rst`
-// active high and synchronous. Ports outside an interface (credit messages, build
-// hash) stay plain ports. Read together with verilog/prnic_top.v (project/prnic.f).
+// active high (synchronized inside; hold it 2 cycles or more). Ports outside an
+// interface (credit messages, build hash) stay plain ports. Read together with
+// verilog/prnic_top.v (project/prnic.f).
 
 `default_nettype none
 module prnic_top_ipi (

@@ -534,6 +534,12 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     wire  [127:0] arb$m_tkeep;
     wire  arb$m_tlast;
     wire  arb$m_port;
+    reg  rst_ok_meta$d;
+    wire  rst_ok_meta$q;
+    reg  rst_ok_meta$clock;
+    reg  rst_ok_sync$d;
+    wire  rst_ok_sync$q;
+    reg  rst_ok_sync$clock;
     reg  rd_done$d;
     wire  rd_done$q;
     reg  rd_done$clock;
@@ -1030,6 +1036,16 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .m_tlast(arb$m_tlast),
         .m_port(arb$m_port)
     );
+    prnic_top$rst_ok_meta rst_ok_meta(
+        .d(rst_ok_meta$d),
+        .q(rst_ok_meta$q),
+        .clock(rst_ok_meta$clock)
+    );
+    prnic_top$rst_ok_sync rst_ok_sync(
+        .d(rst_ok_sync$d),
+        .q(rst_ok_sync$q),
+        .clock(rst_ok_sync$clock)
+    );
     prnic_top$rd_done rd_done(
         .d(rd_done$d),
         .q(rd_done$q),
@@ -1068,6 +1084,8 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     
     // Update code
     always @(*) begin
+        rst_ok_meta$clock = clk;
+        rst_ok_sync$clock = clk;
         rd_done$clock = clk;
         qp_busy$clock = clk;
         window$clock = clk;
@@ -1075,6 +1093,8 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         ft_index$clock = clk;
         ft_key$clock = clk;
         ft_value$clock = clk;
+        rst_ok_meta$d = rst_ok_meta$q;
+        rst_ok_sync$d = rst_ok_sync$q;
         rd_done$d = rd_done$q;
         qp_busy$d = qp_busy$q;
         window$d = window$q;
@@ -1082,32 +1102,34 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         ft_index$d = ft_index$q;
         ft_key$d = ft_key$q;
         ft_value$d = ft_value$q;
+        rst_ok_meta$d = ~rst;
+        rst_ok_sync$d = rst_ok_meta$q;
         csr$clk = clk;
         flow$clk = clk;
         tx$clk = clk;
         ctx$clk = clk;
         crx$clk = clk;
-        csr$rst = rst;
-        flow$rst = rst;
-        tx$rst = rst;
-        ctx$rst = rst;
-        crx$rst = rst;
+        csr$rst = ~rst_ok_sync$q;
+        flow$rst = ~rst_ok_sync$q;
+        tx$rst = ~rst_ok_sync$q;
+        ctx$rst = ~rst_ok_sync$q;
+        crx$rst = ~rst_ok_sync$q;
         rxd$clk = clk;
         rxr$clk = clk;
         rxe$clk = clk;
         arb$clk = clk;
         mac0$clk = clk;
         mac1$clk = clk;
-        rxd$rst = rst;
-        rxr$rst = rst;
-        rxe$rst = rst;
-        arb$rst = rst;
-        mac0$rst = rst;
+        rxd$rst = ~rst_ok_sync$q;
+        rxr$rst = ~rst_ok_sync$q;
+        rxe$rst = ~rst_ok_sync$q;
+        arb$rst = ~rst_ok_sync$q;
+        mac0$rst = ~rst_ok_sync$q;
         send_slice$clk = clk;
         req_slice$clk = clk;
-        send_slice$rst = rst;
-        req_slice$rst = rst;
-        mac1$rst = rst;
+        send_slice$rst = ~rst_ok_sync$q;
+        req_slice$rst = ~rst_ok_sync$q;
+        mac1$rst = ~rst_ok_sync$q;
         csr$s_axil_awaddr = s_axil_awaddr;
         csr$s_axil_awvalid = s_axil_awvalid;
         s_axil_awready = csr$s_axil_awready;
@@ -1148,7 +1170,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         if (csr$cmd_ft_cmd_valid) begin
             rd_done$d = 1'b0;
         end
-        if (rst) begin
+        if (~rst_ok_sync$q) begin
             rd_done$d = 1'b0;
         end
         csr$hw_ft_status_rd_done = rd_done$q;
@@ -1325,7 +1347,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         else if (rxr$s_qp_ready) begin
             qp_busy$d = 1'b0;
         end
-        if (rst) begin
+        if (~rst_ok_sync$q) begin
             qp_busy$d = 1'b0;
         end
         rxr$s_qp_valid = qp_busy$q;
@@ -38755,6 +38777,44 @@ module prnic_top$req_slice$skid_valid(d,q,clock);
     end
           
 endmodule // prnic_top$req_slice$skid_valid
+
+
+module prnic_top$rst_ok_meta(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rst_ok_meta
+
+
+module prnic_top$rst_ok_sync(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rst_ok_sync
 
 
 module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);

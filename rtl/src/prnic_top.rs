@@ -25,8 +25,9 @@
 //! frame, and counts each drop by port and reason (`CNT_RX_PORTn_DROP_*`).
 //!
 //! The credit ports with a ready (`s_credit_send_*`, `s_credit_req_*`) enter through
-//! register slices, so no output port depends combinationally on an input port (the
-//! Yosys gate checks it).
+//! register slices, and `rst` enters through a two-flip-flop synchronizer (it may be
+//! asynchronous to `clk`; [`RESET_SYNC_STAGES`]), so no output port depends
+//! combinationally on an input port (the Yosys gate checks it).
 //!
 //! ACKs and retransmission requests leave as records on `m_axis_ack_*` for the transport
 //! that builds the reply frames; credit requests and grants likewise travel on their
@@ -57,6 +58,12 @@ use rust_hdl::prelude::*;
 
 /// A credit send request through its register slice: `{QP, remaining bytes}`.
 const SEND_BITS: usize = QP_BITS + 32;
+
+/// Cycles from `rst` (rising or falling) to the reset every block sees: the stages of
+/// the reset synchronizer. Hold `rst` at least this long; the blocks are in reset from
+/// this many cycles after it rises until this many cycles after it falls, and at power-up
+/// until this many cycles after the first clock edge with `rst` low.
+pub const RESET_SYNC_STAGES: u32 = 2;
 
 /// Bits of `m_axis_place_tuser`.
 pub const PLACE_TUSER_BITS: usize = 160;
@@ -173,6 +180,13 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     send_slice: RegSlice<SEND_BITS>,
     req_slice: RegSlice<QP_BITS>,
     arb: RxPortArb<D, K>,
+    /// The reset synchronizer: `rst` may be asynchronous to `clk`. Both flip-flops hold
+    /// "out of reset" (0 = in reset), so the design powers up in reset; `!rst_ok_sync`
+    /// is the only reset any block sees (`RESET_SYNC_STAGES` cycles late). It is written
+    /// out at each use: a local signal between them would make Verilator see the top's
+    /// one always block as a loop through each block's reset.
+    rst_ok_meta: DFF<Bit>,
+    rst_ok_sync: DFF<Bit>,
     rd_done: DFF<Bit>,
     qp_busy: DFF<Bit>,
     /// The reorder window, clamped and registered (quasi-static configuration: the
@@ -304,6 +318,8 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             send_slice: Default::default(),
             req_slice: Default::default(),
             arb: Default::default(),
+            rst_ok_meta: Default::default(),
+            rst_ok_sync: Default::default(),
             rd_done: Default::default(),
             qp_busy: Default::default(),
             window: Default::default(),
@@ -321,33 +337,51 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
 impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, rd_done, qp_busy, window, ft_way, ft_index, ft_key, ft_value);
+        dff_setup!(
+            self,
+            clk,
+            rst_ok_meta,
+            rst_ok_sync,
+            rd_done,
+            qp_busy,
+            window,
+            ft_way,
+            ft_index,
+            ft_key,
+            ft_value
+        );
+        // Reset synchronizer: two flip-flops in a row and nothing between them (the
+        // constraints mark them ASYNC_REG and false-path `rst`). Assertion and release
+        // both reach the blocks RESET_SYNC_STAGES cycles after `rst` (a synchronous
+        // reset: rust-hdl has no asynchronous one).
+        self.rst_ok_meta.d.next = !self.rst.val();
+        self.rst_ok_sync.d.next = self.rst_ok_meta.q.val();
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
         self.tx.clk.next = self.clk.val();
         self.ctx.clk.next = self.clk.val();
         self.crx.clk.next = self.clk.val();
-        self.csr.rst.next = self.rst.val();
-        self.flow.rst.next = self.rst.val();
-        self.tx.rst.next = self.rst.val();
-        self.ctx.rst.next = self.rst.val();
-        self.crx.rst.next = self.rst.val();
+        self.csr.rst.next = !self.rst_ok_sync.q.val();
+        self.flow.rst.next = !self.rst_ok_sync.q.val();
+        self.tx.rst.next = !self.rst_ok_sync.q.val();
+        self.ctx.rst.next = !self.rst_ok_sync.q.val();
+        self.crx.rst.next = !self.rst_ok_sync.q.val();
         self.rxd.clk.next = self.clk.val();
         self.rxr.clk.next = self.clk.val();
         self.rxe.clk.next = self.clk.val();
         self.arb.clk.next = self.clk.val();
         self.mac0.clk.next = self.clk.val();
         self.mac1.clk.next = self.clk.val();
-        self.rxd.rst.next = self.rst.val();
-        self.rxr.rst.next = self.rst.val();
-        self.rxe.rst.next = self.rst.val();
-        self.arb.rst.next = self.rst.val();
-        self.mac0.rst.next = self.rst.val();
+        self.rxd.rst.next = !self.rst_ok_sync.q.val();
+        self.rxr.rst.next = !self.rst_ok_sync.q.val();
+        self.rxe.rst.next = !self.rst_ok_sync.q.val();
+        self.arb.rst.next = !self.rst_ok_sync.q.val();
+        self.mac0.rst.next = !self.rst_ok_sync.q.val();
         self.send_slice.clk.next = self.clk.val();
         self.req_slice.clk.next = self.clk.val();
-        self.send_slice.rst.next = self.rst.val();
-        self.req_slice.rst.next = self.rst.val();
-        self.mac1.rst.next = self.rst.val();
+        self.send_slice.rst.next = !self.rst_ok_sync.q.val();
+        self.req_slice.rst.next = !self.rst_ok_sync.q.val();
+        self.mac1.rst.next = !self.rst_ok_sync.q.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -401,7 +435,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         if self.csr.cmd_ft_cmd_valid.val() {
             self.rd_done.d.next = false;
         }
-        if self.rst.val() {
+        if !self.rst_ok_sync.q.val() {
             self.rd_done.d.next = false;
         }
         self.csr.hw_ft_status_rd_done.next = self.rd_done.q.val().into();
@@ -624,7 +658,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         } else if self.rxr.s_qp_ready.val() {
             self.qp_busy.d.next = false;
         }
-        if self.rst.val() {
+        if !self.rst_ok_sync.q.val() {
             self.qp_busy.d.next = false;
         }
         self.rxr.s_qp_valid.next = self.qp_busy.q.val();

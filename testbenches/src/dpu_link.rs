@@ -3,7 +3,7 @@
 //! clean) and moves it to a new PCIe address, as a real RNIC restart does.
 
 use crate::axil::{read, write, OKAY};
-use crate::bridge::{Dut, PrnicTop};
+use crate::bridge::PrnicTop;
 use prnic_verif::csr::{CsrError, CsrTransport, RnicLink};
 use prnic_verif::regs::{FT_STATUS, FT_STATUS_CLEARING_MASK};
 
@@ -35,9 +35,7 @@ impl VerilatorRnic {
     }
 
     fn reset(&mut self) {
-        self.dut.set_rst(1);
-        self.dut.step();
-        self.dut.set_rst(0);
+        crate::bridge::reset_top(&mut self.dut);
         // The sweep takes one cycle per slot; poll like software would.
         loop {
             let (s, _) = read(&mut self.dut, FT_STATUS, 0).expect("CSR answers during the sweep");
@@ -51,9 +49,7 @@ impl VerilatorRnic {
     /// The RNIC restarts: reset and a new address. The flow table's sweep is still
     /// running when it answers again: waiting for it is the DPU's job (FT_STATUS).
     pub fn restart(&mut self) {
-        self.dut.set_rst(1);
-        self.dut.step();
-        self.dut.set_rst(0);
+        crate::bridge::reset_top(&mut self.dut);
         self.address = Some(self.address.unwrap_or(0x1000) + 0x1000);
     }
 

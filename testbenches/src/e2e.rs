@@ -1565,9 +1565,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
         ..Default::default()
     };
     let d = &mut r.b.dut;
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
+    crate::bridge::reset_top(d);
     // During rx_reorder's sweep a QP command waits (RX_STATUS.QP_BUSY): OP = 0 must not
     // be one, OP = 1 is (the staging registers are at reset: it disables QP 0).
     csr_write(d, regs::QP_CMD, 0);

@@ -11,9 +11,7 @@ use prnic_verif::regs::*;
 
 fn top() -> PrnicTop {
     let mut d = PrnicTop::new();
-    d.set_rst(1);
-    d.step();
-    d.set_rst(0);
+    prnic_testbenches::bridge::reset_top(&mut d);
     // Wait for the flow table's reset sweep.
     for _ in 0..20 {
         let (s, r) = read(&mut d, FT_STATUS, 0).unwrap();
@@ -75,6 +73,52 @@ fn every_field_resets_to_its_described_value() {
             }
         }
     }
+}
+
+/// `rst` reaches the blocks only through the reset synchronizer: `s_axis_tx_tready` (low
+/// while `tx_encap` is in reset) falls `RESET_SYNC_STAGES` edges after `rst` rises and
+/// rises again as many edges after `rst` falls, and a RW field written before is back
+/// at its reset value. A model that never sees `rst` powers up in reset: the flow table
+/// sweeps.
+#[test]
+fn rst_reaches_the_blocks_through_its_synchronizer_and_the_design_powers_up_in_reset() {
+    use prnic_rtl::prnic_top::RESET_SYNC_STAGES;
+    let stages = RESET_SYNC_STAGES as u64;
+    let mut d = PrnicTop::new();
+    d.step_n(stages + 1);
+    assert_ne!(
+        rd(&mut d, FT_STATUS) & FT_STATUS_CLEARING_MASK,
+        0,
+        "no sweep at power-up"
+    );
+
+    let mut d = top();
+    let batch = rd(&mut d, CREDIT_BATCH);
+    wr(&mut d, CREDIT_BATCH, batch + 64);
+    assert_eq!(rd(&mut d, CREDIT_BATCH), batch + 64);
+    // Clock edges after setting `rst` until `s_axis_tx_tready` changes (at most 10).
+    let edges_to_change = |d: &mut PrnicTop, rst: u64| {
+        let before = d.s_axis_tx_tready();
+        d.set_rst(rst);
+        let mut edges = 0;
+        while d.s_axis_tx_tready() == before && edges < 10 {
+            d.step();
+            edges += 1;
+        }
+        edges
+    };
+    assert_eq!(d.s_axis_tx_tready(), 1);
+    assert_eq!(
+        edges_to_change(&mut d, 1),
+        stages,
+        "rst rising to the blocks' reset"
+    );
+    assert_eq!(
+        edges_to_change(&mut d, 0),
+        stages,
+        "rst falling to the blocks' release"
+    );
+    assert_eq!(rd(&mut d, CREDIT_BATCH), batch, "CREDIT_BATCH after reset");
 }
 
 #[test]
