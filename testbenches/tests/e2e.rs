@@ -198,6 +198,12 @@ fn scenario_errors_name_the_field() {
         ("loss = 0.004", "loss = 0.7", "paths[0].loss"),
         ("backend = \"rtl\"", "backend = \"fpga\"", "backend"),
         ("seed = 1", "seed = 1\nspeed = 3", "speed"),
+        (
+            "seed = 1",
+            "seed = 1\nrx_burst_frames = 65",
+            "rx_burst_frames",
+        ),
+        ("seed = 1", "seed = 1\nrx_bad_frames = 0.6", "rx_bad_frames"),
     ] {
         assert!(good.contains(from), "{from}");
         let e = Scenario::parse(&good.replacen(from, to, 1)).unwrap_err();
