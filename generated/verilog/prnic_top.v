@@ -1446,12 +1446,10 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
     reg  sel$d;
     wire  sel$q;
     reg  sel$clock;
-    reg  prio$d;
-    wire  prio$q;
-    reg  prio$clock;
     
     // Local signals
     reg  cur;
+    reg  other;
     reg  go;
     
     // Sub module instances
@@ -1465,58 +1463,44 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
         .q(sel$q),
         .clock(sel$clock)
     );
-    prnic_top$arb$prio prio(
-        .d(prio$d),
-        .q(prio$q),
-        .clock(prio$clock)
-    );
     
     // Update code
     always @(*) begin
         locked$clock = clk;
         sel$clock = clk;
-        prio$clock = clk;
         locked$d = locked$q;
         sel$d = sel$q;
-        prio$d = prio$q;
-        if (locked$q) begin
-            cur = sel$q;
-        end
-        else if (prio$q) begin
-            cur = (s1_tvalid | ~s0_tvalid);
-        end
-        else begin
-            cur = (~s0_tvalid & s1_tvalid);
-        end
+        cur = sel$q;
         if (cur) begin
             m_tvalid = s1_tvalid;
             m_tdata = s1_tdata;
             m_tkeep = s1_tkeep;
             m_tlast = s1_tlast;
+            other = s0_tvalid;
         end
         else begin
             m_tvalid = s0_tvalid;
             m_tdata = s0_tdata;
             m_tkeep = s0_tkeep;
             m_tlast = s0_tlast;
+            other = s1_tvalid;
         end
         m_port = cur;
         s0_tready = (~cur & m_tready);
         s1_tready = (cur & m_tready);
         go = (m_tvalid & m_tready);
         if (go) begin
+            locked$d = ~m_tlast;
             if (m_tlast) begin
-                locked$d = 1'b0;
-                prio$d = ~cur;
+                sel$d = (cur ^ other);
             end
-            else begin
-                locked$d = 1'b1;
-                sel$d = cur;
-            end
+        end
+        else if ((~locked$q & ~m_tvalid)) begin
+            sel$d = (cur ^ other);
         end
         if (rst) begin
             locked$d = 1'b0;
-            prio$d = 1'b0;
+            sel$d = 1'b0;
         end
     end
     
@@ -1540,25 +1524,6 @@ module prnic_top$arb$locked(d,q,clock);
     end
           
 endmodule // prnic_top$arb$locked
-
-
-module prnic_top$arb$prio(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$arb$prio
 
 
 module prnic_top$arb$sel(d,q,clock);
