@@ -209,7 +209,7 @@ fn main() {
                     // The carry out of `lo + inc` (inc <= 2) from `lo`'s top 31 bits all
                     // ones, not from a 33rd adder bit: that would be a ninth CARRY4.
                     u!("        self.{n}_lo.d.next = (self.{n}_lo.q.val() + bit_cast::<32, 2>(self.{n}_inc.val()));");
-                    u!("        self.{n}_c.d.next = ((self.{n}_lo.q.val().get_bits::<31>(1) == 0x7fff_ffff_u64) & (self.{n}_inc.val().get_bit(1) | (self.{n}_inc.val().get_bit(0) & self.{n}_lo.q.val().get_bit(0)))).into();");
+                    u!("        self.{n}_c.d.next = ((self.{n}_lo.q.val().get_bits::<31>(1) == 0x7fff_ffff_u64) & (self.{n}_inc.val().get_bit(1) | (self.{n}_inc.val().get_bit(0) & self.{n}_lo.q.val().get_bit(0))));");
                     u!("        self.{n}_hi.d.next = (self.{n}_hi.q.val() + bit_cast::<32, 1>(self.{n}_c.q.val().into()));");
                     u!("        if self.rst.val() {{\n            self.{n}_lo.d.next = 0.into();\n            self.{n}_hi.d.next = 0.into();\n            self.{n}_c.d.next = false;\n        }}");
                     u!("        self.{n}_lo_rd.d.next = self.rsel_{n}_0.val();");

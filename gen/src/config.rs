@@ -470,7 +470,7 @@ impl PrnicConfig {
                 ),
             ));
         }
-        if ft.entries % ft.ways != 0 {
+        if !ft.entries.is_multiple_of(ft.ways) {
             return Err(invalid(
                 "flow_table.entries",
                 format!("{} is not a multiple of ways = {}", ft.entries, ft.ways),
@@ -581,7 +581,7 @@ impl PrnicConfig {
             ));
         }
         let cr = &c.credit;
-        if cr.batch_bytes == 0 || cr.batch_bytes % p.mtu_bytes != 0 {
+        if cr.batch_bytes == 0 || !cr.batch_bytes.is_multiple_of(p.mtu_bytes) {
             return Err(invalid(
                 "credit.batch_bytes",
                 format!(
@@ -597,7 +597,7 @@ impl PrnicConfig {
             ));
         }
         if cr.bdp_bytes < cr.batch_bytes
-            || cr.bdp_bytes % cr.batch_bytes != 0
+            || !cr.bdp_bytes.is_multiple_of(cr.batch_bytes)
             || cr.bdp_bytes > 1 << 26
         {
             return Err(invalid(

@@ -589,7 +589,7 @@ pub fn analyse(
                 let raw = if kind == PointKind::Register {
                     name_of(*b)
                 } else {
-                    format!("{}", c.name.trim_start_matches('\\'))
+                    c.name.trim_start_matches('\\').to_string()
                 };
                 let id = starts.list.len();
                 starts.list.push((point(kind, &raw), tco));
@@ -756,7 +756,7 @@ pub fn analyse(
                     start: a.start,
                     prev: Some((ib, ci)),
                 };
-                if best.map_or(true, |x| {
+                if best.is_none_or(|x| {
                     cand.delay > x.delay || (cand.delay == x.delay && cand.levels > x.levels)
                 }) {
                     best = Some(cand);
@@ -775,8 +775,7 @@ pub fn analyse(
     let mut comb_io: Vec<(String, String)> = vec![];
     let build_steps = |mut b: u32, arr: &HashMap<u32, Arrival>| -> Vec<Step> {
         let mut steps = vec![];
-        loop {
-            let Some(a) = arr.get(&b) else { break };
+        while let Some(a) = arr.get(&b) {
             let (ty, src) = match a.prev {
                 Some((_, ci)) => (nl.cells[ci].ty.clone(), nl.cells[ci].src.clone()),
                 None => ("start".into(), None),
@@ -848,7 +847,7 @@ pub fn analyse(
         };
         if slot
             .as_ref()
-            .map_or(true, |p: &Path_| path.excess(m) > p.excess(m))
+            .is_none_or(|p: &Path_| path.excess(m) > p.excess(m))
         {
             *slot = Some(path);
         }

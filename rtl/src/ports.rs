@@ -197,7 +197,7 @@ mod tests {
                     let p = (w >> 15) as usize;
                     let (fid, fbeat) = ((w >> 4) & 0x7FF, w & 15);
                     sim_assert!(ep, taken[p] && x.m_port.val() == (p == 1), x);
-                    sim_assert!(ep, passing.map_or(true, |q| q == p), x);
+                    sim_assert!(ep, passing.is_none_or(|q| q == p), x);
                     sim_assert!(ep, (fid, fbeat) == (want[p].0 & 0x7FF, want[p].1), x);
                     if passing.is_none() {
                         if let Some((q, waited)) = ended {

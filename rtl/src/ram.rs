@@ -38,7 +38,7 @@ pub struct BankRam<D: Synth> {
     /// later: a second, slow read path (CSR read-back) on the write port.
     pub aux_read_data: Signal<Out, D>,
     // Simulation storage; the leading underscore keeps it out of the derived Block walk.
-    _sim: Box<Vec<D>>,
+    _sim: Vec<D>,
 }
 
 impl<D: Synth> BankRam<D> {
@@ -57,7 +57,7 @@ impl<D: Synth> BankRam<D> {
             write_data: Default::default(),
             write_enable: Default::default(),
             aux_read_data: Default::default(),
-            _sim: Box::new(vec![D::default(); depth]),
+            _sim: vec![D::default(); depth],
         }
     }
 
@@ -148,7 +148,7 @@ pub struct DistRam<T: Synth> {
     pub write_address: Signal<In, Bits<16>>,
     pub write_data: Signal<In, T>,
     pub write_enable: Signal<In, Bit>,
-    _sim: Box<Vec<T>>,
+    _sim: Vec<T>,
 }
 
 /// One-bit [`DistRam`].
@@ -168,7 +168,7 @@ impl<T: Synth> DistRam<T> {
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
-            _sim: Box::new(vec![T::default(); depth]),
+            _sim: vec![T::default(); depth],
         }
     }
 }
@@ -251,7 +251,7 @@ pub struct PipeRam<D: Synth> {
     pub write_data: Signal<In, D>,
     pub write_enable: Signal<In, Bit>,
     // Simulation state; the leading underscores keep it out of the derived Block walk.
-    _sim: Box<Vec<D>>,
+    _sim: Vec<D>,
     _latch: D,
 }
 
@@ -271,7 +271,7 @@ impl<D: Synth> PipeRam<D> {
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
-            _sim: Box::new(vec![D::default(); depth]),
+            _sim: vec![D::default(); depth],
             _latch: D::default(),
         }
     }

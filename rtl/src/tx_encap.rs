@@ -1727,7 +1727,7 @@ pub struct EnRam<D: Synth> {
     pub write_data: Signal<In, D>,
     pub write_enable: Signal<In, Bit>,
     // Simulation storage; the leading underscore keeps it out of the derived Block walk.
-    _sim: Box<Vec<D>>,
+    _sim: Vec<D>,
 }
 
 impl<D: Synth> EnRam<D> {
@@ -1745,7 +1745,7 @@ impl<D: Synth> EnRam<D> {
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
-            _sim: Box::new(vec![D::default(); depth]),
+            _sim: vec![D::default(); depth],
         }
     }
 }

@@ -272,7 +272,7 @@ impl Logic for SetFinish2 {
         };
         let mut best: Option<usize> = None;
         for g in 0..2 * NG {
-            if any(g) && best.map_or(true, |b| self.rank(g) < self.rank(b)) {
+            if any(g) && best.is_none_or(|b| self.rank(g) < self.rank(b)) {
                 best = Some(g);
             }
         }

@@ -85,7 +85,7 @@ impl<const N: usize> Logic for ByteSwap<N> {
     }
 
     fn hdl(&self) -> Verilog {
-        assert!(N % 8 == 0, "ByteSwap width {N}");
+        assert!(N.is_multiple_of(8), "ByteSwap width {N}");
         let bytes: Vec<String> = (0..N / 8)
             .map(|b| format!("data_in[{}:{}]", 8 * b + 7, 8 * b))
             .collect();

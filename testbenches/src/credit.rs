@@ -217,12 +217,12 @@ pub fn random_tx_events(
         let r = next();
         let qp = qps[r as usize % qps.len()];
         let left = m.qps.get(&qp).map_or(0, |q| q.rem);
-        let new = if (r >> 16) % 6 == 0 {
+        let new = if (r >> 16).is_multiple_of(6) {
             1 + next() % (3 * batch)
         } else {
             0
         };
-        Some(if (r >> 24) % 4 == 0 {
+        Some(if (r >> 24).is_multiple_of(4) {
             TxEvent::Grant { qp }
         } else {
             TxEvent::Send {

@@ -804,7 +804,7 @@ impl CsrFuzz {
             crate::axil::SLVERR
         };
         let writable = STAGING.contains(&a) || known.is_some_and(|(_, ro)| ro);
-        if (r >> 40) % 2 == 0 && (writable || known.is_none()) {
+        if (r >> 40).is_multiple_of(2) && (writable || known.is_none()) {
             let resp = write(d, a, (r >> 20) as u32, 0xf, 0).expect("CSR answers");
             self.violations += (resp != expect) as u64;
             // A read-only identification word must not change.
@@ -875,6 +875,8 @@ impl RtlRnics {
         // A: ports, spraying, and one flow entry per tenant (installed by the DPU).
         {
             let d = &mut a.link.dut;
+            // `p` is the port number the registers and the addresses are named by.
+            #[allow(clippy::needless_range_loop)]
             for p in 0..2 {
                 let (lo, hi, ip) = if p == 0 {
                     (regs::PORT0_MAC_LO, regs::PORT0_MAC_HI, regs::PORT0_IPV4)

@@ -467,7 +467,7 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
     u.clk.next = false.into();
     crate::hdl_sim::settle(&mut u, "initial values");
     let mut out = Agreement::default();
-    let sweep = std::iter::repeat(Event::Idle).take(cfg.reorder.qps as usize + 4);
+    let sweep = std::iter::repeat_n(Event::Idle, cfg.reorder.qps as usize + 4);
     // Nothing waits for `ready` here, so the cycles headers wait after a QP command are
     // left idle.
     let hold = QP_CMD_HOLD_CYCLES as usize;
@@ -479,9 +479,12 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
             } else {
                 0
             };
-            std::iter::once((false, *e)).chain(std::iter::repeat((false, Event::Idle)).take(idle))
+            std::iter::once((false, *e)).chain(std::iter::repeat_n((false, Event::Idle), idle))
         }))
-        .chain(std::iter::repeat((false, Event::Idle)).take(RX_REORDER_LATENCY as usize + 2))
+        .chain(std::iter::repeat_n(
+            (false, Event::Idle),
+            RX_REORDER_LATENCY as usize + 2,
+        ))
         .collect();
     for (c, (rst, ev)) in all.into_iter().enumerate() {
         v.set_rst(rst as u64);

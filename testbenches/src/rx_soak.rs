@@ -119,7 +119,7 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
                 } else {
                     OP_WRITE_MIDDLE
                 },
-                ack_req: r() % 8 == 0,
+                ack_req: r().is_multiple_of(8),
                 va: va(owner(q), q, psn),
                 rkey: 0x5000 + q,
                 imm: imm.then_some(imm_no),
@@ -193,7 +193,7 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
                 }
                 _ => {}
             }
-            let dup = r() % 50 == 0;
+            let dup = r().is_multiple_of(50);
             frames.push(WireInput {
                 bytes: wire_frame(&p),
                 bad_keep: false,
@@ -211,7 +211,7 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
         let stall_pct = r() % 30;
         let mut ri = rng(r());
         let mut rs = rng(r());
-        let reset_mid = r() % 4 == 0;
+        let reset_mid = r().is_multiple_of(4);
         let stop_at = reset_mid.then(|| r() % (frames.len() as u64 * 6) + 10);
         let run = path.run_until(
             &frames,

@@ -87,7 +87,7 @@ pub fn soak(
             .iter()
             .map(|f| f.bytes.len().div_ceil(128) as u64)
             .sum();
-        let cut = next() % 3 == 0;
+        let cut = next().is_multiple_of(3);
         let max_cycles = if cut {
             1 + next() % (2 * beats + 10)
         } else {

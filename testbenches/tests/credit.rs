@@ -357,15 +357,18 @@ fn credit_rx_grants_in_the_models_order() {
         let mut m = ReceiverModel::default();
         let mut next = rng(seed);
         // Accepted events by cycle: Some(qp) = request, (qp, on) = ON/OFF.
+        #[allow(clippy::type_complexity)]
         let mut log: Vec<(u64, Result<u32, (u32, bool)>)> = vec![];
         let mut applied = 0;
         let mut held: Option<u32> = None;
         let mut grants = 0;
         for c in 0..40_000u64 {
-            if held.is_none() && next() % 40 == 0 {
+            if held.is_none() && next().is_multiple_of(40) {
                 held = Some((next() % 5) as u32);
             }
-            let onoff = (next() % 900 == 0).then(|| ((next() % 5) as u32, next() % 2 == 0));
+            let onoff = next()
+                .is_multiple_of(900)
+                .then(|| ((next() % 5) as u32, next().is_multiple_of(2)));
             d.set_s_req_valid(held.is_some() as u64);
             d.set_s_req_qp(held.unwrap_or(0) as u64);
             d.set_s_onoff_valid(onoff.is_some() as u64);

@@ -288,7 +288,7 @@ fn flow_entries_programmed_through_csr_are_read_back_and_seen_by_the_data_path()
     for (i, (k, v)) in entries.iter().enumerate() {
         assert_eq!(
             lookup(&mut d, *k),
-            Some(Seen::of(&v)),
+            Some(Seen::of(v)),
             "entry {i} on the data path"
         );
         let back = if i < 4 {
@@ -644,6 +644,7 @@ fn back_to_back_accesses_with_and_without_backpressure_get_every_response() {
         LOCAL_VNI7,
         REORDER_THRESH,
     ];
+    #[allow(clippy::type_complexity)]
     let patterns: [(&str, Box<dyn Fn(u64) -> Box<dyn FnMut(u64) -> bool>>); 4] = [
         ("always ready", Box::new(|_| Box::new(|_| true))),
         (

@@ -139,10 +139,8 @@ impl Model {
                             let new = (old & !m) | (d as u64 & m);
                             self.rw.insert((name, f.name), (new & fm) >> f.lsb);
                         }
-                        (Access::W1c, Reset::Internal) => {
-                            if d as u64 & m != 0 {
-                                self.bad_flag = false;
-                            }
+                        (Access::W1c, Reset::Internal) if d as u64 & m != 0 => {
+                            self.bad_flag = false;
                         }
                         _ => {}
                     }
@@ -246,6 +244,7 @@ proptest! {
         d.set_hw_cnt_credit_rx_grants(counters["CNT_CREDIT_RX_GRANTS"]);
         d.set_hw_cnt_credit_rx_idle_slots(counters["CNT_CREDIT_RX_IDLE_SLOTS"]);
         // The RX counters, each driven through its own setter.
+        #[allow(clippy::type_complexity)]
         let rx_setters: [(&str, fn(&mut Csr, u64)); 28] = [
             ("CNT_RX_FRAMES", |d, v| d.set_hw_cnt_rx_frames(v)),
             ("CNT_RX_PLACED", |d, v| d.set_hw_cnt_rx_placed(v)),

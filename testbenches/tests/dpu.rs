@@ -25,7 +25,7 @@ fn ops(n: usize, seed: u64) -> Vec<Op> {
     let mut ops = vec![];
     while ops.len() < n {
         let r = next();
-        if r % 4 == 0 && !keys.is_empty() {
+        if r.is_multiple_of(4) && !keys.is_empty() {
             ops.push(Op::Delete(keys.swap_remove(r as usize % keys.len())));
         } else {
             let k = key((r % 3) as u32 + 100, (r >> 32) as u32);

@@ -128,6 +128,8 @@ fn frames_the_mac_marks_bad_are_dropped_whole_and_counted_per_port() {
     let r = run(&s, |_, _| {});
     assert!(r.clean(), "{r:?}");
     let drops = whole_frames_only(&r);
+    // `p` is the port number, the index of every per-port figure.
+    #[allow(clippy::needless_range_loop)]
     for p in 0..2 {
         assert!(r.port_marked_bad[p] > 0, "{r:?}");
         // A bad frame that finds no room is counted as full instead.

@@ -255,7 +255,7 @@ fn lookups_never_miss_while_keys_are_inserted_relocated_and_deleted() {
     for step in 0..40_000u64 {
         if pending.is_empty() {
             let r = next();
-            if churn.len() > 8000 && r % 3 == 0 {
+            if churn.len() > 8000 && r.is_multiple_of(3) {
                 let k = churn.swap_remove((r as usize / 3) % churn.len());
                 pending.extend(t.delete(k).unwrap());
             } else {
@@ -642,7 +642,7 @@ fn two_simulators_agree_cycle_by_cycle() {
         let r = next();
         if pending.is_empty() && c < 500 {
             let k = random_key(r) & 0xff_0000_ffff; // a small key space: stash and moves
-            if r % 5 == 0 && !keys.is_empty() {
+            if r.is_multiple_of(5) && !keys.is_empty() {
                 let k = keys.swap_remove(r as usize % keys.len());
                 pending.extend(t.delete(k).unwrap());
             } else if let Ok(ws) = t.insert(k, value_for(r)) {
@@ -667,14 +667,17 @@ fn two_simulators_agree_cycle_by_cycle() {
         let stage_key = next_update
             .filter(|_| c % 2 == 1 && c % 7 != 0)
             .map(|u| u.key);
-        let lookup = if keys.is_empty() || r % 4 == 0 {
+        let lookup = if keys.is_empty() || r.is_multiple_of(4) {
             Some((random_key(r >> 3), c as u16))
         } else {
             Some((keys[r as usize % keys.len()], c as u16))
         };
         // Read-backs in cycles without an update, alternating stash and ways.
-        let read = (update.is_none() && c % 3 == 0)
-            .then(|| (c % 2 == 0, (r % 4) as u8, ((r >> 20) % 64) as u16));
+        let read = (update.is_none() && c % 3 == 0).then_some((
+            c % 2 == 0,
+            (r % 4) as u8,
+            ((r >> 20) % 64) as u16,
+        ));
         let i = Inputs {
             rst: c == 550,
             lookup,
@@ -732,7 +735,7 @@ proptest! {
             // Apply this change's writes one per cycle, with lookups in between.
             while let Some(w) = pending.pop_front() {
                 c += 1;
-                let probe = if c % lookup_every == 0 {
+                let probe = if c.is_multiple_of(lookup_every) {
                     Some(if r % 3 == 0 || present.is_empty() { random_key(r.rotate_left(c as u32 % 64)) } else { present[(r as usize + c as usize) % present.len()] })
                 } else {
                     None

@@ -194,7 +194,7 @@ fn reordered_duplicated_multi_tenant_with_backpressure() {
         let q = (r() % 32) as usize;
         if !per_qp[q].is_empty() {
             let f = per_qp[q].remove(0);
-            if r() % 20 == 0 {
+            if r().is_multiple_of(20) {
                 frames.push(f.clone());
             }
             frames.push(f);
@@ -323,7 +323,7 @@ proptest! {
                 frames.push(malformed(r() as u32 % 1000).0);
             }
             let q = (r() % 8) as u32;
-            frames.push(good(&packet(q, k, (r() % 1500) as usize, r() % 3 == 0, r())));
+            frames.push(good(&packet(q, k, (r() % 1500) as usize, r().is_multiple_of(3), r())));
         }
         let mut r2 = rng(seed ^ 1);
         let mut r3 = rng(seed ^ 2);
@@ -481,16 +481,16 @@ fn verdict_latency_and_held_headers_match_the_models() {
         let mut r = rng(seed);
         let mut frames = vec![];
         for k in 0..150u32 {
-            if r() % 5 == 0 {
+            if r().is_multiple_of(5) {
                 frames.push(malformed(r() as u32 % 1000).0);
             }
             let q = (r() % 8) as u32;
-            let len = if r() % 3 == 0 {
+            let len = if r().is_multiple_of(3) {
                 (r() % 8) as usize
             } else {
                 (r() % 1500) as usize
             };
-            frames.push(good(&packet(q, k, len, r() % 3 == 0, r())));
+            frames.push(good(&packet(q, k, len, r().is_multiple_of(3), r())));
         }
         let mut r2 = rng(seed ^ 1);
         let mut r3 = rng(seed ^ 2);
@@ -508,7 +508,7 @@ fn verdict_latency_and_held_headers_match_the_models() {
                     held -= 1;
                     return false;
                 }
-                if r4() % 50 == 0 {
+                if r4().is_multiple_of(50) {
                     held = r4() % 40;
                 }
                 true

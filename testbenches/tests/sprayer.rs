@@ -160,7 +160,7 @@ fn per_packet_walks_the_range_and_wraps() {
 fn consecutive_packets_of_one_qp_get_different_ports() {
     let c = &cfg().sprayer;
     let mut tb = Tb::new(Mode::PerPacket, c.port_min as u16, c.port_max as u16);
-    let (_, seen) = tb.run(&back_to_back(std::iter::repeat(42).take(1000)), 4);
+    let (_, seen) = tb.run(&back_to_back(std::iter::repeat_n(42, 1000)), 4);
     assert_eq!(seen.len(), 1000);
     assert!(seen.windows(2).all(|w| w[0].1.port != w[1].1.port));
 }

@@ -216,7 +216,13 @@ fn every_length_around_the_beat_boundaries() {
         })
         .collect();
     let mut r = rng(3);
-    check(&s, &table, &frames, |_| false, move |_| r() % 3 != 0);
+    check(
+        &s,
+        &table,
+        &frames,
+        |_| false,
+        move |_| !r().is_multiple_of(3),
+    );
 }
 
 #[test]
@@ -355,7 +361,7 @@ fn fuzzed_frames_never_block_the_next_valid_one() {
             _ => 4000 + next() as usize % 600,
         };
         let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
-        if next() % 2 == 0 && len > 34 {
+        if next().is_multiple_of(2) && len > 34 {
             // A plausible header with random VNI / destination, so some hit the table.
             bytes[12] = 0x08;
             bytes[13] = 0x00;
@@ -365,13 +371,13 @@ fn fuzzed_frames_never_block_the_next_valid_one() {
         let beats = len.div_ceil(BEAT_BYTES);
         frames.push(TxFrame {
             bytes,
-            vni: if next() % 2 == 0 {
+            vni: if next().is_multiple_of(2) {
                 3
             } else {
                 next() as u32 & 0xff_ffff
             },
             qp: next() as u32 & 0xff_ffff,
-            bad_keep_beat: (next() % 5 == 0).then(|| next() as usize % beats),
+            bad_keep_beat: next().is_multiple_of(5).then(|| next() as usize % beats),
         });
         frames.push(TxFrame {
             bytes: rocev2_frame(

@@ -186,7 +186,7 @@ impl RnicModel {
 impl CsrTransport for RnicModel {
     fn read32(&mut self, addr: u32) -> Result<u32, CsrError> {
         self.connected()?;
-        if addr % 4 != 0 || !MAPPED.contains(&addr) {
+        if !addr.is_multiple_of(4) || !MAPPED.contains(&addr) {
             self.bad_access += 1;
             self.bad_flag = true;
             return Err(CsrError::SlvErr { addr });
@@ -223,7 +223,7 @@ impl CsrTransport for RnicModel {
 
     fn write32(&mut self, addr: u32, data: u32) -> Result<(), CsrError> {
         self.connected()?;
-        if addr % 4 != 0 || !MAPPED.contains(&addr) {
+        if !addr.is_multiple_of(4) || !MAPPED.contains(&addr) {
             self.bad_access += 1;
             self.bad_flag = true;
             return Err(CsrError::SlvErr { addr });

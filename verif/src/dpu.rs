@@ -594,7 +594,7 @@ mod tests {
         let mut ops = vec![];
         while ops.len() < 90 {
             let r = next();
-            let op = if r % 8 == 0 && !keys.is_empty() {
+            let op = if r.is_multiple_of(8) && !keys.is_empty() {
                 Op::Delete(keys.swap_remove(r as usize % keys.len()))
             } else {
                 let k = r >> 20;
