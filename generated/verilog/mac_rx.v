@@ -30,6 +30,7 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
     localparam  room_at_p1 = 17'b1011111;
     localparam  max_m1 = 17'b100001;
     localparam  max_m2 = 17'b100000;
+    localparam  lvl_ones = 17'b11111111111111111;
     
     // Stub signals
     reg  q_data$clk;
@@ -115,6 +116,11 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
     reg  bad;
     reg  up;
     reg  down;
+    reg  [16:0] lvl_inc;
+    reg  [16:0] lvl_dec;
+    reg  [16:0] m_up;
+    reg  [16:0] m_down;
+    reg  [16:0] m_hold;
     reg  unused_status;
     
     // Sub module instances
@@ -321,17 +327,25 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
         unused_status = (((q_data$full | q_data$status_overflow) | (q_keep$full | q_keep$status_overflow)) | (((q_last$full | q_last$status_overflow) | (q_frame$full | q_frame$status_overflow)) | (q_keep$m_valid | q_last$m_valid)));
         up = (push & ~pop);
         down = (~push & pop);
+        lvl_inc = (level$q + 32'h1);
+        lvl_dec = (level$q - 32'h1);
+        m_up = 32'h0;
+        m_down = 32'h0;
+        m_hold = lvl_ones;
         if (up) begin
-            level$d = (level$q + 32'h1);
+            m_up = lvl_ones;
+            m_hold = 32'h0;
             tight$d = (level$q > room_at_m1);
         end
         else if (down) begin
-            level$d = (level$q - 32'h1);
+            m_down = lvl_ones;
+            m_hold = 32'h0;
             tight$d = (level$q > room_at_p1);
         end
         else begin
             tight$d = (level$q > room_at);
         end
+        level$d = (((lvl_inc & m_up) | (lvl_dec & m_down)) | (level$q & m_hold));
         if (rst) begin
             level$d = 32'h0;
             tight$d = 1'b0;

@@ -92,6 +92,12 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
     bad: Signal<Local, Bit>,
     up: Signal<Local, Bit>,
     down: Signal<Local, Bit>,
+    lvl_inc: Signal<Local, Bits<17>>,
+    lvl_dec: Signal<Local, Bits<17>>,
+    m_up: Signal<Local, Bits<17>>,
+    m_down: Signal<Local, Bits<17>>,
+    m_hold: Signal<Local, Bits<17>>,
+    lvl_ones: Constant<Bits<17>>,
     /// The queues' own full/overflow flags and the copies' valids: admission reserves
     /// room for a whole frame, so no queue can overflow, and the four queues move in
     /// step (Verilator's lint knows `*unused*` as deliberately unread).
@@ -154,6 +160,12 @@ impl<const D: usize, const K: usize> MacRxFifo<D, K> {
             bad: Default::default(),
             up: Default::default(),
             down: Default::default(),
+            lvl_inc: Default::default(),
+            lvl_dec: Default::default(),
+            m_up: Default::default(),
+            m_down: Default::default(),
+            m_hold: Default::default(),
+            lvl_ones: Constant::new(0x1_ffff.into()),
             unused_status: Default::default(),
         }
     }
@@ -259,15 +271,28 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
         // ---- Occupancy and room (for the level after this edge). ----
         self.up.next = (self.push.val() & !self.pop.val());
         self.down.next = (!self.push.val() & self.pop.val());
+        // level + 1 and level - 1 start at the register; push and pop only pick one
+        // through AND-OR masks (a mux would let synthesis share one adder behind the
+        // choice, which put the MAC-side admission logic in front of its carry chain).
+        self.lvl_inc.next = (self.level.q.val() + 1);
+        self.lvl_dec.next = (self.level.q.val() - 1);
+        self.m_up.next = 0.into();
+        self.m_down.next = 0.into();
+        self.m_hold.next = self.lvl_ones.val();
         if self.up.val() {
-            self.level.d.next = (self.level.q.val() + 1);
+            self.m_up.next = self.lvl_ones.val();
+            self.m_hold.next = 0.into();
             self.tight.d.next = (self.level.q.val() > self.room_at_m1.val());
         } else if self.down.val() {
-            self.level.d.next = (self.level.q.val() - 1);
+            self.m_down.next = self.lvl_ones.val();
+            self.m_hold.next = 0.into();
             self.tight.d.next = (self.level.q.val() > self.room_at_p1.val());
         } else {
             self.tight.d.next = (self.level.q.val() > self.room_at.val());
         }
+        self.level.d.next = (((self.lvl_inc.val() & self.m_up.val())
+            | (self.lvl_dec.val() & self.m_down.val()))
+            | (self.level.q.val() & self.m_hold.val()));
         if self.rst.val() {
             self.level.d.next = 0.into();
             self.tight.d.next = false;

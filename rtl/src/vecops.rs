@@ -394,21 +394,42 @@ impl Logic for PopGroups {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(
             "\
+function [2:0] pop4(input [3:0] b);
+   pop4 = {&b, ((b[0] ^ b[1]) & (b[2] ^ b[3])) | ((b[0] & b[1]) ^ (b[2] & b[3])), ^b};
+endfunction
+function [3:0] add3(input [2:0] a, input [2:0] b);
+   reg c1, c2;
+   begin
+      c1 = a[0] & b[0];
+      c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
+      add3 = {(a[2] & b[2]) | (c2 & (a[2] ^ b[2])), a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
+   end
+endfunction
+function [4:0] add4(input [3:0] a, input [3:0] b);
+   reg c1, c2, c3;
+   begin
+      c1 = a[0] & b[0];
+      c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
+      c3 = (a[2] & b[2]) | (c2 & (a[2] ^ b[2]));
+      add4 = {(a[3] & b[3]) | (c3 & (a[3] ^ b[3])), a[3] ^ b[3] ^ c3, a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
+   end
+endfunction
 integer g;
 reg [2:0] q0, q1, q2, q3;
 reg [3:0] h0, h1;
 always @(*) begin
    counts = 80'd0;
    for (g = 0; g < 16; g = g + 1) begin
-      // A tree, so that no carry chain runs through all 16 bits: four 4-bit counts
-      // (one LUT each), two sums of two (one LUT6 per bit), one 4-bit add.
-      q0 = {2'd0, v[16*g]} + {2'd0, v[16*g + 1]} + {2'd0, v[16*g + 2]} + {2'd0, v[16*g + 3]};
-      q1 = {2'd0, v[16*g + 4]} + {2'd0, v[16*g + 5]} + {2'd0, v[16*g + 6]} + {2'd0, v[16*g + 7]};
-      q2 = {2'd0, v[16*g + 8]} + {2'd0, v[16*g + 9]} + {2'd0, v[16*g + 10]} + {2'd0, v[16*g + 11]};
-      q3 = {2'd0, v[16*g + 12]} + {2'd0, v[16*g + 13]} + {2'd0, v[16*g + 14]} + {2'd0, v[16*g + 15]};
-      h0 = {1'b0, q0} + {1'b0, q1};
-      h1 = {1'b0, q2} + {1'b0, q3};
-      counts[5*g +: 5] = {1'b0, h0} + {1'b0, h1};
+      // A tree of gate-level adders: four 4-bit counts, two sums of two, one sum. No
+      // `+`, so synthesis infers no carry chain and maps each count to two LUT6 levels
+      // (with MUXF7/F8) instead of LUTs around three carry chains.
+      q0 = pop4(v[16*g +: 4]);
+      q1 = pop4(v[16*g + 4 +: 4]);
+      q2 = pop4(v[16*g + 8 +: 4]);
+      q3 = pop4(v[16*g + 12 +: 4]);
+      h0 = add3(q0, q1);
+      h1 = add3(q2, q3);
+      counts[5*g +: 5] = add4(h0, h1);
    end
 end
 "
