@@ -37,6 +37,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     
     // Constant declarations
     localparam  depth_m1 = 16'h1fff;
+    localparam  depth_hi = 16'he000;
     localparam  stash_len = 8'h20;
     localparam  tree_groups = 8'hb;
     localparam  op_write_slot = 2'b0;
@@ -48,6 +49,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     localparam  gfill = 56'hb6db6db6db6db4;
     localparam  gfill_p = 56'hb6db6db6db6db6;
     localparam  bit1 = 56'h2;
+    localparam  entry_ones = 169'h1ffffffffffffffffffffffffffffffffffffffffff;
     
     // Stub signals
     reg  [55:0] hash$0$key;
@@ -1430,6 +1432,18 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  [1:0] rd2_way$d;
     wire  [1:0] rd2_way$q;
     reg  rd2_way$clock;
+    reg  rd2_sel$0$d;
+    wire  rd2_sel$0$q;
+    reg  rd2_sel$0$clock;
+    reg  rd2_sel$1$d;
+    wire  rd2_sel$1$q;
+    reg  rd2_sel$1$clock;
+    reg  rd2_sel$2$d;
+    wire  rd2_sel$2$q;
+    reg  rd2_sel$2$clock;
+    reg  rd2_sel$3$d;
+    wire  rd2_sel$3$q;
+    reg  rd2_sel$3$clock;
     reg  [15:0] rd2_index$d;
     wire  [15:0] rd2_index$q;
     reg  rd2_index$clock;
@@ -1777,6 +1791,10 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  rsv_or$30;
     reg  rsv_or$31;
     reg  rsv_or$32;
+    reg  [168:0] rd_msk$0;
+    reg  [168:0] rd_msk$1;
+    reg  [168:0] rd_msk$2;
+    reg  [168:0] rd_msk$3;
     reg  [168:0] rd_word;
     
     // Sub module instances
@@ -4070,6 +4088,26 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(rd2_way$q),
         .clock(rd2_way$clock)
     );
+    flow_table$rd2_sel$0 rd2_sel$0(
+        .d(rd2_sel$0$d),
+        .q(rd2_sel$0$q),
+        .clock(rd2_sel$0$clock)
+    );
+    flow_table$rd2_sel$1 rd2_sel$1(
+        .d(rd2_sel$1$d),
+        .q(rd2_sel$1$q),
+        .clock(rd2_sel$1$clock)
+    );
+    flow_table$rd2_sel$2 rd2_sel$2(
+        .d(rd2_sel$2$d),
+        .q(rd2_sel$2$q),
+        .clock(rd2_sel$2$clock)
+    );
+    flow_table$rd2_sel$3 rd2_sel$3(
+        .d(rd2_sel$3$d),
+        .q(rd2_sel$3$q),
+        .clock(rd2_sel$3$clock)
+    );
     flow_table$rd2_index rd2_index(
         .d(rd2_index$d),
         .q(rd2_index$q),
@@ -4660,6 +4698,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         pend_valid_i$0$clock = clk;
         pend_slot$0$clock = clk;
         rd1_use$0$clock = clk;
+        rd2_sel$0$clock = clk;
         k_ok$0$clock = clk;
         k_bad0$0$clock = clk;
         k_write$0$clock = clk;
@@ -4694,6 +4733,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         pend_valid_i$1$clock = clk;
         pend_slot$1$clock = clk;
         rd1_use$1$clock = clk;
+        rd2_sel$1$clock = clk;
         k_ok$1$clock = clk;
         k_bad0$1$clock = clk;
         k_write$1$clock = clk;
@@ -4728,6 +4768,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         pend_valid_i$2$clock = clk;
         pend_slot$2$clock = clk;
         rd1_use$2$clock = clk;
+        rd2_sel$2$clock = clk;
         k_ok$2$clock = clk;
         k_bad0$2$clock = clk;
         k_write$2$clock = clk;
@@ -4762,6 +4803,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         pend_valid_i$3$clock = clk;
         pend_slot$3$clock = clk;
         rd1_use$3$clock = clk;
+        rd2_sel$3$clock = clk;
         k_ok$3$clock = clk;
         k_bad0$3$clock = clk;
         k_write$3$clock = clk;
@@ -5515,7 +5557,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         upd_is_stash = ~upd_is_slot;
         upd_is_write = ((s_update_op == op_write_slot) | (s_update_op == op_write_stash));
         upd_slot_ok = 1'b1;
-        upd_slot_ok = (s_update_index <= depth_m1);
+        upd_slot_ok = ((s_update_index & depth_hi) == 32'h0);
         upd_stash_ok = 1'b0;
         upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
         upd_home_ok = 1'b1;
@@ -6326,17 +6368,28 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         rd2_valid$d = rd1_valid$q;
         rd2_stash$d = rd1_stash$q;
         rd2_way$d = rd1_way$q;
+        rd2_sel$0$d = (rd1_way$q == 0);
+        rd2_sel$1$d = (rd1_way$q == 1);
+        rd2_sel$2$d = (rd1_way$q == 2);
+        rd2_sel$3$d = (rd1_way$q == 3);
         rd2_index$d = rd1_index$q;
-        rd_word = way$0$aux_read_data;
-        if ((rd2_way$q == 1)) begin
-            rd_word = way$1$aux_read_data;
+        rd_msk$0 = 32'h0;
+        if (rd2_sel$0$q) begin
+            rd_msk$0 = entry_ones;
         end
-        if ((rd2_way$q == 2)) begin
-            rd_word = way$2$aux_read_data;
+        rd_msk$1 = 32'h0;
+        if (rd2_sel$1$q) begin
+            rd_msk$1 = entry_ones;
         end
-        if ((rd2_way$q == 3)) begin
-            rd_word = way$3$aux_read_data;
+        rd_msk$2 = 32'h0;
+        if (rd2_sel$2$q) begin
+            rd_msk$2 = entry_ones;
         end
+        rd_msk$3 = 32'h0;
+        if (rd2_sel$3$q) begin
+            rd_msk$3 = entry_ones;
+        end
+        rd_word = (((way$0$aux_read_data & rd_msk$0) | (way$1$aux_read_data & rd_msk$1)) | ((way$2$aux_read_data & rd_msk$2) | (way$3$aux_read_data & rd_msk$3)));
         rd3_word$d = rd_word;
         rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$0$q));
         if ((rd2_way$q == 1)) begin
@@ -12955,6 +13008,82 @@ module flow_table$rd2_pend(d,q,clock);
     end
           
 endmodule // flow_table$rd2_pend
+
+
+module flow_table$rd2_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_sel$0
+
+
+module flow_table$rd2_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_sel$1
+
+
+module flow_table$rd2_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_sel$2
+
+
+module flow_table$rd2_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // flow_table$rd2_sel$3
 
 
 module flow_table$rd2_stash(d,q,clock);

@@ -331,20 +331,18 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
         lvl_dec = (level$q - 32'h1);
         m_up = 32'h0;
         m_down = 32'h0;
-        m_hold = lvl_ones;
         if (up) begin
             m_up = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_m1);
         end
         else if (down) begin
             m_down = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_p1);
         end
         else begin
             tight$d = (level$q > room_at);
         end
+        m_hold = ~(m_up | m_down);
         level$d = (((lvl_inc & m_up) | (lvl_dec & m_down)) | (level$q & m_hold));
         if (rst) begin
             level$d = 32'h0;

@@ -12530,6 +12530,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     
     // Constant declarations
     localparam  depth_m1 = 16'h1fff;
+    localparam  depth_hi = 16'he000;
     localparam  stash_len = 8'h20;
     localparam  tree_groups = 8'hb;
     localparam  op_write_slot = 2'b0;
@@ -12541,6 +12542,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     localparam  gfill = 56'hb6db6db6db6db4;
     localparam  gfill_p = 56'hb6db6db6db6db6;
     localparam  bit1 = 56'h2;
+    localparam  entry_ones = 169'h1ffffffffffffffffffffffffffffffffffffffffff;
     
     // Stub signals
     reg  [55:0] hash$0$key;
@@ -13923,6 +13925,18 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  [1:0] rd2_way$d;
     wire  [1:0] rd2_way$q;
     reg  rd2_way$clock;
+    reg  rd2_sel$0$d;
+    wire  rd2_sel$0$q;
+    reg  rd2_sel$0$clock;
+    reg  rd2_sel$1$d;
+    wire  rd2_sel$1$q;
+    reg  rd2_sel$1$clock;
+    reg  rd2_sel$2$d;
+    wire  rd2_sel$2$q;
+    reg  rd2_sel$2$clock;
+    reg  rd2_sel$3$d;
+    wire  rd2_sel$3$q;
+    reg  rd2_sel$3$clock;
     reg  [15:0] rd2_index$d;
     wire  [15:0] rd2_index$q;
     reg  rd2_index$clock;
@@ -14270,6 +14284,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  rsv_or$30;
     reg  rsv_or$31;
     reg  rsv_or$32;
+    reg  [168:0] rd_msk$0;
+    reg  [168:0] rd_msk$1;
+    reg  [168:0] rd_msk$2;
+    reg  [168:0] rd_msk$3;
     reg  [168:0] rd_word;
     
     // Sub module instances
@@ -16563,6 +16581,26 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         .q(rd2_way$q),
         .clock(rd2_way$clock)
     );
+    prnic_top$flow$rd2_sel$0 rd2_sel$0(
+        .d(rd2_sel$0$d),
+        .q(rd2_sel$0$q),
+        .clock(rd2_sel$0$clock)
+    );
+    prnic_top$flow$rd2_sel$1 rd2_sel$1(
+        .d(rd2_sel$1$d),
+        .q(rd2_sel$1$q),
+        .clock(rd2_sel$1$clock)
+    );
+    prnic_top$flow$rd2_sel$2 rd2_sel$2(
+        .d(rd2_sel$2$d),
+        .q(rd2_sel$2$q),
+        .clock(rd2_sel$2$clock)
+    );
+    prnic_top$flow$rd2_sel$3 rd2_sel$3(
+        .d(rd2_sel$3$d),
+        .q(rd2_sel$3$q),
+        .clock(rd2_sel$3$clock)
+    );
     prnic_top$flow$rd2_index rd2_index(
         .d(rd2_index$d),
         .q(rd2_index$q),
@@ -17153,6 +17191,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pend_valid_i$0$clock = clk;
         pend_slot$0$clock = clk;
         rd1_use$0$clock = clk;
+        rd2_sel$0$clock = clk;
         k_ok$0$clock = clk;
         k_bad0$0$clock = clk;
         k_write$0$clock = clk;
@@ -17187,6 +17226,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pend_valid_i$1$clock = clk;
         pend_slot$1$clock = clk;
         rd1_use$1$clock = clk;
+        rd2_sel$1$clock = clk;
         k_ok$1$clock = clk;
         k_bad0$1$clock = clk;
         k_write$1$clock = clk;
@@ -17221,6 +17261,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pend_valid_i$2$clock = clk;
         pend_slot$2$clock = clk;
         rd1_use$2$clock = clk;
+        rd2_sel$2$clock = clk;
         k_ok$2$clock = clk;
         k_bad0$2$clock = clk;
         k_write$2$clock = clk;
@@ -17255,6 +17296,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pend_valid_i$3$clock = clk;
         pend_slot$3$clock = clk;
         rd1_use$3$clock = clk;
+        rd2_sel$3$clock = clk;
         k_ok$3$clock = clk;
         k_bad0$3$clock = clk;
         k_write$3$clock = clk;
@@ -18008,7 +18050,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         upd_is_stash = ~upd_is_slot;
         upd_is_write = ((s_update_op == op_write_slot) | (s_update_op == op_write_stash));
         upd_slot_ok = 1'b1;
-        upd_slot_ok = (s_update_index <= depth_m1);
+        upd_slot_ok = ((s_update_index & depth_hi) == 32'h0);
         upd_stash_ok = 1'b0;
         upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
         upd_home_ok = 1'b1;
@@ -18819,17 +18861,28 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         rd2_valid$d = rd1_valid$q;
         rd2_stash$d = rd1_stash$q;
         rd2_way$d = rd1_way$q;
+        rd2_sel$0$d = (rd1_way$q == 0);
+        rd2_sel$1$d = (rd1_way$q == 1);
+        rd2_sel$2$d = (rd1_way$q == 2);
+        rd2_sel$3$d = (rd1_way$q == 3);
         rd2_index$d = rd1_index$q;
-        rd_word = way$0$aux_read_data;
-        if ((rd2_way$q == 1)) begin
-            rd_word = way$1$aux_read_data;
+        rd_msk$0 = 32'h0;
+        if (rd2_sel$0$q) begin
+            rd_msk$0 = entry_ones;
         end
-        if ((rd2_way$q == 2)) begin
-            rd_word = way$2$aux_read_data;
+        rd_msk$1 = 32'h0;
+        if (rd2_sel$1$q) begin
+            rd_msk$1 = entry_ones;
         end
-        if ((rd2_way$q == 3)) begin
-            rd_word = way$3$aux_read_data;
+        rd_msk$2 = 32'h0;
+        if (rd2_sel$2$q) begin
+            rd_msk$2 = entry_ones;
         end
+        rd_msk$3 = 32'h0;
+        if (rd2_sel$3$q) begin
+            rd_msk$3 = entry_ones;
+        end
+        rd_word = (((way$0$aux_read_data & rd_msk$0) | (way$1$aux_read_data & rd_msk$1)) | ((way$2$aux_read_data & rd_msk$2) | (way$3$aux_read_data & rd_msk$3)));
         rd3_word$d = rd_word;
         rd3_mask$d = (rd2_pend$q | (rd2_infl$q & present_q$0$q));
         if ((rd2_way$q == 1)) begin
@@ -25448,6 +25501,82 @@ module prnic_top$flow$rd2_pend(d,q,clock);
     end
           
 endmodule // prnic_top$flow$rd2_pend
+
+
+module prnic_top$flow$rd2_sel$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$flow$rd2_sel$0
+
+
+module prnic_top$flow$rd2_sel$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$flow$rd2_sel$1
+
+
+module prnic_top$flow$rd2_sel$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$flow$rd2_sel$2
+
+
+module prnic_top$flow$rd2_sel$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$flow$rd2_sel$3
 
 
 module prnic_top$flow$rd2_stash(d,q,clock);
@@ -32292,20 +32421,18 @@ module prnic_top$mac0(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
         lvl_dec = (level$q - 32'h1);
         m_up = 32'h0;
         m_down = 32'h0;
-        m_hold = lvl_ones;
         if (up) begin
             m_up = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_m1);
         end
         else if (down) begin
             m_down = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_p1);
         end
         else begin
             tight$d = (level$q > room_at);
         end
+        m_hold = ~(m_up | m_down);
         level$d = (((lvl_inc & m_up) | (lvl_dec & m_down)) | (level$q & m_hold));
         if (rst) begin
             level$d = 32'h0;
@@ -35575,20 +35702,18 @@ module prnic_top$mac1(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
         lvl_dec = (level$q - 32'h1);
         m_up = 32'h0;
         m_down = 32'h0;
-        m_hold = lvl_ones;
         if (up) begin
             m_up = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_m1);
         end
         else if (down) begin
             m_down = lvl_ones;
-            m_hold = 32'h0;
             tight$d = (level$q > room_at_p1);
         end
         else begin
             tight$d = (level$q > room_at);
         end
+        m_hold = ~(m_up | m_down);
         level$d = (((lvl_inc & m_up) | (lvl_dec & m_down)) | (level$q & m_hold));
         if (rst) begin
             level$d = 32'h0;
@@ -59139,26 +59264,19 @@ module prnic_top$rxr$pg(v,counts);
     function [2:0] pop4(input [3:0] b);
        pop4 = {&b, ((b[0] ^ b[1]) & (b[2] ^ b[3])) | ((b[0] & b[1]) ^ (b[2] & b[3])), ^b};
     endfunction
-    function [3:0] add3(input [2:0] a, input [2:0] b);
-       reg c1, c2;
-       begin
-          c1 = a[0] & b[0];
-          c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
-          add3 = {(a[2] & b[2]) | (c2 & (a[2] ^ b[2])), a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
-       end
-    endfunction
-    function [4:0] add4(input [3:0] a, input [3:0] b);
-       reg c1, c2, c3;
+    function [4:0] add5(input [4:0] a, input [4:0] b);
+       reg c1, c2, c3, c4;
        begin
           c1 = a[0] & b[0];
           c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
           c3 = (a[2] & b[2]) | (c2 & (a[2] ^ b[2]));
-          add4 = {(a[3] & b[3]) | (c3 & (a[3] ^ b[3])), a[3] ^ b[3] ^ c3, a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
+          c4 = (a[3] & b[3]) | (c3 & (a[3] ^ b[3]));
+          add5 = {a[4] ^ b[4] ^ c4, a[3] ^ b[3] ^ c3, a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
        end
     endfunction
     integer g;
     reg [2:0] q0, q1, q2, q3;
-    reg [3:0] h0, h1;
+    reg [4:0] h0, h1;
     always @(*) begin
        counts = 80'd0;
        for (g = 0; g < 16; g = g + 1) begin
@@ -59169,9 +59287,11 @@ module prnic_top$rxr$pg(v,counts);
           q1 = pop4(v[16*g + 4 +: 4]);
           q2 = pop4(v[16*g + 8 +: 4]);
           q3 = pop4(v[16*g + 12 +: 4]);
-          h0 = add3(q0, q1);
-          h1 = add3(q2, q3);
-          counts[5*g +: 5] = add4(h0, h1);
+          // One 5-bit adder (no carry out: every sum here, at most 16, fits in 5 bits)
+          // serves both levels; synthesis folds the zero-extension of the first.
+          h0 = add5({2'b0, q0}, {2'b0, q1});
+          h1 = add5({2'b0, q2}, {2'b0, q3});
+          counts[5*g +: 5] = add5(h0, h1);
        end
     end
 endmodule // prnic_top$rxr$pg

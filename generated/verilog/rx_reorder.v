@@ -11090,26 +11090,19 @@ module rx_reorder$pg(v,counts);
     function [2:0] pop4(input [3:0] b);
        pop4 = {&b, ((b[0] ^ b[1]) & (b[2] ^ b[3])) | ((b[0] & b[1]) ^ (b[2] & b[3])), ^b};
     endfunction
-    function [3:0] add3(input [2:0] a, input [2:0] b);
-       reg c1, c2;
-       begin
-          c1 = a[0] & b[0];
-          c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
-          add3 = {(a[2] & b[2]) | (c2 & (a[2] ^ b[2])), a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
-       end
-    endfunction
-    function [4:0] add4(input [3:0] a, input [3:0] b);
-       reg c1, c2, c3;
+    function [4:0] add5(input [4:0] a, input [4:0] b);
+       reg c1, c2, c3, c4;
        begin
           c1 = a[0] & b[0];
           c2 = (a[1] & b[1]) | (c1 & (a[1] ^ b[1]));
           c3 = (a[2] & b[2]) | (c2 & (a[2] ^ b[2]));
-          add4 = {(a[3] & b[3]) | (c3 & (a[3] ^ b[3])), a[3] ^ b[3] ^ c3, a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
+          c4 = (a[3] & b[3]) | (c3 & (a[3] ^ b[3]));
+          add5 = {a[4] ^ b[4] ^ c4, a[3] ^ b[3] ^ c3, a[2] ^ b[2] ^ c2, a[1] ^ b[1] ^ c1, a[0] ^ b[0]};
        end
     endfunction
     integer g;
     reg [2:0] q0, q1, q2, q3;
-    reg [3:0] h0, h1;
+    reg [4:0] h0, h1;
     always @(*) begin
        counts = 80'd0;
        for (g = 0; g < 16; g = g + 1) begin
@@ -11120,9 +11113,11 @@ module rx_reorder$pg(v,counts);
           q1 = pop4(v[16*g + 4 +: 4]);
           q2 = pop4(v[16*g + 8 +: 4]);
           q3 = pop4(v[16*g + 12 +: 4]);
-          h0 = add3(q0, q1);
-          h1 = add3(q2, q3);
-          counts[5*g +: 5] = add4(h0, h1);
+          // One 5-bit adder (no carry out: every sum here, at most 16, fits in 5 bits)
+          // serves both levels; synthesis folds the zero-extension of the first.
+          h0 = add5({2'b0, q0}, {2'b0, q1});
+          h1 = add5({2'b0, q2}, {2'b0, q3});
+          counts[5*g +: 5] = add5(h0, h1);
        end
     end
 endmodule // rx_reorder$pg

@@ -161,6 +161,9 @@ pub struct FlowTable {
 
     // Sizes from the config, as constants: they bound the unrolled loops.
     depth_m1: Constant<Bits<INDEX_BITS>>,
+    // The index bits above the table's (`!depth_m1`): a slot index is in range when none
+    // is set, an OR of a few bits rather than a compare on a carry chain.
+    depth_hi: Constant<Bits<INDEX_BITS>>,
     stash_len: Constant<Bits<8>>,
     tree_groups: Constant<Bits<8>>,
     op_write_slot: Constant<Bits<2>>,
@@ -360,6 +363,11 @@ pub struct FlowTable {
     rd2_valid: DFF<Bit>,
     rd2_stash: DFF<Bit>,
     rd2_way: DFF<Bits<2>>,
+    // The read's way as one-hot: the word is picked by AND-OR masks, not by a compare
+    // chain on `rd2_way` (which synthesis made 4 levels after the block-RAM read).
+    rd2_sel: [DFF<Bit>; WAYS],
+    rd_msk: [Signal<Local, Bits<ENTRY_BITS>>; WAYS],
+    entry_ones: Constant<Bits<ENTRY_BITS>>,
     rd2_index: DFF<Bits<INDEX_BITS>>,
     rd2_pend: DFF<Bit>,
     rd2_infl: DFF<Bit>,
@@ -431,6 +439,7 @@ impl FlowTable {
             status_dup_hit_count: Default::default(),
             status_bad_update_count: Default::default(),
             depth_m1: Constant::new(((slots_per_way - 1) as LiteralType).into()),
+            depth_hi: Constant::new((!(slots_per_way as LiteralType - 1) & 0xffff).into()),
             stash_len: Constant::new((stash as LiteralType).into()),
             tree_groups: Constant::new((groups as LiteralType).into()),
             op_write_slot: Constant::new(OP_WRITE_SLOT.into()),
@@ -593,6 +602,15 @@ impl FlowTable {
             rd2_valid: Default::default(),
             rd2_stash: Default::default(),
             rd2_way: Default::default(),
+            rd2_sel: array_init(|_| Default::default()),
+            rd_msk: array_init(|_| Default::default()),
+            entry_ones: Constant::new({
+                let mut b: Bits<ENTRY_BITS> = Default::default();
+                for i in 0..ENTRY_BITS {
+                    b = b.replace_bit(i, true);
+                }
+                b
+            }),
             rd2_index: Default::default(),
             rd2_pend: Default::default(),
             rd2_infl: Default::default(),
@@ -731,6 +749,7 @@ impl Logic for FlowTable {
             self.pend_valid_i[w].clock.next = self.clk.val();
             self.pend_slot[w].clock.next = self.clk.val();
             self.rd1_use[w].clock.next = self.clk.val();
+            self.rd2_sel[w].clock.next = self.clk.val();
             self.k_ok[w].clock.next = self.clk.val();
             self.k_bad0[w].clock.next = self.clk.val();
             self.k_write[w].clock.next = self.clk.val();
@@ -931,10 +950,11 @@ impl Logic for FlowTable {
         self.upd_is_stash.next = !self.upd_is_slot.val();
         self.upd_is_write.next = ((self.s_update_op.val() == self.op_write_slot.val())
             | (self.s_update_op.val() == self.op_write_stash.val()));
-        // With 65,536 slots every 16-bit index is in range (a constant compare otherwise).
+        // With 65,536 slots every 16-bit index is in range (a constant test otherwise).
+        // The depth is a power of two, so `index <= depth - 1` is "no bit above it set".
         self.upd_slot_ok.next = true;
         for _s in 0..usize::from(self.depth_m1.val().index() < 0xffff) {
-            self.upd_slot_ok.next = (self.s_update_index.val() <= self.depth_m1.val());
+            self.upd_slot_ok.next = ((self.s_update_index.val() & self.depth_hi.val()) == 0);
         }
         // Without a stash, `index < 0` would be a constant compare (Verilator UNSIGNED):
         // the loop runs once only when there is a stash (its bound is evaluated in Rust).
@@ -1225,14 +1245,21 @@ impl Logic for FlowTable {
         self.rd2_valid.d.next = self.rd1_valid.q.val();
         self.rd2_stash.d.next = self.rd1_stash.q.val();
         self.rd2_way.d.next = self.rd1_way.q.val();
+        for w in 0..WAYS {
+            self.rd2_sel[w].d.next = (self.rd1_way.q.val().index() == w);
+        }
         self.rd2_index.d.next = self.rd1_index.q.val();
-        // r+2: the word of the read's way.
-        self.rd_word.next = self.way[0].aux_read_data.val();
-        for w in 1..WAYS {
-            if (self.rd2_way.q.val().index() == w) {
-                self.rd_word.next = self.way[w].aux_read_data.val();
+        // r+2: the word of the read's way, one AND-OR level after the block-RAM reads.
+        for w in 0..WAYS {
+            self.rd_msk[w].next = 0.into();
+            if self.rd2_sel[w].q.val() {
+                self.rd_msk[w].next = self.entry_ones.val();
             }
         }
+        self.rd_word.next = (((self.way[0].aux_read_data.val() & self.rd_msk[0].val())
+            | (self.way[1].aux_read_data.val() & self.rd_msk[1].val()))
+            | ((self.way[2].aux_read_data.val() & self.rd_msk[2].val())
+                | (self.way[3].aux_read_data.val() & self.rd_msk[3].val())));
         self.rd3_word.d.next = self.rd_word.val();
         self.rd3_mask.d.next =
             (self.rd2_pend.q.val() | (self.rd2_infl.q.val() & self.present_q[0].q.val()));

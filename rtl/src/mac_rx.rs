@@ -278,18 +278,16 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
         self.lvl_dec.next = (self.level.q.val() - 1);
         self.m_up.next = 0.into();
         self.m_down.next = 0.into();
-        self.m_hold.next = self.lvl_ones.val();
         if self.up.val() {
             self.m_up.next = self.lvl_ones.val();
-            self.m_hold.next = 0.into();
             self.tight.d.next = (self.level.q.val() > self.room_at_m1.val());
         } else if self.down.val() {
             self.m_down.next = self.lvl_ones.val();
-            self.m_hold.next = 0.into();
             self.tight.d.next = (self.level.q.val() > self.room_at_p1.val());
         } else {
             self.tight.d.next = (self.level.q.val() > self.room_at.val());
         }
+        self.m_hold.next = !(self.m_up.val() | self.m_down.val());
         self.level.d.next = (((self.lvl_inc.val() & self.m_up.val())
             | (self.lvl_dec.val() & self.m_down.val()))
             | (self.level.q.val() & self.m_hold.val()));
