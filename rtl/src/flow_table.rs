@@ -103,7 +103,7 @@
 
 use crate::hash::H3Hash;
 use crate::ram::{BankRam, DistRam};
-use crate::wiring::KeepDff;
+use crate::wiring::{low_ones, KeepDff};
 use array_init::array_init;
 use rust_hdl::prelude::*;
 
@@ -400,13 +400,7 @@ impl FlowTable {
     /// `slots_per_way`: power of two, 2..=65536; `stash`: 0..=64; one H3 seed per way.
     pub fn new(slots_per_way: usize, stash: usize, seeds: [u64; WAYS]) -> Self {
         assert!(stash <= MAX_STASH);
-        let ones = {
-            let mut b: Bits<VALUE_BITS> = Default::default();
-            for i in 0..VALUE_BITS {
-                b = b.replace_bit(i, true);
-            }
-            b
-        };
+        let ones: Bits<VALUE_BITS> = low_ones(VALUE_BITS);
         let (gpos, gfill, gfill_p) = group_masks();
         let groups = stash.div_ceil(TREE_GROUP);
         let n = |k: usize| -> Vec<DFF<Bit>> { (0..k).map(|_| Default::default()).collect() };
@@ -604,13 +598,7 @@ impl FlowTable {
             rd2_way: Default::default(),
             rd2_sel: array_init(|_| Default::default()),
             rd_msk: array_init(|_| Default::default()),
-            entry_ones: Constant::new({
-                let mut b: Bits<ENTRY_BITS> = Default::default();
-                for i in 0..ENTRY_BITS {
-                    b = b.replace_bit(i, true);
-                }
-                b
-            }),
+            entry_ones: Constant::new(low_ones(ENTRY_BITS)),
             rd2_index: Default::default(),
             rd2_pend: Default::default(),
             rd2_infl: Default::default(),

@@ -68,7 +68,7 @@
 
 use crate::flow_table::{FLOW_TABLE_LATENCY, KEY_BITS, VALUE_BITS};
 use crate::sprayer::{Sprayer, FLOW_BITS, SPRAYER_LATENCY};
-use crate::wiring::{ByteSwap, KeepCount, KeepDff};
+use crate::wiring::{low_ones, ByteSwap, KeepCount, KeepDff};
 use rust_hdl::prelude::*;
 
 /// Bytes of outer header (Ethernet 14, IPv4 20, UDP 8, VXLAN 8).
@@ -485,14 +485,8 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
         for i in 0..D {
             mark_clear = mark_clear.replace_bit(i, !(368..376).contains(&i));
         }
-        let mut low400: Bits<D> = Default::default();
-        for i in 0..400 {
-            low400 = low400.replace_bit(i, true);
-        }
-        let mut ones: Bits<K> = Default::default();
-        for i in 0..K {
-            ones = ones.replace_bit(i, true);
-        }
+        let low400: Bits<D> = low_ones(400);
+        let ones: Bits<K> = low_ones(K);
         let lit = |v: usize| -> LiteralType { v as LiteralType };
         Self {
             clk: Default::default(),

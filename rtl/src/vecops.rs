@@ -60,12 +60,7 @@ pub struct Thermo256 {
 
 impl Logic for Thermo256 {
     fn update(&mut self) {
-        let x = self.idx.val().index();
-        let mut y: Bits<N> = Default::default();
-        for i in 0..x {
-            y = y.replace_bit(i, true);
-        }
-        self.lt.next = y;
+        self.lt.next = crate::wiring::low_ones(self.idx.val().index());
     }
     fn connect(&mut self) {
         self.lt.connect();

@@ -12,8 +12,20 @@
 //!   (`0..01..1`), as an OR of one-hot terms that synthesis balances into a tree.
 //! * [`KeepDff`]: a flip-flop that synthesis keeps as its own cell, for the copies of a
 //!   register that a wide fan-out is split over.
+//! * [`low_ones`]: a constant with its low bits set, for the masks written as
+//!   `Constant`s (rust-hdl's `Bits` has no such constructor).
 
 use rust_hdl::prelude::*;
+
+/// `Bits<W>` with bits `0..n` set (`n` ≤ `W`).
+pub fn low_ones<const W: usize>(n: usize) -> Bits<W> {
+    assert!(n <= W);
+    let mut b: Bits<W> = Default::default();
+    for i in 0..n {
+        b = b.replace_bit(i, true);
+    }
+    b
+}
 
 /// A flip-flop that synthesis keeps as its own cell. The copies of one register that a
 /// wide fan-out is split over have the same input, and Yosys `opt_merge` (like vendor
