@@ -1017,9 +1017,27 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [7:0] j_ntop$d;
     wire  [7:0] j_ntop$q;
     reg  j_ntop$clock;
-    reg  [8:0] j_span$d;
-    wire  [8:0] j_span$q;
-    reg  j_span$clock;
+    reg  [8:0] j_pp$0$d;
+    wire  [8:0] j_pp$0$q;
+    reg  j_pp$0$clock;
+    reg  [8:0] j_pp$1$d;
+    wire  [8:0] j_pp$1$q;
+    reg  j_pp$1$clock;
+    reg  [8:0] j_pp$2$d;
+    wire  [8:0] j_pp$2$q;
+    reg  j_pp$2$clock;
+    reg  [8:0] j_pp$3$d;
+    wire  [8:0] j_pp$3$q;
+    reg  j_pp$3$clock;
+    reg  [8:0] j_pp$4$d;
+    wire  [8:0] j_pp$4$q;
+    reg  j_pp$4$clock;
+    reg  [8:0] j_pp$5$d;
+    wire  [8:0] j_pp$5$q;
+    reg  j_pp$5$clock;
+    reg  [8:0] j_pp$6$d;
+    wire  [8:0] j_pp$6$q;
+    reg  j_pp$6$clock;
     reg  j_ooo$d;
     wire  j_ooo$q;
     reg  j_ooo$clock;
@@ -1047,9 +1065,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [16:0] k_c100$d;
     wire  [16:0] k_c100$q;
     reg  k_c100$clock;
-    reg  l_ok$d;
-    wire  l_ok$q;
-    reg  l_ok$clock;
+    reg  l_okp$d;
+    wire  l_okp$q;
+    reg  l_okp$clock;
+    reg  l_neg$d;
+    wire  l_neg$q;
+    reg  l_neg$clock;
     reg  l_rd$d;
     wire  l_rd$q;
     reg  l_rd$clock;
@@ -1223,6 +1244,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  i_sum4$3$clock;
     
     // Local signals
+    reg  l_ok;
     reg  l_wdata;
     reg  ev_cfg;
     reg  ev_hdr;
@@ -1290,6 +1312,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  l_sent;
     reg  l_nak;
     reg  unused_bits;
+    reg  [7:0] hi_g$0;
+    reg  [7:0] hi_g$1;
+    reg  [7:0] hi_g$2;
+    reg  [7:0] hi_g$3;
+    reg  [7:0] hi_g$4;
+    reg  [7:0] hi_g$5;
+    reg  [7:0] hi_g$6;
     reg  [16:0] pp0;
     reg  [16:0] pp1;
     reg  [16:0] pp2;
@@ -2921,10 +2950,40 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(j_ntop$q),
         .clock(j_ntop$clock)
     );
-    rx_reorder$j_span j_span(
-        .d(j_span$d),
-        .q(j_span$q),
-        .clock(j_span$clock)
+    rx_reorder$j_pp$0 j_pp$0(
+        .d(j_pp$0$d),
+        .q(j_pp$0$q),
+        .clock(j_pp$0$clock)
+    );
+    rx_reorder$j_pp$1 j_pp$1(
+        .d(j_pp$1$d),
+        .q(j_pp$1$q),
+        .clock(j_pp$1$clock)
+    );
+    rx_reorder$j_pp$2 j_pp$2(
+        .d(j_pp$2$d),
+        .q(j_pp$2$q),
+        .clock(j_pp$2$clock)
+    );
+    rx_reorder$j_pp$3 j_pp$3(
+        .d(j_pp$3$d),
+        .q(j_pp$3$q),
+        .clock(j_pp$3$clock)
+    );
+    rx_reorder$j_pp$4 j_pp$4(
+        .d(j_pp$4$d),
+        .q(j_pp$4$q),
+        .clock(j_pp$4$clock)
+    );
+    rx_reorder$j_pp$5 j_pp$5(
+        .d(j_pp$5$d),
+        .q(j_pp$5$q),
+        .clock(j_pp$5$clock)
+    );
+    rx_reorder$j_pp$6 j_pp$6(
+        .d(j_pp$6$d),
+        .q(j_pp$6$q),
+        .clock(j_pp$6$clock)
     );
     rx_reorder$j_ooo j_ooo(
         .d(j_ooo$d),
@@ -2971,10 +3030,15 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(k_c100$q),
         .clock(k_c100$clock)
     );
-    rx_reorder$l_ok l_ok(
-        .d(l_ok$d),
-        .q(l_ok$q),
-        .clock(l_ok$clock)
+    rx_reorder$l_okp l_okp(
+        .d(l_okp$d),
+        .q(l_okp$q),
+        .clock(l_okp$clock)
+    );
+    rx_reorder$l_neg l_neg(
+        .d(l_neg$d),
+        .q(l_neg$q),
+        .clock(l_neg$clock)
     );
     rx_reorder$l_rd l_rd(
         .d(l_rd$d),
@@ -3538,14 +3602,14 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$clock = clk;
         j_hi$clock = clk;
         j_ntop$clock = clk;
-        j_span$clock = clk;
         j_ooo$clock = clk;
         j_found$clock = clk;
         j_rot$clock = clk;
         k_ooo$clock = clk;
         k_found$clock = clk;
         k_missing$clock = clk;
-        l_ok$clock = clk;
+        l_okp$clock = clk;
+        l_neg$clock = clk;
         l_rd$clock = clk;
         k_rd$clock = clk;
         lw_en$clock = clk;
@@ -3864,14 +3928,14 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$d = j_count$q;
         j_hi$d = j_hi$q;
         j_ntop$d = j_ntop$q;
-        j_span$d = j_span$q;
         j_ooo$d = j_ooo$q;
         j_found$d = j_found$q;
         j_rot$d = j_rot$q;
         k_ooo$d = k_ooo$q;
         k_found$d = k_found$q;
         k_missing$d = k_missing$q;
-        l_ok$d = l_ok$q;
+        l_okp$d = l_okp$q;
+        l_neg$d = l_neg$q;
         l_rd$d = l_rd$q;
         k_rd$d = k_rd$q;
         lw_en$d = lw_en$q;
@@ -3936,6 +4000,20 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         d_gu_any$1$d = d_gu_any$1$q;
         d_gu_idx$1$clock = clk;
         d_gu_idx$1$d = d_gu_idx$1$q;
+        j_pp$0$clock = clk;
+        j_pp$0$d = j_pp$0$q;
+        j_pp$1$clock = clk;
+        j_pp$1$d = j_pp$1$q;
+        j_pp$2$clock = clk;
+        j_pp$2$d = j_pp$2$q;
+        j_pp$3$clock = clk;
+        j_pp$3$d = j_pp$3$q;
+        j_pp$4$clock = clk;
+        j_pp$4$d = j_pp$4$q;
+        j_pp$5$clock = clk;
+        j_pp$5$d = j_pp$5$q;
+        j_pp$6$clock = clk;
+        j_pp$6$d = j_pp$6$q;
         e_sv$1$clock = clk;
         e_sv$1$d = e_sv$1$q;
         i_sum4$1$clock = clk;
@@ -4557,39 +4635,52 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$d = sum_b$total;
         i_hi = (i_pos$q - i_h$q[(32'h0)+:(8)]);
         j_hi$d = i_hi;
-        j_span$d = (((i_hi) & 9'h1ff) + 32'h1);
+        hi_g$0 = 32'h0;
+        if (cfg_q$q[32'h0]) begin
+            hi_g$0 = i_hi;
+        end
+        j_pp$0$d = (((hi_g$0) & 9'h1ff) + ((cfg_q$q[32'h0]) & 9'h1ff));
+        hi_g$1 = 32'h0;
+        if (cfg_q$q[32'h1]) begin
+            hi_g$1 = i_hi;
+        end
+        j_pp$1$d = (((hi_g$1) & 9'h1ff) + ((cfg_q$q[32'h1]) & 9'h1ff));
+        hi_g$2 = 32'h0;
+        if (cfg_q$q[32'h2]) begin
+            hi_g$2 = i_hi;
+        end
+        j_pp$2$d = (((hi_g$2) & 9'h1ff) + ((cfg_q$q[32'h2]) & 9'h1ff));
+        hi_g$3 = 32'h0;
+        if (cfg_q$q[32'h3]) begin
+            hi_g$3 = i_hi;
+        end
+        j_pp$3$d = (((hi_g$3) & 9'h1ff) + ((cfg_q$q[32'h3]) & 9'h1ff));
+        hi_g$4 = 32'h0;
+        if (cfg_q$q[32'h4]) begin
+            hi_g$4 = i_hi;
+        end
+        j_pp$4$d = (((hi_g$4) & 9'h1ff) + ((cfg_q$q[32'h4]) & 9'h1ff));
+        hi_g$5 = 32'h0;
+        if (cfg_q$q[32'h5]) begin
+            hi_g$5 = i_hi;
+        end
+        j_pp$5$d = (((hi_g$5) & 9'h1ff) + ((cfg_q$q[32'h5]) & 9'h1ff));
+        hi_g$6 = 32'h0;
+        if (cfg_q$q[32'h6]) begin
+            hi_g$6 = i_hi;
+        end
+        j_pp$6$d = (((hi_g$6) & 9'h1ff) + ((cfg_q$q[32'h6]) & 9'h1ff));
         j_ooo$d = (((i_hi) & 16'hffff) >= cfg_ooo_thresh);
         j_ntop$d = (i_hi - cfg_ooo_thresh[(32'h0)+:(8)]);
         j_found$d = i_found$q;
         j_rot$d = i_rot$q;
-        pp0 = 32'h0;
-        pp1 = 32'h0;
-        pp2 = 32'h0;
-        pp3 = 32'h0;
-        pp4 = 32'h0;
-        pp5 = 32'h0;
-        pp6 = 32'h0;
-        if (cfg_q$q[32'h0]) begin
-            pp0 = ((j_span$q) & 17'h1ffff);
-        end
-        if (cfg_q$q[32'h1]) begin
-            pp1 = (((j_span$q) & 17'h1ffff) << 32'h1);
-        end
-        if (cfg_q$q[32'h2]) begin
-            pp2 = (((j_span$q) & 17'h1ffff) << 32'h2);
-        end
-        if (cfg_q$q[32'h3]) begin
-            pp3 = (((j_span$q) & 17'h1ffff) << 32'h3);
-        end
-        if (cfg_q$q[32'h4]) begin
-            pp4 = (((j_span$q) & 17'h1ffff) << 32'h4);
-        end
-        if (cfg_q$q[32'h5]) begin
-            pp5 = (((j_span$q) & 17'h1ffff) << 32'h5);
-        end
-        if (cfg_q$q[32'h6]) begin
-            pp6 = (((j_span$q) & 17'h1ffff) << 32'h6);
-        end
+        pp0 = ((j_pp$0$q) & 17'h1ffff);
+        pp1 = (((j_pp$1$q) & 17'h1ffff) << 32'h1);
+        pp2 = (((j_pp$2$q) & 17'h1ffff) << 32'h2);
+        pp3 = (((j_pp$3$q) & 17'h1ffff) << 32'h3);
+        pp4 = (((j_pp$4$q) & 17'h1ffff) << 32'h4);
+        pp5 = (((j_pp$5$q) & 17'h1ffff) << 32'h5);
+        pp6 = (((j_pp$6$q) & 17'h1ffff) << 32'h6);
         cs_s1 = ((pp0 ^ pp1) ^ pp2);
         cs_c1 = ((((pp0 & pp1) | (pp0 & pp2)) | (pp1 & pp2)) << 32'h1);
         cs_s2 = ((cs_s1 ^ cs_c1) ^ pp3);
@@ -4613,14 +4704,16 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         k_s = ((k_l0123$q ^ k_l456$q) ^ k_nc);
         k_cy = ((((k_l0123$q & k_l456$q) | (k_l0123$q & k_nc)) | (k_l456$q & k_nc)) << 32'h1);
         k_diff = (k_s + (k_cy | 32'h1));
-        l_ok$d = (((k_acc$q & k_found$q) & k_ooo$q) & (~k_diff[32'h10] & ~cfg_never$q));
+        l_okp$d = (((k_acc$q & k_found$q) & k_ooo$q) & ~cfg_never$q);
+        l_neg$d = k_diff[32'h10];
         l_missing$d = k_missing$q;
         l_ncqe$d = ((((k_cqe0$q) & 2'h3) + ((k_cqe1$q) & 2'h3)) + ((k_cqe2$q) & 2'h3));
         nak_mem$read_address = j_qp$q;
         k_rd$d = nak_mem$read_data;
         nak_mem$write_address = l_qp$q;
         l_sent = (l_rd$q & ~l_adv$q);
-        l_nak = (l_ok$q & ~l_sent);
+        l_ok = (l_okp$q & ~l_neg$q);
+        l_nak = (l_ok & ~l_sent);
         nak_mem$write_enable = l_wr$q;
         l_wdata = (~l_cfg$q & (l_sent | l_nak));
         nak_mem$write_data = l_wdata;
@@ -4826,7 +4919,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             k_wr$d = 1'b0;
             l_valid$d = 1'b0;
             l_wr$d = 1'b0;
-            l_ok$d = 1'b0;
+            l_okp$d = 1'b0;
             o_valid$d = 1'b0;
             l_rd$d = 1'b0;
             k_rd$d = 1'b0;
@@ -5128,7 +5221,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             j_count$d = 32'h0;
             j_hi$d = 32'h0;
             j_ntop$d = 32'h0;
-            j_span$d = 32'h0;
+            j_pp$0$d = 32'h0;
+            j_pp$1$d = 32'h0;
+            j_pp$2$d = 32'h0;
+            j_pp$3$d = 32'h0;
+            j_pp$4$d = 32'h0;
+            j_pp$5$d = 32'h0;
+            j_pp$6$d = 32'h0;
             k_l0123$d = 32'h0;
             k_l456$d = 32'h0;
             k_c100$d = 32'h0;
@@ -9652,6 +9751,139 @@ module rx_reorder$j_p(d,q,clock);
 endmodule // rx_reorder$j_p
 
 
+module rx_reorder$j_pp$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$0
+
+
+module rx_reorder$j_pp$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$1
+
+
+module rx_reorder$j_pp$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$2
+
+
+module rx_reorder$j_pp$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$3
+
+
+module rx_reorder$j_pp$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$4
+
+
+module rx_reorder$j_pp$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$5
+
+
+module rx_reorder$j_pp$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_pp$6
+
+
 module rx_reorder$j_qp(d,q,clock);
     
     // Module arguments
@@ -9688,25 +9920,6 @@ module rx_reorder$j_rot(d,q,clock);
     end
           
 endmodule // rx_reorder$j_rot
-
-
-module rx_reorder$j_span(d,q,clock);
-    
-    // Module arguments
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 9'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$j_span
 
 
 module rx_reorder$j_valid(d,q,clock);
@@ -10526,7 +10739,7 @@ module rx_reorder$l_ncqe(d,q,clock);
 endmodule // rx_reorder$l_ncqe
 
 
-module rx_reorder$l_ok(d,q,clock);
+module rx_reorder$l_neg(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -10542,7 +10755,26 @@ module rx_reorder$l_ok(d,q,clock);
        q <= d;
     end
           
-endmodule // rx_reorder$l_ok
+endmodule // rx_reorder$l_neg
+
+
+module rx_reorder$l_okp(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$l_okp
 
 
 module rx_reorder$l_p(d,q,clock);

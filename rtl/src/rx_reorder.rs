@@ -472,7 +472,9 @@ pub struct RxReorder {
     j_count: DFF<Bits<9>>,
     j_hi: DFF<Bits<8>>,
     j_ntop: DFF<Bits<8>>,
-    j_span: DFF<Bits<9>>,
+    /// The partial products of span × q, each span (hi + 1) already gated by its bit of
+    /// q at I: the gate shares the increment's LUT there, not a LUT level at J.
+    j_pp: [DFF<Bits<9>>; 7],
     j_ooo: DFF<Bit>,
     j_found: DFF<Bit>,
     j_rot: DFF<Bits<256>>,
@@ -482,7 +484,12 @@ pub struct RxReorder {
     k_l0123: DFF<Bits<17>>,
     k_l456: DFF<Bits<17>>,
     k_c100: DFF<Bits<17>>,
-    l_ok: DFF<Bit>,
+    /// NAK condition without the share test: accepted, found, out of order, and NAKs on.
+    l_okp: DFF<Bit>,
+    /// The share test's sign: missing share below the threshold. Kept apart from `l_okp`
+    /// so the AND is made at L, where it joins the flag logic's LUT, not after K's carry.
+    l_neg: DFF<Bit>,
+    l_ok: Signal<Local, Bit>,
     l_rd: DFF<Bit>,
     k_rd: DFF<Bit>,
     lw_en: DFF<Bit>,
@@ -589,6 +596,7 @@ pub struct RxReorder {
     l_sent: Signal<Local, Bit>,
     l_nak: Signal<Local, Bit>,
     unused_bits: Signal<Local, Bit>,
+    hi_g: [Signal<Local, Bits<8>>; 7],
     pp0: Signal<Local, Bits<17>>,
     pp1: Signal<Local, Bits<17>>,
     pp2: Signal<Local, Bits<17>>,
@@ -977,7 +985,7 @@ impl RxReorder {
             j_count: Default::default(),
             j_hi: Default::default(),
             j_ntop: Default::default(),
-            j_span: Default::default(),
+            j_pp: array_init(|_| Default::default()),
             j_ooo: Default::default(),
             j_found: Default::default(),
             j_rot: Default::default(),
@@ -987,6 +995,8 @@ impl RxReorder {
             k_l0123: Default::default(),
             k_l456: Default::default(),
             k_c100: Default::default(),
+            l_okp: Default::default(),
+            l_neg: Default::default(),
             l_ok: Default::default(),
             l_rd: Default::default(),
             k_rd: Default::default(),
@@ -1094,6 +1104,7 @@ impl RxReorder {
             l_sent: Default::default(),
             l_nak: Default::default(),
             unused_bits: Default::default(),
+            hi_g: array_init(|_| Default::default()),
             pp0: Default::default(),
             pp1: Default::default(),
             pp2: Default::default(),
@@ -1408,14 +1419,14 @@ impl Logic for RxReorder {
             j_count,
             j_hi,
             j_ntop,
-            j_span,
             j_ooo,
             j_found,
             j_rot,
             k_ooo,
             k_found,
             k_missing,
-            l_ok,
+            l_okp,
+            l_neg,
             l_rd,
             k_rd,
             lw_en,
@@ -1482,6 +1493,20 @@ impl Logic for RxReorder {
         self.d_gu_any[1].d.next = self.d_gu_any[1].q.val();
         self.d_gu_idx[1].clock.next = self.clk.val();
         self.d_gu_idx[1].d.next = self.d_gu_idx[1].q.val();
+        self.j_pp[0].clock.next = self.clk.val();
+        self.j_pp[0].d.next = self.j_pp[0].q.val();
+        self.j_pp[1].clock.next = self.clk.val();
+        self.j_pp[1].d.next = self.j_pp[1].q.val();
+        self.j_pp[2].clock.next = self.clk.val();
+        self.j_pp[2].d.next = self.j_pp[2].q.val();
+        self.j_pp[3].clock.next = self.clk.val();
+        self.j_pp[3].d.next = self.j_pp[3].q.val();
+        self.j_pp[4].clock.next = self.clk.val();
+        self.j_pp[4].d.next = self.j_pp[4].q.val();
+        self.j_pp[5].clock.next = self.clk.val();
+        self.j_pp[5].d.next = self.j_pp[5].q.val();
+        self.j_pp[6].clock.next = self.clk.val();
+        self.j_pp[6].d.next = self.j_pp[6].q.val();
         self.e_sv[1].clock.next = self.clk.val();
         self.e_sv[1].d.next = self.e_sv[1].q.val();
         self.i_sum4[1].clock.next = self.clk.val();
@@ -2189,7 +2214,49 @@ impl Logic for RxReorder {
         self.j_count.d.next = self.sum_b.total.val();
         self.i_hi.next = (self.i_pos.q.val() - self.i_h.q.val().get_bits::<8>(0));
         self.j_hi.d.next = self.i_hi.val();
-        self.j_span.d.next = (bit_cast::<9, 8>(self.i_hi.val()) + 1);
+        // span = hi + 1; q's bit i ? span : 0 is (q's bit i ? hi : 0) + q's bit i.
+        self.hi_g[0].next = 0.into();
+        if self.cfg_q.q.val().get_bit(0) {
+            self.hi_g[0].next = self.i_hi.val();
+        }
+        self.j_pp[0].d.next = (bit_cast::<9, 8>(self.hi_g[0].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(0).into()));
+        self.hi_g[1].next = 0.into();
+        if self.cfg_q.q.val().get_bit(1) {
+            self.hi_g[1].next = self.i_hi.val();
+        }
+        self.j_pp[1].d.next = (bit_cast::<9, 8>(self.hi_g[1].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(1).into()));
+        self.hi_g[2].next = 0.into();
+        if self.cfg_q.q.val().get_bit(2) {
+            self.hi_g[2].next = self.i_hi.val();
+        }
+        self.j_pp[2].d.next = (bit_cast::<9, 8>(self.hi_g[2].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(2).into()));
+        self.hi_g[3].next = 0.into();
+        if self.cfg_q.q.val().get_bit(3) {
+            self.hi_g[3].next = self.i_hi.val();
+        }
+        self.j_pp[3].d.next = (bit_cast::<9, 8>(self.hi_g[3].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(3).into()));
+        self.hi_g[4].next = 0.into();
+        if self.cfg_q.q.val().get_bit(4) {
+            self.hi_g[4].next = self.i_hi.val();
+        }
+        self.j_pp[4].d.next = (bit_cast::<9, 8>(self.hi_g[4].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(4).into()));
+        self.hi_g[5].next = 0.into();
+        if self.cfg_q.q.val().get_bit(5) {
+            self.hi_g[5].next = self.i_hi.val();
+        }
+        self.j_pp[5].d.next = (bit_cast::<9, 8>(self.hi_g[5].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(5).into()));
+        self.hi_g[6].next = 0.into();
+        if self.cfg_q.q.val().get_bit(6) {
+            self.hi_g[6].next = self.i_hi.val();
+        }
+        self.j_pp[6].d.next = (bit_cast::<9, 8>(self.hi_g[6].val())
+            + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(6).into()));
         self.j_ooo.d.next = (bit_cast::<16, 8>(self.i_hi.val()) >= self.cfg_ooo_thresh.val());
         self.j_ntop.d.next = (self.i_hi.val() - self.cfg_ooo_thresh.val().get_bits::<8>(0));
         self.j_found.d.next = self.i_found.q.val();
@@ -2199,34 +2266,13 @@ impl Logic for RxReorder {
         // missing × 100 ≥ pct × span  ⟺  span × (100 − pct) − count × 100 ≥ 0, in 17-bit
         // two's complement. Sums of three go through a carry-save level (one LUT per bit)
         // before their one carry chain.
-        self.pp0.next = 0.into();
-        self.pp1.next = 0.into();
-        self.pp2.next = 0.into();
-        self.pp3.next = 0.into();
-        self.pp4.next = 0.into();
-        self.pp5.next = 0.into();
-        self.pp6.next = 0.into();
-        if self.cfg_q.q.val().get_bit(0) {
-            self.pp0.next = bit_cast::<17, 9>(self.j_span.q.val());
-        }
-        if self.cfg_q.q.val().get_bit(1) {
-            self.pp1.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 1);
-        }
-        if self.cfg_q.q.val().get_bit(2) {
-            self.pp2.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 2);
-        }
-        if self.cfg_q.q.val().get_bit(3) {
-            self.pp3.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 3);
-        }
-        if self.cfg_q.q.val().get_bit(4) {
-            self.pp4.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 4);
-        }
-        if self.cfg_q.q.val().get_bit(5) {
-            self.pp5.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 5);
-        }
-        if self.cfg_q.q.val().get_bit(6) {
-            self.pp6.next = (bit_cast::<17, 9>(self.j_span.q.val()) << 6);
-        }
+        self.pp0.next = bit_cast::<17, 9>(self.j_pp[0].q.val());
+        self.pp1.next = (bit_cast::<17, 9>(self.j_pp[1].q.val()) << 1);
+        self.pp2.next = (bit_cast::<17, 9>(self.j_pp[2].q.val()) << 2);
+        self.pp3.next = (bit_cast::<17, 9>(self.j_pp[3].q.val()) << 3);
+        self.pp4.next = (bit_cast::<17, 9>(self.j_pp[4].q.val()) << 4);
+        self.pp5.next = (bit_cast::<17, 9>(self.j_pp[5].q.val()) << 5);
+        self.pp6.next = (bit_cast::<17, 9>(self.j_pp[6].q.val()) << 6);
         self.cs_s1.next = ((self.pp0.val() ^ self.pp1.val()) ^ self.pp2.val());
         self.cs_c1.next = ((((self.pp0.val() & self.pp1.val())
             | (self.pp0.val() & self.pp2.val()))
@@ -2271,8 +2317,9 @@ impl Logic for RxReorder {
             << 1);
         // The carry-save word's bit 0 is free: the +1 of the two's complement goes there.
         self.k_diff.next = (self.k_s.val() + (self.k_cy.val() | 1));
-        self.l_ok.d.next = (((self.k_acc.q.val() & self.k_found.q.val()) & self.k_ooo.q.val())
-            & (!self.k_diff.val().get_bit(16) & !self.cfg_never.q.val()));
+        self.l_okp.d.next = (((self.k_acc.q.val() & self.k_found.q.val()) & self.k_ooo.q.val())
+            & !self.cfg_never.q.val());
+        self.l_neg.d.next = self.k_diff.val().get_bit(16);
         self.l_missing.d.next = self.k_missing.q.val();
         self.l_ncqe.d.next = ((bit_cast::<2, 1>(self.k_cqe0.q.val().into())
             + bit_cast::<2, 1>(self.k_cqe1.q.val().into()))
@@ -2286,7 +2333,8 @@ impl Logic for RxReorder {
         self.k_rd.d.next = self.nak_mem.read_data.val();
         self.nak_mem.write_address.next = self.l_qp.q.val();
         self.l_sent.next = (self.l_rd.q.val() & !self.l_adv.q.val());
-        self.l_nak.next = (self.l_ok.q.val() & !self.l_sent.val());
+        self.l_ok.next = (self.l_okp.q.val() & !self.l_neg.q.val());
+        self.l_nak.next = (self.l_ok.val() & !self.l_sent.val());
         // A QP command clears the flag; a header keeps it until the head moves.
         self.nak_mem.write_enable.next = self.l_wr.q.val();
         self.l_wdata.next = (!self.l_cfg.q.val() & (self.l_sent.val() | self.l_nak.val()));
@@ -2502,7 +2550,7 @@ impl Logic for RxReorder {
             self.k_wr.d.next = false;
             self.l_valid.d.next = false;
             self.l_wr.d.next = false;
-            self.l_ok.d.next = false;
+            self.l_okp.d.next = false;
             self.o_valid.d.next = false;
             self.l_rd.d.next = false;
             self.k_rd.d.next = false;
@@ -2798,7 +2846,13 @@ impl Logic for RxReorder {
             self.j_count.d.next = 0.into();
             self.j_hi.d.next = 0.into();
             self.j_ntop.d.next = 0.into();
-            self.j_span.d.next = 0.into();
+            self.j_pp[0].d.next = 0.into();
+            self.j_pp[1].d.next = 0.into();
+            self.j_pp[2].d.next = 0.into();
+            self.j_pp[3].d.next = 0.into();
+            self.j_pp[4].d.next = 0.into();
+            self.j_pp[5].d.next = 0.into();
+            self.j_pp[6].d.next = 0.into();
             self.k_l0123.d.next = 0.into();
             self.k_l456.d.next = 0.into();
             self.k_c100.d.next = 0.into();
