@@ -226,6 +226,10 @@ fn d_reverse() -> f64 {
 fn d_rto() -> f64 {
     50_000.0
 }
+/// The largest receive window the model backend takes (PSNs): what-if studies beyond the
+/// hardware's `reorder.window_bits`.
+pub const MODEL_MAX_WINDOW: u32 = 65_536;
+
 fn d_window() -> u32 {
     256
 }
@@ -258,7 +262,10 @@ impl Scenario {
         Ok(s)
     }
 
-    fn check(&self) -> Result<(), String> {
+    /// Every field within its range, for the scenario's backend; one line naming the
+    /// field otherwise. `parse` calls it; call it again after changing a field (as
+    /// `prnic-sim fabric --backend` does).
+    pub fn check(&self) -> Result<(), String> {
         let bad = |f: &str, why: String| Err(format!("{f}: {why}"));
         if self.paths.is_empty() || self.paths.len() > 64 {
             return bad("paths", format!("{} paths; give 1..=64", self.paths.len()));
@@ -369,8 +376,25 @@ impl Scenario {
         if !(self.rto_ns >= 1000.0 && self.rto_ns <= 1e10) {
             return bad("rto_ns", format!("{} is not in [1000, 1e10]", self.rto_ns));
         }
-        if !(1..=256).contains(&self.window) {
-            return bad("window", format!("{} is not in 1..=256", self.window));
+        // The rtl backend holds what rx_reorder holds; the golden model keeps its window
+        // in a set, so a what-if study may ask for more than the hardware has.
+        let hw = PrnicConfig::builtin().reorder.window_bits;
+        let most = match self.backend {
+            Backend::Rtl => hw,
+            Backend::Model => MODEL_MAX_WINDOW,
+        };
+        if !(1..=most).contains(&self.window) {
+            let why = match self.backend {
+                Backend::Rtl => format!(
+                    "{} is not in 1..={hw}, the PSNs rx_reorder holds (reorder.window_bits); \
+                     backend = \"model\" takes up to {MODEL_MAX_WINDOW}",
+                    self.window
+                ),
+                Backend::Model => {
+                    format!("{} is not in 1..={MODEL_MAX_WINDOW}", self.window)
+                }
+            };
+            return bad("window", why);
         }
         if self.ooo_threshold == 0 || self.ooo_threshold >= self.window {
             return bad(
@@ -473,6 +497,11 @@ pub struct FabricReport {
     /// Most packets placed at once above their QP's in-order point (received but not yet
     /// deliverable in order), over all QPs.
     pub peak_ooo_packets: u64,
+    /// The widest receive window any QP used: the most PSNs from a QP's in-order point
+    /// to a packet placed above it, that packet included. The sender stays inside
+    /// `window`, so this is at most `window`; run with a large `window` (model backend)
+    /// to see what a fabric needs.
+    pub peak_span_psns: u64,
     pub cqes: u64,
     pub retransmitted_packets: u64,
     pub retransmission_requests: u64,
@@ -1431,6 +1460,9 @@ fn drive_until(
                 continue;
             }
             placed[q][psn as usize] = true;
+            rep.peak_span_psns = rep
+                .peak_span_psns
+                .max(u64::from(psn) + 1 - u64::from(in_order[q]));
             placed_count += 1;
             last_ns = now;
             ooo_now += 1;

@@ -656,6 +656,10 @@ fn main() -> ExitCode {
             if let Some(m) = messages {
                 sc.messages = m;
             }
+            if let Err(e) = sc.check() {
+                eprintln!("prnic-sim: error: {}: {e}", config.display());
+                return ExitCode::from(2);
+            }
             if sc.name.is_empty() {
                 sc.name = config
                     .file_stem()
@@ -683,9 +687,9 @@ fn main() -> ExitCode {
                 out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
             } else {
                 out!(
-                    "{} ({}): {}/{} messages, {} packets, {} bytes; last arrival {:.3} us, {:.1} Gb/s, peak out-of-order {} packets",
+                    "{} ({}): {}/{} messages, {} packets, {} bytes; last arrival {:.3} us, {:.1} Gb/s, peak out-of-order {} packets, widest window used {} PSNs (of {})",
                     r.name, r.backend, r.messages_completed, r.messages, r.packets, r.payload_bytes,
-                    r.last_arrival_us, r.throughput_gbps, r.peak_ooo_packets
+                    r.last_arrival_us, r.throughput_gbps, r.peak_ooo_packets, r.peak_span_psns, sc.window
                 );
                 out!(
                     "fabric: {} lost, {} duplicated, {} queue drops, peak queue {} bytes; {} requests, {} timeouts, {} packets resent; {} CQEs",

@@ -171,6 +171,79 @@ fn the_golden_model_backend_runs_the_same_scenario() {
     assert_eq!(r.messages_completed, s.messages);
 }
 
+/// What-if beyond the hardware: the model backend takes a receive window of up to
+/// 65,536 PSNs and reports the widest one the fabric needed (`peak_span_psns`); on the
+/// same traffic the hardware's window bounds what the sender keeps in flight, and the
+/// rtl backend refuses a window rx_reorder cannot hold, naming the field and its limit.
+#[test]
+fn a_model_window_beyond_the_hardware_shows_what_the_fabric_needs() {
+    use prnic_testbenches::e2e::MODEL_MAX_WINDOW;
+    let hw = prnic_gen::PrnicConfig::builtin().reorder.window_bits;
+    let wide = load("whatif_window.toml");
+    assert_eq!(wide.window, MODEL_MAX_WINDOW);
+    let r = run(&wide, |_, _| {});
+    println!(
+        "window {}: {}",
+        wide.window,
+        serde_json::to_string(&r).unwrap()
+    );
+    assert!(r.clean(), "{r:?}");
+    assert_eq!(r.timeouts, 0, "{r:?}");
+    // This fabric needs more window than the hardware has...
+    assert!(
+        r.peak_span_psns > u64::from(hw),
+        "the fabric needed only {} PSNs",
+        r.peak_span_psns
+    );
+    assert!(r.peak_ooo_packets > 0 && r.peak_span_psns <= u64::from(wide.window));
+
+    // ...so at the hardware's window the sender waits on it, and delivers less (the
+    // out-of-order threshold as high as the window allows, so that no spurious resend
+    // takes a share of the difference).
+    let narrow = Scenario {
+        window: hw,
+        ooo_threshold: hw - 1,
+        ..wide.clone()
+    };
+    narrow.check().unwrap();
+    let n = run(&narrow, |_, _| {});
+    println!(
+        "window {}: {}",
+        narrow.window,
+        serde_json::to_string(&n).unwrap()
+    );
+    assert!(n.clean(), "{n:?}");
+    assert!(
+        n.peak_span_psns <= u64::from(hw),
+        "the sender left the window: {} PSNs",
+        n.peak_span_psns
+    );
+    assert!(
+        n.throughput_gbps < r.throughput_gbps,
+        "{} Gb/s at window {hw}, {} Gb/s at {}",
+        n.throughput_gbps,
+        r.throughput_gbps,
+        wide.window
+    );
+
+    // The limits, one line each, naming the field.
+    let rtl = Scenario {
+        backend: Backend::Rtl,
+        ..wide.clone()
+    };
+    let e = rtl.check().unwrap_err();
+    assert!(
+        e.starts_with("window:") && e.contains(&format!("1..={hw}")) && !e.contains('\n'),
+        "{e}"
+    );
+    let beyond = Scenario {
+        window: MODEL_MAX_WINDOW + 1,
+        ..wide.clone()
+    };
+    let e = beyond.check().unwrap_err();
+    assert!(e.starts_with("window:") && e.contains("65536"), "{e}");
+}
+
 #[test]
 fn every_shipped_scenario_parses_and_runs_on_the_models() {
     let mut n = 0;
