@@ -1,0 +1,340 @@
+//! The drive loop: the sender transport (window, resends, timeouts, credits), the
+//! fabric, and the checker that knows every packet the sender built.
+
+use super::*;
+
+pub(super) fn drive(
+    s: &Scenario,
+    r: &mut impl Rnics,
+    progress: &mut dyn FnMut(u32, u32),
+) -> FabricReport {
+    drive_until(s, r, progress, None)
+}
+
+/// [`drive`], stopped after `stop_at` cycles if given (traffic still in flight).
+pub(super) fn drive_until(
+    s: &Scenario,
+    r: &mut impl Rnics,
+    progress: &mut dyn FnMut(u32, u32),
+    stop_at: Option<u64>,
+) -> FabricReport {
+    let cfg = PrnicConfig::builtin();
+    let period_ns = 1000.0 / cfg.clock.mhz;
+    let tr = build_traffic(s);
+    let nq = s.qps as usize;
+    let paths: Vec<PathSpec> = s
+        .paths
+        .iter()
+        .map(|p| PathSpec {
+            rate_gbps: p.rate_gbps,
+            delay_ns: p.delay_ns,
+            jitter_ns: p.jitter_ns,
+            loss: p.loss,
+            dup: p.dup,
+            queue_bytes: p.queue_bytes,
+        })
+        .collect();
+    let sel = match s.path_policy {
+        PathPolicy::Ecmp => Selection::Ecmp(SwitchHash::Crc32),
+        PathPolicy::RoundRobin => Selection::RoundRobin,
+    };
+    let mut fabric = Fabric::new(paths, sel, s.seed);
+    let total_pkts: u64 = tr.per_qp.iter().map(|v| v.len() as u64).sum();
+    let payload_bytes: u64 = tr
+        .per_qp
+        .iter()
+        .flatten()
+        .map(|p| p.p.payload.len() as u64)
+        .sum();
+    // Lookup of a placement: (QP, VA) to PSN.
+    let by_va: HashMap<(u32, u64), u32> = tr
+        .per_qp
+        .iter()
+        .flatten()
+        .map(|p| ((p.p.qp, p.p.va), p.p.psn))
+        .collect();
+    let mut rep = FabricReport {
+        name: s.name.clone(),
+        backend: format!("{:?}", s.backend).to_lowercase(),
+        messages: s.messages,
+        packets: total_pkts,
+        payload_bytes,
+        ..Default::default()
+    };
+    // Sender state per QP.
+    let mut next_psn = vec![0u32; nq];
+    let mut acked = vec![0u32; nq];
+    let mut last_progress = vec![0f64; nq];
+    let mut resend: VecDeque<(f64, u32, u32)> = VecDeque::new();
+    let mut replies: VecDeque<(f64, u32, Option<u32>, Vec<u32>)> = VecDeque::new();
+    let mut requested: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let ns = s.senders as usize;
+    let mut cur = vec![0usize; ns];
+    let mut next_send_ns = vec![0.0f64; ns];
+    // Credits: one sender model per host, one receiver model; requests and grants
+    // travel with the reverse delay.
+    let rate = if s.credit_rate_gbps > 0.0 {
+        s.credit_rate_gbps
+    } else {
+        s.paths.iter().map(|p| p.rate_gbps).sum()
+    };
+    let grant_every_ns = s.credit_batch_bytes as f64 * 8.0 / rate;
+    let mut next_grant_ns = 0.0;
+    let mut cs: Vec<SenderModel> = (0..ns)
+        .map(|_| SenderModel::new(Rule::Eq2, s.credit_batch_bytes, s.credit_bdp_bytes))
+        .collect();
+    let mut cr = ReceiverModel::default();
+    let mut to_rx: VecDeque<(f64, u32, Option<bool>)> = VecDeque::new();
+    let mut to_tx: VecDeque<(f64, u32, Option<bool>)> = VecDeque::new();
+    let mut allowance = vec![0u64; nq];
+    // Bytes of each QP not yet covered by credit.
+    let mut uncovered: Vec<u64> = tr
+        .per_qp
+        .iter()
+        .map(|v| v.iter().map(|p| p.p.payload.len() as u64).sum())
+        .collect();
+    let credits = s.credits == Credits::On;
+    // Checker state.
+    let mut placed: Vec<Vec<bool>> = tr.per_qp.iter().map(|v| vec![false; v.len()]).collect();
+    let mut in_order = vec![0u32; nq];
+    let mut ooo_now: u64 = 0;
+    let mut msg_left: Vec<u32> = tr.msgs.iter().map(|m| m.1 + m.2.is_some() as u32).collect();
+    let mut cqe_last: Vec<Option<u32>> = vec![None; nq];
+    let mut cqe_seen: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut placed_count: u64 = 0;
+    let mut last_ns = 0.0f64;
+    let mut cycle: u64 = 0;
+    let mut quiet: u64 = 0;
+    let limit = stop_at.unwrap_or(2_000_000 + total_pkts * 20_000);
+    let expected_cqes: u64 = tr.msgs.iter().filter(|m| m.2.is_some()).count() as u64;
+    while cycle < limit {
+        let now = cycle as f64 * period_ns;
+        // Replies reach the sender.
+        while replies.front().is_some_and(|r| r.0 <= now) {
+            let (_, qp, ack, missing) = replies.pop_front().unwrap();
+            let q = qp as usize;
+            if let Some(a) = ack {
+                if a > acked[q] && a <= next_psn[q] {
+                    acked[q] = a;
+                    last_progress[q] = now;
+                }
+            }
+            for p in missing {
+                if p >= acked[q] && p < next_psn[q] && requested.insert((qp, p)) {
+                    resend.push_back((now, qp, p));
+                }
+            }
+        }
+        for q in 0..nq {
+            if acked[q] < next_psn[q] && now - last_progress[q] > s.rto_ns {
+                rep.timeouts += 1;
+                resend.push_back((now, q as u32, acked[q]));
+                last_progress[q] = now;
+            }
+        }
+        // Credit messages.
+        if credits {
+            while to_rx.front().is_some_and(|m| m.0 <= now) {
+                let (_, qp, onoff) = to_rx.pop_front().unwrap();
+                match onoff {
+                    Some(on) => cr.onoff(qp, on),
+                    None => cr.request(qp),
+                }
+            }
+            while to_tx.front().is_some_and(|m| m.0 <= now) {
+                let (_, qp, _) = to_tx.pop_front().unwrap();
+                if let Some(on) = cs[qp as usize % ns].grant(qp) {
+                    to_rx.push_back((now + s.reverse_delay_ns, qp, Some(on)));
+                }
+                rep.credit_grants += 1;
+            }
+            if now >= next_grant_ns {
+                if let Some(qp) = cr.slot() {
+                    to_tx.push_back((now + s.reverse_delay_ns, qp, None));
+                }
+                next_grant_ns += grant_every_ns;
+            }
+        }
+        // Each sender: resends first, then its QPs round robin within their windows
+        // (and their credit).
+        for h in 0..ns {
+            if now < next_send_ns[h] || !r.tx_ready() {
+                continue;
+            }
+            let mut sent: Option<usize> = None;
+            if let Some(i) = resend.iter().position(|&(_, qp, _)| qp as usize % ns == h) {
+                let (_, qp, psn) = resend.remove(i).unwrap();
+                if psn >= acked[qp as usize] {
+                    let mut p = tr.per_qp[qp as usize][psn as usize].p.clone();
+                    p.ack_req = true;
+                    r.tx_push(&p);
+                    rep.retransmitted_packets += 1;
+                    sent = Some(p.payload.len());
+                }
+            }
+            if sent.is_none() {
+                let mine = (nq + ns - 1 - h) / ns;
+                for _ in 0..mine {
+                    let q = h + ns * cur[h];
+                    cur[h] = (cur[h] + 1) % mine;
+                    if (next_psn[q] as usize) >= tr.per_qp[q].len()
+                        || next_psn[q] >= acked[q] + s.window
+                    {
+                        continue;
+                    }
+                    let len = tr.per_qp[q][next_psn[q] as usize].p.payload.len() as u64;
+                    if credits && allowance[q] < len {
+                        let d = cs[h].send(q as u32, uncovered[q]);
+                        allowance[q] += d.bytes;
+                        uncovered[q] -= d.bytes;
+                        if d.request {
+                            rep.credit_requests += 1;
+                            to_rx.push_back((now + s.reverse_delay_ns, q as u32, None));
+                        }
+                        if let Some(on) = d.onoff {
+                            to_rx.push_back((now + s.reverse_delay_ns, q as u32, Some(on)));
+                        }
+                        if allowance[q] < len {
+                            continue;
+                        }
+                    }
+                    if credits {
+                        allowance[q] -= len;
+                    }
+                    if next_psn[q] == acked[q] {
+                        last_progress[q] = now;
+                    }
+                    let p = &tr.per_qp[q][next_psn[q] as usize].p;
+                    r.tx_push(p);
+                    next_psn[q] += 1;
+                    sent = Some(p.payload.len());
+                    break;
+                }
+            }
+            if let Some(n) = sent {
+                if s.injection_gbps > 0.0 {
+                    next_send_ns[h] = now + (n + 124 + 50) as f64 * 8.0 / s.injection_gbps;
+                }
+            }
+        }
+        let arrived: Vec<Vec<u8>> = fabric.poll(now).into_iter().map(|(_, f)| f).collect();
+        let out = r.step(now, &mut fabric, arrived);
+        // The checker.
+        for (qp, va, rkey, payload) in out.placed {
+            let Some(&psn) = by_va.get(&(qp, va)) else {
+                rep.misplaced += 1;
+                continue;
+            };
+            let pk = &tr.per_qp[qp as usize][psn as usize];
+            if pk.p.payload != payload || pk.p.rkey != rkey {
+                rep.misplaced += 1;
+                continue;
+            }
+            let q = qp as usize;
+            if placed[q][psn as usize] {
+                rep.placed_twice += 1;
+                continue;
+            }
+            placed[q][psn as usize] = true;
+            rep.peak_span_psns = rep
+                .peak_span_psns
+                .max(u64::from(psn) + 1 - u64::from(in_order[q]));
+            placed_count += 1;
+            last_ns = now;
+            ooo_now += 1;
+            while (in_order[q] as usize) < placed[q].len() && placed[q][in_order[q] as usize] {
+                in_order[q] += 1;
+                ooo_now -= 1;
+            }
+            rep.peak_ooo_packets = rep.peak_ooo_packets.max(ooo_now);
+            let m = pk.msg as usize;
+            msg_left[m] -= 1;
+            if msg_left[m] == 0 {
+                rep.messages_completed += 1;
+            }
+        }
+        for (qp, psn, imm) in out.cqes {
+            rep.cqes += 1;
+            last_ns = now;
+            let q = qp as usize;
+            let pk = tr.per_qp.get(q).and_then(|v| v.get(psn as usize));
+            let Some(pk) = pk.filter(|pk| pk.p.imm == Some(imm)) else {
+                rep.cqe_wrong += 1;
+                continue;
+            };
+            if !cqe_seen.insert((qp, psn)) {
+                rep.cqe_twice += 1;
+                continue;
+            }
+            if cqe_last[q].is_some_and(|l| l >= psn)
+                || !placed[q][..=psn as usize].iter().all(|x| *x)
+            {
+                rep.cqe_misordered += 1;
+            }
+            cqe_last[q] = Some(psn);
+            let m = pk.msg as usize;
+            msg_left[m] -= 1;
+            if msg_left[m] == 0 {
+                rep.messages_completed += 1;
+            }
+        }
+        for (qp, a) in out.acks {
+            replies.push_back((now + s.reverse_delay_ns, qp, Some(a), vec![]));
+        }
+        for (qp, missing) in out.naks {
+            rep.retransmission_requests += 1;
+            replies.push_back((now + s.reverse_delay_ns, qp, None, missing));
+        }
+        cycle += 1;
+        // A run that stops making progress ends (and fails its checks) instead of
+        // hanging: nothing placed or completed for 20 timeouts.
+        if now - last_ns > 20.0 * s.rto_ns + 1e6 {
+            break;
+        }
+        if cycle.is_multiple_of(65_536) {
+            progress(rep.messages_completed, s.messages);
+        }
+        let done = placed_count == total_pkts && cqe_seen.len() as u64 == expected_cqes;
+        if done && r.idle() && fabric.in_flight() == 0 {
+            quiet += 1;
+            // Let late duplicates and stray outputs show themselves.
+            if quiet > 2_000 {
+                break;
+            }
+        } else {
+            quiet = 0;
+        }
+    }
+    progress(rep.messages_completed, s.messages);
+    rep.cycles = cycle;
+    rep.last_arrival_us = last_ns / 1000.0;
+    rep.throughput_gbps = if last_ns > 0.0 {
+        payload_bytes as f64 * 8.0 / last_ns
+    } else {
+        0.0
+    };
+    rep.packets_never_placed = total_pkts - placed_count;
+    rep.cqes_missing = expected_cqes - cqe_seen.len() as u64;
+    let FabricStats {
+        lost,
+        duplicated,
+        queue_drops,
+        peak_queue_bytes,
+        ..
+    } = fabric.stats.clone();
+    rep.fabric_lost = lost;
+    rep.fabric_duplicated = duplicated;
+    rep.fabric_queue_drops = queue_drops;
+    rep.peak_fabric_queue_bytes = peak_queue_bytes;
+    rep.peak_port_backlog_frames = r.peak_port_backlog();
+    rep.rx_counters = r.counters();
+    (
+        rep.port_frames,
+        rep.port_marked_bad,
+        rep.both_ports_busy_cycles,
+    ) = r.port_stats();
+    (rep.csr_accesses, rep.csr_slverr, rep.csr_violations) = r.csr_fuzz();
+    rep.senders = s.senders;
+    rep.credits = credits;
+    rep
+}
