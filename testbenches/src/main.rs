@@ -16,6 +16,18 @@ macro_rules! out {
     }};
 }
 
+/// With `--json`, print `r` as one JSON object and return true; without, return false
+/// and let the caller print its table.
+fn print_json<T: serde::Serialize>(json: bool, r: &T) -> bool {
+    if json {
+        match serde_json::to_string_pretty(r) {
+            Ok(s) => out!("{s}"),
+            Err(e) => eprintln!("prnic-sim: error: the report is not JSON: {e}"),
+        }
+    }
+    json
+}
+
 #[derive(Parser)]
 #[command(
     name = "prnic-sim",
@@ -342,9 +354,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(1);
                 }
             };
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "mixed scenario: {} frames from {} tenants, {} sent, dropped {:?}, model mismatches {}",
                     r.frames_in, r.tenants, r.frames_sent, r.dropped, r.model_mismatches
@@ -408,12 +418,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(1);
                 }
             }
-            if json {
-                out!(
-                    "{}",
-                    serde_json::to_string_pretty(&rows).expect("serialise")
-                );
-            } else {
+            if !print_json(json, &rows) {
                 out!("rule  QPs  BDP/QP KiB  jitter ns  throughput Gb/s  of line  starved");
                 for r in &rows {
                     out!(
@@ -461,9 +466,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(1);
                 }
             };
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 for x in &r {
                     let total: u64 = x.intervals.iter().map(|i| i.cycles).sum();
                     out!(
@@ -499,9 +502,7 @@ fn main() -> ExitCode {
                 bar.show(d)
             });
             bar.finish();
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "{} frames in {} segments ({} resets mid-traffic), {} cycles: {} sent, dropped {:?}",
                     r.packets, r.segments, r.resets, r.cycles, r.sent, r.dropped
@@ -520,9 +521,7 @@ fn main() -> ExitCode {
         }
         Cmd::Reorder { json, per_qp, seed } => {
             let r = prnic_testbenches::reorder::reorder_scenario(per_qp, seed);
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "{} QPs x {} bytes of state, window {}: {} headers in {} cycles = {:.3} packets/cycle (one QP back to back: {:.3})",
                     r.qps, r.state_bytes_per_qp, r.window, r.headers, r.header_cycles, r.packets_per_cycle, r.same_qp_packets_per_cycle
@@ -564,9 +563,7 @@ fn main() -> ExitCode {
                 p.jitter_ns = jitter_ns;
             }
             let r = prnic_testbenches::retransmit::stress(&st);
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "{} flows, {} packets over {} paths; out-of-order threshold {}, missing share {}%",
                     r.flows, r.packets, r.paths, r.ooo_threshold, r.missing_share_pct
@@ -601,9 +598,7 @@ fn main() -> ExitCode {
             let bar = Progress::new(json, packets, "packets");
             let r = prnic_testbenches::rx_soak::rx_soak(packets, seed, |d| bar.show(d));
             bar.finish();
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "{} packets (+{} malformed, foreign or duplicate frames) in {} segments ({} resets mid-traffic), {} cycles: {} placed, {} CQEs, dropped {:?}, {} refused by rx_reorder",
                     r.packets, r.extra_frames, r.segments, r.resets, r.cycles, r.placed, r.cqes, r.dropped, r.verdict_drops
@@ -683,9 +678,7 @@ fn main() -> ExitCode {
                 None => run(&sc, |d, _| bar.show(d as u64)),
             };
             bar.finish();
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "{} ({}): {}/{} messages, {} packets, {} bytes; last arrival {:.3} us, {:.1} Gb/s, peak out-of-order {} packets, widest window used {} PSNs (of {})",
                     r.name, r.backend, r.messages_completed, r.messages, r.packets, r.payload_bytes,
@@ -718,9 +711,7 @@ fn main() -> ExitCode {
         }
         Cmd::TableFill { json, seeds } => {
             let r = prnic_testbenches::flow_table::table_fill(PrnicConfig::builtin(), &seeds);
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "entries {} ({} ways x {} slots + {} stash)",
                     r.entries,
@@ -754,9 +745,7 @@ fn main() -> ExitCode {
         }
         Cmd::LookupLatency { json, lookups } => {
             let r = prnic_testbenches::flow_table::lookup_latency(PrnicConfig::builtin(), lookups);
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!(
                     "lookup latency {} cycles = {:.2} ns at {} MHz (budget {} ns = {} cycles); {:.4} lookups/cycle over {} lookups; in order: {}",
                     r.lookup_latency_cycles, r.lookup_latency_ns, r.clock_mhz, r.budget_ns, r.budget_cycles, r.lookups_per_cycle, r.lookups, r.results_in_order
@@ -772,12 +761,7 @@ fn main() -> ExitCode {
                 packets,
                 &[8, 16, 32, 64],
             );
-            if json {
-                out!(
-                    "{}",
-                    serde_json::to_string_pretty(&rows).expect("serialise")
-                );
-            } else {
+            if !print_json(json, &rows) {
                 out!(
                     "{:<11} {:<11} {:>5} {:>9} {:>13} {:>13} {:>6} {:>8}",
                     "mode",
@@ -814,9 +798,7 @@ fn main() -> ExitCode {
             let g = prnic_testbenches::flow_table::geometry(cfg);
             let hash = u64::from_str_radix(&cfg.hash_hex(), 16).expect("hex");
             let r = prnic_testbenches::vpc::vpc_update(&g, hash, flows as usize, verilator);
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 for row in &r.rows {
                     out!(
                         "{:<26} {} flows: {} accesses ({} reads, {} writes, {} probes), {:.4} s modeled, audit clean: {}",
@@ -870,9 +852,7 @@ fn main() -> ExitCode {
                 top_cycles,
                 top_hdl_cycles,
             );
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r).expect("serialise"));
-            } else {
+            if !print_json(json, &r) {
                 out!("block: {}", r.block);
                 out!(
                     "verilator (harness, all ports per cycle): {:>14.0} cycles/s over {} cycles",
