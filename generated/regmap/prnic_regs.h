@@ -71,7 +71,7 @@
 #define PRNIC_CREDIT 0x054u /* Credit send rule. */
 #define PRNIC_CREDIT_RULE_SHIFT 0u
 #define PRNIC_CREDIT_RULE_MASK 0x00000001u
-#define PRNIC_CREDIT_BATCH 0x058u /* Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced for 8 cycles): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next. */
+#define PRNIC_CREDIT_BATCH 0x058u /* Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced and no grant arriving for 100 cycles, which empties credit_tx's grant queue and pipeline): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next. */
 #define PRNIC_CREDIT_BATCH_BYTES_SHIFT 0u
 #define PRNIC_CREDIT_BATCH_BYTES_MASK 0xffffffffu
 #define PRNIC_CREDIT_BDP 0x05cu /* Bytes a QP may send before it needs credit. The reset sweep loads it into every QP: a change takes effect at the next reset. */

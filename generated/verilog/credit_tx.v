@@ -53,6 +53,21 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [15:0] ram$write_address;
     reg  [159:0] ram$write_data;
     reg  ram$write_enable;
+    reg  gq$clk;
+    reg  gq$rst;
+    reg  gq$s_valid;
+    reg  [15:0] gq$s_data;
+    wire  gq$m_valid;
+    wire  [15:0] gq$m_data;
+    reg  gq$m_pop;
+    wire  gq$full;
+    wire  gq$status_overflow;
+    reg  g_hold_valid$d;
+    wire  g_hold_valid$q;
+    reg  g_hold_valid$clock;
+    reg  [15:0] g_hold_qp$d;
+    wire  [15:0] g_hold_qp$q;
+    reg  g_hold_qp$clock;
     reg  clearing$d;
     wire  clearing$q;
     reg  clearing$clock;
@@ -83,9 +98,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] s2_remaining$d;
     wire  [31:0] s2_remaining$q;
     reg  s2_remaining$clock;
-    reg  s2_f1$d;
-    wire  s2_f1$q;
-    reg  s2_f1$clock;
     reg  s2_f2$d;
     wire  s2_f2$q;
     reg  s2_f2$clock;
@@ -95,6 +107,15 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  s2_f4$d;
     wire  s2_f4$q;
     reg  s2_f4$clock;
+    reg  s2_lt$d;
+    wire  s2_lt$q;
+    reg  s2_lt$clock;
+    reg  s2_gt$d;
+    wire  s2_gt$q;
+    reg  s2_gt$clock;
+    reg  [31:0] s2_rmb$d;
+    wire  [31:0] s2_rmb$q;
+    reg  s2_rmb$clock;
     reg  s3_valid$d;
     wire  s3_valid$q;
     reg  s3_valid$clock;
@@ -107,12 +128,216 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] s3_remaining$d;
     wire  [31:0] s3_remaining$q;
     reg  s3_remaining$clock;
-    reg  s3_f1$d;
-    wire  s3_f1$q;
-    reg  s3_f1$clock;
     reg  [159:0] s3_prep$d;
     wire  [159:0] s3_prep$q;
     reg  s3_prep$clock;
+    reg  s3_rem_nz$d;
+    wire  s3_rem_nz$q;
+    reg  s3_rem_nz$clock;
+    reg  [31:0] s3_cap1$d;
+    wire  [31:0] s3_cap1$q;
+    reg  s3_cap1$clock;
+    reg  [31:0] s3_rem_cap$d;
+    wire  [31:0] s3_rem_cap$q;
+    reg  s3_rem_cap$clock;
+    reg  s3_act_cap$d;
+    wire  s3_act_cap$q;
+    reg  s3_act_cap$clock;
+    reg  s3_cap_zero$d;
+    wire  s3_cap_zero$q;
+    reg  s3_cap_zero$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
+    reg  b_grant$d;
+    wire  b_grant$q;
+    reg  b_grant$clock;
+    reg  [15:0] b_qp$d;
+    wire  [15:0] b_qp$q;
+    reg  b_qp$clock;
+    reg  [31:0] b_remaining$d;
+    wire  [31:0] b_remaining$q;
+    reg  b_remaining$clock;
+    reg  b_rem_nz$d;
+    wire  b_rem_nz$q;
+    reg  b_rem_nz$clock;
+    reg  [31:0] b_rem_cap$d;
+    wire  [31:0] b_rem_cap$q;
+    reg  b_rem_cap$clock;
+    reg  b_act_cap$d;
+    wire  b_act_cap$q;
+    reg  b_act_cap$clock;
+    reg  b_cap_zero$d;
+    wire  b_cap_zero$q;
+    reg  b_cap_zero$clock;
+    reg  [31:0] b_cap1$d;
+    wire  [31:0] b_cap1$q;
+    reg  b_cap1$clock;
+    reg  [31:0] b_batch$d;
+    wire  [31:0] b_batch$q;
+    reg  b_batch$clock;
+    reg  [31:0] b_credit$d;
+    wire  [31:0] b_credit$q;
+    reg  b_credit$clock;
+    reg  [31:0] b_free$d;
+    wire  [31:0] b_free$q;
+    reg  b_free$clock;
+    reg  [31:0] b_acc$d;
+    wire  [31:0] b_acc$q;
+    reg  b_acc$clock;
+    reg  [31:0] b_rem_old$d;
+    wire  [31:0] b_rem_old$q;
+    reg  b_rem_old$clock;
+    reg  b_active$d;
+    wire  b_active$q;
+    reg  b_active$clock;
+    reg  b_waiting$d;
+    wire  b_waiting$q;
+    reg  b_waiting$clock;
+    reg  b_credit_pos$d;
+    wire  b_credit_pos$q;
+    reg  b_credit_pos$clock;
+    reg  b_credit_nonneg$d;
+    wire  b_credit_nonneg$q;
+    reg  b_credit_nonneg$clock;
+    reg  b_free_nz$d;
+    wire  b_free_nz$q;
+    reg  b_free_nz$clock;
+    reg  b_free_lt_cap$d;
+    wire  b_free_lt_cap$q;
+    reg  b_free_lt_cap$clock;
+    reg  b_credit_lt_cap$d;
+    wire  b_credit_lt_cap$q;
+    reg  b_credit_lt_cap$clock;
+    reg  [31:0] b_free_m_cap$d;
+    wire  [31:0] b_free_m_cap$q;
+    reg  b_free_m_cap$clock;
+    reg  [31:0] b_credit_m_cap$d;
+    wire  [31:0] b_credit_m_cap$q;
+    reg  b_credit_m_cap$clock;
+    reg  [31:0] b_rem_m_free$d;
+    wire  [31:0] b_rem_m_free$q;
+    reg  b_rem_m_free$clock;
+    reg  [31:0] b_rem_m_credit$d;
+    wire  [31:0] b_rem_m_credit$q;
+    reg  b_rem_m_credit$clock;
+    reg  [31:0] b_acc_free$d;
+    wire  [31:0] b_acc_free$q;
+    reg  b_acc_free$clock;
+    reg  [31:0] b_acc_cap$d;
+    wire  [31:0] b_acc_cap$q;
+    reg  b_acc_cap$clock;
+    reg  [31:0] b_acc_credit$d;
+    wire  [31:0] b_acc_credit$q;
+    reg  b_acc_credit$clock;
+    reg  [31:0] b_need$d;
+    wire  [31:0] b_need$q;
+    reg  b_need$clock;
+    reg  b_acc_gt_batch$d;
+    wire  b_acc_gt_batch$q;
+    reg  b_acc_gt_batch$clock;
+    reg  b_ge_none$d;
+    wire  b_ge_none$q;
+    reg  b_ge_none$clock;
+    reg  [31:0] b_n_none$d;
+    wire  [31:0] b_n_none$q;
+    reg  b_n_none$clock;
+    reg  [31:0] b_granted_raw$d;
+    wire  [31:0] b_granted_raw$q;
+    reg  b_granted_raw$clock;
+    reg  c_valid$d;
+    wire  c_valid$q;
+    reg  c_valid$clock;
+    reg  c_grant$d;
+    wire  c_grant$q;
+    reg  c_grant$clock;
+    reg  [15:0] c_qp$d;
+    wire  [15:0] c_qp$q;
+    reg  c_qp$clock;
+    reg  [31:0] c_batch$d;
+    wire  [31:0] c_batch$q;
+    reg  c_batch$clock;
+    reg  [31:0] c_cap1$d;
+    wire  [31:0] c_cap1$q;
+    reg  c_cap1$clock;
+    reg  [31:0] c_credit$d;
+    wire  [31:0] c_credit$q;
+    reg  c_credit$clock;
+    reg  [31:0] c_rem_old$d;
+    wire  [31:0] c_rem_old$q;
+    reg  c_rem_old$clock;
+    reg  c_active$d;
+    wire  c_active$q;
+    reg  c_active$clock;
+    reg  c_waiting$d;
+    wire  c_waiting$q;
+    reg  c_waiting$clock;
+    reg  [31:0] c_acc$d;
+    wire  [31:0] c_acc$q;
+    reg  c_acc$clock;
+    reg  [31:0] c_amt$d;
+    wire  [31:0] c_amt$q;
+    reg  c_amt$clock;
+    reg  c_amt_zero$d;
+    wire  c_amt_zero$q;
+    reg  c_amt_zero$clock;
+    reg  [31:0] c_free_n$d;
+    wire  [31:0] c_free_n$q;
+    reg  c_free_n$clock;
+    reg  [31:0] c_credit_a$d;
+    wire  [31:0] c_credit_a$q;
+    reg  c_credit_a$clock;
+    reg  [31:0] c_rem_n$d;
+    wire  [31:0] c_rem_n$q;
+    reg  c_rem_n$clock;
+    reg  c_active_n$d;
+    wire  c_active_n$q;
+    reg  c_active_n$clock;
+    reg  [31:0] c_granted$d;
+    wire  [31:0] c_granted$q;
+    reg  c_granted$clock;
+    reg  c_k_free$d;
+    wire  c_k_free$q;
+    reg  c_k_free$clock;
+    reg  c_k_cap$d;
+    wire  c_k_cap$q;
+    reg  c_k_cap$clock;
+    reg  c_k_credit$d;
+    wire  c_k_credit$q;
+    reg  c_k_credit$clock;
+    reg  c_ge_free$d;
+    wire  c_ge_free$q;
+    reg  c_ge_free$clock;
+    reg  c_ge_cap$d;
+    wire  c_ge_cap$q;
+    reg  c_ge_cap$clock;
+    reg  c_ge_credit$d;
+    wire  c_ge_credit$q;
+    reg  c_ge_credit$clock;
+    reg  c_ge_none$d;
+    wire  c_ge_none$q;
+    reg  c_ge_none$clock;
+    reg  [31:0] c_n_free$d;
+    wire  [31:0] c_n_free$q;
+    reg  c_n_free$clock;
+    reg  [31:0] c_n_cap$d;
+    wire  [31:0] c_n_cap$q;
+    reg  c_n_cap$clock;
+    reg  [31:0] c_n_credit$d;
+    wire  [31:0] c_n_credit$q;
+    reg  c_n_credit$clock;
+    reg  [31:0] c_n_none$d;
+    wire  [31:0] c_n_none$q;
+    reg  c_n_none$clock;
+    reg  [31:0] c_a_free$d;
+    wire  [31:0] c_a_free$q;
+    reg  c_a_free$clock;
+    reg  [31:0] c_a_cap$d;
+    wire  [31:0] c_a_cap$q;
+    reg  c_a_cap$clock;
+    reg  [31:0] c_a_credit$d;
+    wire  [31:0] c_a_credit$q;
+    reg  c_a_credit$clock;
     reg  w1_valid$d;
     wire  w1_valid$q;
     reg  w1_valid$clock;
@@ -191,30 +416,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  debt_error$d;
     wire  debt_error$q;
     reg  debt_error$clock;
-    reg  s3_rem_nz$d;
-    wire  s3_rem_nz$q;
-    reg  s3_rem_nz$clock;
-    reg  s2_lt$d;
-    wire  s2_lt$q;
-    reg  s2_lt$clock;
-    reg  s2_gt$d;
-    wire  s2_gt$q;
-    reg  s2_gt$clock;
-    reg  [31:0] s2_rmb$d;
-    wire  [31:0] s2_rmb$q;
-    reg  s2_rmb$clock;
-    reg  [31:0] s3_cap1$d;
-    wire  [31:0] s3_cap1$q;
-    reg  s3_cap1$clock;
-    reg  [31:0] s3_rem_cap$d;
-    wire  [31:0] s3_rem_cap$q;
-    reg  s3_rem_cap$clock;
-    reg  s3_act_cap$d;
-    wire  s3_act_cap$q;
-    reg  s3_act_cap$clock;
-    reg  s3_cap_zero$d;
-    wire  s3_cap_zero$q;
-    reg  s3_cap_zero$clock;
     reg  u_valid$d;
     wire  u_valid$q;
     reg  u_valid$clock;
@@ -310,55 +511,24 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  neg_batch_p$clock;
     
     // Local signals
+    reg  [15:0] g_qp;
+    reg  g_haz;
+    reg  [15:0] send_qp;
+    reg  s_haz;
+    reg  g_push;
     reg  ev_grant;
     reg  ev_send;
     reg  [15:0] ev_qp;
-    reg  [159:0] st;
     reg  [159:0] prep;
+    reg  [159:0] st;
     reg  [31:0] credit;
     reg  [31:0] free;
     reg  [31:0] req_acc;
-    reg  active;
-    reg  waiting;
-    reg  off;
-    reg  credit_pos;
-    reg  credit_nonneg;
-    reg  [31:0] cap1;
-    reg  [31:0] amt;
-    reg  [31:0] free_n;
-    reg  [31:0] credit_a;
-    reg  [31:0] rem_n;
-    reg  active_n;
-    reg  [31:0] credit_n;
-    reg  [31:0] wasted_n;
-    reg  [31:0] acc_sum;
-    reg  req_n;
-    reg  [31:0] req_acc_n;
-    reg  waiting_n;
-    reg  off_n;
-    reg  [159:0] new_state;
-    reg  [159:0] init_state;
-    reg  [31:0] neg_batch;
-    reg  debt_step;
-    reg  credit_ge_floor;
-    reg  floor_ok;
-    reg  [31:0] granted;
-    reg  [31:0] granted_raw;
     reg  [31:0] rem_old;
-    reg  free_nz;
-    reg  free_lt_cap;
-    reg  credit_lt_cap;
+    reg  credit_nonneg;
     reg  k_free;
     reg  k_cap;
     reg  k_credit;
-    reg  amt_zero;
-    reg  [31:0] free_m_cap;
-    reg  [31:0] credit_m_cap;
-    reg  [31:0] rem_m_free;
-    reg  [31:0] rem_m_credit;
-    reg  [31:0] acc_free;
-    reg  [31:0] acc_cap;
-    reg  [31:0] acc_credit;
     reg  [31:0] m_free;
     reg  [31:0] m_cap;
     reg  [31:0] m_credit;
@@ -367,7 +537,30 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [31:0] m_keepf;
     reg  [31:0] m_capc;
     reg  [31:0] m_keepc;
+    reg  active_n;
+    reg  k_none;
+    reg  [31:0] pick_free;
+    reg  [31:0] pick_cap;
+    reg  [31:0] pick_credit;
+    reg  [31:0] pick_none;
+    reg  [31:0] mk_free;
+    reg  [31:0] mk_cap;
+    reg  [31:0] mk_credit;
+    reg  [31:0] mk_none;
+    reg  req_n;
+    reg  [31:0] req_acc_n;
+    reg  [31:0] credit_n;
+    reg  [31:0] wasted_n;
+    reg  waiting_n;
+    reg  [159:0] new_state;
+    reg  [159:0] init_state;
+    reg  [31:0] neg_batch;
+    reg  debt_step;
+    reg  credit_ge_floor;
     reg  cap_ok;
+    reg  floor_ok;
+    reg  off;
+    reg  off_n;
     reg  unused_bits;
     
     // Sub module instances
@@ -380,6 +573,27 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .write_address(ram$write_address),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
+    );
+    credit_tx$gq gq(
+        .clk(gq$clk),
+        .rst(gq$rst),
+        .s_valid(gq$s_valid),
+        .s_data(gq$s_data),
+        .m_valid(gq$m_valid),
+        .m_data(gq$m_data),
+        .m_pop(gq$m_pop),
+        .full(gq$full),
+        .status_overflow(gq$status_overflow)
+    );
+    credit_tx$g_hold_valid g_hold_valid(
+        .d(g_hold_valid$d),
+        .q(g_hold_valid$q),
+        .clock(g_hold_valid$clock)
+    );
+    credit_tx$g_hold_qp g_hold_qp(
+        .d(g_hold_qp$d),
+        .q(g_hold_qp$q),
+        .clock(g_hold_qp$clock)
     );
     credit_tx$clearing clearing(
         .d(clearing$d),
@@ -431,11 +645,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(s2_remaining$q),
         .clock(s2_remaining$clock)
     );
-    credit_tx$s2_f1 s2_f1(
-        .d(s2_f1$d),
-        .q(s2_f1$q),
-        .clock(s2_f1$clock)
-    );
     credit_tx$s2_f2 s2_f2(
         .d(s2_f2$d),
         .q(s2_f2$q),
@@ -450,6 +659,21 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .d(s2_f4$d),
         .q(s2_f4$q),
         .clock(s2_f4$clock)
+    );
+    credit_tx$s2_lt s2_lt(
+        .d(s2_lt$d),
+        .q(s2_lt$q),
+        .clock(s2_lt$clock)
+    );
+    credit_tx$s2_gt s2_gt(
+        .d(s2_gt$d),
+        .q(s2_gt$q),
+        .clock(s2_gt$clock)
+    );
+    credit_tx$s2_rmb s2_rmb(
+        .d(s2_rmb$d),
+        .q(s2_rmb$q),
+        .clock(s2_rmb$clock)
     );
     credit_tx$s3_valid s3_valid(
         .d(s3_valid$d),
@@ -471,15 +695,355 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(s3_remaining$q),
         .clock(s3_remaining$clock)
     );
-    credit_tx$s3_f1 s3_f1(
-        .d(s3_f1$d),
-        .q(s3_f1$q),
-        .clock(s3_f1$clock)
-    );
     credit_tx$s3_prep s3_prep(
         .d(s3_prep$d),
         .q(s3_prep$q),
         .clock(s3_prep$clock)
+    );
+    credit_tx$s3_rem_nz s3_rem_nz(
+        .d(s3_rem_nz$d),
+        .q(s3_rem_nz$q),
+        .clock(s3_rem_nz$clock)
+    );
+    credit_tx$s3_cap1 s3_cap1(
+        .d(s3_cap1$d),
+        .q(s3_cap1$q),
+        .clock(s3_cap1$clock)
+    );
+    credit_tx$s3_rem_cap s3_rem_cap(
+        .d(s3_rem_cap$d),
+        .q(s3_rem_cap$q),
+        .clock(s3_rem_cap$clock)
+    );
+    credit_tx$s3_act_cap s3_act_cap(
+        .d(s3_act_cap$d),
+        .q(s3_act_cap$q),
+        .clock(s3_act_cap$clock)
+    );
+    credit_tx$s3_cap_zero s3_cap_zero(
+        .d(s3_cap_zero$d),
+        .q(s3_cap_zero$q),
+        .clock(s3_cap_zero$clock)
+    );
+    credit_tx$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
+    );
+    credit_tx$b_grant b_grant(
+        .d(b_grant$d),
+        .q(b_grant$q),
+        .clock(b_grant$clock)
+    );
+    credit_tx$b_qp b_qp(
+        .d(b_qp$d),
+        .q(b_qp$q),
+        .clock(b_qp$clock)
+    );
+    credit_tx$b_remaining b_remaining(
+        .d(b_remaining$d),
+        .q(b_remaining$q),
+        .clock(b_remaining$clock)
+    );
+    credit_tx$b_rem_nz b_rem_nz(
+        .d(b_rem_nz$d),
+        .q(b_rem_nz$q),
+        .clock(b_rem_nz$clock)
+    );
+    credit_tx$b_rem_cap b_rem_cap(
+        .d(b_rem_cap$d),
+        .q(b_rem_cap$q),
+        .clock(b_rem_cap$clock)
+    );
+    credit_tx$b_act_cap b_act_cap(
+        .d(b_act_cap$d),
+        .q(b_act_cap$q),
+        .clock(b_act_cap$clock)
+    );
+    credit_tx$b_cap_zero b_cap_zero(
+        .d(b_cap_zero$d),
+        .q(b_cap_zero$q),
+        .clock(b_cap_zero$clock)
+    );
+    credit_tx$b_cap1 b_cap1(
+        .d(b_cap1$d),
+        .q(b_cap1$q),
+        .clock(b_cap1$clock)
+    );
+    credit_tx$b_batch b_batch(
+        .d(b_batch$d),
+        .q(b_batch$q),
+        .clock(b_batch$clock)
+    );
+    credit_tx$b_credit b_credit(
+        .d(b_credit$d),
+        .q(b_credit$q),
+        .clock(b_credit$clock)
+    );
+    credit_tx$b_free b_free(
+        .d(b_free$d),
+        .q(b_free$q),
+        .clock(b_free$clock)
+    );
+    credit_tx$b_acc b_acc(
+        .d(b_acc$d),
+        .q(b_acc$q),
+        .clock(b_acc$clock)
+    );
+    credit_tx$b_rem_old b_rem_old(
+        .d(b_rem_old$d),
+        .q(b_rem_old$q),
+        .clock(b_rem_old$clock)
+    );
+    credit_tx$b_active b_active(
+        .d(b_active$d),
+        .q(b_active$q),
+        .clock(b_active$clock)
+    );
+    credit_tx$b_waiting b_waiting(
+        .d(b_waiting$d),
+        .q(b_waiting$q),
+        .clock(b_waiting$clock)
+    );
+    credit_tx$b_credit_pos b_credit_pos(
+        .d(b_credit_pos$d),
+        .q(b_credit_pos$q),
+        .clock(b_credit_pos$clock)
+    );
+    credit_tx$b_credit_nonneg b_credit_nonneg(
+        .d(b_credit_nonneg$d),
+        .q(b_credit_nonneg$q),
+        .clock(b_credit_nonneg$clock)
+    );
+    credit_tx$b_free_nz b_free_nz(
+        .d(b_free_nz$d),
+        .q(b_free_nz$q),
+        .clock(b_free_nz$clock)
+    );
+    credit_tx$b_free_lt_cap b_free_lt_cap(
+        .d(b_free_lt_cap$d),
+        .q(b_free_lt_cap$q),
+        .clock(b_free_lt_cap$clock)
+    );
+    credit_tx$b_credit_lt_cap b_credit_lt_cap(
+        .d(b_credit_lt_cap$d),
+        .q(b_credit_lt_cap$q),
+        .clock(b_credit_lt_cap$clock)
+    );
+    credit_tx$b_free_m_cap b_free_m_cap(
+        .d(b_free_m_cap$d),
+        .q(b_free_m_cap$q),
+        .clock(b_free_m_cap$clock)
+    );
+    credit_tx$b_credit_m_cap b_credit_m_cap(
+        .d(b_credit_m_cap$d),
+        .q(b_credit_m_cap$q),
+        .clock(b_credit_m_cap$clock)
+    );
+    credit_tx$b_rem_m_free b_rem_m_free(
+        .d(b_rem_m_free$d),
+        .q(b_rem_m_free$q),
+        .clock(b_rem_m_free$clock)
+    );
+    credit_tx$b_rem_m_credit b_rem_m_credit(
+        .d(b_rem_m_credit$d),
+        .q(b_rem_m_credit$q),
+        .clock(b_rem_m_credit$clock)
+    );
+    credit_tx$b_acc_free b_acc_free(
+        .d(b_acc_free$d),
+        .q(b_acc_free$q),
+        .clock(b_acc_free$clock)
+    );
+    credit_tx$b_acc_cap b_acc_cap(
+        .d(b_acc_cap$d),
+        .q(b_acc_cap$q),
+        .clock(b_acc_cap$clock)
+    );
+    credit_tx$b_acc_credit b_acc_credit(
+        .d(b_acc_credit$d),
+        .q(b_acc_credit$q),
+        .clock(b_acc_credit$clock)
+    );
+    credit_tx$b_need b_need(
+        .d(b_need$d),
+        .q(b_need$q),
+        .clock(b_need$clock)
+    );
+    credit_tx$b_acc_gt_batch b_acc_gt_batch(
+        .d(b_acc_gt_batch$d),
+        .q(b_acc_gt_batch$q),
+        .clock(b_acc_gt_batch$clock)
+    );
+    credit_tx$b_ge_none b_ge_none(
+        .d(b_ge_none$d),
+        .q(b_ge_none$q),
+        .clock(b_ge_none$clock)
+    );
+    credit_tx$b_n_none b_n_none(
+        .d(b_n_none$d),
+        .q(b_n_none$q),
+        .clock(b_n_none$clock)
+    );
+    credit_tx$b_granted_raw b_granted_raw(
+        .d(b_granted_raw$d),
+        .q(b_granted_raw$q),
+        .clock(b_granted_raw$clock)
+    );
+    credit_tx$c_valid c_valid(
+        .d(c_valid$d),
+        .q(c_valid$q),
+        .clock(c_valid$clock)
+    );
+    credit_tx$c_grant c_grant(
+        .d(c_grant$d),
+        .q(c_grant$q),
+        .clock(c_grant$clock)
+    );
+    credit_tx$c_qp c_qp(
+        .d(c_qp$d),
+        .q(c_qp$q),
+        .clock(c_qp$clock)
+    );
+    credit_tx$c_batch c_batch(
+        .d(c_batch$d),
+        .q(c_batch$q),
+        .clock(c_batch$clock)
+    );
+    credit_tx$c_cap1 c_cap1(
+        .d(c_cap1$d),
+        .q(c_cap1$q),
+        .clock(c_cap1$clock)
+    );
+    credit_tx$c_credit c_credit(
+        .d(c_credit$d),
+        .q(c_credit$q),
+        .clock(c_credit$clock)
+    );
+    credit_tx$c_rem_old c_rem_old(
+        .d(c_rem_old$d),
+        .q(c_rem_old$q),
+        .clock(c_rem_old$clock)
+    );
+    credit_tx$c_active c_active(
+        .d(c_active$d),
+        .q(c_active$q),
+        .clock(c_active$clock)
+    );
+    credit_tx$c_waiting c_waiting(
+        .d(c_waiting$d),
+        .q(c_waiting$q),
+        .clock(c_waiting$clock)
+    );
+    credit_tx$c_acc c_acc(
+        .d(c_acc$d),
+        .q(c_acc$q),
+        .clock(c_acc$clock)
+    );
+    credit_tx$c_amt c_amt(
+        .d(c_amt$d),
+        .q(c_amt$q),
+        .clock(c_amt$clock)
+    );
+    credit_tx$c_amt_zero c_amt_zero(
+        .d(c_amt_zero$d),
+        .q(c_amt_zero$q),
+        .clock(c_amt_zero$clock)
+    );
+    credit_tx$c_free_n c_free_n(
+        .d(c_free_n$d),
+        .q(c_free_n$q),
+        .clock(c_free_n$clock)
+    );
+    credit_tx$c_credit_a c_credit_a(
+        .d(c_credit_a$d),
+        .q(c_credit_a$q),
+        .clock(c_credit_a$clock)
+    );
+    credit_tx$c_rem_n c_rem_n(
+        .d(c_rem_n$d),
+        .q(c_rem_n$q),
+        .clock(c_rem_n$clock)
+    );
+    credit_tx$c_active_n c_active_n(
+        .d(c_active_n$d),
+        .q(c_active_n$q),
+        .clock(c_active_n$clock)
+    );
+    credit_tx$c_granted c_granted(
+        .d(c_granted$d),
+        .q(c_granted$q),
+        .clock(c_granted$clock)
+    );
+    credit_tx$c_k_free c_k_free(
+        .d(c_k_free$d),
+        .q(c_k_free$q),
+        .clock(c_k_free$clock)
+    );
+    credit_tx$c_k_cap c_k_cap(
+        .d(c_k_cap$d),
+        .q(c_k_cap$q),
+        .clock(c_k_cap$clock)
+    );
+    credit_tx$c_k_credit c_k_credit(
+        .d(c_k_credit$d),
+        .q(c_k_credit$q),
+        .clock(c_k_credit$clock)
+    );
+    credit_tx$c_ge_free c_ge_free(
+        .d(c_ge_free$d),
+        .q(c_ge_free$q),
+        .clock(c_ge_free$clock)
+    );
+    credit_tx$c_ge_cap c_ge_cap(
+        .d(c_ge_cap$d),
+        .q(c_ge_cap$q),
+        .clock(c_ge_cap$clock)
+    );
+    credit_tx$c_ge_credit c_ge_credit(
+        .d(c_ge_credit$d),
+        .q(c_ge_credit$q),
+        .clock(c_ge_credit$clock)
+    );
+    credit_tx$c_ge_none c_ge_none(
+        .d(c_ge_none$d),
+        .q(c_ge_none$q),
+        .clock(c_ge_none$clock)
+    );
+    credit_tx$c_n_free c_n_free(
+        .d(c_n_free$d),
+        .q(c_n_free$q),
+        .clock(c_n_free$clock)
+    );
+    credit_tx$c_n_cap c_n_cap(
+        .d(c_n_cap$d),
+        .q(c_n_cap$q),
+        .clock(c_n_cap$clock)
+    );
+    credit_tx$c_n_credit c_n_credit(
+        .d(c_n_credit$d),
+        .q(c_n_credit$q),
+        .clock(c_n_credit$clock)
+    );
+    credit_tx$c_n_none c_n_none(
+        .d(c_n_none$d),
+        .q(c_n_none$q),
+        .clock(c_n_none$clock)
+    );
+    credit_tx$c_a_free c_a_free(
+        .d(c_a_free$d),
+        .q(c_a_free$q),
+        .clock(c_a_free$clock)
+    );
+    credit_tx$c_a_cap c_a_cap(
+        .d(c_a_cap$d),
+        .q(c_a_cap$q),
+        .clock(c_a_cap$clock)
+    );
+    credit_tx$c_a_credit c_a_credit(
+        .d(c_a_credit$d),
+        .q(c_a_credit$q),
+        .clock(c_a_credit$clock)
     );
     credit_tx$w1_valid w1_valid(
         .d(w1_valid$d),
@@ -610,46 +1174,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .d(debt_error$d),
         .q(debt_error$q),
         .clock(debt_error$clock)
-    );
-    credit_tx$s3_rem_nz s3_rem_nz(
-        .d(s3_rem_nz$d),
-        .q(s3_rem_nz$q),
-        .clock(s3_rem_nz$clock)
-    );
-    credit_tx$s2_lt s2_lt(
-        .d(s2_lt$d),
-        .q(s2_lt$q),
-        .clock(s2_lt$clock)
-    );
-    credit_tx$s2_gt s2_gt(
-        .d(s2_gt$d),
-        .q(s2_gt$q),
-        .clock(s2_gt$clock)
-    );
-    credit_tx$s2_rmb s2_rmb(
-        .d(s2_rmb$d),
-        .q(s2_rmb$q),
-        .clock(s2_rmb$clock)
-    );
-    credit_tx$s3_cap1 s3_cap1(
-        .d(s3_cap1$d),
-        .q(s3_cap1$q),
-        .clock(s3_cap1$clock)
-    );
-    credit_tx$s3_rem_cap s3_rem_cap(
-        .d(s3_rem_cap$d),
-        .q(s3_rem_cap$q),
-        .clock(s3_rem_cap$clock)
-    );
-    credit_tx$s3_act_cap s3_act_cap(
-        .d(s3_act_cap$d),
-        .q(s3_act_cap$q),
-        .clock(s3_act_cap$clock)
-    );
-    credit_tx$s3_cap_zero s3_cap_zero(
-        .d(s3_cap_zero$d),
-        .q(s3_cap_zero$q),
-        .clock(s3_cap_zero$clock)
     );
     credit_tx$u_valid u_valid(
         .d(u_valid$d),
@@ -809,9 +1333,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     
     // Update code
     always @(*) begin
+        g_hold_valid$clock = clk;
+        g_hold_qp$clock = clk;
         clearing$clock = clk;
         clear_index$clock = clk;
-        neg_batch_p$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -820,16 +1345,86 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         s2_grant$clock = clk;
         s2_qp$clock = clk;
         s2_remaining$clock = clk;
-        s2_f1$clock = clk;
         s2_f2$clock = clk;
         s2_f3$clock = clk;
         s2_f4$clock = clk;
+        s2_lt$clock = clk;
+        s2_gt$clock = clk;
+        s2_rmb$clock = clk;
         s3_valid$clock = clk;
         s3_grant$clock = clk;
         s3_qp$clock = clk;
         s3_remaining$clock = clk;
-        s3_f1$clock = clk;
         s3_prep$clock = clk;
+        s3_rem_nz$clock = clk;
+        s3_cap1$clock = clk;
+        s3_rem_cap$clock = clk;
+        s3_act_cap$clock = clk;
+        s3_cap_zero$clock = clk;
+        b_valid$clock = clk;
+        b_grant$clock = clk;
+        b_qp$clock = clk;
+        b_remaining$clock = clk;
+        b_rem_nz$clock = clk;
+        b_rem_cap$clock = clk;
+        b_act_cap$clock = clk;
+        b_cap_zero$clock = clk;
+        b_cap1$clock = clk;
+        b_batch$clock = clk;
+        b_credit$clock = clk;
+        b_free$clock = clk;
+        b_acc$clock = clk;
+        b_rem_old$clock = clk;
+        b_active$clock = clk;
+        b_waiting$clock = clk;
+        b_credit_pos$clock = clk;
+        b_credit_nonneg$clock = clk;
+        b_free_nz$clock = clk;
+        b_free_lt_cap$clock = clk;
+        b_credit_lt_cap$clock = clk;
+        b_free_m_cap$clock = clk;
+        b_credit_m_cap$clock = clk;
+        b_rem_m_free$clock = clk;
+        b_rem_m_credit$clock = clk;
+        b_acc_free$clock = clk;
+        b_acc_cap$clock = clk;
+        b_acc_credit$clock = clk;
+        b_need$clock = clk;
+        b_acc_gt_batch$clock = clk;
+        b_ge_none$clock = clk;
+        b_n_none$clock = clk;
+        b_granted_raw$clock = clk;
+        c_valid$clock = clk;
+        c_grant$clock = clk;
+        c_qp$clock = clk;
+        c_batch$clock = clk;
+        c_cap1$clock = clk;
+        c_credit$clock = clk;
+        c_rem_old$clock = clk;
+        c_active$clock = clk;
+        c_waiting$clock = clk;
+        c_acc$clock = clk;
+        c_amt$clock = clk;
+        c_amt_zero$clock = clk;
+        c_free_n$clock = clk;
+        c_credit_a$clock = clk;
+        c_rem_n$clock = clk;
+        c_active_n$clock = clk;
+        c_granted$clock = clk;
+        c_k_free$clock = clk;
+        c_k_cap$clock = clk;
+        c_k_credit$clock = clk;
+        c_ge_free$clock = clk;
+        c_ge_cap$clock = clk;
+        c_ge_credit$clock = clk;
+        c_ge_none$clock = clk;
+        c_n_free$clock = clk;
+        c_n_cap$clock = clk;
+        c_n_credit$clock = clk;
+        c_n_none$clock = clk;
+        c_a_free$clock = clk;
+        c_a_cap$clock = clk;
+        c_a_credit$clock = clk;
         w1_valid$clock = clk;
         w1_qp$clock = clk;
         w1_state$clock = clk;
@@ -856,14 +1451,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         cnt_starved$clock = clk;
         cnt_grants_dropped$clock = clk;
         debt_error$clock = clk;
-        s3_rem_nz$clock = clk;
-        s2_lt$clock = clk;
-        s2_gt$clock = clk;
-        s2_rmb$clock = clk;
-        s3_cap1$clock = clk;
-        s3_rem_cap$clock = clk;
-        s3_act_cap$clock = clk;
-        s3_cap_zero$clock = clk;
         u_valid$clock = clk;
         u_grant$clock = clk;
         u_qp$clock = clk;
@@ -894,9 +1481,11 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         p_gt_old$clock = clk;
         p_pos_old$clock = clk;
         p_debt$clock = clk;
+        neg_batch_p$clock = clk;
+        g_hold_valid$d = g_hold_valid$q;
+        g_hold_qp$d = g_hold_qp$q;
         clearing$d = clearing$q;
         clear_index$d = clear_index$q;
-        neg_batch_p$d = neg_batch_p$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -905,16 +1494,86 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         s2_grant$d = s2_grant$q;
         s2_qp$d = s2_qp$q;
         s2_remaining$d = s2_remaining$q;
-        s2_f1$d = s2_f1$q;
         s2_f2$d = s2_f2$q;
         s2_f3$d = s2_f3$q;
         s2_f4$d = s2_f4$q;
+        s2_lt$d = s2_lt$q;
+        s2_gt$d = s2_gt$q;
+        s2_rmb$d = s2_rmb$q;
         s3_valid$d = s3_valid$q;
         s3_grant$d = s3_grant$q;
         s3_qp$d = s3_qp$q;
         s3_remaining$d = s3_remaining$q;
-        s3_f1$d = s3_f1$q;
         s3_prep$d = s3_prep$q;
+        s3_rem_nz$d = s3_rem_nz$q;
+        s3_cap1$d = s3_cap1$q;
+        s3_rem_cap$d = s3_rem_cap$q;
+        s3_act_cap$d = s3_act_cap$q;
+        s3_cap_zero$d = s3_cap_zero$q;
+        b_valid$d = b_valid$q;
+        b_grant$d = b_grant$q;
+        b_qp$d = b_qp$q;
+        b_remaining$d = b_remaining$q;
+        b_rem_nz$d = b_rem_nz$q;
+        b_rem_cap$d = b_rem_cap$q;
+        b_act_cap$d = b_act_cap$q;
+        b_cap_zero$d = b_cap_zero$q;
+        b_cap1$d = b_cap1$q;
+        b_batch$d = b_batch$q;
+        b_credit$d = b_credit$q;
+        b_free$d = b_free$q;
+        b_acc$d = b_acc$q;
+        b_rem_old$d = b_rem_old$q;
+        b_active$d = b_active$q;
+        b_waiting$d = b_waiting$q;
+        b_credit_pos$d = b_credit_pos$q;
+        b_credit_nonneg$d = b_credit_nonneg$q;
+        b_free_nz$d = b_free_nz$q;
+        b_free_lt_cap$d = b_free_lt_cap$q;
+        b_credit_lt_cap$d = b_credit_lt_cap$q;
+        b_free_m_cap$d = b_free_m_cap$q;
+        b_credit_m_cap$d = b_credit_m_cap$q;
+        b_rem_m_free$d = b_rem_m_free$q;
+        b_rem_m_credit$d = b_rem_m_credit$q;
+        b_acc_free$d = b_acc_free$q;
+        b_acc_cap$d = b_acc_cap$q;
+        b_acc_credit$d = b_acc_credit$q;
+        b_need$d = b_need$q;
+        b_acc_gt_batch$d = b_acc_gt_batch$q;
+        b_ge_none$d = b_ge_none$q;
+        b_n_none$d = b_n_none$q;
+        b_granted_raw$d = b_granted_raw$q;
+        c_valid$d = c_valid$q;
+        c_grant$d = c_grant$q;
+        c_qp$d = c_qp$q;
+        c_batch$d = c_batch$q;
+        c_cap1$d = c_cap1$q;
+        c_credit$d = c_credit$q;
+        c_rem_old$d = c_rem_old$q;
+        c_active$d = c_active$q;
+        c_waiting$d = c_waiting$q;
+        c_acc$d = c_acc$q;
+        c_amt$d = c_amt$q;
+        c_amt_zero$d = c_amt_zero$q;
+        c_free_n$d = c_free_n$q;
+        c_credit_a$d = c_credit_a$q;
+        c_rem_n$d = c_rem_n$q;
+        c_active_n$d = c_active_n$q;
+        c_granted$d = c_granted$q;
+        c_k_free$d = c_k_free$q;
+        c_k_cap$d = c_k_cap$q;
+        c_k_credit$d = c_k_credit$q;
+        c_ge_free$d = c_ge_free$q;
+        c_ge_cap$d = c_ge_cap$q;
+        c_ge_credit$d = c_ge_credit$q;
+        c_ge_none$d = c_ge_none$q;
+        c_n_free$d = c_n_free$q;
+        c_n_cap$d = c_n_cap$q;
+        c_n_credit$d = c_n_credit$q;
+        c_n_none$d = c_n_none$q;
+        c_a_free$d = c_a_free$q;
+        c_a_cap$d = c_a_cap$q;
+        c_a_credit$d = c_a_credit$q;
         w1_valid$d = w1_valid$q;
         w1_qp$d = w1_qp$q;
         w1_state$d = w1_state$q;
@@ -941,14 +1600,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         cnt_starved$d = cnt_starved$q;
         cnt_grants_dropped$d = cnt_grants_dropped$q;
         debt_error$d = debt_error$q;
-        s3_rem_nz$d = s3_rem_nz$q;
-        s2_lt$d = s2_lt$q;
-        s2_gt$d = s2_gt$q;
-        s2_rmb$d = s2_rmb$q;
-        s3_cap1$d = s3_cap1$q;
-        s3_rem_cap$d = s3_rem_cap$q;
-        s3_act_cap$d = s3_act_cap$q;
-        s3_cap_zero$d = s3_cap_zero$q;
         u_valid$d = u_valid$q;
         u_grant$d = u_grant$q;
         u_qp$d = u_qp$q;
@@ -979,19 +1630,38 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         p_gt_old$d = p_gt_old$q;
         p_pos_old$d = p_pos_old$q;
         p_debt$d = p_debt$q;
+        neg_batch_p$d = neg_batch_p$q;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
-        ev_grant = ((s_grant_valid & ~clearing$q) & ~rst);
-        ev_send = (((s_send_valid & ~s_grant_valid) & ~clearing$q) & ~rst);
-        if ((s_grant_valid & (clearing$q | rst))) begin
+        gq$clk = clk;
+        gq$rst = rst;
+        g_push = (((s_grant_valid & ~gq$full) & ~clearing$q) & ~rst);
+        gq$s_valid = g_push;
+        gq$s_data = (s_grant_qp & depth_m1);
+        if ((s_grant_valid & ~g_push)) begin
             cnt_grants_dropped$d = (cnt_grants_dropped$q + 32'h1);
         end
-        if (s_grant_valid) begin
-            ev_qp = (s_grant_qp & depth_m1);
+        gq$m_pop = (gq$m_valid & ~g_hold_valid$q);
+        if (gq$m_pop) begin
+            g_hold_valid$d = 1'b1;
+            g_hold_qp$d = gq$m_data;
+        end
+        g_qp = g_hold_qp$q;
+        send_qp = (s_send_qp & depth_m1);
+        g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
+        s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
+        ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
+        s_send_ready = (((~g_hold_valid$q & ~s_haz) & ~clearing$q) & ~rst);
+        ev_send = (s_send_valid & s_send_ready);
+        if (ev_grant) begin
+            g_hold_valid$d = 1'b0;
+        end
+        if (g_hold_valid$q) begin
+            ev_qp = g_qp;
         end
         else begin
-            ev_qp = (s_send_qp & depth_m1);
+            ev_qp = send_qp;
         end
         ram$read_address = ev_qp;
         s1_qp$d = ev_qp;
@@ -1005,8 +1675,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         s2_lt$d = (s1_remaining$q < cfg_batch);
         s2_gt$d = (cfg_batch < s1_remaining$q);
         s2_rmb$d = (s1_remaining$q - cfg_batch);
-        s2_f1$d = (s2_valid$q & (s2_qp$q == s1_qp$q));
-        s2_f2$d = (s3_valid$q & (s3_qp$q == s1_qp$q));
+        s2_f2$d = (c_valid$q & (c_qp$q == s1_qp$q));
         s2_f3$d = (w1_valid$q & (w1_qp$q == s1_qp$q));
         s2_f4$d = (w2_valid$q & (w2_qp$q == s1_qp$q));
         s3_valid$d = s2_valid$q;
@@ -1024,7 +1693,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         end
         s3_act_cap$d = s2_gt$q;
         s3_cap_zero$d = (~|s2_remaining$q | ~|cfg_batch);
-        s3_f1$d = s2_f1$q;
         if (s2_f2$q) begin
             prep = w1_state$q;
         end
@@ -1038,30 +1706,51 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             prep = ram$read_data;
         end
         s3_prep$d = prep;
-        if (s3_f1$q) begin
-            st = w1_state$q;
-        end
-        else begin
-            st = s3_prep$q;
-        end
+        st = s3_prep$q;
         credit = st[(32'h0)+:(32)];
         free = st[(32'h20)+:(32)];
         req_acc = st[(32'h40)+:(32)];
         rem_old = st[(32'h60)+:(32)];
-        active = st[32'h80];
-        waiting = st[32'h81];
-        credit_pos = (~credit[32'h1f] & |credit);
-        credit_nonneg = ~credit[32'h1f];
-        free_nz = |free;
-        cap1 = s3_cap1$q;
-        free_lt_cap = (free < cap1);
-        credit_lt_cap = (credit < cap1);
+        b_valid$d = s3_valid$q;
+        b_grant$d = s3_grant$q;
+        b_qp$d = s3_qp$q;
+        b_remaining$d = s3_remaining$q;
+        b_rem_nz$d = s3_rem_nz$q;
+        b_rem_cap$d = s3_rem_cap$q;
+        b_act_cap$d = s3_act_cap$q;
+        b_cap_zero$d = s3_cap_zero$q;
+        b_cap1$d = s3_cap1$q;
+        b_batch$d = cfg_batch;
+        b_credit$d = credit;
+        b_free$d = free;
+        b_acc$d = req_acc;
+        b_rem_old$d = rem_old;
+        b_active$d = st[32'h80];
+        b_waiting$d = st[32'h81];
+        b_credit_pos$d = (~credit[32'h1f] & |credit);
+        b_credit_nonneg$d = ~credit[32'h1f];
+        b_free_nz$d = |free;
+        b_free_lt_cap$d = (free < s3_cap1$q);
+        b_credit_lt_cap$d = (credit < s3_cap1$q);
+        b_free_m_cap$d = (free - s3_cap1$q);
+        b_credit_m_cap$d = (credit - s3_cap1$q);
+        b_rem_m_free$d = (s3_remaining$q - free);
+        b_rem_m_credit$d = (s3_remaining$q - credit);
+        b_acc_free$d = (req_acc + free);
+        b_acc_cap$d = (req_acc + s3_cap1$q);
+        b_acc_credit$d = (req_acc + credit);
+        b_need$d = (cfg_batch - req_acc);
+        b_acc_gt_batch$d = (cfg_batch < req_acc);
+        b_ge_none$d = (req_acc >= cfg_batch);
+        b_n_none$d = (req_acc - cfg_batch);
+        b_granted_raw$d = (credit + cfg_batch);
+        credit_nonneg = b_credit_nonneg$q;
         k_free = 1'b0;
         k_cap = 1'b0;
         k_credit = 1'b0;
-        if (~s3_grant$q) begin
-            if (free_nz) begin
-                if (free_lt_cap) begin
+        if (~b_grant$q) begin
+            if (b_free_nz$q) begin
+                if (b_free_lt_cap$q) begin
                     k_free = 1'b1;
                 end
                 else begin
@@ -1073,8 +1762,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
                     k_cap = 1'b1;
                 end
             end
-            else if (credit_pos) begin
-                if (credit_lt_cap) begin
+            else if (b_credit_pos$q) begin
+                if (b_credit_lt_cap$q) begin
                     k_credit = 1'b1;
                 end
                 else begin
@@ -1101,7 +1790,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             m_credit = 32'h0;
         end
         m_none = ~((m_free | m_cap) | m_credit);
-        if (free_nz) begin
+        if (b_free_nz$q) begin
             m_capf = m_cap;
             m_capc = 32'h0;
         end
@@ -1111,62 +1800,122 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         end
         m_keepf = ~(m_free | m_capf);
         m_keepc = ~(m_credit | m_capc);
-        amt = (((free & m_free) | (cap1 & m_cap)) | (credit & m_credit));
-        amt_zero = ~((k_free | k_credit) | (k_cap & ~s3_cap_zero$q));
-        free_m_cap = (free - cap1);
-        credit_m_cap = (credit - cap1);
-        rem_m_free = (s3_remaining$q - free);
-        rem_m_credit = (s3_remaining$q - credit);
-        acc_free = (req_acc + free);
-        acc_cap = (req_acc + cap1);
-        acc_credit = (req_acc + credit);
-        free_n = ((free_m_cap & m_capf) | (free & m_keepf));
-        credit_a = ((credit_m_cap & m_capc) | (credit & m_keepc));
-        if (s3_grant$q) begin
-            rem_n = rem_old;
-            active_n = |rem_old;
+        c_k_free$d = k_free;
+        c_k_cap$d = k_cap;
+        c_k_credit$d = k_credit;
+        c_amt$d = (((b_free$q & m_free) | (b_cap1$q & m_cap)) | (b_credit$q & m_credit));
+        c_amt_zero$d = ~((k_free | k_credit) | (k_cap & ~b_cap_zero$q));
+        c_free_n$d = ((b_free_m_cap$q & m_capf) | (b_free$q & m_keepf));
+        c_credit_a$d = ((b_credit_m_cap$q & m_capc) | (b_credit$q & m_keepc));
+        if (b_grant$q) begin
+            c_rem_n$d = b_rem_old$q;
+            active_n = |b_rem_old$q;
         end
         else begin
-            rem_n = ((((rem_m_free & m_free) | (s3_rem_cap$q & m_cap)) | (rem_m_credit & m_credit)) | (s3_remaining$q & m_none));
-            active_n = (((k_free | k_credit) | (k_cap & s3_act_cap$q)) | ((~k_cap & ~k_free) & s3_rem_nz$q));
+            c_rem_n$d = ((((b_rem_m_free$q & m_free) | (b_rem_cap$q & m_cap)) | (b_rem_m_credit$q & m_credit)) | (b_remaining$q & m_none));
+            active_n = (((k_free | k_credit) | (k_cap & b_act_cap$q)) | ((~k_cap & ~k_free) & b_rem_nz$q));
         end
-        granted_raw = (credit + cfg_batch);
-        if ((~credit[32'h1f] & granted_raw[32'h1f])) begin
-            granted = 32'h7fffffff;
+        c_active_n$d = active_n;
+        if ((~b_credit$q[32'h1f] & b_granted_raw$q[32'h1f])) begin
+            c_granted$d = 32'h7fffffff;
         end
         else begin
-            granted = granted_raw;
+            c_granted$d = b_granted_raw$q;
         end
-        if (s3_grant$q) begin
-            if ((active | granted[32'h1f])) begin
-                credit_n = granted;
+        c_ge_free$d = (b_acc_gt_batch$q | (b_free$q >= b_need$q));
+        c_ge_cap$d = (b_acc_gt_batch$q | (b_cap1$q >= b_need$q));
+        c_ge_credit$d = (b_acc_gt_batch$q | (b_credit$q >= b_need$q));
+        c_ge_none$d = b_ge_none$q;
+        c_n_free$d = (b_free$q - b_need$q);
+        c_n_cap$d = (b_cap1$q - b_need$q);
+        c_n_credit$d = (b_credit$q - b_need$q);
+        c_n_none$d = b_n_none$q;
+        c_a_free$d = b_acc_free$q;
+        c_a_cap$d = b_acc_cap$q;
+        c_a_credit$d = b_acc_credit$q;
+        c_acc$d = b_acc$q;
+        c_valid$d = b_valid$q;
+        c_grant$d = b_grant$q;
+        c_qp$d = b_qp$q;
+        c_batch$d = b_batch$q;
+        c_cap1$d = b_cap1$q;
+        c_credit$d = b_credit$q;
+        c_rem_old$d = b_rem_old$q;
+        c_active$d = b_active$q;
+        c_waiting$d = b_waiting$q;
+        k_none = ~((c_k_free$q | c_k_cap$q) | c_k_credit$q);
+        req_n = ((((c_k_free$q & c_ge_free$q) | (c_k_cap$q & c_ge_cap$q)) | (c_k_credit$q & c_ge_credit$q)) | (k_none & c_ge_none$q));
+        if (c_ge_free$q) begin
+            pick_free = c_n_free$q;
+        end
+        else begin
+            pick_free = c_a_free$q;
+        end
+        if (c_ge_cap$q) begin
+            pick_cap = c_n_cap$q;
+        end
+        else begin
+            pick_cap = c_a_cap$q;
+        end
+        if (c_ge_credit$q) begin
+            pick_credit = c_n_credit$q;
+        end
+        else begin
+            pick_credit = c_a_credit$q;
+        end
+        if (c_ge_none$q) begin
+            pick_none = c_n_none$q;
+        end
+        else begin
+            pick_none = c_acc$q;
+        end
+        if (c_k_free$q) begin
+            mk_free = ones;
+        end
+        else begin
+            mk_free = 32'h0;
+        end
+        if (c_k_cap$q) begin
+            mk_cap = ones;
+        end
+        else begin
+            mk_cap = 32'h0;
+        end
+        if (c_k_credit$q) begin
+            mk_credit = ones;
+        end
+        else begin
+            mk_credit = 32'h0;
+        end
+        if (k_none) begin
+            mk_none = ones;
+        end
+        else begin
+            mk_none = 32'h0;
+        end
+        req_acc_n = ((((pick_free & mk_free) | (pick_cap & mk_cap)) | (pick_credit & mk_credit)) | (pick_none & mk_none));
+        if (c_grant$q) begin
+            if ((c_active$q | c_granted$q[32'h1f])) begin
+                credit_n = c_granted$q;
                 wasted_n = 32'h0;
             end
             else begin
                 credit_n = 32'h0;
-                wasted_n = granted;
+                wasted_n = c_granted$q;
             end
         end
-        else if ((~active_n & ~credit_a[32'h1f])) begin
+        else if ((~c_active_n$q & ~c_credit_a$q[32'h1f])) begin
             credit_n = 32'h0;
-            wasted_n = credit_a;
+            wasted_n = c_credit_a$q;
         end
         else begin
-            credit_n = credit_a;
+            credit_n = c_credit_a$q;
             wasted_n = 32'h0;
         end
-        acc_sum = ((((acc_free & m_free) | (acc_cap & m_cap)) | (acc_credit & m_credit)) | (req_acc & m_none));
-        req_n = (acc_sum >= cfg_batch);
-        if (req_n) begin
-            req_acc_n = (acc_sum - cfg_batch);
-        end
-        else begin
-            req_acc_n = acc_sum;
-        end
-        waiting_n = ((active_n & ~s3_grant$q) & amt_zero);
-        new_state = ((((rem_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((active_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((free_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
-        w1_valid$d = s3_valid$q;
-        w1_qp$d = s3_qp$q;
+        waiting_n = ((c_active_n$q & ~c_grant$q) & c_amt_zero$q);
+        new_state = ((((c_rem_n$q) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((waiting_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h81) | (((c_active_n$q) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((req_acc_n) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((c_free_n$q) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20) | ((credit_n) & 160'hffffffffffffffffffffffffffffffffffffffff));
+        w1_valid$d = c_valid$q;
+        w1_qp$d = c_qp$q;
         w1_state$d = new_state;
         w2_valid$d = w1_valid$q;
         w2_qp$d = w1_qp$q;
@@ -1177,23 +1926,23 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         ram$write_address = w1_qp$q;
         ram$write_data = w1_state$q;
         ram$write_enable = w1_valid$q;
-        neg_batch = (32'h0 - cfg_batch);
+        neg_batch = (32'h0 - c_batch$q);
         debt_step = (credit_n[32'h1f] & (credit_n < neg_batch));
-        credit_ge_floor = (~credit[32'h1f] | (credit >= neg_batch));
-        cap_ok = (cap1 <= cfg_batch);
-        floor_ok = ((((~|cfg_batch | cfg_batch[32'h1f]) | ~credit_ge_floor) | ~cap_ok) | ~debt_step);
-        u_valid$d = s3_valid$q;
-        u_grant$d = s3_grant$q;
-        u_qp$d = s3_qp$q;
-        u_amt$d = amt;
+        credit_ge_floor = (~c_credit$q[32'h1f] | (c_credit$q >= neg_batch));
+        cap_ok = (c_cap1$q <= c_batch$q);
+        floor_ok = ((((~|c_batch$q | c_batch$q[32'h1f]) | ~credit_ge_floor) | ~cap_ok) | ~debt_step);
+        u_valid$d = c_valid$q;
+        u_grant$d = c_grant$q;
+        u_qp$d = c_qp$q;
+        u_amt$d = c_amt$q;
         u_credit_n$d = credit_n;
-        u_rem_n$d = rem_n;
-        u_active_n$d = active_n;
+        u_rem_n$d = c_rem_n$q;
+        u_active_n$d = c_active_n$q;
         u_waiting_n$d = waiting_n;
-        u_credit$d = credit;
-        u_rem$d = rem_old;
-        u_active$d = active;
-        u_waiting$d = waiting;
+        u_credit$d = c_credit$q;
+        u_rem$d = c_rem_old$q;
+        u_active$d = c_active$q;
+        u_waiting$d = c_waiting$q;
         u_wasted$d = wasted_n;
         u_req$d = req_n;
         p_valid$d = u_valid$q;
@@ -1257,6 +2006,14 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             s1_valid$d = 1'b0;
             s2_valid$d = 1'b0;
             s3_valid$d = 1'b0;
+            b_valid$d = 1'b0;
+            c_valid$d = 1'b0;
+            g_hold_valid$d = 1'b0;
+            s3_remaining$d = 32'h0;
+            s3_grant$d = 1'b0;
+            s3_act_cap$d = 1'b0;
+            c_waiting$d = 1'b0;
+            c_active$d = 1'b0;
             w1_valid$d = 1'b0;
             w2_valid$d = 1'b0;
             w3_valid$d = 1'b0;
@@ -1279,8 +2036,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             cnt_grants_dropped$d = 32'h0;
             debt_error$d = 1'b0;
         end
-        unused_bits = (|st[(32'h82)+:(30)] | floor_ok);
-        s_send_ready = ((~s_grant_valid & ~clearing$q) & ~rst);
+        unused_bits = ((|st[(32'h82)+:(30)] | floor_ok) | gq$status_overflow);
         m_send_valid = out_send_valid$q;
         m_send_qp = out_send_qp$q;
         m_send_bytes = out_send_bytes$q;
@@ -1305,6 +2061,1222 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     end
     
 endmodule // credit_tx
+
+
+module credit_tx$b_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_acc
+
+
+module credit_tx$b_acc_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_acc_cap
+
+
+module credit_tx$b_acc_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_acc_credit
+
+
+module credit_tx$b_acc_free(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_acc_free
+
+
+module credit_tx$b_acc_gt_batch(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_acc_gt_batch
+
+
+module credit_tx$b_act_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_act_cap
+
+
+module credit_tx$b_active(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_active
+
+
+module credit_tx$b_batch(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_batch
+
+
+module credit_tx$b_cap1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_cap1
+
+
+module credit_tx$b_cap_zero(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_cap_zero
+
+
+module credit_tx$b_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_credit
+
+
+module credit_tx$b_credit_lt_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_credit_lt_cap
+
+
+module credit_tx$b_credit_m_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_credit_m_cap
+
+
+module credit_tx$b_credit_nonneg(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_credit_nonneg
+
+
+module credit_tx$b_credit_pos(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_credit_pos
+
+
+module credit_tx$b_free(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_free
+
+
+module credit_tx$b_free_lt_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_free_lt_cap
+
+
+module credit_tx$b_free_m_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_free_m_cap
+
+
+module credit_tx$b_free_nz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_free_nz
+
+
+module credit_tx$b_ge_none(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_ge_none
+
+
+module credit_tx$b_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_grant
+
+
+module credit_tx$b_granted_raw(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_granted_raw
+
+
+module credit_tx$b_n_none(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_n_none
+
+
+module credit_tx$b_need(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_need
+
+
+module credit_tx$b_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_qp
+
+
+module credit_tx$b_rem_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_rem_cap
+
+
+module credit_tx$b_rem_m_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_rem_m_credit
+
+
+module credit_tx$b_rem_m_free(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_rem_m_free
+
+
+module credit_tx$b_rem_nz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_rem_nz
+
+
+module credit_tx$b_rem_old(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_rem_old
+
+
+module credit_tx$b_remaining(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_remaining
+
+
+module credit_tx$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_valid
+
+
+module credit_tx$b_waiting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$b_waiting
+
+
+module credit_tx$c_a_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_a_cap
+
+
+module credit_tx$c_a_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_a_credit
+
+
+module credit_tx$c_a_free(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_a_free
+
+
+module credit_tx$c_acc(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_acc
+
+
+module credit_tx$c_active(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_active
+
+
+module credit_tx$c_active_n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_active_n
+
+
+module credit_tx$c_amt(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_amt
+
+
+module credit_tx$c_amt_zero(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_amt_zero
+
+
+module credit_tx$c_batch(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_batch
+
+
+module credit_tx$c_cap1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_cap1
+
+
+module credit_tx$c_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_credit
+
+
+module credit_tx$c_credit_a(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_credit_a
+
+
+module credit_tx$c_free_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_free_n
+
+
+module credit_tx$c_ge_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_ge_cap
+
+
+module credit_tx$c_ge_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_ge_credit
+
+
+module credit_tx$c_ge_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_ge_free
+
+
+module credit_tx$c_ge_none(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_ge_none
+
+
+module credit_tx$c_grant(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_grant
+
+
+module credit_tx$c_granted(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_granted
+
+
+module credit_tx$c_k_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_k_cap
+
+
+module credit_tx$c_k_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_k_credit
+
+
+module credit_tx$c_k_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_k_free
+
+
+module credit_tx$c_n_cap(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_n_cap
+
+
+module credit_tx$c_n_credit(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_n_credit
+
+
+module credit_tx$c_n_free(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_n_free
+
+
+module credit_tx$c_n_none(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_n_none
+
+
+module credit_tx$c_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_qp
+
+
+module credit_tx$c_rem_n(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_rem_n
+
+
+module credit_tx$c_rem_old(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_rem_old
+
+
+module credit_tx$c_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_valid
+
+
+module credit_tx$c_waiting(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$c_waiting
 
 
 module credit_tx$clear_index(d,q,clock);
@@ -1457,6 +3429,718 @@ module credit_tx$debt_error(d,q,clock);
     end
           
 endmodule // credit_tx$debt_error
+
+
+module credit_tx$g_hold_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$g_hold_qp
+
+
+module credit_tx$g_hold_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$g_hold_valid
+
+
+module credit_tx$gq(clk,rst,s_valid,s_data,m_valid,m_data,m_pop,full,status_overflow);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    input wire  [15:0] s_data;
+    output reg  m_valid;
+    output reg  [15:0] m_data;
+    input wire  m_pop;
+    output reg  full;
+    output reg  status_overflow;
+    
+    // Constant declarations
+    localparam  addr_mask = 17'b1111;
+    localparam  depth_m1 = 17'b1111;
+    
+    // Stub signals
+    reg  ram$clk;
+    reg  [15:0] ram$read_address;
+    reg  ram$read_enable;
+    reg  ram$out_enable;
+    wire  [15:0] ram$read_data;
+    reg  [15:0] ram$write_address;
+    reg  [15:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [16:0] wr_ptr$d;
+    wire  [16:0] wr_ptr$q;
+    reg  wr_ptr$clock;
+    reg  [16:0] rd_ptr$d;
+    wire  [16:0] rd_ptr$q;
+    reg  rd_ptr$clock;
+    reg  [16:0] in_ram$d;
+    wire  [16:0] in_ram$q;
+    reg  in_ram$clock;
+    reg  ram_nonempty$d;
+    wire  ram_nonempty$q;
+    reg  ram_nonempty$clock;
+    reg  [16:0] count$d;
+    wire  [16:0] count$q;
+    reg  count$clock;
+    reg  at_full$d;
+    wire  at_full$q;
+    reg  at_full$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  b_valid$d;
+    wire  b_valid$q;
+    reg  b_valid$clock;
+    reg  overflow$d;
+    wire  overflow$q;
+    reg  overflow$clock;
+    reg  [16:0] in_ram_inc$d;
+    wire  [16:0] in_ram_inc$q;
+    reg  in_ram_inc$clock;
+    reg  [16:0] in_ram_dec$d;
+    wire  [16:0] in_ram_dec$q;
+    reg  in_ram_dec$clock;
+    reg  [16:0] count_inc$d;
+    wire  [16:0] count_inc$q;
+    reg  count_inc$clock;
+    reg  [16:0] count_dec$d;
+    wire  [16:0] count_dec$q;
+    reg  count_dec$clock;
+    
+    // Local signals
+    reg  pop;
+    reg  push;
+    reg  load_b;
+    reg  load_a;
+    reg  take;
+    reg  in_ram_up;
+    reg  in_ram_down;
+    reg  count_up;
+    reg  count_down;
+    reg  in_ram_ge2;
+    reg  in_ram_eq1;
+    reg  count_eq_m1;
+    
+    // Sub module instances
+    credit_tx$gq$ram ram(
+        .clk(ram$clk),
+        .read_address(ram$read_address),
+        .read_enable(ram$read_enable),
+        .out_enable(ram$out_enable),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    credit_tx$gq$wr_ptr wr_ptr(
+        .d(wr_ptr$d),
+        .q(wr_ptr$q),
+        .clock(wr_ptr$clock)
+    );
+    credit_tx$gq$rd_ptr rd_ptr(
+        .d(rd_ptr$d),
+        .q(rd_ptr$q),
+        .clock(rd_ptr$clock)
+    );
+    credit_tx$gq$in_ram in_ram(
+        .d(in_ram$d),
+        .q(in_ram$q),
+        .clock(in_ram$clock)
+    );
+    credit_tx$gq$ram_nonempty ram_nonempty(
+        .d(ram_nonempty$d),
+        .q(ram_nonempty$q),
+        .clock(ram_nonempty$clock)
+    );
+    credit_tx$gq$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    credit_tx$gq$at_full at_full(
+        .d(at_full$d),
+        .q(at_full$q),
+        .clock(at_full$clock)
+    );
+    credit_tx$gq$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    credit_tx$gq$b_valid b_valid(
+        .d(b_valid$d),
+        .q(b_valid$q),
+        .clock(b_valid$clock)
+    );
+    credit_tx$gq$overflow overflow(
+        .d(overflow$d),
+        .q(overflow$q),
+        .clock(overflow$clock)
+    );
+    credit_tx$gq$in_ram_inc in_ram_inc(
+        .d(in_ram_inc$d),
+        .q(in_ram_inc$q),
+        .clock(in_ram_inc$clock)
+    );
+    credit_tx$gq$in_ram_dec in_ram_dec(
+        .d(in_ram_dec$d),
+        .q(in_ram_dec$q),
+        .clock(in_ram_dec$clock)
+    );
+    credit_tx$gq$count_inc count_inc(
+        .d(count_inc$d),
+        .q(count_inc$q),
+        .clock(count_inc$clock)
+    );
+    credit_tx$gq$count_dec count_dec(
+        .d(count_dec$d),
+        .q(count_dec$q),
+        .clock(count_dec$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr_ptr$clock = clk;
+        rd_ptr$clock = clk;
+        in_ram$clock = clk;
+        ram_nonempty$clock = clk;
+        count$clock = clk;
+        at_full$clock = clk;
+        a_valid$clock = clk;
+        b_valid$clock = clk;
+        overflow$clock = clk;
+        in_ram_inc$clock = clk;
+        in_ram_dec$clock = clk;
+        count_inc$clock = clk;
+        count_dec$clock = clk;
+        wr_ptr$d = wr_ptr$q;
+        rd_ptr$d = rd_ptr$q;
+        in_ram$d = in_ram$q;
+        ram_nonempty$d = ram_nonempty$q;
+        count$d = count$q;
+        at_full$d = at_full$q;
+        a_valid$d = a_valid$q;
+        b_valid$d = b_valid$q;
+        overflow$d = overflow$q;
+        in_ram_inc$d = in_ram_inc$q;
+        in_ram_dec$d = in_ram_dec$q;
+        count_inc$d = count_inc$q;
+        count_dec$d = count_dec$q;
+        ram$clk = clk;
+        pop = (m_pop & b_valid$q);
+        push = (s_valid & ~at_full$q);
+        load_b = (pop | ~b_valid$q);
+        load_a = (load_b | ~a_valid$q);
+        take = (load_a & ram_nonempty$q);
+        ram$read_address = rd_ptr$q[(32'h0)+:(16)];
+        ram$read_enable = load_a;
+        ram$out_enable = load_b;
+        if (load_b) begin
+            b_valid$d = a_valid$q;
+        end
+        if (load_a) begin
+            a_valid$d = ram_nonempty$q;
+        end
+        if (take) begin
+            rd_ptr$d = ((rd_ptr$q + 32'h1) & addr_mask);
+        end
+        if (push) begin
+            wr_ptr$d = ((wr_ptr$q + 32'h1) & addr_mask);
+        end
+        in_ram_up = (push & ~take);
+        in_ram_down = (~push & take);
+        if (in_ram_up) begin
+            in_ram$d = in_ram_inc$q;
+            in_ram_inc$d = (in_ram_inc$q + 32'h1);
+            in_ram_dec$d = in_ram$q;
+        end
+        else if (in_ram_down) begin
+            in_ram$d = in_ram_dec$q;
+            in_ram_inc$d = in_ram$q;
+            in_ram_dec$d = (in_ram_dec$q - 32'h1);
+        end
+        in_ram_ge2 = |in_ram$q[(32'h1)+:(16)];
+        in_ram_eq1 = (in_ram$q == 32'h1);
+        ram_nonempty$d = ((push | in_ram_ge2) | (in_ram_eq1 & ~take));
+        count_up = (push & ~pop);
+        count_down = (~push & pop);
+        if (count_up) begin
+            count$d = count_inc$q;
+            count_inc$d = (count_inc$q + 32'h1);
+            count_dec$d = count$q;
+        end
+        else if (count_down) begin
+            count$d = count_dec$q;
+            count_inc$d = count$q;
+            count_dec$d = (count_dec$q - 32'h1);
+        end
+        count_eq_m1 = (count$q == depth_m1);
+        at_full$d = (((push & ~pop) & count_eq_m1) | (at_full$q & ~pop));
+        if ((s_valid & ~push)) begin
+            overflow$d = 1'b1;
+        end
+        ram$write_address = wr_ptr$q[(32'h0)+:(16)];
+        ram$write_data = s_data;
+        ram$write_enable = push;
+        if (rst) begin
+            wr_ptr$d = 32'h0;
+            rd_ptr$d = 32'h0;
+            in_ram$d = 32'h0;
+            in_ram_inc$d = 32'h1;
+            in_ram_dec$d = 32'h1ffff;
+            count_inc$d = 32'h1;
+            count_dec$d = 32'h1ffff;
+            ram_nonempty$d = 1'b0;
+            count$d = 32'h0;
+            at_full$d = 1'b0;
+            a_valid$d = 1'b0;
+            b_valid$d = 1'b0;
+            overflow$d = 1'b0;
+        end
+        m_valid = b_valid$q;
+        m_data = ram$read_data;
+        full = at_full$q;
+        status_overflow = overflow$q;
+    end
+    
+endmodule // credit_tx$gq
+
+
+module credit_tx$gq$a_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$a_valid
+
+
+module credit_tx$gq$at_full(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$at_full
+
+
+module credit_tx$gq$b_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$b_valid
+
+
+module credit_tx$gq$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$count
+
+
+module credit_tx$gq$count_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_tx$gq$count_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_tx$gq$count_dec
+
+
+module credit_tx$gq$count_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$count_dec$dff
+
+
+module credit_tx$gq$count_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_tx$gq$count_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_tx$gq$count_inc
+
+
+module credit_tx$gq$count_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$count_inc$dff
+
+
+module credit_tx$gq$in_ram(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$in_ram
+
+
+module credit_tx$gq$in_ram_dec(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b11111111111111111;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_tx$gq$in_ram_dec$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_tx$gq$in_ram_dec
+
+
+module credit_tx$gq$in_ram_dec$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$in_ram_dec$dff
+
+
+module credit_tx$gq$in_ram_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Constant declarations
+    localparam  init = 17'b1;
+    
+    // Stub signals
+    reg  [16:0] dff$d;
+    wire  [16:0] dff$q;
+    reg  dff$clock;
+    
+    // Sub module instances
+    credit_tx$gq$in_ram_inc$dff dff(
+        .d(dff$d),
+        .q(dff$q),
+        .clock(dff$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        dff$clock = clock;
+        q = dff$q ^ init;
+        dff$d = d ^ init;
+    end
+    
+endmodule // credit_tx$gq$in_ram_inc
+
+
+module credit_tx$gq$in_ram_inc$dff(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$in_ram_inc$dff
+
+
+module credit_tx$gq$overflow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$overflow
+
+
+module credit_tx$gq$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  [15:0] read_address;
+    input wire  read_enable;
+    input wire  out_enable;
+    output reg  [15:0] read_data;
+    input wire  [15:0] write_address;
+    input wire  [15:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [15:0] mem [0:15];
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
+    wire [3:0] read_index = read_address[3:0];
+    wire [3:0] write_index = write_address[3:0];
+    wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
+    
+    always @(posedge clk) begin
+       if (read_enable) begin
+          latch <= mem[read_index];
+       end
+       if (out_enable) begin
+          read_data <= latch;
+       end
+       if (write_enable) begin
+          mem[write_index] <= write_data;
+       end
+    end
+endmodule // credit_tx$gq$ram
+
+
+module credit_tx$gq$ram_nonempty(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$ram_nonempty
+
+
+module credit_tx$gq$rd_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$rd_ptr
+
+
+module credit_tx$gq$wr_ptr(d,q,clock);
+    
+    // Module arguments
+    input wire  [16:0] d;
+    output reg  [16:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 17'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$gq$wr_ptr
 
 
 module credit_tx$n_active(d,q,clock);
@@ -2101,25 +4785,6 @@ module credit_tx$s1_valid(d,q,clock);
 endmodule // credit_tx$s1_valid
 
 
-module credit_tx$s2_f1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$s2_f1
-
-
 module credit_tx$s2_f2(d,q,clock);
     
     // Module arguments
@@ -2365,25 +5030,6 @@ module credit_tx$s3_cap_zero(d,q,clock);
     end
           
 endmodule // credit_tx$s3_cap_zero
-
-
-module credit_tx$s3_f1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$s3_f1
 
 
 module credit_tx$s3_grant(d,q,clock);

@@ -338,7 +338,7 @@ pub fn registers() -> Vec<Register> {
             "CREDIT_BATCH",
             0x058,
             "credit",
-            "Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced for 8 cycles): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next.",
+            "Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced and no grant arriving for 100 cycles, which empties credit_tx's grant queue and pipeline): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next.",
             vec![f(
                 "BYTES",
                 0,

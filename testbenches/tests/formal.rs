@@ -4,8 +4,9 @@
 //!
 //! `credit_tx` writes a QP's word back through one update function (the reset sweep is
 //! the only other writer, and writes credit 0). The check proves, for every input and
-//! every register and RAM value, that the update maps a word with credit >= -batch to a
-//! word with credit >= -batch (`floor_ok` in the RTL; batch in 1..2^31). By induction
+//! every register and RAM value three cycles before, that the update (stages S3a, S3b
+//! and S3c) maps a word with credit >= -batch to a word with credit >= -batch
+//! (`floor_ok` in the RTL; batch in 1..2^31). By induction
 //! over the writes, no QP's credit ever falls below -batch. A mutant whose Eq.2 branch
 //! ignores the sign of the credit must fail the same check.
 
@@ -36,11 +37,13 @@ fn prove(verilog: &str, tag: &str) -> String {
     std::fs::write(&v, verilog).unwrap();
     let log = dir.join("sat.log");
     // The RAM's cells are removed and every flip-flop's initial value dropped, so the
-    // state before the step is unconstrained: the proof covers every reachable and
-    // unreachable state, not just the reset state.
+    // state is unconstrained: the proof covers every reachable and unreachable state,
+    // not just the reset state. The update spans three stages (S3a..S3c), so the
+    // property is proved on the third step from any state: what S3c sees is then what
+    // S3a and S3b computed from an arbitrary word, inputs changing at every step.
     let script = format!(
         "read_verilog {}; hierarchy -top credit_tx; proc; flatten; delete t:$mem*; \
-         setattr -unset init; tee -o {} sat -seq 1 -prove floor_ok 1",
+         setattr -unset init; tee -o {} sat -seq 3 -prove-skip 2 -prove floor_ok 1",
         v.display(),
         log.display()
     );

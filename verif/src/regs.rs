@@ -85,7 +85,7 @@ pub const REORDER_THRESH_MISSING_PCT_MASK: u32 = 0x00ff0000;
 pub const CREDIT: u32 = 0x054;
 pub const CREDIT_RULE_SHIFT: u32 = 0;
 pub const CREDIT_RULE_MASK: u32 = 0x00000001;
-/// Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced for 8 cycles): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next.
+/// Bytes per credit (batch). Change it only while no send request or grant is in flight (before traffic, or with senders quiesced and no grant arriving for 100 cycles, which empties credit_tx's grant queue and pipeline): an event inside credit_tx's pipeline would otherwise see the old batch in one stage and the new one in the next.
 pub const CREDIT_BATCH: u32 = 0x058;
 pub const CREDIT_BATCH_BYTES_SHIFT: u32 = 0;
 pub const CREDIT_BATCH_BYTES_MASK: u32 = 0xffffffff;

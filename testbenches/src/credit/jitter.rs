@@ -93,7 +93,11 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     // The loop delay is the whole loop: the grant path is shortened by the cycles
     // credit_rx's pipeline takes beyond the 2 the loop was first measured with, so the
     // figures stay comparable as the blocks' latency changes.
-    let rx_extra = CREDIT_RX_GRANT_LATENCY.saturating_sub(2) as u64;
+    // credit_tx's grant queue: a grant takes CREDIT_TX_GRANT_LATENCY - CREDIT_TX_LATENCY
+    // cycles more than a send request to reach the update, which the grant path gives
+    // back the same way.
+    let rx_extra = CREDIT_RX_GRANT_LATENCY.saturating_sub(2) as u64
+        + CREDIT_TX_GRANT_LATENCY.saturating_sub(CREDIT_TX_LATENCY) as u64;
     // Likewise credit_tx's requests and ON/OFF leave CREDIT_TX_LATENCY - 2 cycles later
     // than they did when the loop was measured: the request path is that much shorter.
     let tx_extra = CREDIT_TX_LATENCY.saturating_sub(2) as u64;

@@ -5,10 +5,10 @@
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_rtl::credit_rx::CREDIT_RX_GRANT_LATENCY;
-use prnic_rtl::credit_tx::CREDIT_TX_LATENCY;
+use prnic_rtl::credit_tx::{CREDIT_TX_GRANT_LATENCY, CREDIT_TX_GRANT_QUEUE, CREDIT_TX_LATENCY};
 use prnic_verif::credit::{Rule, SenderModel};
 use prnic_verif::flow_table::rng;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 mod jitter;
 mod plot;
@@ -52,12 +52,21 @@ pub struct TxCompare {
     pub min_credit: i64,
     pub starved_rtl: u64,
     pub starved_model: u64,
+    /// Cycles a send request waited for `s_send_ready` (its QP in flight, or a grant
+    /// queued), summed over the requests.
+    pub send_stall_cycles: u64,
+    /// The longest a grant took from arrival to its effect on the outputs.
+    pub max_grant_latency: u64,
 }
 
-/// Drive `n` events from `next_event` into `credit_tx` (one per cycle when accepted;
-/// grants take priority as in the RTL, so a send waits while a grant is presented) and
-/// compare every output with the model fed the same events in the order the RTL
-/// accepted them. `next_event` sees the model, so a sender can report what it has left.
+/// Drive `n` events from `next_event` into `credit_tx` (grants whenever they come; a
+/// send request is held until `s_send_ready`) and compare every output with the model.
+/// The RTL reports every event it applies on `m_credit_*` (with `m_send_*` for a send),
+/// so the model applies each event in the cycle the RTL shows it, in the RTL's order:
+/// send requests in the order they were accepted, grants in the order they arrived.
+/// Each decision must leave exactly [`CREDIT_TX_LATENCY`] cycles after its request was
+/// accepted, and no grant sooner than [`CREDIT_TX_GRANT_LATENCY`] after it arrived.
+/// `next_event` sees the model, so a sender can report what it has left.
 pub fn compare_tx(
     rule: Rule,
     batch: u32,
@@ -84,20 +93,33 @@ pub fn compare_tx_on(
         min_credit: i64::MAX,
         ..Default::default()
     };
-    // Expected outputs by the cycle they appear.
-    let mut exp_send: BTreeMap<u64, (u32, u64, i64)> = BTreeMap::new();
-    let mut exp_req: BTreeMap<u64, u32> = BTreeMap::new();
-    let mut exp_onoff: BTreeMap<u64, (u32, bool)> = BTreeMap::new();
-    let mut starved_after: Vec<bool> = vec![];
-    let start = d.cycle();
+    // The RTL takes QP numbers modulo its QP count; so does the model here.
+    let mask = PrnicConfig::builtin().reorder.qps - 1;
+    // Events the RTL has taken and not yet shown: (cycle taken, qp, remaining).
+    let mut sends: VecDeque<(u64, u32, u64)> = VecDeque::new();
+    let mut grants: VecDeque<(u64, u32)> = VecDeque::new();
+    let lat = CREDIT_TX_LATENCY as u64;
+    let grant_lat = CREDIT_TX_GRANT_LATENCY as u64;
     let mut i = 0;
     let mut c = 0u64;
     let mut pending: Option<TxEvent> = None;
+    let mut since_output = 0u64;
+    let dropped_before = d.status_grants_dropped();
     let mut tail = 0;
-    let lat = CREDIT_TX_LATENCY as u64;
-    while i < n || tail < lat + 2 {
-        if i >= n {
+    // After the last event: until every event has shown, then a few cycles more for
+    // anything spurious. An event that never shows fails after a generous wait.
+    while i < n || tail < 4 {
+        let outstanding = !sends.is_empty() || !grants.is_empty();
+        if i >= n && !outstanding {
             tail += 1;
+        }
+        if outstanding && since_output > grant_lat + 4 * CREDIT_TX_GRANT_QUEUE as u64 * 4 {
+            out.mismatches.push(format!(
+                "cycle {c}: {} send(s) and {} grant(s) taken and never applied",
+                sends.len(),
+                grants.len()
+            ));
+            break;
         }
         if pending.is_none() && i < n {
             pending = next_event(&m);
@@ -121,69 +143,105 @@ pub fn compare_tx_on(
             }
         }
         d.eval();
-        let accepted = match ev {
-            Some(TxEvent::Grant { .. }) => true,
-            Some(TxEvent::Send { .. }) => d.s_send_ready() != 0,
-            None => false,
-        };
-        if accepted {
-            // The RTL takes QP numbers modulo its QP count; so does the model here.
-            let mask = PrnicConfig::builtin().reorder.qps - 1;
-            match ev.unwrap() {
-                TxEvent::Grant { qp } => {
-                    let qp = qp & mask;
-                    if let Some(on) = m.grant(qp) {
-                        exp_onoff.insert(c + lat, (qp, on));
-                    }
-                }
-                TxEvent::Send { qp, remaining } => {
-                    let qp = qp & mask;
-                    let r = m.send(qp, remaining);
-                    exp_send.insert(c + lat, (qp, r.bytes, r.credit));
-                    if r.request {
-                        exp_req.insert(c + lat, qp);
-                    }
-                    if let Some(on) = r.onoff {
-                        exp_onoff.insert(c + lat, (qp, on));
-                    }
+        match ev {
+            Some(TxEvent::Grant { qp }) => {
+                grants.push_back((c, qp & mask));
+                i += 1;
+                pending = None;
+            }
+            Some(TxEvent::Send { qp, remaining }) => {
+                if d.s_send_ready() != 0 {
+                    sends.push_back((c, qp & mask, remaining));
+                    i += 1;
+                    pending = None;
+                } else {
+                    out.send_stall_cycles += 1;
                 }
             }
-            i += 1;
-            pending = None;
+            None => {}
         }
-        starved_after.push(m.starved());
+        // The RTL counts a starved cycle on the edge after the outputs show the event
+        // that made it starve: count the model's state, as of the outputs seen, here.
+        out.starved_model += m.starved() as u64;
         d.step();
         c += 1;
+        since_output += 1;
         // Outputs after edge c-1 belong to cycle c.
-        let got_send = (d.m_send_valid() != 0).then(|| {
-            (
-                d.m_send_qp() as u32,
-                d.m_send_bytes(),
-                d.m_send_credit() as u32 as i32 as i64,
-            )
-        });
-        if let Some((_, _, cr)) = got_send {
-            out.min_credit = out.min_credit.min(cr);
+        let send_v = d.m_send_valid() != 0;
+        let req_v = d.m_req_valid() != 0;
+        let onoff = (d.m_onoff_valid() != 0).then(|| d.m_onoff_on() != 0);
+        if d.m_credit_valid() == 0 {
+            if send_v || req_v || onoff.is_some() {
+                out.mismatches.push(format!(
+                    "cycle {c}: send {send_v}, request {req_v}, on/off {onoff:?} without an event on m_credit"
+                ));
+            }
+            continue;
         }
-        if got_send != exp_send.get(&c).copied() {
+        since_output = 0;
+        let qp = d.m_credit_qp() as u32;
+        let credit = d.m_credit_value() as u32 as i32 as i64;
+        out.min_credit = out.min_credit.min(credit);
+        let (exp_req, exp_onoff, exp_credit) = if send_v {
+            let Some((taken, sqp, remaining)) = sends.pop_front() else {
+                out.mismatches
+                    .push(format!("cycle {c}: a send no request asked for"));
+                continue;
+            };
+            if c - taken != lat {
+                out.mismatches.push(format!(
+                    "cycle {c}: send for QP {sqp} {} cycles after its request, not {lat}",
+                    c - taken
+                ));
+            }
+            if qp != sqp || d.m_send_qp() as u32 != sqp {
+                out.mismatches.push(format!(
+                    "cycle {c}: send for QP {qp}, the request was QP {sqp}"
+                ));
+            }
+            let r = m.send(sqp, remaining);
+            let got = (d.m_send_bytes(), d.m_send_credit() as u32 as i32 as i64);
+            if got != (r.bytes, r.credit) {
+                out.mismatches.push(format!(
+                    "cycle {c}: QP {sqp} sends {got:?} (bytes, credit), model {:?}",
+                    (r.bytes, r.credit)
+                ));
+            }
+            (r.request, r.onoff, r.credit)
+        } else {
+            let Some((arrived, gqp)) = grants.pop_front() else {
+                out.mismatches
+                    .push(format!("cycle {c}: a grant nobody sent"));
+                continue;
+            };
+            let took = c - arrived;
+            out.max_grant_latency = out.max_grant_latency.max(took);
+            if took < grant_lat {
+                out.mismatches.push(format!(
+                    "cycle {c}: grant for QP {gqp} applied {took} cycles after it came, under {grant_lat}"
+                ));
+            }
+            if qp != gqp {
+                out.mismatches.push(format!(
+                    "cycle {c}: grant applied to QP {qp}, sent to QP {gqp}"
+                ));
+            }
+            let on = m.grant(gqp);
+            (false, on, m.qps.get(&gqp).map_or(0, |q| q.credit))
+        };
+        if credit != exp_credit {
             out.mismatches.push(format!(
-                "cycle {c}: send {got_send:?}, model {:?}",
-                exp_send.get(&c)
+                "cycle {c}: QP {qp} credit {credit}, model {exp_credit}"
             ));
         }
-        let got_req = (d.m_req_valid() != 0).then(|| d.m_req_qp() as u32);
-        if got_req != exp_req.get(&c).copied() {
+        if req_v != exp_req || (req_v && d.m_req_qp() as u32 != qp) {
             out.mismatches.push(format!(
-                "cycle {c}: request {got_req:?}, model {:?}",
-                exp_req.get(&c)
+                "cycle {c}: QP {qp} request {req_v}, model {exp_req}"
             ));
         }
-        let got_onoff =
-            (d.m_onoff_valid() != 0).then(|| (d.m_onoff_qp() as u32, d.m_onoff_on() != 0));
-        if got_onoff != exp_onoff.get(&c).copied() {
+        if onoff != exp_onoff || (onoff.is_some() && d.m_onoff_qp() as u32 != qp) {
             out.mismatches.push(format!(
-                "cycle {c}: on/off {got_onoff:?}, model {:?}",
-                exp_onoff.get(&c)
+                "cycle {c}: QP {qp} on/off {onoff:?}, model {exp_onoff:?}"
             ));
         }
     }
@@ -197,16 +255,14 @@ pub fn compare_tx_on(
                 .push(format!("{name}: RTL {rtl}, model {model}"));
         }
     }
+    let dropped = d.status_grants_dropped() - dropped_before;
+    if dropped != 0 {
+        out.mismatches
+            .push(format!("{dropped} grants dropped (queue full)"));
+    }
     if d.status_debt_error() != 0 {
         out.mismatches.push("debt error flag set".into());
     }
-    // The RTL counts a starved cycle CREDIT_TX_LATENCY edges after the event that caused
-    // it.
-    let edges = (d.cycle() - start) as usize;
-    out.starved_model = starved_after[..edges.saturating_sub(CREDIT_TX_LATENCY as usize)]
-        .iter()
-        .filter(|s| **s)
-        .count() as u64;
     out.starved_rtl = d.status_starved_cycles();
     out.events = i;
     out
