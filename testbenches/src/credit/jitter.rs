@@ -104,6 +104,13 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     let req_delay = half.saturating_sub(tx_extra).max(1);
     let mut state = vec![QpState::Queued; n];
     let mut granted_while_asked = vec![false; n];
+    // credit_tx applies a grant CREDIT_TX_GRANT_LATENCY cycles after it arrives, later
+    // when grants queue or its QP is in the update, so a QP asked soon after a grant
+    // came may be refused before the grant counts: such a refusal re-queues the QP
+    // instead of parking it until its next grant.
+    let grant_window = CREDIT_TX_GRANT_LATENCY as u64
+        + (CREDIT_TX_GRANT_QUEUE as u64) * CREDIT_TX_QP_SPACING as u64;
+    let mut last_grant: Vec<Option<u64>> = vec![None; n];
     let mut poll: std::collections::VecDeque<u32> = (0..lc.qps).collect();
     let mut req_at: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     let mut onoff_at: BTreeMap<u64, Vec<(u32, bool)>> = BTreeMap::new();
@@ -135,8 +142,10 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
         d.set_tx_grant_valid(g.is_some() as u64);
         d.set_tx_grant_qp(g.unwrap_or(0) as u64);
         // Ask ahead so the decision (CREDIT_TX_LATENCY cycles) is back when the link
-        // frees.
-        let s = (!asking && link_free <= (c + 1 + CREDIT_TX_LATENCY as u64) * den)
+        // frees, with room for the cycles credit_tx may hold a request (its QP still in
+        // the update, or a grant going first: up to CREDIT_TX_QP_SPACING - 1).
+        let ahead = CREDIT_TX_LATENCY as u64 + CREDIT_TX_QP_SPACING as u64 - 1;
+        let s = (!asking && link_free <= (c + 1 + ahead) * den)
             .then(|| poll.front().copied())
             .flatten();
         d.set_tx_send_valid(s.is_some() as u64);
@@ -152,6 +161,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
         d.eval();
         if let Some(q) = g {
             grant_q.pop_front();
+            last_grant[q as usize] = Some(c);
             match state[q as usize] {
                 QpState::Parked => {
                     state[q as usize] = QpState::Queued;
@@ -165,7 +175,8 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
             let q = poll.pop_front().unwrap();
             state[q as usize] = QpState::Asked;
             asking = true;
-            granted_while_asked[q as usize] = false;
+            granted_while_asked[q as usize] =
+                last_grant[q as usize].is_some_and(|t| c < t + grant_window);
         }
         if r.is_some() && d.rx_req_ready() != 0 {
             req_q.pop_front();

@@ -5,7 +5,9 @@
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_rtl::credit_rx::CREDIT_RX_GRANT_LATENCY;
-use prnic_rtl::credit_tx::{CREDIT_TX_GRANT_LATENCY, CREDIT_TX_GRANT_QUEUE, CREDIT_TX_LATENCY};
+use prnic_rtl::credit_tx::{
+    CREDIT_TX_GRANT_LATENCY, CREDIT_TX_GRANT_QUEUE, CREDIT_TX_LATENCY, CREDIT_TX_QP_SPACING,
+};
 use prnic_verif::credit::{Rule, SenderModel};
 use prnic_verif::flow_table::rng;
 use std::collections::{BTreeMap, VecDeque};
