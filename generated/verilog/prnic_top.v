@@ -65886,6 +65886,7 @@ module prnic_top$tx(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tread
             h2_valid$d = 1'b0;
             h3_valid$d = 1'b0;
             h4_valid$d = 1'b0;
+            h3_flags$d = 32'h0;
             cur_valid$d = 1'b0;
             cur_mid$d = 1'b0;
             cur_in_extra$d = 1'b0;

@@ -1429,6 +1429,10 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
             self.h2_valid.d.next = false;
             self.h3_valid.d.next = false;
             self.h4_valid.d.next = false;
+            // Also keeps the flags' register chain (H2 -> H3 -> H4) out of a shift
+            // register: flattened in `prnic_top`, synthesis made one of it, whose write
+            // leaves 4 levels where a flip-flop's D has 5 (docs/timing.md).
+            self.h3_flags.d.next = 0.into();
             self.cur_valid.d.next = false;
             self.cur_mid.d.next = false;
             self.cur_in_extra.d.next = false;
