@@ -51321,6 +51321,18 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  e_ge1_s$d;
     wire  e_ge1_s$q;
     reg  e_ge1_s$clock;
+    reg  e_b2$d;
+    wire  e_b2$q;
+    reg  e_b2$clock;
+    reg  e_eff0n$d;
+    wire  e_eff0n$q;
+    reg  e_eff0n$clock;
+    reg  e_eff1n$d;
+    wire  e_eff1n$q;
+    reg  e_eff1n$clock;
+    reg  e_g0$d;
+    wire  e_g0$q;
+    reg  e_g0$clock;
     reg  e_eqx$d;
     wire  e_eqx$q;
     reg  e_eqx$clock;
@@ -52099,8 +52111,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [23:0] x_s;
     reg  [31:0] x_imm0;
     reg  [31:0] x_imm1;
-    reg  x_v0;
-    reg  x_v1;
     reg  x_en;
     reg  [2:0] x_vni;
     reg  x_la;
@@ -52120,7 +52130,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  x_ins0;
     reg  x_ins1;
     reg  x_a;
-    reg  x_b;
     reg  [2:0] f_code;
     reg  [23:0] f_d0;
     reg  [23:0] f_d1;
@@ -52909,6 +52918,26 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .d(e_ge1_s$d),
         .q(e_ge1_s$q),
         .clock(e_ge1_s$clock)
+    );
+    prnic_top$rxr$e_b2 e_b2(
+        .d(e_b2$d),
+        .q(e_b2$q),
+        .clock(e_b2$clock)
+    );
+    prnic_top$rxr$e_eff0n e_eff0n(
+        .d(e_eff0n$d),
+        .q(e_eff0n$q),
+        .clock(e_eff0n$clock)
+    );
+    prnic_top$rxr$e_eff1n e_eff1n(
+        .d(e_eff1n$d),
+        .q(e_eff1n$q),
+        .clock(e_eff1n$clock)
+    );
+    prnic_top$rxr$e_g0 e_g0(
+        .d(e_g0$d),
+        .q(e_g0$q),
+        .clock(e_g0$clock)
     );
     prnic_top$rxr$e_eqx e_eqx(
         .d(e_eqx$d),
@@ -54256,6 +54285,10 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         e_ath_s$clock = clk;
         e_ge0_s$clock = clk;
         e_ge1_s$clock = clk;
+        e_b2$clock = clk;
+        e_eff0n$clock = clk;
+        e_eff1n$clock = clk;
+        e_g0$clock = clk;
         e_eqx$clock = clk;
         e_parm$clock = clk;
         e_p1$clock = clk;
@@ -54582,6 +54615,10 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         e_ath_s$d = e_ath_s$q;
         e_ge0_s$d = e_ge0_s$q;
         e_ge1_s$d = e_ge1_s$q;
+        e_b2$d = e_b2$q;
+        e_eff0n$d = e_eff0n$q;
+        e_eff1n$d = e_eff1n$q;
+        e_g0$d = e_g0$q;
         e_eqx$d = e_eqx$q;
         e_parm$d = e_parm$q;
         e_p1$d = e_p1$q;
@@ -55126,7 +55163,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         la_g0w$3 = (w_psn0$q - e_sv$3$q);
         la_g1w$3 = (w_psn1$q - e_sv$3$q);
         la_a = (e_s1$q & w_pacc$q);
-        la_b = (e_s2$q & w_pacc_d$q);
+        la_b = e_b2$q;
         if (la_a) begin
             if (la_b) begin
                 la_sel = 32'h3;
@@ -55198,6 +55235,16 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
                 e_ge1_s$d = ~la_g1$3[32'h17];
             end
         end
+        e_b2$d = (d_s2$q & w_pacc$q);
+        if (d_s2r$q) begin
+            e_eff0n$d = (w_v0$q & ~d_g0w[32'h17]);
+            e_eff1n$d = (w_v1$q & ~d_g1w[32'h17]);
+        end
+        else begin
+            e_eff0n$d = (d_state$q[32'h118] & ~d_g0[32'h17]);
+            e_eff1n$d = (d_state$q[32'h151] & ~d_g1[32'h17]);
+        end
+        e_g0$d = ((((d_valid$q & ~d_cfg$q) & d_known$q) & d_word[32'h18a]) & (d_word[(32'h18b)+:(3)] == d_vs$q));
         e_eqx$d = (d_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
         e_parm$d = (d_p$q[32'h8] == e_p$q[32'h8]);
         e_state$d = d_word;
@@ -55222,8 +55269,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         if (e_s1r$q) begin
             x_r = w_r_applied;
             x_h = w_h$q;
-            x_v0 = w_v0$q;
-            x_v1 = w_v1$q;
             x_psn0 = w_psn0$q;
             x_psn1 = w_psn1$q;
             x_imm0 = w_imm0$q;
@@ -55234,10 +55279,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         else begin
             x_r = e_state$q[(32'h0)+:(256)];
             x_h = e_state$q[(32'h100)+:(24)];
-            x_v0 = e_state$q[32'h118];
             x_psn0 = e_state$q[(32'h119)+:(24)];
             x_imm0 = e_state$q[(32'h131)+:(32)];
-            x_v1 = e_state$q[32'h151];
             x_psn1 = e_state$q[(32'h152)+:(24)];
             x_imm1 = e_state$q[(32'h16a)+:(32)];
             x_en = e_state$q[32'h18a];
@@ -55264,26 +55307,31 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         else begin
             x_seen = e_seen_d$q;
         end
-        x_eff0 = ((e_s1$q & w_ins0$q) | (x_v0 & x_ge0));
-        x_eff1 = ((e_s1$q & w_ins1$q) | (x_v1 & x_ge1));
-        x_enok = (x_en & (x_vni == e_vs$q));
-        x_g1 = (((((e_valid$q & ~e_cfg$q) & e_known$q) & x_enok) & ~x_below) & ~x_nw);
+        if (e_s1$q) begin
+            x_eff0 = (w_ins0$q | (w_v0$q & x_ge0));
+            x_eff1 = (w_ins1$q | (w_v1$q & x_ge1));
+        end
+        else begin
+            x_eff0 = e_eff0n$q;
+            x_eff1 = e_eff1n$q;
+        end
+        x_enok = e_g0$q;
+        x_g1 = ((e_g0$q & ~x_below) & ~x_nw);
         x_slot = ((e_hasimm$q & ~x_ath) & ~x_seen);
         x_acc = ((x_g1 & ~x_seen) & ~(x_slot & (x_eff0 & x_eff1)));
         x_adv = (x_acc & x_ath);
         x_ins0 = ((x_g1 & x_slot) & ~x_eff0);
         x_ins1 = (((x_g1 & x_slot) & x_eff0) & ~x_eff1);
         x_a = (e_s1$q & w_pacc$q);
-        x_b = (e_s2$q & w_pacc_d$q);
         if (x_a) begin
-            if (x_b) begin
+            if (e_b2$q) begin
                 x_s = e_sv$3$q;
             end
             else begin
                 x_s = e_sv$1$q;
             end
         end
-        else if (x_b) begin
+        else if (e_b2$q) begin
             x_s = e_sv$2$q;
         end
         else begin
@@ -55742,7 +55790,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             l_okp$d = 1'b0;
             o_valid$d = 1'b0;
             l_rd$d = 1'b0;
-            k_rd$d = 1'b0;
             lw_en$d = 1'b0;
             lw_data$d = 1'b0;
             lw_qp$d = 32'h0;
@@ -55942,6 +55989,10 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             e_ath_s$d = 1'b0;
             e_ge0_s$d = 1'b0;
             e_ge1_s$d = 1'b0;
+            e_b2$d = 1'b0;
+            e_eff0n$d = 1'b0;
+            e_eff1n$d = 1'b0;
+            e_g0$d = 1'b0;
             e_eqx$d = 1'b0;
             e_parm$d = 1'b0;
             w_cfg$d = 1'b0;
@@ -58196,6 +58247,25 @@ module prnic_top$rxr$e_ath_s(d,q,clock);
 endmodule // prnic_top$rxr$e_ath_s
 
 
+module prnic_top$rxr$e_b2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_b2
+
+
 module prnic_top$rxr$e_below_d(d,q,clock);
     
     // Module arguments
@@ -58272,6 +58342,44 @@ module prnic_top$rxr$e_e(d,q,clock);
 endmodule // prnic_top$rxr$e_e
 
 
+module prnic_top$rxr$e_eff0n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_eff0n
+
+
+module prnic_top$rxr$e_eff1n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_eff1n
+
+
 module prnic_top$rxr$e_en(d,q,clock);
     
     // Module arguments
@@ -58308,6 +58416,25 @@ module prnic_top$rxr$e_eqx(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$e_eqx
+
+
+module prnic_top$rxr$e_g0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$e_g0
 
 
 module prnic_top$rxr$e_ge0_d(d,q,clock);

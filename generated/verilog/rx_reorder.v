@@ -501,6 +501,18 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  e_ge1_s$d;
     wire  e_ge1_s$q;
     reg  e_ge1_s$clock;
+    reg  e_b2$d;
+    wire  e_b2$q;
+    reg  e_b2$clock;
+    reg  e_eff0n$d;
+    wire  e_eff0n$q;
+    reg  e_eff0n$clock;
+    reg  e_eff1n$d;
+    wire  e_eff1n$q;
+    reg  e_eff1n$clock;
+    reg  e_g0$d;
+    wire  e_g0$q;
+    reg  e_g0$clock;
     reg  e_eqx$d;
     wire  e_eqx$q;
     reg  e_eqx$clock;
@@ -1279,8 +1291,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [23:0] x_s;
     reg  [31:0] x_imm0;
     reg  [31:0] x_imm1;
-    reg  x_v0;
-    reg  x_v1;
     reg  x_en;
     reg  [2:0] x_vni;
     reg  x_la;
@@ -1300,7 +1310,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  x_ins0;
     reg  x_ins1;
     reg  x_a;
-    reg  x_b;
     reg  [2:0] f_code;
     reg  [23:0] f_d0;
     reg  [23:0] f_d1;
@@ -2089,6 +2098,26 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .d(e_ge1_s$d),
         .q(e_ge1_s$q),
         .clock(e_ge1_s$clock)
+    );
+    rx_reorder$e_b2 e_b2(
+        .d(e_b2$d),
+        .q(e_b2$q),
+        .clock(e_b2$clock)
+    );
+    rx_reorder$e_eff0n e_eff0n(
+        .d(e_eff0n$d),
+        .q(e_eff0n$q),
+        .clock(e_eff0n$clock)
+    );
+    rx_reorder$e_eff1n e_eff1n(
+        .d(e_eff1n$d),
+        .q(e_eff1n$q),
+        .clock(e_eff1n$clock)
+    );
+    rx_reorder$e_g0 e_g0(
+        .d(e_g0$d),
+        .q(e_g0$q),
+        .clock(e_g0$clock)
     );
     rx_reorder$e_eqx e_eqx(
         .d(e_eqx$d),
@@ -3436,6 +3465,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         e_ath_s$clock = clk;
         e_ge0_s$clock = clk;
         e_ge1_s$clock = clk;
+        e_b2$clock = clk;
+        e_eff0n$clock = clk;
+        e_eff1n$clock = clk;
+        e_g0$clock = clk;
         e_eqx$clock = clk;
         e_parm$clock = clk;
         e_p1$clock = clk;
@@ -3762,6 +3795,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         e_ath_s$d = e_ath_s$q;
         e_ge0_s$d = e_ge0_s$q;
         e_ge1_s$d = e_ge1_s$q;
+        e_b2$d = e_b2$q;
+        e_eff0n$d = e_eff0n$q;
+        e_eff1n$d = e_eff1n$q;
+        e_g0$d = e_g0$q;
         e_eqx$d = e_eqx$q;
         e_parm$d = e_parm$q;
         e_p1$d = e_p1$q;
@@ -4306,7 +4343,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         la_g0w$3 = (w_psn0$q - e_sv$3$q);
         la_g1w$3 = (w_psn1$q - e_sv$3$q);
         la_a = (e_s1$q & w_pacc$q);
-        la_b = (e_s2$q & w_pacc_d$q);
+        la_b = e_b2$q;
         if (la_a) begin
             if (la_b) begin
                 la_sel = 32'h3;
@@ -4378,6 +4415,16 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
                 e_ge1_s$d = ~la_g1$3[32'h17];
             end
         end
+        e_b2$d = (d_s2$q & w_pacc$q);
+        if (d_s2r$q) begin
+            e_eff0n$d = (w_v0$q & ~d_g0w[32'h17]);
+            e_eff1n$d = (w_v1$q & ~d_g1w[32'h17]);
+        end
+        else begin
+            e_eff0n$d = (d_state$q[32'h118] & ~d_g0[32'h17]);
+            e_eff1n$d = (d_state$q[32'h151] & ~d_g1[32'h17]);
+        end
+        e_g0$d = ((((d_valid$q & ~d_cfg$q) & d_known$q) & d_word[32'h18a]) & (d_word[(32'h18b)+:(3)] == d_vs$q));
         e_eqx$d = (d_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
         e_parm$d = (d_p$q[32'h8] == e_p$q[32'h8]);
         e_state$d = d_word;
@@ -4402,8 +4449,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         if (e_s1r$q) begin
             x_r = w_r_applied;
             x_h = w_h$q;
-            x_v0 = w_v0$q;
-            x_v1 = w_v1$q;
             x_psn0 = w_psn0$q;
             x_psn1 = w_psn1$q;
             x_imm0 = w_imm0$q;
@@ -4414,10 +4459,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         else begin
             x_r = e_state$q[(32'h0)+:(256)];
             x_h = e_state$q[(32'h100)+:(24)];
-            x_v0 = e_state$q[32'h118];
             x_psn0 = e_state$q[(32'h119)+:(24)];
             x_imm0 = e_state$q[(32'h131)+:(32)];
-            x_v1 = e_state$q[32'h151];
             x_psn1 = e_state$q[(32'h152)+:(24)];
             x_imm1 = e_state$q[(32'h16a)+:(32)];
             x_en = e_state$q[32'h18a];
@@ -4444,26 +4487,31 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         else begin
             x_seen = e_seen_d$q;
         end
-        x_eff0 = ((e_s1$q & w_ins0$q) | (x_v0 & x_ge0));
-        x_eff1 = ((e_s1$q & w_ins1$q) | (x_v1 & x_ge1));
-        x_enok = (x_en & (x_vni == e_vs$q));
-        x_g1 = (((((e_valid$q & ~e_cfg$q) & e_known$q) & x_enok) & ~x_below) & ~x_nw);
+        if (e_s1$q) begin
+            x_eff0 = (w_ins0$q | (w_v0$q & x_ge0));
+            x_eff1 = (w_ins1$q | (w_v1$q & x_ge1));
+        end
+        else begin
+            x_eff0 = e_eff0n$q;
+            x_eff1 = e_eff1n$q;
+        end
+        x_enok = e_g0$q;
+        x_g1 = ((e_g0$q & ~x_below) & ~x_nw);
         x_slot = ((e_hasimm$q & ~x_ath) & ~x_seen);
         x_acc = ((x_g1 & ~x_seen) & ~(x_slot & (x_eff0 & x_eff1)));
         x_adv = (x_acc & x_ath);
         x_ins0 = ((x_g1 & x_slot) & ~x_eff0);
         x_ins1 = (((x_g1 & x_slot) & x_eff0) & ~x_eff1);
         x_a = (e_s1$q & w_pacc$q);
-        x_b = (e_s2$q & w_pacc_d$q);
         if (x_a) begin
-            if (x_b) begin
+            if (e_b2$q) begin
                 x_s = e_sv$3$q;
             end
             else begin
                 x_s = e_sv$1$q;
             end
         end
-        else if (x_b) begin
+        else if (e_b2$q) begin
             x_s = e_sv$2$q;
         end
         else begin
@@ -4922,7 +4970,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             l_okp$d = 1'b0;
             o_valid$d = 1'b0;
             l_rd$d = 1'b0;
-            k_rd$d = 1'b0;
             lw_en$d = 1'b0;
             lw_data$d = 1'b0;
             lw_qp$d = 32'h0;
@@ -5122,6 +5169,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_ath_s$d = 1'b0;
             e_ge0_s$d = 1'b0;
             e_ge1_s$d = 1'b0;
+            e_b2$d = 1'b0;
+            e_eff0n$d = 1'b0;
+            e_eff1n$d = 1'b0;
+            e_g0$d = 1'b0;
             e_eqx$d = 1'b0;
             e_parm$d = 1'b0;
             w_cfg$d = 1'b0;
@@ -7376,6 +7427,25 @@ module rx_reorder$e_ath_s(d,q,clock);
 endmodule // rx_reorder$e_ath_s
 
 
+module rx_reorder$e_b2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$e_b2
+
+
 module rx_reorder$e_below_d(d,q,clock);
     
     // Module arguments
@@ -7452,6 +7522,44 @@ module rx_reorder$e_e(d,q,clock);
 endmodule // rx_reorder$e_e
 
 
+module rx_reorder$e_eff0n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$e_eff0n
+
+
+module rx_reorder$e_eff1n(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$e_eff1n
+
+
 module rx_reorder$e_en(d,q,clock);
     
     // Module arguments
@@ -7488,6 +7596,25 @@ module rx_reorder$e_eqx(d,q,clock);
     end
           
 endmodule // rx_reorder$e_eqx
+
+
+module rx_reorder$e_g0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$e_g0
 
 
 module rx_reorder$e_ge0_d(d,q,clock);

@@ -298,6 +298,16 @@ pub struct RxReorder {
     e_ath_s: DFF<Bit>,
     e_ge0_s: DFF<Bit>,
     e_ge1_s: DFF<Bit>,
+    /// Event n−2 was this QP's and was accepted (registered a cycle early from
+    /// `d_s2` and `w_pacc`): picks the look-ahead variant in D and the head in E.
+    e_b2: DFF<Bit>,
+    /// A slot is valid and pending against the head D compared with: E's answer when
+    /// event n−1 is another QP's.
+    e_eff0n: DFF<Bit>,
+    e_eff1n: DFF<Bit>,
+    /// Valid header, known QP, enabled and owned by the arriving tenant: the part of the
+    /// acceptance that does not depend on the events ahead.
+    e_g0: DFF<Bit>,
     e_eqx: DFF<Bit>,
     e_parm: DFF<Bit>,
     e_p1: DFF<Bits<24>>,
@@ -563,8 +573,6 @@ pub struct RxReorder {
     x_s: Signal<Local, Bits<24>>,
     x_imm0: Signal<Local, Bits<32>>,
     x_imm1: Signal<Local, Bits<32>>,
-    x_v0: Signal<Local, Bit>,
-    x_v1: Signal<Local, Bit>,
     x_en: Signal<Local, Bit>,
     x_vni: Signal<Local, Bits<3>>,
     x_la: Signal<Local, Bit>,
@@ -584,7 +592,6 @@ pub struct RxReorder {
     x_ins0: Signal<Local, Bit>,
     x_ins1: Signal<Local, Bit>,
     x_a: Signal<Local, Bit>,
-    x_b: Signal<Local, Bit>,
     f_code: Signal<Local, Bits<3>>,
     f_d0: Signal<Local, Bits<24>>,
     f_d1: Signal<Local, Bits<24>>,
@@ -813,6 +820,10 @@ impl RxReorder {
             e_ath_s: Default::default(),
             e_ge0_s: Default::default(),
             e_ge1_s: Default::default(),
+            e_b2: Default::default(),
+            e_eff0n: Default::default(),
+            e_eff1n: Default::default(),
+            e_g0: Default::default(),
             e_eqx: Default::default(),
             e_parm: Default::default(),
             e_p1: Default::default(),
@@ -1071,8 +1082,6 @@ impl RxReorder {
             x_s: Default::default(),
             x_imm0: Default::default(),
             x_imm1: Default::default(),
-            x_v0: Default::default(),
-            x_v1: Default::default(),
             x_en: Default::default(),
             x_vni: Default::default(),
             x_la: Default::default(),
@@ -1092,7 +1101,6 @@ impl RxReorder {
             x_ins0: Default::default(),
             x_ins1: Default::default(),
             x_a: Default::default(),
-            x_b: Default::default(),
             f_code: Default::default(),
             f_d0: Default::default(),
             f_d1: Default::default(),
@@ -1253,6 +1261,10 @@ impl Logic for RxReorder {
             e_ath_s,
             e_ge0_s,
             e_ge1_s,
+            e_b2,
+            e_eff0n,
+            e_eff1n,
+            e_g0,
             e_eqx,
             e_parm,
             e_p1,
@@ -1856,7 +1868,7 @@ impl Logic for RxReorder {
         self.la_g0w[3].next = (self.w_psn0.q.val() - self.e_sv[3].q.val());
         self.la_g1w[3].next = (self.w_psn1.q.val() - self.e_sv[3].q.val());
         self.la_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
-        self.la_b.next = (self.e_s2.q.val() & self.w_pacc_d.q.val());
+        self.la_b.next = self.e_b2.q.val();
         if self.la_a.val() {
             if self.la_b.val() {
                 self.la_sel.next = 3.into();
@@ -1921,6 +1933,24 @@ impl Logic for RxReorder {
                 self.e_ge1_s.d.next = !self.la_g1[3].val().get_bit(23);
             }
         }
+        self.e_b2.d.next = (self.d_s2.q.val() & self.w_pacc.q.val());
+        // What E needs when event n−1 is another QP's, decided here: a slot valid and
+        // pending, and the header's own gate (valid, known QP, enabled, the tenant's).
+        // A QP's enable and owner change only by a QP command, and headers wait five
+        // cycles after one, so the word as of n−2 has them exactly.
+        if self.d_s2r.q.val() {
+            self.e_eff0n.d.next = (self.w_v0.q.val() & !self.d_g0w.val().get_bit(23));
+            self.e_eff1n.d.next = (self.w_v1.q.val() & !self.d_g1w.val().get_bit(23));
+        } else {
+            self.e_eff0n.d.next =
+                (self.d_state.q.val().get_bit(280) & !self.d_g0.val().get_bit(23));
+            self.e_eff1n.d.next =
+                (self.d_state.q.val().get_bit(337) & !self.d_g1.val().get_bit(23));
+        }
+        self.e_g0.d.next = ((((self.d_valid.q.val() & !self.d_cfg.q.val())
+            & self.d_known.q.val())
+            & self.d_word.val().get_bit(394))
+            & (self.d_word.val().get_bits::<3>(395) == self.d_vs.q.val()));
         self.e_eqx.d.next =
             (self.d_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
         self.e_parm.d.next = (self.d_p.q.val().get_bit(8) == self.e_p.q.val().get_bit(8));
@@ -1950,8 +1980,6 @@ impl Logic for RxReorder {
         if self.e_s1r.q.val() {
             self.x_r.next = self.w_r_applied.val();
             self.x_h.next = self.w_h.q.val();
-            self.x_v0.next = self.w_v0.q.val();
-            self.x_v1.next = self.w_v1.q.val();
             self.x_psn0.next = self.w_psn0.q.val();
             self.x_psn1.next = self.w_psn1.q.val();
             self.x_imm0.next = self.w_imm0.q.val();
@@ -1961,10 +1989,8 @@ impl Logic for RxReorder {
         } else {
             self.x_r.next = self.e_state.q.val().get_bits::<256>(0);
             self.x_h.next = self.e_state.q.val().get_bits::<24>(256);
-            self.x_v0.next = self.e_state.q.val().get_bit(280);
             self.x_psn0.next = self.e_state.q.val().get_bits::<24>(281);
             self.x_imm0.next = self.e_state.q.val().get_bits::<32>(305);
-            self.x_v1.next = self.e_state.q.val().get_bit(337);
             self.x_psn1.next = self.e_state.q.val().get_bits::<24>(338);
             self.x_imm1.next = self.e_state.q.val().get_bits::<32>(362);
             self.x_en.next = self.e_state.q.val().get_bit(394);
@@ -1992,16 +2018,17 @@ impl Logic for RxReorder {
             self.x_seen.next = self.e_seen_d.q.val();
         }
         // Immediate slots still pending (PSN not below the head); a slot n−1 filled is.
-        self.x_eff0.next =
-            ((self.e_s1.q.val() & self.w_ins0.q.val()) | (self.x_v0.val() & self.x_ge0.val()));
-        self.x_eff1.next =
-            ((self.e_s1.q.val() & self.w_ins1.q.val()) | (self.x_v1.val() & self.x_ge1.val()));
-        self.x_enok.next = (self.x_en.val() & (self.x_vni.val() == self.e_vs.q.val()));
-        self.x_g1.next = (((((self.e_valid.q.val() & !self.e_cfg.q.val())
-            & self.e_known.q.val())
-            & self.x_enok.val())
-            & !self.x_below.val())
-            & !self.x_nw.val());
+        // With n−1 another QP's, D's answer stands (`e_eff0n`); otherwise n−1's word,
+        // against the head D chose for it. One LUT each.
+        if self.e_s1.q.val() {
+            self.x_eff0.next = (self.w_ins0.q.val() | (self.w_v0.q.val() & self.x_ge0.val()));
+            self.x_eff1.next = (self.w_ins1.q.val() | (self.w_v1.q.val() & self.x_ge1.val()));
+        } else {
+            self.x_eff0.next = self.e_eff0n.q.val();
+            self.x_eff1.next = self.e_eff1n.q.val();
+        }
+        self.x_enok.next = self.e_g0.q.val();
+        self.x_g1.next = ((self.e_g0.q.val() & !self.x_below.val()) & !self.x_nw.val());
         self.x_slot.next = ((self.e_hasimm.q.val() & !self.x_ath.val()) & !self.x_seen.val());
         self.x_acc.next = ((self.x_g1.val() & !self.x_seen.val())
             & !(self.x_slot.val() & (self.x_eff0.val() & self.x_eff1.val())));
@@ -2011,14 +2038,13 @@ impl Logic for RxReorder {
             (((self.x_g1.val() & self.x_slot.val()) & self.x_eff0.val()) & !self.x_eff1.val());
         // The search variant this event's own outcome depends on.
         self.x_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
-        self.x_b.next = (self.e_s2.q.val() & self.w_pacc_d.q.val());
         if self.x_a.val() {
-            if self.x_b.val() {
+            if self.e_b2.q.val() {
                 self.x_s.next = self.e_sv[3].q.val();
             } else {
                 self.x_s.next = self.e_sv[1].q.val();
             }
-        } else if self.x_b.val() {
+        } else if self.e_b2.q.val() {
             self.x_s.next = self.e_sv[2].q.val();
         } else {
             self.x_s.next = self.e_sv[0].q.val();
@@ -2328,7 +2354,9 @@ impl Logic for RxReorder {
         // ============ L: once per head position (a flag per QP, read and written here). =
         // The flag is read at J into a register (a 2,048-deep distributed-RAM read leaves
         // no room for logic after it). The two writes it cannot see, by the two headers
-        // ahead, are forwarded at K.
+        // ahead, are forwarded at K. `k_rd` has no reset (`l_rd`, after it, has one, and
+        // decides): with one, a synthesis run mapped the read's mux tree 4 levels deep
+        // (budget 3 after a distributed-RAM read); without, within it.
         self.nak_mem.read_address.next = self.j_qp.q.val();
         self.k_rd.d.next = self.nak_mem.read_data.val();
         self.nak_mem.write_address.next = self.l_qp.q.val();
@@ -2553,7 +2581,6 @@ impl Logic for RxReorder {
             self.l_okp.d.next = false;
             self.o_valid.d.next = false;
             self.l_rd.d.next = false;
-            self.k_rd.d.next = false;
             self.lw_en.d.next = false;
             self.lw_data.d.next = false;
             self.lw_qp.d.next = 0.into();
@@ -2753,6 +2780,10 @@ impl Logic for RxReorder {
             self.e_ath_s.d.next = false;
             self.e_ge0_s.d.next = false;
             self.e_ge1_s.d.next = false;
+            self.e_b2.d.next = false;
+            self.e_eff0n.d.next = false;
+            self.e_eff1n.d.next = false;
+            self.e_g0.d.next = false;
             self.e_eqx.d.next = false;
             self.e_parm.d.next = false;
             self.w_cfg.d.next = false;
