@@ -26,7 +26,14 @@ pub fn synth_module(m: &Module, dir: &Path, period_ns: f64) -> Result<ModuleTimi
         .map_err(|e| SynthError(format!("cannot write {}: {e}", v.display())))?;
     let json = dir.join(format!("{}.json", m.name));
     let t = std::time::Instant::now();
-    timing::map_with_yosys(&v, m.name, &json).map_err(|e| SynthError(e.0))?;
+    // The top is mapped block by block (see [`timing::map_with_yosys`]); every other
+    // module is mapped whole, sub-blocks included.
+    let apart = if m.name == "prnic_top" {
+        timing::child_modules(&m.verilog, m.name)
+    } else {
+        vec![]
+    };
+    timing::map_with_yosys(&v, m.name, &json, &apart).map_err(|e| SynthError(e.0))?;
     let text = std::fs::read_to_string(&json)
         .map_err(|e| SynthError(format!("cannot read {}: {e}", json.display())))?;
     let _ = std::fs::remove_file(&json);
@@ -98,8 +105,8 @@ pub fn report(cfg: &PrnicConfig, rows: &[ModuleTiming]) -> String {
     let _ = writeln!(
         s,
         "Written by `prnic synth` for config `{}` at {} MHz ({:.3} ns): Yosys \
-`synth_xilinx -family xcup -flatten` per module, then prnic's level and delay count over \
-the mapped netlist (docs/timing.md explains the count, the delay figures and the budget). \
+`synth_xilinx -family xcup -flatten` per module (`prnic_top` with each block it instantiates \
+mapped on its own, then flattened), then prnic's level and delay count over the mapped netlist (docs/timing.md explains the count, the delay figures and the budget). \
 Re-run it after changing the RTL or the config; the figures are measured, not derived.\n",
         cfg.hash_hex(),
         cfg.clock.mhz,

@@ -209,10 +209,46 @@ impl std::fmt::Display for TimingError {
     }
 }
 
+/// The modules `top` instantiates directly, as rust-hdl names them in `verilog`
+/// (`top$inst`), in the order they are declared.
+pub fn child_modules(verilog: &str, top: &str) -> Vec<String> {
+    let prefix = format!("module {top}$");
+    verilog
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|rest| rest.split('(').next())
+        .filter(|inst| !inst.contains('$'))
+        .map(|inst| format!("{top}${inst}"))
+        .collect()
+}
+
 /// Map `verilog` (top module `top`) with Yosys and write the JSON netlist to `json`.
-pub fn map_with_yosys(verilog: &Path, top: &str, json: &Path) -> Result<(), TimingError> {
+///
+/// Each module named in `apart` is mapped on its own (Yosys `keep_hierarchy` during
+/// `synth_xilinx`) and flattened into its parent only afterwards, for the walk. ABC maps a
+/// netlist for the depth of its deepest path and then trades every shallower path up to
+/// that depth for area, so in one flattened `prnic_top` the loop of `rx_reorder` sets the
+/// depth every other block is mapped to; a timing-driven vendor flow maps each path to its
+/// own slack instead. Mapping the top's blocks apart keeps each block at its own depth,
+/// as `prnic synth` maps it alone (docs/timing.md has both counts of the same RTL).
+pub fn map_with_yosys(
+    verilog: &Path,
+    top: &str,
+    json: &Path,
+    apart: &[String],
+) -> Result<(), TimingError> {
+    let keep: String = apart
+        .iter()
+        .map(|m| format!("setattr -mod -set keep_hierarchy 1 {m}; "))
+        .collect();
+    let unkeep = if apart.is_empty() {
+        ""
+    } else {
+        "setattr -mod -unset keep_hierarchy *; flatten; opt_clean; "
+    };
     let script = format!(
-        "read_verilog {v}; synth_xilinx -family xcup -flatten -noiopad -noclkbuf -top {top}; \
+        "read_verilog {v}; hierarchy -top {top}; {keep}\
+         synth_xilinx -family xcup -flatten -noiopad -noclkbuf -top {top}; {unkeep}\
          write_json {j}",
         v = verilog.display(),
         j = json.display()
@@ -971,4 +1007,36 @@ pub fn path_steps_md(p: &Path_) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::child_modules;
+
+    #[test]
+    fn child_modules_are_the_top_s_direct_instances_only() {
+        let v = "module top(clk);\nendmodule\nmodule top$a(clk);\nendmodule\n\
+                 module top$a$q(d,q,clock);\nendmodule\nmodule top$b(d,q,clock);\nendmodule\n\
+                 module topx$c(clk);\nendmodule\n";
+        assert_eq!(child_modules(v, "top"), ["top$a", "top$b"]);
+    }
+
+    #[test]
+    fn the_generated_top_has_its_blocks_as_children() {
+        let top = crate::blocks::modules(crate::PrnicConfig::builtin())
+            .unwrap()
+            .into_iter()
+            .find(|m| m.name == "prnic_top")
+            .unwrap();
+        let kids = child_modules(&top.verilog, top.name);
+        for b in [
+            "csr", "flow", "tx", "ctx", "crx", "rxd", "rxr", "mac0", "mac1", "arb",
+        ] {
+            assert!(
+                kids.contains(&format!("prnic_top${b}")),
+                "{b} missing: {kids:?}"
+            );
+        }
+        assert!(kids.iter().all(|k| k.matches('$').count() == 1));
+    }
 }

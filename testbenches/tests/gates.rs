@@ -244,7 +244,7 @@ fn timing_counts_known_depths() {
     )
     .unwrap();
     let json = dir.join("probe.json");
-    prnic_gen::timing::map_with_yosys(&v, "probe", &json).unwrap();
+    prnic_gen::timing::map_with_yosys(&v, "probe", &json, &[]).unwrap();
     let text = std::fs::read_to_string(&json).unwrap();
     let m = prnic_gen::timing::DelayModel::ULTRASCALE_PLUS_2;
     let r = prnic_gen::timing::analyse(&text, "probe", 3.103, &m).unwrap();
