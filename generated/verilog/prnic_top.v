@@ -43645,7 +43645,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         desc_fifo$rst = rst;
         ready_fifo$rst = rst;
         verdict_fifo$rst = rst;
-        in_fire = ((s_axis_wire_tvalid & ready_q$q) & ~rst);
+        in_fire = (s_axis_wire_tvalid & ready_q$q);
         if (in_fire) begin
             if (s_axis_wire_tlast) begin
                 over_nx = 1'b0;
@@ -44192,7 +44192,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             cnt_drop$10$d = 32'h0;
             cnt_drop$11$d = 32'h0;
         end
-        s_axis_wire_tready = (ready_q$q & ~rst);
+        s_axis_wire_tready = ready_q$q;
         m_hdr_valid = (h_valid$q & ~rst);
         m_hdr_qp = h_f$q[(32'h21)+:(16)];
         m_hdr_psn = h_f$q[(32'ha1)+:(24)];

@@ -2068,7 +2068,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         desc_fifo$rst = rst;
         ready_fifo$rst = rst;
         verdict_fifo$rst = rst;
-        in_fire = ((s_axis_wire_tvalid & ready_q$q) & ~rst);
+        in_fire = (s_axis_wire_tvalid & ready_q$q);
         if (in_fire) begin
             if (s_axis_wire_tlast) begin
                 over_nx = 1'b0;
@@ -2615,7 +2615,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             cnt_drop$10$d = 32'h0;
             cnt_drop$11$d = 32'h0;
         end
-        s_axis_wire_tready = (ready_q$q & ~rst);
+        s_axis_wire_tready = ready_q$q;
         m_hdr_valid = (h_valid$q & ~rst);
         m_hdr_qp = h_f$q[(32'h21)+:(16)];
         m_hdr_psn = h_f$q[(32'ha1)+:(24)];

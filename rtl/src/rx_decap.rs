@@ -931,8 +931,13 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.verdict_fifo.rst.next = self.rst.val();
 
         // ================= Port: accept a beat, store it, keep the header window ========
-        self.in_fire.next =
-            ((self.s_axis_wire_tvalid.val() & self.ready_q.q.val()) & !self.rst.val());
+        // Neither `in_fire` nor `s_axis_wire_tready` looks at `rst`: every register a beat
+        // taken in a reset cycle would set is reset in that cycle, or is data whose valid
+        // is, and inside `prnic_top` the port arbiter and the MAC FIFOs on the other side
+        // of the handshake are reset in the same cycle. `ready_q` is low from the cycle
+        // after. Gating them put the reset's 14,000-load net ahead of the arbiter's
+        // `tready` and the MAC FIFOs' pops (5 levels into their block RAMs, budget 4).
+        self.in_fire.next = (self.s_axis_wire_tvalid.val() & self.ready_q.q.val());
         // Beats past the maximum are accepted and discarded, so a frame that never ends
         // cannot fill the data FIFO.
         if self.in_fire.val() {
@@ -1507,7 +1512,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             }
         }
 
-        self.s_axis_wire_tready.next = (self.ready_q.q.val() & !self.rst.val());
+        self.s_axis_wire_tready.next = self.ready_q.q.val();
         self.m_hdr_valid.next = (self.h_valid.q.val() & !self.rst.val());
         self.m_hdr_qp.next = self.h_f.q.val().get_bits::<16>(33);
         self.m_hdr_psn.next = self.h_f.q.val().get_bits::<24>(161);
