@@ -10,7 +10,8 @@
 # `id_build_hash` is a constant the integrator ties off.
 #
 # `rst` may be asynchronous to `clk`: inside, it drives only the first of two flip-flops
-# in a row (the reset synchronizer; every block is reset from the second), so its path
+# in a row (the reset synchronizer; every block is reset from its own registered copy of
+# the second, in a module `prnic_top_rst_<block>`), so its path
 # is false and the pair is marked ASYNC_REG (kept together, not retimed, MTBF analysed).
 
 create_clock -name clk -period 3.103 [get_ports clk]

@@ -540,6 +540,45 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  rst_ok_sync$d;
     wire  rst_ok_sync$q;
     reg  rst_ok_sync$clock;
+    reg  rst_csr$clock;
+    reg  rst_csr$d;
+    wire  rst_csr$q;
+    reg  rst_flow$clock;
+    reg  rst_flow$d;
+    wire  rst_flow$q;
+    reg  rst_tx$clock;
+    reg  rst_tx$d;
+    wire  rst_tx$q;
+    reg  rst_ctx$clock;
+    reg  rst_ctx$d;
+    wire  rst_ctx$q;
+    reg  rst_crx$clock;
+    reg  rst_crx$d;
+    wire  rst_crx$q;
+    reg  rst_rxd$clock;
+    reg  rst_rxd$d;
+    wire  rst_rxd$q;
+    reg  rst_rxr$clock;
+    reg  rst_rxr$d;
+    wire  rst_rxr$q;
+    reg  rst_rxe$clock;
+    reg  rst_rxe$d;
+    wire  rst_rxe$q;
+    reg  rst_arb$clock;
+    reg  rst_arb$d;
+    wire  rst_arb$q;
+    reg  rst_mac0$clock;
+    reg  rst_mac0$d;
+    wire  rst_mac0$q;
+    reg  rst_mac1$clock;
+    reg  rst_mac1$d;
+    wire  rst_mac1$q;
+    reg  rst_slices$clock;
+    reg  rst_slices$d;
+    wire  rst_slices$q;
+    reg  rst_glue$clock;
+    reg  rst_glue$d;
+    wire  rst_glue$q;
     reg  rd_done$d;
     wire  rd_done$q;
     reg  rd_done$clock;
@@ -1046,6 +1085,71 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .q(rst_ok_sync$q),
         .clock(rst_ok_sync$clock)
     );
+    prnic_top$rst_csr rst_csr(
+        .clock(rst_csr$clock),
+        .d(rst_csr$d),
+        .q(rst_csr$q)
+    );
+    prnic_top$rst_flow rst_flow(
+        .clock(rst_flow$clock),
+        .d(rst_flow$d),
+        .q(rst_flow$q)
+    );
+    prnic_top$rst_tx rst_tx(
+        .clock(rst_tx$clock),
+        .d(rst_tx$d),
+        .q(rst_tx$q)
+    );
+    prnic_top$rst_ctx rst_ctx(
+        .clock(rst_ctx$clock),
+        .d(rst_ctx$d),
+        .q(rst_ctx$q)
+    );
+    prnic_top$rst_crx rst_crx(
+        .clock(rst_crx$clock),
+        .d(rst_crx$d),
+        .q(rst_crx$q)
+    );
+    prnic_top$rst_rxd rst_rxd(
+        .clock(rst_rxd$clock),
+        .d(rst_rxd$d),
+        .q(rst_rxd$q)
+    );
+    prnic_top$rst_rxr rst_rxr(
+        .clock(rst_rxr$clock),
+        .d(rst_rxr$d),
+        .q(rst_rxr$q)
+    );
+    prnic_top$rst_rxe rst_rxe(
+        .clock(rst_rxe$clock),
+        .d(rst_rxe$d),
+        .q(rst_rxe$q)
+    );
+    prnic_top$rst_arb rst_arb(
+        .clock(rst_arb$clock),
+        .d(rst_arb$d),
+        .q(rst_arb$q)
+    );
+    prnic_top$rst_mac0 rst_mac0(
+        .clock(rst_mac0$clock),
+        .d(rst_mac0$d),
+        .q(rst_mac0$q)
+    );
+    prnic_top$rst_mac1 rst_mac1(
+        .clock(rst_mac1$clock),
+        .d(rst_mac1$d),
+        .q(rst_mac1$q)
+    );
+    prnic_top$rst_slices rst_slices(
+        .clock(rst_slices$clock),
+        .d(rst_slices$d),
+        .q(rst_slices$q)
+    );
+    prnic_top$rst_glue rst_glue(
+        .clock(rst_glue$clock),
+        .d(rst_glue$d),
+        .q(rst_glue$q)
+    );
     prnic_top$rd_done rd_done(
         .d(rd_done$d),
         .q(rd_done$q),
@@ -1104,32 +1208,58 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         ft_value$d = ft_value$q;
         rst_ok_meta$d = ~rst;
         rst_ok_sync$d = rst_ok_meta$q;
+        rst_csr$clock = clk;
+        rst_csr$d = ~rst_ok_sync$q;
+        rst_flow$clock = clk;
+        rst_flow$d = ~rst_ok_sync$q;
+        rst_tx$clock = clk;
+        rst_tx$d = ~rst_ok_sync$q;
+        rst_ctx$clock = clk;
+        rst_ctx$d = ~rst_ok_sync$q;
+        rst_crx$clock = clk;
+        rst_crx$d = ~rst_ok_sync$q;
+        rst_rxd$clock = clk;
+        rst_rxd$d = ~rst_ok_sync$q;
+        rst_rxr$clock = clk;
+        rst_rxr$d = ~rst_ok_sync$q;
+        rst_rxe$clock = clk;
+        rst_rxe$d = ~rst_ok_sync$q;
+        rst_arb$clock = clk;
+        rst_arb$d = ~rst_ok_sync$q;
+        rst_mac0$clock = clk;
+        rst_mac0$d = ~rst_ok_sync$q;
+        rst_mac1$clock = clk;
+        rst_mac1$d = ~rst_ok_sync$q;
+        rst_slices$clock = clk;
+        rst_slices$d = ~rst_ok_sync$q;
+        rst_glue$clock = clk;
+        rst_glue$d = ~rst_ok_sync$q;
         csr$clk = clk;
         flow$clk = clk;
         tx$clk = clk;
         ctx$clk = clk;
         crx$clk = clk;
-        csr$rst = ~rst_ok_sync$q;
-        flow$rst = ~rst_ok_sync$q;
-        tx$rst = ~rst_ok_sync$q;
-        ctx$rst = ~rst_ok_sync$q;
-        crx$rst = ~rst_ok_sync$q;
+        csr$rst = rst_csr$q;
+        flow$rst = rst_flow$q;
+        tx$rst = rst_tx$q;
+        ctx$rst = rst_ctx$q;
+        crx$rst = rst_crx$q;
         rxd$clk = clk;
         rxr$clk = clk;
         rxe$clk = clk;
         arb$clk = clk;
         mac0$clk = clk;
         mac1$clk = clk;
-        rxd$rst = ~rst_ok_sync$q;
-        rxr$rst = ~rst_ok_sync$q;
-        rxe$rst = ~rst_ok_sync$q;
-        arb$rst = ~rst_ok_sync$q;
-        mac0$rst = ~rst_ok_sync$q;
+        rxd$rst = rst_rxd$q;
+        rxr$rst = rst_rxr$q;
+        rxe$rst = rst_rxe$q;
+        arb$rst = rst_arb$q;
+        mac0$rst = rst_mac0$q;
         send_slice$clk = clk;
         req_slice$clk = clk;
-        send_slice$rst = ~rst_ok_sync$q;
-        req_slice$rst = ~rst_ok_sync$q;
-        mac1$rst = ~rst_ok_sync$q;
+        send_slice$rst = rst_slices$q;
+        req_slice$rst = rst_slices$q;
+        mac1$rst = rst_mac1$q;
         csr$s_axil_awaddr = s_axil_awaddr;
         csr$s_axil_awvalid = s_axil_awvalid;
         s_axil_awready = csr$s_axil_awready;
@@ -1170,7 +1300,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         if (csr$cmd_ft_cmd_valid) begin
             rd_done$d = 1'b0;
         end
-        if (~rst_ok_sync$q) begin
+        if (rst_glue$q) begin
             rd_done$d = 1'b0;
         end
         csr$hw_ft_status_rd_done = rd_done$q;
@@ -1347,7 +1477,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         else if (rxr$s_qp_ready) begin
             qp_busy$d = 1'b0;
         end
-        if (~rst_ok_sync$q) begin
+        if (rst_glue$q) begin
             qp_busy$d = 1'b0;
         end
         rxr$s_qp_valid = qp_busy$q;
@@ -1446,11 +1576,15 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
     reg  sel$d;
     wire  sel$q;
     reg  sel$clock;
+    reg  sel0$d;
+    wire  sel0$q;
+    reg  sel0$clock;
     
     // Local signals
     reg  cur;
     reg  other;
     reg  go;
+    reg  nsel;
     
     // Sub module instances
     prnic_top$arb$locked locked(
@@ -1463,13 +1597,20 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
         .q(sel$q),
         .clock(sel$clock)
     );
+    prnic_top$arb$sel0 sel0(
+        .d(sel0$d),
+        .q(sel0$q),
+        .clock(sel0$clock)
+    );
     
     // Update code
     always @(*) begin
         locked$clock = clk;
         sel$clock = clk;
+        sel0$clock = clk;
         locked$d = locked$q;
         sel$d = sel$q;
+        sel0$d = sel0$q;
         cur = sel$q;
         if (cur) begin
             m_tvalid = s1_tvalid;
@@ -1486,22 +1627,25 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
             other = s1_tvalid;
         end
         m_port = cur;
-        s0_tready = (~cur & m_tready);
-        s1_tready = (cur & m_tready);
+        s0_tready = (sel0$q & m_tready);
+        s1_tready = (~sel0$q & m_tready);
         go = (m_tvalid & m_tready);
+        nsel = cur;
         if (go) begin
             locked$d = ~m_tlast;
             if (m_tlast) begin
-                sel$d = (cur ^ other);
+                nsel = (cur ^ other);
             end
         end
         else if ((~locked$q & ~m_tvalid)) begin
-            sel$d = (cur ^ other);
+            nsel = (cur ^ other);
         end
         if (rst) begin
             locked$d = 1'b0;
-            sel$d = 1'b0;
+            nsel = 1'b0;
         end
+        sel$d = nsel;
+        sel0$d = ~nsel;
     end
     
 endmodule // prnic_top$arb
@@ -1543,6 +1687,25 @@ module prnic_top$arb$sel(d,q,clock);
     end
           
 endmodule // prnic_top$arb$sel
+
+
+module prnic_top$arb$sel0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$arb$sel0
 
 
 module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_qp,s_onoff_on,m_grant_valid,m_grant_qp,s_pcie_depth,cfg_bp_threshold,cfg_bp_slowdown,status_clearing,status_requests,status_grants,status_idle_slots,status_slots);
@@ -41542,6 +41705,118 @@ module prnic_top$req_slice$skid_valid(d,q,clock);
           
 endmodule // prnic_top$req_slice$skid_valid
 
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_arb(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_arb copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_arb
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_crx(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_crx copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_crx
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_csr(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_csr copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_csr
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_ctx(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_ctx copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_ctx
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_flow(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_flow copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_flow
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_glue(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_glue copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_glue
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_mac0(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_mac0 copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_mac0
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_mac1(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_mac1 copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_mac1
+
 
 module prnic_top$rst_ok_meta(d,q,clock);
     
@@ -41579,6 +41854,76 @@ module prnic_top$rst_ok_sync(d,q,clock);
     end
           
 endmodule // prnic_top$rst_ok_sync
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_rxd(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_rxd copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_rxd
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_rxe(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_rxe copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_rxe
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_rxr(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_rxr copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_rxr
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_slices(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_slices copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_slices
+
+// v-- Setting output parameters to net type for wrapped code.
+
+
+module prnic_top$rst_tx(clock,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d;
+    output wire  q;
+    
+    // Update code (wrapper)
+    prnic_top_rst_tx copy(.clock(clock), .d(d), .q(q));
+endmodule // prnic_top$rst_tx
 
 
 module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
@@ -71670,3 +72015,185 @@ module prnic_top$window(d,q,clock);
     end
           
 endmodule // prnic_top$window
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_arb(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_arb
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_crx(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_crx
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_csr(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_csr
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_ctx(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_ctx
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_flow(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_flow
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_glue(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_glue
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_mac0(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_mac0
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_mac1(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_mac1
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_rxd(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_rxd
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_rxe(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_rxe
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_rxr(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_rxr
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_slices(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_slices
+
+// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.
+(* keep_hierarchy = "yes" *)
+module prnic_top_rst_tx(clock, d, q);
+    input wire clock;
+    input wire d;
+    output wire q;
+    (* dont_merge *) reg r = 1'b1;
+    always @(posedge clock) begin
+       r <= d;
+    end
+    assign q = r;
+endmodule // prnic_top_rst_tx

@@ -20,6 +20,7 @@ pub mod mac_rx;
 pub mod ports;
 pub mod prnic_top;
 pub mod ram;
+pub mod reset;
 pub mod rx_decap;
 pub mod rx_events;
 pub mod rx_reorder;

@@ -38,12 +38,20 @@ pub struct RxPortArb<const D: usize, const K: usize> {
     pub m_port: Signal<Out, Bit>,
     /// A frame is passing: `sel` keeps the output until its last beat.
     locked: DFF<Bit>,
-    /// The port on the output, chosen a cycle ahead.
+    /// The port on the output, chosen a cycle ahead. It selects the data: about 1,100
+    /// loads on a 1024-bit bus.
     sel: DFF<Bit>,
+    /// `!sel`, a register of its own for the two `tready`s alone, so the MAC FIFOs' pop
+    /// (and the 1,024 enables of their output registers behind it) does not wait for
+    /// `sel`'s net. Its next value is `sel`'s inverted, so synthesis cannot merge the two;
+    /// the reset sets both (the design powers up in reset).
+    sel0: DFF<Bit>,
     cur: Signal<Local, Bit>,
     /// The port not selected has a beat waiting.
     other: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
+    /// `sel`'s next value.
+    nsel: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
@@ -69,9 +77,11 @@ impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
             m_port: Default::default(),
             locked: Default::default(),
             sel: Default::default(),
+            sel0: Default::default(),
             cur: Default::default(),
             other: Default::default(),
             go: Default::default(),
+            nsel: Default::default(),
         }
     }
 }
@@ -79,7 +89,7 @@ impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
 impl<const D: usize, const K: usize> Logic for RxPortArb<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, locked, sel);
+        dff_setup!(self, clk, locked, sel, sel0);
         // The output follows the registered choice alone, so neither port's `tready`
         // depends on the other port's `tvalid` within a cycle.
         self.cur.next = self.sel.q.val();
@@ -97,23 +107,26 @@ impl<const D: usize, const K: usize> Logic for RxPortArb<D, K> {
             self.other.next = self.s1_tvalid.val();
         }
         self.m_port.next = self.cur.val();
-        self.s0_tready.next = (!self.cur.val() & self.m_tready.val());
-        self.s1_tready.next = (self.cur.val() & self.m_tready.val());
+        self.s0_tready.next = (self.sel0.q.val() & self.m_tready.val());
+        self.s1_tready.next = (!self.sel0.q.val() & self.m_tready.val());
         self.go.next = (self.m_tvalid.val() & self.m_tready.val());
+        self.nsel.next = self.cur.val();
         if self.go.val() {
             // A last beat ends the frame: the other port goes next if it has a frame.
             self.locked.d.next = !self.m_tlast.val();
             if self.m_tlast.val() {
-                self.sel.d.next = (self.cur.val() ^ self.other.val());
+                self.nsel.next = (self.cur.val() ^ self.other.val());
             }
         } else if (!self.locked.q.val() & !self.m_tvalid.val()) {
             // Idle between frames: turn to the other port if it has one.
-            self.sel.d.next = (self.cur.val() ^ self.other.val());
+            self.nsel.next = (self.cur.val() ^ self.other.val());
         }
         if self.rst.val() {
             self.locked.d.next = false;
-            self.sel.d.next = false;
+            self.nsel.next = false;
         }
+        self.sel.d.next = self.nsel.val();
+        self.sel0.d.next = !self.nsel.val();
     }
 }
 

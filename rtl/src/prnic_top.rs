@@ -26,7 +26,8 @@
 //!
 //! The credit ports with a ready (`s_credit_send_*`, `s_credit_req_*`) enter through
 //! register slices, and `rst` enters through a two-flip-flop synchronizer (it may be
-//! asynchronous to `clk`; [`RESET_SYNC_STAGES`]), so no output port depends
+//! asynchronous to `clk`; [`RESET_SYNC_STAGES`]) and reaches each block through a copy
+//! of its own ([`RESET_CYCLES`]), so no output port depends
 //! combinationally on an input port (the Yosys gate checks it).
 //!
 //! ACKs and retransmission requests leave as records on `m_axis_ack_*` for the transport
@@ -49,6 +50,7 @@ use crate::csr::Csr;
 use crate::flow_table::{FlowTable, INDEX_BITS, KEY_BITS, VALUE_BITS};
 use crate::mac_rx::MacRxFifo;
 use crate::ports::RxPortArb;
+use crate::reset::ResetCopy;
 use crate::rx_decap::RxDecap;
 use crate::rx_events::RxEvents;
 use crate::rx_reorder::RxReorder;
@@ -59,11 +61,15 @@ use rust_hdl::prelude::*;
 /// A credit send request through its register slice: `{QP, remaining bytes}`.
 const SEND_BITS: usize = QP_BITS + 32;
 
-/// Cycles from `rst` (rising or falling) to the reset every block sees: the stages of
-/// the reset synchronizer. Hold `rst` at least this long; the blocks are in reset from
-/// this many cycles after it rises until this many cycles after it falls, and at power-up
-/// until this many cycles after the first clock edge with `rst` low.
+/// The stages of the reset synchronizer: hold `rst` at least this many cycles.
 pub const RESET_SYNC_STAGES: u32 = 2;
+
+/// Cycles from `rst` (rising or falling) to the reset every block sees: the
+/// synchronizer, then one registered copy of its output per block (`ResetCopy`), so no
+/// single net carries the reset to every block. The blocks are in reset from this many
+/// cycles after `rst` rises until this many cycles after it falls, and at power-up until
+/// this many cycles after the first clock edge with `rst` low.
+pub const RESET_CYCLES: u32 = RESET_SYNC_STAGES + 1;
 
 /// Bits of `m_axis_place_tuser`.
 pub const PLACE_TUSER_BITS: usize = 160;
@@ -181,12 +187,28 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     req_slice: RegSlice<QP_BITS>,
     arb: RxPortArb<D, K>,
     /// The reset synchronizer: `rst` may be asynchronous to `clk`. Both flip-flops hold
-    /// "out of reset" (0 = in reset), so the design powers up in reset; `!rst_ok_sync`
-    /// is the only reset any block sees (`RESET_SYNC_STAGES` cycles late). It is written
-    /// out at each use: a local signal between them would make Verilator see the top's
-    /// one always block as a loop through each block's reset.
+    /// "out of reset" (0 = in reset), so the design powers up in reset. `!rst_ok_sync`
+    /// feeds only the per-block copies below, which every block is reset from
+    /// (`RESET_CYCLES` after `rst`). Each use is written out: a local signal between
+    /// them would make Verilator see the top's one always block as a loop through each
+    /// block's reset.
     rst_ok_meta: DFF<Bit>,
     rst_ok_sync: DFF<Bit>,
+    /// The synchronized reset, one registered copy per block (and one for the top's own
+    /// registers): see [`ResetCopy`]. Every block leaves reset in the same cycle.
+    rst_csr: ResetCopy,
+    rst_flow: ResetCopy,
+    rst_tx: ResetCopy,
+    rst_ctx: ResetCopy,
+    rst_crx: ResetCopy,
+    rst_rxd: ResetCopy,
+    rst_rxr: ResetCopy,
+    rst_rxe: ResetCopy,
+    rst_arb: ResetCopy,
+    rst_mac0: ResetCopy,
+    rst_mac1: ResetCopy,
+    rst_slices: ResetCopy,
+    rst_glue: ResetCopy,
     rd_done: DFF<Bit>,
     qp_busy: DFF<Bit>,
     /// The reorder window, clamped and registered (quasi-static configuration: the
@@ -320,6 +342,19 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             arb: Default::default(),
             rst_ok_meta: Default::default(),
             rst_ok_sync: Default::default(),
+            rst_csr: ResetCopy::new("prnic_top_rst_csr"),
+            rst_flow: ResetCopy::new("prnic_top_rst_flow"),
+            rst_tx: ResetCopy::new("prnic_top_rst_tx"),
+            rst_ctx: ResetCopy::new("prnic_top_rst_ctx"),
+            rst_crx: ResetCopy::new("prnic_top_rst_crx"),
+            rst_rxd: ResetCopy::new("prnic_top_rst_rxd"),
+            rst_rxr: ResetCopy::new("prnic_top_rst_rxr"),
+            rst_rxe: ResetCopy::new("prnic_top_rst_rxe"),
+            rst_arb: ResetCopy::new("prnic_top_rst_arb"),
+            rst_mac0: ResetCopy::new("prnic_top_rst_mac0"),
+            rst_mac1: ResetCopy::new("prnic_top_rst_mac1"),
+            rst_slices: ResetCopy::new("prnic_top_rst_slices"),
+            rst_glue: ResetCopy::new("prnic_top_rst_glue"),
             rd_done: Default::default(),
             qp_busy: Default::default(),
             window: Default::default(),
@@ -352,36 +387,63 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         );
         // Reset synchronizer: two flip-flops in a row and nothing between them (the
         // constraints mark them ASYNC_REG and false-path `rst`). Assertion and release
-        // both reach the blocks RESET_SYNC_STAGES cycles after `rst` (a synchronous
-        // reset: rust-hdl has no asynchronous one).
+        // both reach the per-block copies RESET_SYNC_STAGES cycles after `rst`, and the
+        // blocks one cycle later, RESET_CYCLES (a synchronous reset: rust-hdl has no
+        // asynchronous one).
         self.rst_ok_meta.d.next = !self.rst.val();
         self.rst_ok_sync.d.next = self.rst_ok_meta.q.val();
+        self.rst_csr.clock.next = self.clk.val();
+        self.rst_csr.d.next = !self.rst_ok_sync.q.val();
+        self.rst_flow.clock.next = self.clk.val();
+        self.rst_flow.d.next = !self.rst_ok_sync.q.val();
+        self.rst_tx.clock.next = self.clk.val();
+        self.rst_tx.d.next = !self.rst_ok_sync.q.val();
+        self.rst_ctx.clock.next = self.clk.val();
+        self.rst_ctx.d.next = !self.rst_ok_sync.q.val();
+        self.rst_crx.clock.next = self.clk.val();
+        self.rst_crx.d.next = !self.rst_ok_sync.q.val();
+        self.rst_rxd.clock.next = self.clk.val();
+        self.rst_rxd.d.next = !self.rst_ok_sync.q.val();
+        self.rst_rxr.clock.next = self.clk.val();
+        self.rst_rxr.d.next = !self.rst_ok_sync.q.val();
+        self.rst_rxe.clock.next = self.clk.val();
+        self.rst_rxe.d.next = !self.rst_ok_sync.q.val();
+        self.rst_arb.clock.next = self.clk.val();
+        self.rst_arb.d.next = !self.rst_ok_sync.q.val();
+        self.rst_mac0.clock.next = self.clk.val();
+        self.rst_mac0.d.next = !self.rst_ok_sync.q.val();
+        self.rst_mac1.clock.next = self.clk.val();
+        self.rst_mac1.d.next = !self.rst_ok_sync.q.val();
+        self.rst_slices.clock.next = self.clk.val();
+        self.rst_slices.d.next = !self.rst_ok_sync.q.val();
+        self.rst_glue.clock.next = self.clk.val();
+        self.rst_glue.d.next = !self.rst_ok_sync.q.val();
         self.csr.clk.next = self.clk.val();
         self.flow.clk.next = self.clk.val();
         self.tx.clk.next = self.clk.val();
         self.ctx.clk.next = self.clk.val();
         self.crx.clk.next = self.clk.val();
-        self.csr.rst.next = !self.rst_ok_sync.q.val();
-        self.flow.rst.next = !self.rst_ok_sync.q.val();
-        self.tx.rst.next = !self.rst_ok_sync.q.val();
-        self.ctx.rst.next = !self.rst_ok_sync.q.val();
-        self.crx.rst.next = !self.rst_ok_sync.q.val();
+        self.csr.rst.next = self.rst_csr.q.val();
+        self.flow.rst.next = self.rst_flow.q.val();
+        self.tx.rst.next = self.rst_tx.q.val();
+        self.ctx.rst.next = self.rst_ctx.q.val();
+        self.crx.rst.next = self.rst_crx.q.val();
         self.rxd.clk.next = self.clk.val();
         self.rxr.clk.next = self.clk.val();
         self.rxe.clk.next = self.clk.val();
         self.arb.clk.next = self.clk.val();
         self.mac0.clk.next = self.clk.val();
         self.mac1.clk.next = self.clk.val();
-        self.rxd.rst.next = !self.rst_ok_sync.q.val();
-        self.rxr.rst.next = !self.rst_ok_sync.q.val();
-        self.rxe.rst.next = !self.rst_ok_sync.q.val();
-        self.arb.rst.next = !self.rst_ok_sync.q.val();
-        self.mac0.rst.next = !self.rst_ok_sync.q.val();
+        self.rxd.rst.next = self.rst_rxd.q.val();
+        self.rxr.rst.next = self.rst_rxr.q.val();
+        self.rxe.rst.next = self.rst_rxe.q.val();
+        self.arb.rst.next = self.rst_arb.q.val();
+        self.mac0.rst.next = self.rst_mac0.q.val();
         self.send_slice.clk.next = self.clk.val();
         self.req_slice.clk.next = self.clk.val();
-        self.send_slice.rst.next = !self.rst_ok_sync.q.val();
-        self.req_slice.rst.next = !self.rst_ok_sync.q.val();
-        self.mac1.rst.next = !self.rst_ok_sync.q.val();
+        self.send_slice.rst.next = self.rst_slices.q.val();
+        self.req_slice.rst.next = self.rst_slices.q.val();
+        self.mac1.rst.next = self.rst_mac1.q.val();
 
         // AXI4-Lite straight to the CSR block.
         self.csr.s_axil_awaddr.next = self.s_axil_awaddr.val();
@@ -435,7 +497,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         if self.csr.cmd_ft_cmd_valid.val() {
             self.rd_done.d.next = false;
         }
-        if !self.rst_ok_sync.q.val() {
+        if self.rst_glue.q.val() {
             self.rd_done.d.next = false;
         }
         self.csr.hw_ft_status_rd_done.next = self.rd_done.q.val().into();
@@ -658,7 +720,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         } else if self.rxr.s_qp_ready.val() {
             self.qp_busy.d.next = false;
         }
-        if !self.rst_ok_sync.q.val() {
+        if self.rst_glue.q.val() {
             self.qp_busy.d.next = false;
         }
         self.rxr.s_qp_valid.next = self.qp_busy.q.val();

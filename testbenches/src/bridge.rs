@@ -71,16 +71,16 @@ pub fn reset_and_sweep<D: Dut>(
 }
 
 /// Reset the whole `prnic_top` as docs/integration.md asks of a shell: hold `rst` for
-/// the reset synchronizer's stages, release it, and wait as many cycles again, so the
-/// blocks are out of reset before the first access (an access taken while the delayed
-/// reset is still on its way would be dropped by it). Returns with the RAM sweeps
-/// running.
+/// the reset synchronizer's stages, release it, and wait until the blocks see the
+/// release, so they are out of reset before the first access (an access taken while the
+/// delayed reset is still on its way would be dropped by it). Returns with the RAM
+/// sweeps running.
 pub fn reset_top(d: &mut PrnicTop) {
-    use prnic_rtl::prnic_top::RESET_SYNC_STAGES;
+    use prnic_rtl::prnic_top::{RESET_CYCLES, RESET_SYNC_STAGES};
     d.set_rst(1);
     d.step_n(RESET_SYNC_STAGES as u64);
     d.set_rst(0);
-    d.step_n(RESET_SYNC_STAGES as u64);
+    d.step_n(RESET_CYCLES as u64);
 }
 
 include!(concat!(env!("OUT_DIR"), "/bindings.rs"));

@@ -75,15 +75,15 @@ fn every_field_resets_to_its_described_value() {
     }
 }
 
-/// `rst` reaches the blocks only through the reset synchronizer: `s_axis_tx_tready` (low
-/// while `tx_encap` is in reset) falls `RESET_SYNC_STAGES` edges after `rst` rises and
-/// rises again as many edges after `rst` falls, and a RW field written before is back
-/// at its reset value. A model that never sees `rst` powers up in reset: the flow table
+/// `rst` reaches the blocks only through the reset synchronizer and the per-block copies:
+/// `s_axis_tx_tready` (low while `tx_encap` is in reset) falls `RESET_CYCLES` edges after
+/// `rst` rises and rises again as many edges after `rst` falls, and a RW field written
+/// before is back at its reset value. A model that never sees `rst` powers up in reset: the flow table
 /// sweeps.
 #[test]
 fn rst_reaches_the_blocks_through_its_synchronizer_and_the_design_powers_up_in_reset() {
-    use prnic_rtl::prnic_top::RESET_SYNC_STAGES;
-    let stages = RESET_SYNC_STAGES as u64;
+    use prnic_rtl::prnic_top::RESET_CYCLES;
+    let stages = RESET_CYCLES as u64;
     let mut d = PrnicTop::new();
     d.step_n(stages + 1);
     assert_ne!(
