@@ -202,16 +202,19 @@ fn main() {
                     d!("    {n}_hi: DFF<Bits<32>>,");
                     d!("    {n}_c: DFF<Bit>,");
                     d!("    {n}_lo_rd: DFF<Bit>,");
-                    d!("    {n}_inc: Signal<Local, Bits<2>>,");
-                    for s in ["lo", "hi", "c", "lo_rd"] {
+                    // The increment is a register too (the count moves one cycle after
+                    // the access's verdict): two verdicts picked into 0/1/2 in front of
+                    // the carry chain made the counter 6 levels.
+                    d!("    {n}_inc: DFF<Bits<2>>,");
+                    for s in ["lo", "hi", "c", "lo_rd", "inc"] {
                         setup.push(format!("{n}_{s}"));
                     }
                     // The carry out of `lo + inc` (inc <= 2) from `lo`'s top 31 bits all
                     // ones, not from a 33rd adder bit: that would be a ninth CARRY4.
-                    u!("        self.{n}_lo.d.next = (self.{n}_lo.q.val() + bit_cast::<32, 2>(self.{n}_inc.val()));");
-                    u!("        self.{n}_c.d.next = ((self.{n}_lo.q.val().get_bits::<31>(1) == 0x7fff_ffff_u64) & (self.{n}_inc.val().get_bit(1) | (self.{n}_inc.val().get_bit(0) & self.{n}_lo.q.val().get_bit(0))));");
+                    u!("        self.{n}_lo.d.next = (self.{n}_lo.q.val() + bit_cast::<32, 2>(self.{n}_inc.q.val()));");
+                    u!("        self.{n}_c.d.next = ((self.{n}_lo.q.val().get_bits::<31>(1) == 0x7fff_ffff_u64) & (self.{n}_inc.q.val().get_bit(1) | (self.{n}_inc.q.val().get_bit(0) & self.{n}_lo.q.val().get_bit(0))));");
                     u!("        self.{n}_hi.d.next = (self.{n}_hi.q.val() + bit_cast::<32, 1>(self.{n}_c.q.val().into()));");
-                    u!("        if self.rst.val() {{\n            self.{n}_lo.d.next = 0.into();\n            self.{n}_hi.d.next = 0.into();\n            self.{n}_c.d.next = false;\n        }}");
+                    u!("        if self.rst.val() {{\n            self.{n}_lo.d.next = 0.into();\n            self.{n}_hi.d.next = 0.into();\n            self.{n}_c.d.next = false;\n            self.{n}_inc.d.next = 0.into();\n        }}");
                     u!("        self.{n}_lo_rd.d.next = self.rsel_{n}_0.val();");
                     u!("        if self.{n}_lo_rd.q.val() {{\n            self.{n}_shadow.d.next = self.{n}_hi.q.val();\n        }}");
                     u!("        self.rval_{n}_0.next = self.{n}_lo.q.val();");
@@ -427,16 +430,16 @@ const COMMON_PRE: &str = "        dff_setup!(self, clk, awready_q, wa_q, wd_q, w
         self.wmask.next = (((self.wm0.val() | self.wm1.val()) | self.wm2.val()) | self.wm3.val());
         self.bad_access.next = (self.wr_bad_q.q.val() | self.rd_bad_q.q.val());
         if (self.wr_bad_q.q.val() & self.rd_bad_q.q.val()) {
-            self.cnt_csr_bad_access_inc.next = 2.into();
+            self.cnt_csr_bad_access_inc.d.next = 2.into();
         } else if self.bad_access.val() {
-            self.cnt_csr_bad_access_inc.next = 1.into();
+            self.cnt_csr_bad_access_inc.d.next = 1.into();
         } else {
-            self.cnt_csr_bad_access_inc.next = 0.into();
+            self.cnt_csr_bad_access_inc.d.next = 0.into();
         }
         if self.ro_write_q.q.val() {
-            self.cnt_csr_ro_write_inc.next = 1.into();
+            self.cnt_csr_ro_write_inc.d.next = 1.into();
         } else {
-            self.cnt_csr_ro_write_inc.next = 0.into();
+            self.cnt_csr_ro_write_inc.d.next = 0.into();
         }";
 
 /// C1/R1 decisions, registered for C2/R2: an unmapped or misaligned address is SLVERR;

@@ -388,6 +388,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  cnt_csr_bad_access_lo_rd$d;
     wire  cnt_csr_bad_access_lo_rd$q;
     reg  cnt_csr_bad_access_lo_rd$clock;
+    reg  [1:0] cnt_csr_bad_access_inc$d;
+    wire  [1:0] cnt_csr_bad_access_inc$q;
+    reg  cnt_csr_bad_access_inc$clock;
     reg  [31:0] cnt_csr_ro_write_shadow$d;
     wire  [31:0] cnt_csr_ro_write_shadow$q;
     reg  cnt_csr_ro_write_shadow$clock;
@@ -403,6 +406,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  cnt_csr_ro_write_lo_rd$d;
     wire  cnt_csr_ro_write_lo_rd$q;
     reg  cnt_csr_ro_write_lo_rd$clock;
+    reg  [1:0] cnt_csr_ro_write_inc$d;
+    wire  [1:0] cnt_csr_ro_write_inc$q;
+    reg  cnt_csr_ro_write_inc$clock;
     reg  [31:0] cnt_ft_multi_hit_shadow$d;
     wire  [31:0] cnt_ft_multi_hit_shadow$q;
     reg  cnt_ft_multi_hit_shadow$clock;
@@ -872,8 +878,6 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rval_ft_rd_val1_0;
     reg  [31:0] rval_ft_rd_val2_0;
     reg  [31:0] rval_ft_rd_val3_0;
-    reg  [1:0] cnt_csr_bad_access_inc;
-    reg  [1:0] cnt_csr_ro_write_inc;
     reg  [511:0] grp_0_words;
     reg  [8:0] grp_0_bit;
     reg  [511:0] grp_1_words;
@@ -1212,6 +1216,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_csr_bad_access_lo_rd$q),
         .clock(cnt_csr_bad_access_lo_rd$clock)
     );
+    csr$cnt_csr_bad_access_inc cnt_csr_bad_access_inc(
+        .d(cnt_csr_bad_access_inc$d),
+        .q(cnt_csr_bad_access_inc$q),
+        .clock(cnt_csr_bad_access_inc$clock)
+    );
     csr$cnt_csr_ro_write_shadow cnt_csr_ro_write_shadow(
         .d(cnt_csr_ro_write_shadow$d),
         .q(cnt_csr_ro_write_shadow$q),
@@ -1236,6 +1245,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .d(cnt_csr_ro_write_lo_rd$d),
         .q(cnt_csr_ro_write_lo_rd$q),
         .clock(cnt_csr_ro_write_lo_rd$clock)
+    );
+    csr$cnt_csr_ro_write_inc cnt_csr_ro_write_inc(
+        .d(cnt_csr_ro_write_inc$d),
+        .q(cnt_csr_ro_write_inc$q),
+        .clock(cnt_csr_ro_write_inc$clock)
     );
     csr$cnt_ft_multi_hit_shadow cnt_ft_multi_hit_shadow(
         .d(cnt_ft_multi_hit_shadow$d),
@@ -1701,6 +1715,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_csr_bad_access_c$d = cnt_csr_bad_access_c$q;
         cnt_csr_bad_access_lo_rd$clock = clk;
         cnt_csr_bad_access_lo_rd$d = cnt_csr_bad_access_lo_rd$q;
+        cnt_csr_bad_access_inc$clock = clk;
+        cnt_csr_bad_access_inc$d = cnt_csr_bad_access_inc$q;
         cnt_csr_ro_write_shadow$clock = clk;
         cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_shadow$q;
         cnt_csr_ro_write_lo$clock = clk;
@@ -1711,6 +1727,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_csr_ro_write_c$d = cnt_csr_ro_write_c$q;
         cnt_csr_ro_write_lo_rd$clock = clk;
         cnt_csr_ro_write_lo_rd$d = cnt_csr_ro_write_lo_rd$q;
+        cnt_csr_ro_write_inc$clock = clk;
+        cnt_csr_ro_write_inc$d = cnt_csr_ro_write_inc$q;
         cnt_ft_multi_hit_shadow$clock = clk;
         cnt_ft_multi_hit_shadow$d = cnt_ft_multi_hit_shadow$q;
         cnt_ft_dup_hit_shadow$clock = clk;
@@ -1942,19 +1960,19 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         wmask = (((wm0 | wm1) | wm2) | wm3);
         bad_access = (wr_bad_q$q | rd_bad_q$q);
         if ((wr_bad_q$q & rd_bad_q$q)) begin
-            cnt_csr_bad_access_inc = 32'h2;
+            cnt_csr_bad_access_inc$d = 32'h2;
         end
         else if (bad_access) begin
-            cnt_csr_bad_access_inc = 32'h1;
+            cnt_csr_bad_access_inc$d = 32'h1;
         end
         else begin
-            cnt_csr_bad_access_inc = 32'h0;
+            cnt_csr_bad_access_inc$d = 32'h0;
         end
         if (ro_write_q$q) begin
-            cnt_csr_ro_write_inc = 32'h1;
+            cnt_csr_ro_write_inc$d = 32'h1;
         end
         else begin
-            cnt_csr_ro_write_inc = 32'h0;
+            cnt_csr_ro_write_inc$d = 32'h0;
         end
         wsel_port0_mac_lo_0 = (w1_go & (wa_q$q == 32'h20));
         wsel_port0_mac_hi_0 = (w1_go & (wa_q$q == 32'h24));
@@ -2344,13 +2362,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
             err_flags_csr_bad_access_q$d = 32'h0;
         end
         rval_err_flags_0 = (((hw_err_flags_ft_multi_hit) & 32'hffffffff) << 32'h0) | (((err_flags_csr_bad_access_q$q) & 32'hffffffff) << 32'h1);
-        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc) & 32'hffffffff));
-        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc[32'h1] | (cnt_csr_bad_access_inc[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
+        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc$q) & 32'hffffffff));
+        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc$q[32'h1] | (cnt_csr_bad_access_inc$q[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
         cnt_csr_bad_access_hi$d = (cnt_csr_bad_access_hi$q + ((cnt_csr_bad_access_c$q) & 32'hffffffff));
         if (rst) begin
             cnt_csr_bad_access_lo$d = 32'h0;
             cnt_csr_bad_access_hi$d = 32'h0;
             cnt_csr_bad_access_c$d = 1'b0;
+            cnt_csr_bad_access_inc$d = 32'h0;
         end
         cnt_csr_bad_access_lo_rd$d = rsel_cnt_csr_bad_access_0;
         if (cnt_csr_bad_access_lo_rd$q) begin
@@ -2358,13 +2377,14 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_lo$q;
         rval_cnt_csr_bad_access_1 = cnt_csr_bad_access_shadow$q;
-        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc) & 32'hffffffff));
-        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc[32'h1] | (cnt_csr_ro_write_inc[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
+        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc$q) & 32'hffffffff));
+        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc$q[32'h1] | (cnt_csr_ro_write_inc$q[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
         cnt_csr_ro_write_hi$d = (cnt_csr_ro_write_hi$q + ((cnt_csr_ro_write_c$q) & 32'hffffffff));
         if (rst) begin
             cnt_csr_ro_write_lo$d = 32'h0;
             cnt_csr_ro_write_hi$d = 32'h0;
             cnt_csr_ro_write_c$d = 1'b0;
+            cnt_csr_ro_write_inc$d = 32'h0;
         end
         cnt_csr_ro_write_lo_rd$d = rsel_cnt_csr_ro_write_0;
         if (cnt_csr_ro_write_lo_rd$q) begin
@@ -3161,6 +3181,25 @@ module csr$cnt_csr_bad_access_hi(d,q,clock);
 endmodule // csr$cnt_csr_bad_access_hi
 
 
+module csr$cnt_csr_bad_access_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_bad_access_inc
+
+
 module csr$cnt_csr_bad_access_lo(d,q,clock);
     
     // Module arguments
@@ -3254,6 +3293,25 @@ module csr$cnt_csr_ro_write_hi(d,q,clock);
     end
           
 endmodule // csr$cnt_csr_ro_write_hi
+
+
+module csr$cnt_csr_ro_write_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_csr_ro_write_inc
 
 
 module csr$cnt_csr_ro_write_lo(d,q,clock);

@@ -4,7 +4,7 @@
 
 
 
-module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
+module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_grant,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
     
     // Module arguments
     input wire  clk;
@@ -17,6 +17,7 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
     input wire  s_tuser;
     output reg  m_tvalid;
     input wire  m_tready;
+    input wire  m_grant;
     output reg  [1023:0] m_tdata;
     output reg  [127:0] m_tkeep;
     output reg  m_tlast;
@@ -319,7 +320,7 @@ module mac_rx(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid
         m_tdata = q_data$m_data;
         m_tkeep = q_keep$m_data;
         m_tlast = |q_last$m_data;
-        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | m_tready));
+        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | (m_tready & m_grant)));
         q_data$m_pop = pop;
         q_keep$m_pop = pop;
         q_last$m_pop = pop;

@@ -478,6 +478,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  mac0$s_tuser;
     wire  mac0$m_tvalid;
     reg  mac0$m_tready;
+    reg  mac0$m_grant;
     wire  [1023:0] mac0$m_tdata;
     wire  [127:0] mac0$m_tkeep;
     wire  mac0$m_tlast;
@@ -494,6 +495,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  mac1$s_tuser;
     wire  mac1$m_tvalid;
     reg  mac1$m_tready;
+    reg  mac1$m_grant;
     wire  [1023:0] mac1$m_tdata;
     wire  [127:0] mac1$m_tkeep;
     wire  mac1$m_tlast;
@@ -519,12 +521,12 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  arb$clk;
     reg  arb$rst;
     reg  arb$s0_tvalid;
-    wire  arb$s0_tready;
+    wire  arb$s0_grant;
     reg  [1023:0] arb$s0_tdata;
     reg  [127:0] arb$s0_tkeep;
     reg  arb$s0_tlast;
     reg  arb$s1_tvalid;
-    wire  arb$s1_tready;
+    wire  arb$s1_grant;
     reg  [1023:0] arb$s1_tdata;
     reg  [127:0] arb$s1_tkeep;
     reg  arb$s1_tlast;
@@ -1010,6 +1012,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .s_tuser(mac0$s_tuser),
         .m_tvalid(mac0$m_tvalid),
         .m_tready(mac0$m_tready),
+        .m_grant(mac0$m_grant),
         .m_tdata(mac0$m_tdata),
         .m_tkeep(mac0$m_tkeep),
         .m_tlast(mac0$m_tlast),
@@ -1028,6 +1031,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .s_tuser(mac1$s_tuser),
         .m_tvalid(mac1$m_tvalid),
         .m_tready(mac1$m_tready),
+        .m_grant(mac1$m_grant),
         .m_tdata(mac1$m_tdata),
         .m_tkeep(mac1$m_tkeep),
         .m_tlast(mac1$m_tlast),
@@ -1059,12 +1063,12 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .clk(arb$clk),
         .rst(arb$rst),
         .s0_tvalid(arb$s0_tvalid),
-        .s0_tready(arb$s0_tready),
+        .s0_grant(arb$s0_grant),
         .s0_tdata(arb$s0_tdata),
         .s0_tkeep(arb$s0_tkeep),
         .s0_tlast(arb$s0_tlast),
         .s1_tvalid(arb$s1_tvalid),
-        .s1_tready(arb$s1_tready),
+        .s1_grant(arb$s1_grant),
         .s1_tdata(arb$s1_tdata),
         .s1_tkeep(arb$s1_tkeep),
         .s1_tlast(arb$s1_tlast),
@@ -1413,7 +1417,8 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         mac0$s_tlast = s_axis_port0_rx_tlast;
         mac0$s_tuser = s_axis_port0_rx_tuser;
         arb$s0_tvalid = mac0$m_tvalid;
-        mac0$m_tready = arb$s0_tready;
+        mac0$m_tready = rxd$s_axis_wire_tready;
+        mac0$m_grant = arb$s0_grant;
         arb$s0_tdata = mac0$m_tdata;
         arb$s0_tkeep = mac0$m_tkeep;
         arb$s0_tlast = mac0$m_tlast;
@@ -1424,7 +1429,8 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         mac1$s_tlast = s_axis_port1_rx_tlast;
         mac1$s_tuser = s_axis_port1_rx_tuser;
         arb$s1_tvalid = mac1$m_tvalid;
-        mac1$m_tready = arb$s1_tready;
+        mac1$m_tready = rxd$s_axis_wire_tready;
+        mac1$m_grant = arb$s1_grant;
         arb$s1_tdata = mac1$m_tdata;
         arb$s1_tkeep = mac1$m_tkeep;
         arb$s1_tlast = mac1$m_tlast;
@@ -1547,18 +1553,18 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
 endmodule // prnic_top
 
 
-module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_tvalid,s1_tready,s1_tdata,s1_tkeep,s1_tlast,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast,m_port);
+module prnic_top$arb(clk,rst,s0_tvalid,s0_grant,s0_tdata,s0_tkeep,s0_tlast,s1_tvalid,s1_grant,s1_tdata,s1_tkeep,s1_tlast,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast,m_port);
     
     // Module arguments
     input wire  clk;
     input wire  rst;
     input wire  s0_tvalid;
-    output reg  s0_tready;
+    output reg  s0_grant;
     input wire  [1023:0] s0_tdata;
     input wire  [127:0] s0_tkeep;
     input wire  s0_tlast;
     input wire  s1_tvalid;
-    output reg  s1_tready;
+    output reg  s1_grant;
     input wire  [1023:0] s1_tdata;
     input wire  [127:0] s1_tkeep;
     input wire  s1_tlast;
@@ -1576,9 +1582,12 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
     reg  sel$d;
     wire  sel$q;
     reg  sel$clock;
-    reg  sel0$d;
-    wire  sel0$q;
-    reg  sel0$clock;
+    reg  grant0$d;
+    wire  grant0$q;
+    reg  grant0$clock;
+    reg  grant1$d;
+    wire  grant1$q;
+    reg  grant1$clock;
     
     // Local signals
     reg  cur;
@@ -1597,38 +1606,45 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
         .q(sel$q),
         .clock(sel$clock)
     );
-    prnic_top$arb$sel0 sel0(
-        .d(sel0$d),
-        .q(sel0$q),
-        .clock(sel0$clock)
+    prnic_top$arb$grant0 grant0(
+        .d(grant0$d),
+        .q(grant0$q),
+        .clock(grant0$clock)
+    );
+    prnic_top$arb$grant1 grant1(
+        .d(grant1$d),
+        .q(grant1$q),
+        .clock(grant1$clock)
     );
     
     // Update code
     always @(*) begin
         locked$clock = clk;
         sel$clock = clk;
-        sel0$clock = clk;
+        grant0$clock = clk;
+        grant1$clock = clk;
         locked$d = locked$q;
         sel$d = sel$q;
-        sel0$d = sel0$q;
+        grant0$d = grant0$q;
+        grant1$d = grant1$q;
         cur = sel$q;
         if (cur) begin
-            m_tvalid = s1_tvalid;
+            m_tvalid = (s1_tvalid & grant1$q);
             m_tdata = s1_tdata;
             m_tkeep = s1_tkeep;
             m_tlast = s1_tlast;
             other = s0_tvalid;
         end
         else begin
-            m_tvalid = s0_tvalid;
+            m_tvalid = (s0_tvalid & grant0$q);
             m_tdata = s0_tdata;
             m_tkeep = s0_tkeep;
             m_tlast = s0_tlast;
             other = s1_tvalid;
         end
         m_port = cur;
-        s0_tready = (sel0$q & m_tready);
-        s1_tready = (~sel0$q & m_tready);
+        s0_grant = grant0$q;
+        s1_grant = grant1$q;
         go = (m_tvalid & m_tready);
         nsel = cur;
         if (go) begin
@@ -1640,15 +1656,56 @@ module prnic_top$arb(clk,rst,s0_tvalid,s0_tready,s0_tdata,s0_tkeep,s0_tlast,s1_t
         else if ((~locked$q & ~m_tvalid)) begin
             nsel = (cur ^ other);
         end
+        sel$d = nsel;
+        grant0$d = ~nsel;
+        grant1$d = nsel;
         if (rst) begin
             locked$d = 1'b0;
-            nsel = 1'b0;
+            sel$d = cur;
+            grant0$d = 1'b0;
+            grant1$d = 1'b0;
         end
-        sel$d = nsel;
-        sel0$d = ~nsel;
     end
     
 endmodule // prnic_top$arb
+
+
+module prnic_top$arb$grant0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$arb$grant0
+
+
+module prnic_top$arb$grant1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$arb$grant1
 
 
 module prnic_top$arb$locked(d,q,clock);
@@ -1687,25 +1744,6 @@ module prnic_top$arb$sel(d,q,clock);
     end
           
 endmodule // prnic_top$arb$sel
-
-
-module prnic_top$arb$sel0(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$arb$sel0
 
 
 module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_qp,s_onoff_on,m_grant_valid,m_grant_qp,s_pcie_depth,cfg_bp_threshold,cfg_bp_slowdown,status_clearing,status_requests,status_grants,status_idle_slots,status_slots);
@@ -4541,6 +4579,9 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     reg  cnt_csr_bad_access_lo_rd$d;
     wire  cnt_csr_bad_access_lo_rd$q;
     reg  cnt_csr_bad_access_lo_rd$clock;
+    reg  [1:0] cnt_csr_bad_access_inc$d;
+    wire  [1:0] cnt_csr_bad_access_inc$q;
+    reg  cnt_csr_bad_access_inc$clock;
     reg  [31:0] cnt_csr_ro_write_shadow$d;
     wire  [31:0] cnt_csr_ro_write_shadow$q;
     reg  cnt_csr_ro_write_shadow$clock;
@@ -4556,6 +4597,9 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     reg  cnt_csr_ro_write_lo_rd$d;
     wire  cnt_csr_ro_write_lo_rd$q;
     reg  cnt_csr_ro_write_lo_rd$clock;
+    reg  [1:0] cnt_csr_ro_write_inc$d;
+    wire  [1:0] cnt_csr_ro_write_inc$q;
+    reg  cnt_csr_ro_write_inc$clock;
     reg  [31:0] cnt_ft_multi_hit_shadow$d;
     wire  [31:0] cnt_ft_multi_hit_shadow$q;
     reg  cnt_ft_multi_hit_shadow$clock;
@@ -5025,8 +5069,6 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
     reg  [31:0] rval_ft_rd_val1_0;
     reg  [31:0] rval_ft_rd_val2_0;
     reg  [31:0] rval_ft_rd_val3_0;
-    reg  [1:0] cnt_csr_bad_access_inc;
-    reg  [1:0] cnt_csr_ro_write_inc;
     reg  [511:0] grp_0_words;
     reg  [8:0] grp_0_bit;
     reg  [511:0] grp_1_words;
@@ -5365,6 +5407,11 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         .q(cnt_csr_bad_access_lo_rd$q),
         .clock(cnt_csr_bad_access_lo_rd$clock)
     );
+    prnic_top$csr$cnt_csr_bad_access_inc cnt_csr_bad_access_inc(
+        .d(cnt_csr_bad_access_inc$d),
+        .q(cnt_csr_bad_access_inc$q),
+        .clock(cnt_csr_bad_access_inc$clock)
+    );
     prnic_top$csr$cnt_csr_ro_write_shadow cnt_csr_ro_write_shadow(
         .d(cnt_csr_ro_write_shadow$d),
         .q(cnt_csr_ro_write_shadow$q),
@@ -5389,6 +5436,11 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         .d(cnt_csr_ro_write_lo_rd$d),
         .q(cnt_csr_ro_write_lo_rd$q),
         .clock(cnt_csr_ro_write_lo_rd$clock)
+    );
+    prnic_top$csr$cnt_csr_ro_write_inc cnt_csr_ro_write_inc(
+        .d(cnt_csr_ro_write_inc$d),
+        .q(cnt_csr_ro_write_inc$q),
+        .clock(cnt_csr_ro_write_inc$clock)
     );
     prnic_top$csr$cnt_ft_multi_hit_shadow cnt_ft_multi_hit_shadow(
         .d(cnt_ft_multi_hit_shadow$d),
@@ -5854,6 +5906,8 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cnt_csr_bad_access_c$d = cnt_csr_bad_access_c$q;
         cnt_csr_bad_access_lo_rd$clock = clk;
         cnt_csr_bad_access_lo_rd$d = cnt_csr_bad_access_lo_rd$q;
+        cnt_csr_bad_access_inc$clock = clk;
+        cnt_csr_bad_access_inc$d = cnt_csr_bad_access_inc$q;
         cnt_csr_ro_write_shadow$clock = clk;
         cnt_csr_ro_write_shadow$d = cnt_csr_ro_write_shadow$q;
         cnt_csr_ro_write_lo$clock = clk;
@@ -5864,6 +5918,8 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         cnt_csr_ro_write_c$d = cnt_csr_ro_write_c$q;
         cnt_csr_ro_write_lo_rd$clock = clk;
         cnt_csr_ro_write_lo_rd$d = cnt_csr_ro_write_lo_rd$q;
+        cnt_csr_ro_write_inc$clock = clk;
+        cnt_csr_ro_write_inc$d = cnt_csr_ro_write_inc$q;
         cnt_ft_multi_hit_shadow$clock = clk;
         cnt_ft_multi_hit_shadow$d = cnt_ft_multi_hit_shadow$q;
         cnt_ft_dup_hit_shadow$clock = clk;
@@ -6095,19 +6151,19 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         wmask = (((wm0 | wm1) | wm2) | wm3);
         bad_access = (wr_bad_q$q | rd_bad_q$q);
         if ((wr_bad_q$q & rd_bad_q$q)) begin
-            cnt_csr_bad_access_inc = 32'h2;
+            cnt_csr_bad_access_inc$d = 32'h2;
         end
         else if (bad_access) begin
-            cnt_csr_bad_access_inc = 32'h1;
+            cnt_csr_bad_access_inc$d = 32'h1;
         end
         else begin
-            cnt_csr_bad_access_inc = 32'h0;
+            cnt_csr_bad_access_inc$d = 32'h0;
         end
         if (ro_write_q$q) begin
-            cnt_csr_ro_write_inc = 32'h1;
+            cnt_csr_ro_write_inc$d = 32'h1;
         end
         else begin
-            cnt_csr_ro_write_inc = 32'h0;
+            cnt_csr_ro_write_inc$d = 32'h0;
         end
         wsel_port0_mac_lo_0 = (w1_go & (wa_q$q == 32'h20));
         wsel_port0_mac_hi_0 = (w1_go & (wa_q$q == 32'h24));
@@ -6497,13 +6553,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
             err_flags_csr_bad_access_q$d = 32'h0;
         end
         rval_err_flags_0 = (((hw_err_flags_ft_multi_hit) & 32'hffffffff) << 32'h0) | (((err_flags_csr_bad_access_q$q) & 32'hffffffff) << 32'h1);
-        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc) & 32'hffffffff));
-        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc[32'h1] | (cnt_csr_bad_access_inc[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
+        cnt_csr_bad_access_lo$d = (cnt_csr_bad_access_lo$q + ((cnt_csr_bad_access_inc$q) & 32'hffffffff));
+        cnt_csr_bad_access_c$d = ((cnt_csr_bad_access_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_bad_access_inc$q[32'h1] | (cnt_csr_bad_access_inc$q[32'h0] & cnt_csr_bad_access_lo$q[32'h0])));
         cnt_csr_bad_access_hi$d = (cnt_csr_bad_access_hi$q + ((cnt_csr_bad_access_c$q) & 32'hffffffff));
         if (rst) begin
             cnt_csr_bad_access_lo$d = 32'h0;
             cnt_csr_bad_access_hi$d = 32'h0;
             cnt_csr_bad_access_c$d = 1'b0;
+            cnt_csr_bad_access_inc$d = 32'h0;
         end
         cnt_csr_bad_access_lo_rd$d = rsel_cnt_csr_bad_access_0;
         if (cnt_csr_bad_access_lo_rd$q) begin
@@ -6511,13 +6568,14 @@ module prnic_top$csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_
         end
         rval_cnt_csr_bad_access_0 = cnt_csr_bad_access_lo$q;
         rval_cnt_csr_bad_access_1 = cnt_csr_bad_access_shadow$q;
-        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc) & 32'hffffffff));
-        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc[32'h1] | (cnt_csr_ro_write_inc[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
+        cnt_csr_ro_write_lo$d = (cnt_csr_ro_write_lo$q + ((cnt_csr_ro_write_inc$q) & 32'hffffffff));
+        cnt_csr_ro_write_c$d = ((cnt_csr_ro_write_lo$q[(32'h1)+:(31)] == 64'h7fffffff) & (cnt_csr_ro_write_inc$q[32'h1] | (cnt_csr_ro_write_inc$q[32'h0] & cnt_csr_ro_write_lo$q[32'h0])));
         cnt_csr_ro_write_hi$d = (cnt_csr_ro_write_hi$q + ((cnt_csr_ro_write_c$q) & 32'hffffffff));
         if (rst) begin
             cnt_csr_ro_write_lo$d = 32'h0;
             cnt_csr_ro_write_hi$d = 32'h0;
             cnt_csr_ro_write_c$d = 1'b0;
+            cnt_csr_ro_write_inc$d = 32'h0;
         end
         cnt_csr_ro_write_lo_rd$d = rsel_cnt_csr_ro_write_0;
         if (cnt_csr_ro_write_lo_rd$q) begin
@@ -7314,6 +7372,25 @@ module prnic_top$csr$cnt_csr_bad_access_hi(d,q,clock);
 endmodule // prnic_top$csr$cnt_csr_bad_access_hi
 
 
+module prnic_top$csr$cnt_csr_bad_access_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_bad_access_inc
+
+
 module prnic_top$csr$cnt_csr_bad_access_lo(d,q,clock);
     
     // Module arguments
@@ -7407,6 +7484,25 @@ module prnic_top$csr$cnt_csr_ro_write_hi(d,q,clock);
     end
           
 endmodule // prnic_top$csr$cnt_csr_ro_write_hi
+
+
+module prnic_top$csr$cnt_csr_ro_write_inc(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$csr$cnt_csr_ro_write_inc
 
 
 module prnic_top$csr$cnt_csr_ro_write_lo(d,q,clock);
@@ -34903,7 +34999,7 @@ module prnic_top$ft_way(d,q,clock);
 endmodule // prnic_top$ft_way
 
 
-module prnic_top$mac0(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
+module prnic_top$mac0(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_grant,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
     
     // Module arguments
     input wire  clk;
@@ -34916,6 +35012,7 @@ module prnic_top$mac0(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
     input wire  s_tuser;
     output reg  m_tvalid;
     input wire  m_tready;
+    input wire  m_grant;
     output reg  [1023:0] m_tdata;
     output reg  [127:0] m_tkeep;
     output reg  m_tlast;
@@ -35218,7 +35315,7 @@ module prnic_top$mac0(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
         m_tdata = q_data$m_data;
         m_tkeep = q_keep$m_data;
         m_tlast = |q_last$m_data;
-        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | m_tready));
+        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | (m_tready & m_grant)));
         q_data$m_pop = pop;
         q_keep$m_pop = pop;
         q_last$m_pop = pop;
@@ -38184,7 +38281,7 @@ module prnic_top$mac0$tight(d,q,clock);
 endmodule // prnic_top$mac0$tight
 
 
-module prnic_top$mac1(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
+module prnic_top$mac1(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,m_tvalid,m_tready,m_grant,m_tdata,m_tkeep,m_tlast,status_drop_full,status_drop_error,status_drop_long);
     
     // Module arguments
     input wire  clk;
@@ -38197,6 +38294,7 @@ module prnic_top$mac1(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
     input wire  s_tuser;
     output reg  m_tvalid;
     input wire  m_tready;
+    input wire  m_grant;
     output reg  [1023:0] m_tdata;
     output reg  [127:0] m_tkeep;
     output reg  m_tlast;
@@ -38499,7 +38597,7 @@ module prnic_top$mac1(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,s_tuser,
         m_tdata = q_data$m_data;
         m_tkeep = q_keep$m_data;
         m_tlast = |q_last$m_data;
-        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | m_tready));
+        pop = ((q_data$m_valid & q_frame$m_valid) & (bad | (m_tready & m_grant)));
         q_data$m_pop = pop;
         q_keep$m_pop = pop;
         q_last$m_pop = pop;
@@ -42010,6 +42108,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     // Stub signals
     reg  data_fifo$clk;
     reg  data_fifo$rst;
+    reg  data_fifo$s_en;
     reg  data_fifo$s_valid;
     reg  [1023:0] data_fifo$s_data;
     wire  data_fifo$m_valid;
@@ -42043,6 +42142,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  ready_q$d;
     wire  ready_q$q;
     reg  ready_q$clock;
+    reg  store_en$d;
+    wire  store_en$q;
+    reg  store_en$clock;
     reg  in_mid$d;
     wire  in_mid$q;
     reg  in_mid$clock;
@@ -42650,6 +42752,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     prnic_top$rxd$data_fifo data_fifo(
         .clk(data_fifo$clk),
         .rst(data_fifo$rst),
+        .s_en(data_fifo$s_en),
         .s_valid(data_fifo$s_valid),
         .s_data(data_fifo$s_data),
         .m_valid(data_fifo$m_valid),
@@ -42695,6 +42798,11 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .d(ready_q$d),
         .q(ready_q$q),
         .clock(ready_q$clock)
+    );
+    prnic_top$rxd$store_en store_en(
+        .d(store_en$d),
+        .q(store_en$q),
+        .clock(store_en$clock)
     );
     prnic_top$rxd$in_mid in_mid(
         .d(in_mid$d),
@@ -43615,6 +43723,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     // Update code
     always @(*) begin
         ready_q$clock = clk;
+        store_en$clock = clk;
         in_mid$clock = clk;
         in_beats$clock = clk;
         in_over$clock = clk;
@@ -43774,6 +43883,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         cnt_placed$clock = clk;
         cnt_verdict$clock = clk;
         ready_q$d = ready_q$q;
+        store_en$d = store_en$q;
         in_mid$d = in_mid$q;
         in_beats$d = in_beats$q;
         in_over$d = in_over$q;
@@ -44016,16 +44126,16 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             end
         end
         ready_q$d = (((mid_nx | flight_lo$q) & (over_nx | data_lo$q)) & ~rst);
+        store_en$d = (ready_q$d & ~over_nx);
+        data_fifo$s_en = store_en$q;
         data_fifo$s_valid = (in_fire & ~in_over$q);
         data_fifo$s_data = s_axis_wire_tdata;
         beat_wide = ((s_axis_wire_tdata) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-        if (in_fire) begin
-            if (~in_mid$q) begin
-                hdr$d = beat_wide;
-            end
-            else if ((c_hdr2 & in_is1$q)) begin
-                hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
-            end
+        if (~in_mid$q) begin
+            hdr$d = beat_wide;
+        end
+        else if (((in_fire & c_hdr2) & in_is1$q)) begin
+            hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
         end
         ev_frame$d = (in_fire & ~in_mid$q);
         ev_store$d = (in_fire & ~in_over$q);
@@ -44483,6 +44593,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         m_place_done = (((last_taken) & 2'h3) + ((empty_go) & 2'h3));
         if (rst) begin
             ready_q$d = 1'b0;
+            store_en$d = 1'b0;
             in_mid$d = 1'b0;
             in_beats$d = 32'h0;
             in_over$d = 1'b0;
@@ -46492,11 +46603,12 @@ module prnic_top$rxd$cnt_verdict(d,q,clock);
 endmodule // prnic_top$rxd$cnt_verdict
 
 
-module prnic_top$rxd$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
+module prnic_top$rxd$data_fifo(clk,rst,s_en,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
     input wire  rst;
+    input wire  s_en;
     input wire  s_valid;
     input wire  [1023:0] s_data;
     output reg  m_valid;
@@ -46596,7 +46708,7 @@ module prnic_top$rxd$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$out_enable = load_b;
         ram$write_address = wr$q;
         ram$write_data = s_data;
-        ram$write_enable = s_valid;
+        ram$write_enable = s_en;
         if (load_b) begin
             b_valid$d = a_valid$q;
         end
@@ -48710,6 +48822,25 @@ module prnic_top$rxd$sk_valid(d,q,clock);
 endmodule // prnic_top$rxd$sk_valid
 
 
+module prnic_top$rxd$store_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$store_en
+
+
 module prnic_top$rxd$v_pending(d,q,clock);
     
     // Module arguments
@@ -49294,17 +49425,17 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
             if (n_valid$q) begin
                 c_valid$d = 1'b1;
                 c_rec$d = n_rec$q;
-                c_rel$d = (lag_n < 32'h8000);
+                c_rel$d = ~lag_n[32'hf];
             end
             else begin
                 c_valid$d = cqe_q$m_valid;
                 c_rec$d = cqe_q$m_data;
-                c_rel$d = (lag_head < 32'h8000);
+                c_rel$d = ~lag_head[32'hf];
             end
             n_next = 1'b0;
         end
         else begin
-            c_rel$d = (lag_c < 32'h8000);
+            c_rel$d = ~lag_c[32'hf];
             n_next = (n_valid$q | n_take);
         end
         if (cqe_go) begin
@@ -49383,7 +49514,7 @@ module prnic_top$rxe(clk,rst,s_qp,s_verdict_valid,s_verdict_place,s_place_done,s
         n_valid$d = n_next;
         n_busy$d = n_next;
         m_hold = hold$q;
-        unused_full = (cqe_q$full | ack_q$full);
+        unused_full = ((cqe_q$full | ack_q$full) | ((|lag_head[(32'h0)+:(15)] | |lag_n[(32'h0)+:(15)]) | |lag_c[(32'h0)+:(15)]));
         status_overflow = (cqe_q$status_overflow | ack_q$status_overflow);
     end
     

@@ -88,6 +88,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     // Stub signals
     reg  data_fifo$clk;
     reg  data_fifo$rst;
+    reg  data_fifo$s_en;
     reg  data_fifo$s_valid;
     reg  [1023:0] data_fifo$s_data;
     wire  data_fifo$m_valid;
@@ -121,6 +122,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  ready_q$d;
     wire  ready_q$q;
     reg  ready_q$clock;
+    reg  store_en$d;
+    wire  store_en$q;
+    reg  store_en$clock;
     reg  in_mid$d;
     wire  in_mid$q;
     reg  in_mid$clock;
@@ -728,6 +732,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     rx_decap$data_fifo data_fifo(
         .clk(data_fifo$clk),
         .rst(data_fifo$rst),
+        .s_en(data_fifo$s_en),
         .s_valid(data_fifo$s_valid),
         .s_data(data_fifo$s_data),
         .m_valid(data_fifo$m_valid),
@@ -773,6 +778,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .d(ready_q$d),
         .q(ready_q$q),
         .clock(ready_q$clock)
+    );
+    rx_decap$store_en store_en(
+        .d(store_en$d),
+        .q(store_en$q),
+        .clock(store_en$clock)
     );
     rx_decap$in_mid in_mid(
         .d(in_mid$d),
@@ -1693,6 +1703,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     // Update code
     always @(*) begin
         ready_q$clock = clk;
+        store_en$clock = clk;
         in_mid$clock = clk;
         in_beats$clock = clk;
         in_over$clock = clk;
@@ -1852,6 +1863,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         cnt_placed$clock = clk;
         cnt_verdict$clock = clk;
         ready_q$d = ready_q$q;
+        store_en$d = store_en$q;
         in_mid$d = in_mid$q;
         in_beats$d = in_beats$q;
         in_over$d = in_over$q;
@@ -2094,16 +2106,16 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             end
         end
         ready_q$d = (((mid_nx | flight_lo$q) & (over_nx | data_lo$q)) & ~rst);
+        store_en$d = (ready_q$d & ~over_nx);
+        data_fifo$s_en = store_en$q;
         data_fifo$s_valid = (in_fire & ~in_over$q);
         data_fifo$s_data = s_axis_wire_tdata;
         beat_wide = ((s_axis_wire_tdata) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
-        if (in_fire) begin
-            if (~in_mid$q) begin
-                hdr$d = beat_wide;
-            end
-            else if ((c_hdr2 & in_is1$q)) begin
-                hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
-            end
+        if (~in_mid$q) begin
+            hdr$d = beat_wide;
+        end
+        else if (((in_fire & c_hdr2) & in_is1$q)) begin
+            hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
         end
         ev_frame$d = (in_fire & ~in_mid$q);
         ev_store$d = (in_fire & ~in_over$q);
@@ -2561,6 +2573,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         m_place_done = (((last_taken) & 2'h3) + ((empty_go) & 2'h3));
         if (rst) begin
             ready_q$d = 1'b0;
+            store_en$d = 1'b0;
             in_mid$d = 1'b0;
             in_beats$d = 32'h0;
             in_over$d = 1'b0;
@@ -4570,11 +4583,12 @@ module rx_decap$cnt_verdict(d,q,clock);
 endmodule // rx_decap$cnt_verdict
 
 
-module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
+module rx_decap$data_fifo(clk,rst,s_en,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Module arguments
     input wire  clk;
     input wire  rst;
+    input wire  s_en;
     input wire  s_valid;
     input wire  [1023:0] s_data;
     output reg  m_valid;
@@ -4674,7 +4688,7 @@ module rx_decap$data_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$out_enable = load_b;
         ram$write_address = wr$q;
         ram$write_data = s_data;
-        ram$write_enable = s_valid;
+        ram$write_enable = s_en;
         if (load_b) begin
             b_valid$d = a_valid$q;
         end
@@ -6786,6 +6800,25 @@ module rx_decap$sk_valid(d,q,clock);
     end
           
 endmodule // rx_decap$sk_valid
+
+
+module rx_decap$store_en(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$store_en
 
 
 module rx_decap$v_pending(d,q,clock);

@@ -46,7 +46,11 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
     /// Bad frame (FCS or other MAC error), valid with `tlast`.
     pub s_tuser: Signal<In, Bit>,
     pub m_tvalid: Signal<Out, Bit>,
+    /// A beat leaves when `m_tvalid & m_tready & m_grant`. In `prnic_top`, `m_tready`
+    /// is the RX path's and `m_grant` the port arbiter's registered grant for this port,
+    /// so the pop is one LUT of inputs that all start at flip-flops or at `m_tready`.
     pub m_tready: Signal<In, Bit>,
+    pub m_grant: Signal<In, Bit>,
     pub m_tdata: Signal<Out, Bits<D>>,
     pub m_tkeep: Signal<Out, Bits<K>>,
     pub m_tlast: Signal<Out, Bit>,
@@ -124,6 +128,7 @@ impl<const D: usize, const K: usize> MacRxFifo<D, K> {
             s_tuser: Default::default(),
             m_tvalid: Default::default(),
             m_tready: Default::default(),
+            m_grant: Default::default(),
             m_tdata: Default::default(),
             m_tkeep: Default::default(),
             m_tlast: Default::default(),
@@ -256,7 +261,7 @@ impl<const D: usize, const K: usize> Logic for MacRxFifo<D, K> {
         self.m_tkeep.next = self.q_keep.m_data.val();
         self.m_tlast.next = self.q_last.m_data.val().any();
         self.pop.next = ((self.q_data.m_valid.val() & self.q_frame.m_valid.val())
-            & (self.bad.val() | self.m_tready.val()));
+            & (self.bad.val() | (self.m_tready.val() & self.m_grant.val())));
         self.q_data.m_pop.next = self.pop.val();
         self.q_keep.m_pop.next = self.pop.val();
         self.q_last.m_pop.next = self.pop.val();
@@ -341,8 +346,10 @@ mod tests {
             let mut rx_beat = 0u64;
             for _ in 0..cycles {
                 wait_clock_false!(ep, clk, x);
+                // Ready and grant vary apart: a beat leaves only with both.
                 let m_ready = next() < p_ready;
-                if x.m_tvalid.val() && m_ready {
+                let m_grant = next() < 80;
+                if x.m_tvalid.val() && m_ready && m_grant {
                     let w = x.m_tdata.val().index() as u64;
                     let (fid, fbeat) = (w >> 4, w & 15);
                     // Skip good frames that were dropped (full) before this one.
@@ -379,6 +386,7 @@ mod tests {
                 x.s_tlast.next = send && beat + 1 == len;
                 x.s_tuser.next = send && beat + 1 == len && bad;
                 x.m_tready.next = m_ready;
+                x.m_grant.next = m_grant;
                 if send {
                     beat = if beat + 1 == len { 0 } else { beat + 1 };
                 }

@@ -6,10 +6,12 @@
 //!   in between. The choice is a register, set a cycle ahead: when a frame's last beat
 //!   leaves, the other port follows on the next cycle if it has a beat waiting, with no
 //!   gap; a port that turns valid while the output idles on the other port waits one
-//!   cycle. No `tready` depends on the other port's `tvalid` within a cycle, so the
-//!   MAC FIFOs' read side closes timing on its own. A port's `tready` is low while the
-//!   other port's frame passes; in `prnic_top` each port is a `MacRxFifo`, which holds
-//!   whole frames meanwhile (the MAC itself is never held).
+//!   cycle. A port's beat is taken when `sN_grant & m_tready` (and it is valid):
+//!   `sN_grant` is a register of its own per port, so a port's read side depends on the
+//!   other port's `tvalid` through no logic at all, and a FIFO's pop is one LUT of its own
+//!   valids, `m_tready` and its grant. `sN_grant` is low while the other port's frame
+//!   passes; in `prnic_top` each port is a `MacRxFifo`, which holds whole frames meanwhile
+//!   (the MAC itself is never held).
 //! * The TX split needs no state: `tx_encap`'s `tdest` is constant through a frame, so
 //!   `prnic_top` routes `tvalid` and `tready` by it (see there).
 
@@ -20,12 +22,15 @@ pub struct RxPortArb<const D: usize, const K: usize> {
     pub clk: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub s0_tvalid: Signal<In, Bit>,
-    pub s0_tready: Signal<Out, Bit>,
+    /// Port 0 has the output this cycle: its beat is taken when `s0_tvalid & s0_grant &
+    /// m_tready`. A register (0 in reset).
+    pub s0_grant: Signal<Out, Bit>,
     pub s0_tdata: Signal<In, Bits<D>>,
     pub s0_tkeep: Signal<In, Bits<K>>,
     pub s0_tlast: Signal<In, Bit>,
     pub s1_tvalid: Signal<In, Bit>,
-    pub s1_tready: Signal<Out, Bit>,
+    /// As `s0_grant`, for port 1.
+    pub s1_grant: Signal<Out, Bit>,
     pub s1_tdata: Signal<In, Bits<D>>,
     pub s1_tkeep: Signal<In, Bits<K>>,
     pub s1_tlast: Signal<In, Bit>,
@@ -39,13 +44,16 @@ pub struct RxPortArb<const D: usize, const K: usize> {
     /// A frame is passing: `sel` keeps the output until its last beat.
     locked: DFF<Bit>,
     /// The port on the output, chosen a cycle ahead. It selects the data: about 1,100
-    /// loads on a 1024-bit bus.
+    /// loads on a 1024-bit bus. It holds its value through reset (the round-robin turn
+    /// needs no reset).
     sel: DFF<Bit>,
-    /// `!sel`, a register of its own for the two `tready`s alone, so the MAC FIFOs' pop
-    /// (and the 1,024 enables of their output registers behind it) does not wait for
-    /// `sel`'s net. Its next value is `sel`'s inverted, so synthesis cannot merge the two;
-    /// the reset sets both (the design powers up in reset).
-    sel0: DFF<Bit>,
+    /// One grant register per port, for that port's read side alone, so a MAC FIFO's
+    /// pop (and the 1,024 enables of its output register behind it) waits neither for
+    /// `sel`'s net nor for an inverter. Outside reset `grant1 == sel` and
+    /// `grant0 == !sel`; in reset both are 0 while `sel` holds, so their next values
+    /// differ from `sel`'s as functions and no tool merges the registers.
+    grant0: DFF<Bit>,
+    grant1: DFF<Bit>,
     cur: Signal<Local, Bit>,
     /// The port not selected has a beat waiting.
     other: Signal<Local, Bit>,
@@ -60,12 +68,12 @@ impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
             clk: Default::default(),
             rst: Default::default(),
             s0_tvalid: Default::default(),
-            s0_tready: Default::default(),
+            s0_grant: Default::default(),
             s0_tdata: Default::default(),
             s0_tkeep: Default::default(),
             s0_tlast: Default::default(),
             s1_tvalid: Default::default(),
-            s1_tready: Default::default(),
+            s1_grant: Default::default(),
             s1_tdata: Default::default(),
             s1_tkeep: Default::default(),
             s1_tlast: Default::default(),
@@ -77,7 +85,8 @@ impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
             m_port: Default::default(),
             locked: Default::default(),
             sel: Default::default(),
-            sel0: Default::default(),
+            grant0: Default::default(),
+            grant1: Default::default(),
             cur: Default::default(),
             other: Default::default(),
             go: Default::default(),
@@ -89,26 +98,28 @@ impl<const D: usize, const K: usize> Default for RxPortArb<D, K> {
 impl<const D: usize, const K: usize> Logic for RxPortArb<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clk, locked, sel, sel0);
-        // The output follows the registered choice alone, so neither port's `tready`
-        // depends on the other port's `tvalid` within a cycle.
+        dff_setup!(self, clk, locked, sel, grant0, grant1);
+        // The output follows the registered choice alone, so neither port's read side
+        // depends on the other port's `tvalid` within a cycle. `tvalid` also asks for
+        // the grant (the same LUT): in the cycle after reset `sel` and the grants may
+        // disagree, and no beat may pass that its port does not release.
         self.cur.next = self.sel.q.val();
         if self.cur.val() {
-            self.m_tvalid.next = self.s1_tvalid.val();
+            self.m_tvalid.next = (self.s1_tvalid.val() & self.grant1.q.val());
             self.m_tdata.next = self.s1_tdata.val();
             self.m_tkeep.next = self.s1_tkeep.val();
             self.m_tlast.next = self.s1_tlast.val();
             self.other.next = self.s0_tvalid.val();
         } else {
-            self.m_tvalid.next = self.s0_tvalid.val();
+            self.m_tvalid.next = (self.s0_tvalid.val() & self.grant0.q.val());
             self.m_tdata.next = self.s0_tdata.val();
             self.m_tkeep.next = self.s0_tkeep.val();
             self.m_tlast.next = self.s0_tlast.val();
             self.other.next = self.s1_tvalid.val();
         }
         self.m_port.next = self.cur.val();
-        self.s0_tready.next = (self.sel0.q.val() & self.m_tready.val());
-        self.s1_tready.next = (!self.sel0.q.val() & self.m_tready.val());
+        self.s0_grant.next = self.grant0.q.val();
+        self.s1_grant.next = self.grant1.q.val();
         self.go.next = (self.m_tvalid.val() & self.m_tready.val());
         self.nsel.next = self.cur.val();
         if self.go.val() {
@@ -121,12 +132,15 @@ impl<const D: usize, const K: usize> Logic for RxPortArb<D, K> {
             // Idle between frames: turn to the other port if it has one.
             self.nsel.next = (self.cur.val() ^ self.other.val());
         }
+        self.sel.d.next = self.nsel.val();
+        self.grant0.d.next = !self.nsel.val();
+        self.grant1.d.next = self.nsel.val();
         if self.rst.val() {
             self.locked.d.next = false;
-            self.nsel.next = false;
+            self.sel.d.next = self.cur.val();
+            self.grant0.d.next = false;
+            self.grant1.d.next = false;
         }
-        self.sel.d.next = self.nsel.val();
-        self.sel0.d.next = !self.nsel.val();
     }
 }
 
@@ -199,8 +213,8 @@ mod tests {
                 // Let the inputs settle, then see what the coming edge transfers.
                 x = ep.wait(1_000, x)?;
                 let taken = [
-                    offer[0] && x.s0_tready.val(),
-                    offer[1] && x.s1_tready.val(),
+                    offer[0] && x.s0_grant.val() && ready,
+                    offer[1] && x.s1_grant.val() && ready,
                 ];
                 let go = x.m_tvalid.val() && ready;
                 sim_assert!(ep, !(taken[0] && taken[1]), x);

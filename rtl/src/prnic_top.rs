@@ -639,7 +639,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.mac0.s_tlast.next = self.s_axis_port0_rx_tlast.val();
         self.mac0.s_tuser.next = self.s_axis_port0_rx_tuser.val();
         self.arb.s0_tvalid.next = self.mac0.m_tvalid.val();
-        self.mac0.m_tready.next = self.arb.s0_tready.val();
+        self.mac0.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.mac0.m_grant.next = self.arb.s0_grant.val();
         self.arb.s0_tdata.next = self.mac0.m_tdata.val();
         self.arb.s0_tkeep.next = self.mac0.m_tkeep.val();
         self.arb.s0_tlast.next = self.mac0.m_tlast.val();
@@ -650,7 +651,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.mac1.s_tlast.next = self.s_axis_port1_rx_tlast.val();
         self.mac1.s_tuser.next = self.s_axis_port1_rx_tuser.val();
         self.arb.s1_tvalid.next = self.mac1.m_tvalid.val();
-        self.mac1.m_tready.next = self.arb.s1_tready.val();
+        self.mac1.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.mac1.m_grant.next = self.arb.s1_grant.val();
         self.arb.s1_tdata.next = self.mac1.m_tdata.val();
         self.arb.s1_tkeep.next = self.mac1.m_tkeep.val();
         self.arb.s1_tlast.next = self.mac1.m_tlast.val();

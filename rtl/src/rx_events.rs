@@ -139,7 +139,8 @@ pub struct RxEvents {
     ack_hold_down: Signal<Local, Bit>,
     cqe_hold_next: Signal<Local, Bit>,
     ack_hold_next: Signal<Local, Bit>,
-    /// The queues' `full`: the hold keeps them from it (overflow is still reported).
+    /// The queues' `full`: the hold keeps them from it (overflow is still reported); and
+    /// the lags' low bits (only their sign is read).
     unused_full: Signal<Local, Bit>,
 }
 
@@ -282,7 +283,9 @@ impl Logic for RxEvents {
         // lane. The queue's pop is `!n_valid`, a register. `c_rel` is C's release
         // decision, registered: `done` had reached C's tag one cycle ago (conservative;
         // `done` only grows). It is computed for the record C holds next cycle.
-        // `done >= tag` modulo 2^16 (far fewer than 2^15 placements are ever in flight).
+        // `done >= tag` modulo 2^16 (far fewer than 2^15 placements are ever in flight):
+        // the difference's top bit clear. Written as `< 32768`, synthesis built a second
+        // carry chain for the compare behind the subtraction's (5.5 levels).
         self.lag_head.next = (self.done.q.val() - self.cqe_q.m_data.val().get_bits::<16>(187));
         self.lag_n.next = (self.done.q.val() - self.n_rec.q.val().get_bits::<16>(187));
         self.lag_c.next = (self.done.q.val() - self.c_rec.q.val().get_bits::<16>(187));
@@ -317,15 +320,15 @@ impl Logic for RxEvents {
             if self.n_valid.q.val() {
                 self.c_valid.d.next = true;
                 self.c_rec.d.next = self.n_rec.q.val();
-                self.c_rel.d.next = (self.lag_n.val() < 32768);
+                self.c_rel.d.next = !self.lag_n.val().get_bit(15);
             } else {
                 self.c_valid.d.next = self.cqe_q.m_valid.val();
                 self.c_rec.d.next = self.cqe_q.m_data.val();
-                self.c_rel.d.next = (self.lag_head.val() < 32768);
+                self.c_rel.d.next = !self.lag_head.val().get_bit(15);
             }
             self.n_next.next = false;
         } else {
-            self.c_rel.d.next = (self.lag_c.val() < 32768);
+            self.c_rel.d.next = !self.lag_c.val().get_bit(15);
             self.n_next.next = (self.n_valid.q.val() | self.n_take.val());
         }
         if self.cqe_go.val() {
@@ -412,7 +415,10 @@ impl Logic for RxEvents {
         self.n_valid.d.next = self.n_next.val();
         self.n_busy.d.next = self.n_next.val();
         self.m_hold.next = self.hold.q.val();
-        self.unused_full.next = (self.cqe_q.full.val() | self.ack_q.full.val());
+        self.unused_full.next = ((self.cqe_q.full.val() | self.ack_q.full.val())
+            | ((self.lag_head.val().get_bits::<15>(0).any()
+                | self.lag_n.val().get_bits::<15>(0).any())
+                | self.lag_c.val().get_bits::<15>(0).any()));
         self.status_overflow.next =
             (self.cqe_q.status_overflow.val() | self.ack_q.status_overflow.val());
     }
