@@ -16533,6 +16533,54 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  k_rd$3$d;
     wire  k_rd$3$q;
     reg  k_rd$3$clock;
+    reg  ka_ok$0$d;
+    wire  ka_ok$0$q;
+    reg  ka_ok$0$clock;
+    reg  ka_ok$1$d;
+    wire  ka_ok$1$q;
+    reg  ka_ok$1$clock;
+    reg  ka_ok$2$d;
+    wire  ka_ok$2$q;
+    reg  ka_ok$2$clock;
+    reg  ka_ok$3$d;
+    wire  ka_ok$3$q;
+    reg  ka_ok$3$clock;
+    reg  ka_bad0$0$d;
+    wire  ka_bad0$0$q;
+    reg  ka_bad0$0$clock;
+    reg  ka_bad0$1$d;
+    wire  ka_bad0$1$q;
+    reg  ka_bad0$1$clock;
+    reg  ka_bad0$2$d;
+    wire  ka_bad0$2$q;
+    reg  ka_bad0$2$clock;
+    reg  ka_bad0$3$d;
+    wire  ka_bad0$3$q;
+    reg  ka_bad0$3$clock;
+    reg  ka_write$0$d;
+    wire  ka_write$0$q;
+    reg  ka_write$0$clock;
+    reg  ka_write$1$d;
+    wire  ka_write$1$q;
+    reg  ka_write$1$clock;
+    reg  ka_write$2$d;
+    wire  ka_write$2$q;
+    reg  ka_write$2$clock;
+    reg  ka_write$3$d;
+    wire  ka_write$3$q;
+    reg  ka_write$3$clock;
+    reg  ka_fresh$0$d;
+    wire  ka_fresh$0$q;
+    reg  ka_fresh$0$clock;
+    reg  ka_fresh$1$d;
+    wire  ka_fresh$1$q;
+    reg  ka_fresh$1$clock;
+    reg  ka_fresh$2$d;
+    wire  ka_fresh$2$q;
+    reg  ka_fresh$2$clock;
+    reg  ka_fresh$3$d;
+    wire  ka_fresh$3$q;
+    reg  ka_fresh$3$clock;
     reg  q_sel$0$d;
     wire  q_sel$0$q;
     reg  q_sel$0$clock;
@@ -17075,10 +17123,18 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  take_w$1;
     reg  take_w$2;
     reg  take_w$3;
+    reg  take_a$0;
+    reg  take_a$1;
+    reg  take_a$2;
+    reg  take_a$3;
     reg  [15:0] pa_take_mask$0;
     reg  [15:0] pa_take_mask$1;
     reg  [15:0] pa_take_mask$2;
     reg  [15:0] pa_take_mask$3;
+    reg  [15:0] pa_take_mask_hi$0;
+    reg  [15:0] pa_take_mask_hi$1;
+    reg  [15:0] pa_take_mask_hi$2;
+    reg  [15:0] pa_take_mask_hi$3;
     reg  [15:0] pa_addr_take$0;
     reg  [15:0] pa_addr_take$1;
     reg  [15:0] pa_addr_take$2;
@@ -18991,6 +19047,86 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         .q(k_rd$3$q),
         .clock(k_rd$3$clock)
     );
+    prnic_top$flow$ka_ok$0 ka_ok$0(
+        .d(ka_ok$0$d),
+        .q(ka_ok$0$q),
+        .clock(ka_ok$0$clock)
+    );
+    prnic_top$flow$ka_ok$1 ka_ok$1(
+        .d(ka_ok$1$d),
+        .q(ka_ok$1$q),
+        .clock(ka_ok$1$clock)
+    );
+    prnic_top$flow$ka_ok$2 ka_ok$2(
+        .d(ka_ok$2$d),
+        .q(ka_ok$2$q),
+        .clock(ka_ok$2$clock)
+    );
+    prnic_top$flow$ka_ok$3 ka_ok$3(
+        .d(ka_ok$3$d),
+        .q(ka_ok$3$q),
+        .clock(ka_ok$3$clock)
+    );
+    prnic_top$flow$ka_bad0$0 ka_bad0$0(
+        .d(ka_bad0$0$d),
+        .q(ka_bad0$0$q),
+        .clock(ka_bad0$0$clock)
+    );
+    prnic_top$flow$ka_bad0$1 ka_bad0$1(
+        .d(ka_bad0$1$d),
+        .q(ka_bad0$1$q),
+        .clock(ka_bad0$1$clock)
+    );
+    prnic_top$flow$ka_bad0$2 ka_bad0$2(
+        .d(ka_bad0$2$d),
+        .q(ka_bad0$2$q),
+        .clock(ka_bad0$2$clock)
+    );
+    prnic_top$flow$ka_bad0$3 ka_bad0$3(
+        .d(ka_bad0$3$d),
+        .q(ka_bad0$3$q),
+        .clock(ka_bad0$3$clock)
+    );
+    prnic_top$flow$ka_write$0 ka_write$0(
+        .d(ka_write$0$d),
+        .q(ka_write$0$q),
+        .clock(ka_write$0$clock)
+    );
+    prnic_top$flow$ka_write$1 ka_write$1(
+        .d(ka_write$1$d),
+        .q(ka_write$1$q),
+        .clock(ka_write$1$clock)
+    );
+    prnic_top$flow$ka_write$2 ka_write$2(
+        .d(ka_write$2$d),
+        .q(ka_write$2$q),
+        .clock(ka_write$2$clock)
+    );
+    prnic_top$flow$ka_write$3 ka_write$3(
+        .d(ka_write$3$d),
+        .q(ka_write$3$q),
+        .clock(ka_write$3$clock)
+    );
+    prnic_top$flow$ka_fresh$0 ka_fresh$0(
+        .d(ka_fresh$0$d),
+        .q(ka_fresh$0$q),
+        .clock(ka_fresh$0$clock)
+    );
+    prnic_top$flow$ka_fresh$1 ka_fresh$1(
+        .d(ka_fresh$1$d),
+        .q(ka_fresh$1$q),
+        .clock(ka_fresh$1$clock)
+    );
+    prnic_top$flow$ka_fresh$2 ka_fresh$2(
+        .d(ka_fresh$2$d),
+        .q(ka_fresh$2$q),
+        .clock(ka_fresh$2$clock)
+    );
+    prnic_top$flow$ka_fresh$3 ka_fresh$3(
+        .d(ka_fresh$3$d),
+        .q(ka_fresh$3$q),
+        .clock(ka_fresh$3$clock)
+    );
     prnic_top$flow$q_sel$0 q_sel$0(
         .d(q_sel$0$d),
         .q(q_sel$0$q),
@@ -20102,6 +20238,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         k_write$0$clock = clk;
         q_sel$0$clock = clk;
         k_fresh$0$clock = clk;
+        ka_ok$0$clock = clk;
+        ka_bad0$0$clock = clk;
+        ka_write$0$clock = clk;
+        ka_fresh$0$clock = clk;
         k_sw$0$clock = clk;
         k_rd$0$clock = clk;
         pend_slot$0$d = pend_slot$0$q;
@@ -20137,6 +20277,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         k_write$1$clock = clk;
         q_sel$1$clock = clk;
         k_fresh$1$clock = clk;
+        ka_ok$1$clock = clk;
+        ka_bad0$1$clock = clk;
+        ka_write$1$clock = clk;
+        ka_fresh$1$clock = clk;
         k_sw$1$clock = clk;
         k_rd$1$clock = clk;
         pend_slot$1$d = pend_slot$1$q;
@@ -20172,6 +20316,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         k_write$2$clock = clk;
         q_sel$2$clock = clk;
         k_fresh$2$clock = clk;
+        ka_ok$2$clock = clk;
+        ka_bad0$2$clock = clk;
+        ka_write$2$clock = clk;
+        ka_fresh$2$clock = clk;
         k_sw$2$clock = clk;
         k_rd$2$clock = clk;
         pend_slot$2$d = pend_slot$2$q;
@@ -20207,6 +20355,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         k_write$3$clock = clk;
         q_sel$3$clock = clk;
         k_fresh$3$clock = clk;
+        ka_ok$3$clock = clk;
+        ka_bad0$3$clock = clk;
+        ka_write$3$clock = clk;
+        ka_fresh$3$clock = clk;
         k_sw$3$clock = clk;
         k_rd$3$clock = clk;
         pend_slot$3$d = pend_slot$3$q;
@@ -21023,15 +21175,27 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         k_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$0$d = upd_bad0;
         k_write$0$d = upd_is_write;
+        ka_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        ka_bad0$0$d = upd_bad0;
+        ka_write$0$d = upd_is_write;
         k_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$1$d = upd_bad0;
         k_write$1$d = upd_is_write;
+        ka_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        ka_bad0$1$d = upd_bad0;
+        ka_write$1$d = upd_is_write;
         k_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$2$d = upd_bad0;
         k_write$2$d = upd_is_write;
+        ka_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        ka_bad0$2$d = upd_bad0;
+        ka_write$2$d = upd_is_write;
         k_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$3$d = upd_bad0;
         k_write$3$d = upd_is_write;
+        ka_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
+        ka_bad0$3$d = upd_bad0;
+        ka_write$3$d = upd_is_write;
         c_index$d = s_update_index;
         c_key$d = s_update_key;
         c_value$d = s_update_value;
@@ -21115,12 +21279,20 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         c_fresh$d = (pre_ok$q & ~take);
         take_w$0 = ((k_ok$0$q & ~k_bad0$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
         k_fresh$0$d = (pre_ok$q & ~take_w$0);
+        take_a$0 = ((ka_ok$0$q & ~ka_bad0$0$q) & ~(ka_write$0$q & ~ka_fresh$0$q));
+        ka_fresh$0$d = (pre_ok$q & ~take_a$0);
         take_w$1 = ((k_ok$1$q & ~k_bad0$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
         k_fresh$1$d = (pre_ok$q & ~take_w$1);
+        take_a$1 = ((ka_ok$1$q & ~ka_bad0$1$q) & ~(ka_write$1$q & ~ka_fresh$1$q));
+        ka_fresh$1$d = (pre_ok$q & ~take_a$1);
         take_w$2 = ((k_ok$2$q & ~k_bad0$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
         k_fresh$2$d = (pre_ok$q & ~take_w$2);
+        take_a$2 = ((ka_ok$2$q & ~ka_bad0$2$q) & ~(ka_write$2$q & ~ka_fresh$2$q));
+        ka_fresh$2$d = (pre_ok$q & ~take_a$2);
         take_w$3 = ((k_ok$3$q & ~k_bad0$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
         k_fresh$3$d = (pre_ok$q & ~take_w$3);
+        take_a$3 = ((ka_ok$3$q & ~ka_bad0$3$q) & ~(ka_write$3$q & ~ka_fresh$3$q));
+        ka_fresh$3$d = (pre_ok$q & ~take_a$3);
         c_rdref$d = rd_refused;
         bad_inc$d = 32'h0;
         if (~c_rst$q) begin
@@ -21545,9 +21717,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pa_we_idle$0 = (k_sw$0$q | ((k_rd$0$q & pend_valid_i$0$q) & ~rd1_use$0$q));
         pa_take_mask$0 = 32'h0;
         if (take_w$0) begin
-            pa_take_mask$0 = 32'hffff;
+            pa_take_mask$0 = 32'hff;
         end
-        way$0$write_address = ((pa_addr_take$0 & pa_take_mask$0) | (pa_addr_idle$0 & ~pa_take_mask$0));
+        pa_take_mask_hi$0 = 32'h0;
+        if (take_a$0) begin
+            pa_take_mask_hi$0 = 32'hff00;
+        end
+        way$0$write_address = ((pa_addr_take$0 & (pa_take_mask$0 | pa_take_mask_hi$0)) | (pa_addr_idle$0 & ~(pa_take_mask$0 | pa_take_mask_hi$0)));
         way$0$write_enable = ((take_w$0 & pa_we_take$0) | (~take_w$0 & pa_we_idle$0));
         way$0$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
         if (((take_w$0 & c_tgt$0$q) & k_write$0$q)) begin
@@ -21582,9 +21758,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pa_we_idle$1 = (k_sw$1$q | ((k_rd$1$q & pend_valid_i$1$q) & ~rd1_use$1$q));
         pa_take_mask$1 = 32'h0;
         if (take_w$1) begin
-            pa_take_mask$1 = 32'hffff;
+            pa_take_mask$1 = 32'hff;
         end
-        way$1$write_address = ((pa_addr_take$1 & pa_take_mask$1) | (pa_addr_idle$1 & ~pa_take_mask$1));
+        pa_take_mask_hi$1 = 32'h0;
+        if (take_a$1) begin
+            pa_take_mask_hi$1 = 32'hff00;
+        end
+        way$1$write_address = ((pa_addr_take$1 & (pa_take_mask$1 | pa_take_mask_hi$1)) | (pa_addr_idle$1 & ~(pa_take_mask$1 | pa_take_mask_hi$1)));
         way$1$write_enable = ((take_w$1 & pa_we_take$1) | (~take_w$1 & pa_we_idle$1));
         way$1$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
         if (((take_w$1 & c_tgt$1$q) & k_write$1$q)) begin
@@ -21619,9 +21799,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pa_we_idle$2 = (k_sw$2$q | ((k_rd$2$q & pend_valid_i$2$q) & ~rd1_use$2$q));
         pa_take_mask$2 = 32'h0;
         if (take_w$2) begin
-            pa_take_mask$2 = 32'hffff;
+            pa_take_mask$2 = 32'hff;
         end
-        way$2$write_address = ((pa_addr_take$2 & pa_take_mask$2) | (pa_addr_idle$2 & ~pa_take_mask$2));
+        pa_take_mask_hi$2 = 32'h0;
+        if (take_a$2) begin
+            pa_take_mask_hi$2 = 32'hff00;
+        end
+        way$2$write_address = ((pa_addr_take$2 & (pa_take_mask$2 | pa_take_mask_hi$2)) | (pa_addr_idle$2 & ~(pa_take_mask$2 | pa_take_mask_hi$2)));
         way$2$write_enable = ((take_w$2 & pa_we_take$2) | (~take_w$2 & pa_we_idle$2));
         way$2$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
         if (((take_w$2 & c_tgt$2$q) & k_write$2$q)) begin
@@ -21656,9 +21840,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pa_we_idle$3 = (k_sw$3$q | ((k_rd$3$q & pend_valid_i$3$q) & ~rd1_use$3$q));
         pa_take_mask$3 = 32'h0;
         if (take_w$3) begin
-            pa_take_mask$3 = 32'hffff;
+            pa_take_mask$3 = 32'hff;
         end
-        way$3$write_address = ((pa_addr_take$3 & pa_take_mask$3) | (pa_addr_idle$3 & ~pa_take_mask$3));
+        pa_take_mask_hi$3 = 32'h0;
+        if (take_a$3) begin
+            pa_take_mask_hi$3 = 32'hff00;
+        end
+        way$3$write_address = ((pa_addr_take$3 & (pa_take_mask$3 | pa_take_mask_hi$3)) | (pa_addr_idle$3 & ~(pa_take_mask$3 | pa_take_mask_hi$3)));
         way$3$write_enable = ((take_w$3 & pa_we_take$3) | (~take_w$3 & pa_we_idle$3));
         way$3$write_data = ((((c_key$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff) << 32'h70) | ((c_value$q) & 169'h1ffffffffffffffffffffffffffffffffffffffffff));
         if (((take_w$3 & c_tgt$3$q) & k_write$3$q)) begin
@@ -26563,6 +26751,310 @@ module prnic_top$flow$k_write$3(d,q,clock);
        q <= d;
     end
 endmodule // prnic_top$flow$k_write$3
+
+
+module prnic_top$flow$ka_bad0$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_bad0$0
+
+
+module prnic_top$flow$ka_bad0$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_bad0$1
+
+
+module prnic_top$flow$ka_bad0$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_bad0$2
+
+
+module prnic_top$flow$ka_bad0$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_bad0$3
+
+
+module prnic_top$flow$ka_fresh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_fresh$0
+
+
+module prnic_top$flow$ka_fresh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_fresh$1
+
+
+module prnic_top$flow$ka_fresh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_fresh$2
+
+
+module prnic_top$flow$ka_fresh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_fresh$3
+
+
+module prnic_top$flow$ka_ok$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_ok$0
+
+
+module prnic_top$flow$ka_ok$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_ok$1
+
+
+module prnic_top$flow$ka_ok$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_ok$2
+
+
+module prnic_top$flow$ka_ok$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_ok$3
+
+
+module prnic_top$flow$ka_write$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_write$0
+
+
+module prnic_top$flow$ka_write$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_write$1
+
+
+module prnic_top$flow$ka_write$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_write$2
+
+
+module prnic_top$flow$ka_write$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_write$3
 
 
 module prnic_top$flow$l1_fm(d,q,clock);
@@ -56581,8 +57073,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             l_ncqe$d = 32'h0;
         end
         unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | ((((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | (|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)])) | ((|la_g0$0[(32'h0)+:(23)] | |la_g1$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | (|la_dw$1[(32'h0)+:(23)] | |la_g0$1[(32'h0)+:(23)])))) | (((|la_g1$1[(32'h0)+:(23)] | |la_dp$2[(32'h0)+:(23)]) | (|la_dw$2[(32'h0)+:(23)] | |la_g0$2[(32'h0)+:(23)])) | ((|la_g1$2[(32'h0)+:(23)] | |la_dp$3[(32'h0)+:(23)]) | (|la_dw$3[(32'h0)+:(23)] | (|la_g0$3[(32'h0)+:(23)] | |la_g1$3[(32'h0)+:(23)]))))))) | ((|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]) | ((|la_g0w$0[(32'h0)+:(23)] | |la_g1w$0[(32'h0)+:(23)]) | (|la_g0w$1[(32'h0)+:(23)] | |la_g1w$1[(32'h0)+:(23)])) | ((|la_g0w$2[(32'h0)+:(23)] | |la_g1w$2[(32'h0)+:(23)]) | (|la_g0w$3[(32'h0)+:(23)] | |la_g1w$3[(32'h0)+:(23)]))));
-        s_qp_ready = (~clearing$q & ~rst);
-        s_hdr_ready = ((((~s_qp_valid & ~clearing$q) & ~rst) & ~m_hold) & ~|cfg_block$q);
+        s_qp_ready = ~clearing$q;
+        s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~m_hold) & ~|cfg_block$q);
         m_verdict_valid = o_valid$q;
         m_verdict_code = o_code$q;
         m_verdict_qp = o_qp$q;

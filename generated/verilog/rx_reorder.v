@@ -5285,8 +5285,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             l_ncqe$d = 32'h0;
         end
         unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | ((((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | (|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)])) | ((|la_g0$0[(32'h0)+:(23)] | |la_g1$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | (|la_dw$1[(32'h0)+:(23)] | |la_g0$1[(32'h0)+:(23)])))) | (((|la_g1$1[(32'h0)+:(23)] | |la_dp$2[(32'h0)+:(23)]) | (|la_dw$2[(32'h0)+:(23)] | |la_g0$2[(32'h0)+:(23)])) | ((|la_g1$2[(32'h0)+:(23)] | |la_dp$3[(32'h0)+:(23)]) | (|la_dw$3[(32'h0)+:(23)] | (|la_g0$3[(32'h0)+:(23)] | |la_g1$3[(32'h0)+:(23)]))))))) | ((|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]) | ((|la_g0w$0[(32'h0)+:(23)] | |la_g1w$0[(32'h0)+:(23)]) | (|la_g0w$1[(32'h0)+:(23)] | |la_g1w$1[(32'h0)+:(23)])) | ((|la_g0w$2[(32'h0)+:(23)] | |la_g1w$2[(32'h0)+:(23)]) | (|la_g0w$3[(32'h0)+:(23)] | |la_g1w$3[(32'h0)+:(23)]))));
-        s_qp_ready = (~clearing$q & ~rst);
-        s_hdr_ready = ((((~s_qp_valid & ~clearing$q) & ~rst) & ~m_hold) & ~|cfg_block$q);
+        s_qp_ready = ~clearing$q;
+        s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~m_hold) & ~|cfg_block$q);
         m_verdict_valid = o_valid$q;
         m_verdict_code = o_code$q;
         m_verdict_qp = o_qp$q;

@@ -298,12 +298,23 @@ pub struct FlowTable {
     k_sw: [KeepDff<Bit>; WAYS],
     k_rd: [KeepDff<Bit>; WAYS],
     take_w: [Signal<Local, Bit>; WAYS],
+    // A second set of the four, and `take` from them, for the upper half of the port-A
+    // address only. Those bits select the block-RAM row when a way spans several (the
+    // write-enable decode in front of every RAM of the way), and from one `take` with
+    // every address bit, the write enable and the purge terms as loads, that path was
+    // 12 ps over budget (docs/timing.md).
+    ka_ok: [KeepDff<Bit>; WAYS],
+    ka_bad0: [KeepDff<Bit>; WAYS],
+    ka_write: [KeepDff<Bit>; WAYS],
+    ka_fresh: [KeepDff<Bit>; WAYS],
+    take_a: [Signal<Local, Bit>; WAYS],
     // The port-A address of a cycle without a taken command, by priority: the sweep's or
     // the read-back's (registered with its select in the cycle before, from the clear
     // counter or straight from the port), a purge's, else the pre-read's.
     q_sel: [DFF<Bit>; WAYS],
     q_idx: DFF<Bits<INDEX_BITS>>,
     pa_take_mask: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
+    pa_take_mask_hi: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
     pa_addr_take: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
     pa_addr_idle: [Signal<Local, Bits<INDEX_BITS>>; WAYS],
     pa_we_take: [Signal<Local, Bit>; WAYS],
@@ -546,9 +557,15 @@ impl FlowTable {
             k_sw: array_init(|_| Default::default()),
             k_rd: array_init(|_| Default::default()),
             take_w: array_init(|_| Default::default()),
+            ka_ok: array_init(|_| Default::default()),
+            ka_bad0: array_init(|_| Default::default()),
+            ka_write: array_init(|_| Default::default()),
+            ka_fresh: array_init(|_| Default::default()),
+            take_a: array_init(|_| Default::default()),
             q_sel: array_init(|_| Default::default()),
             q_idx: Default::default(),
             pa_take_mask: array_init(|_| Default::default()),
+            pa_take_mask_hi: array_init(|_| Default::default()),
             pa_addr_take: array_init(|_| Default::default()),
             pa_addr_idle: array_init(|_| Default::default()),
             pa_we_take: array_init(|_| Default::default()),
@@ -743,6 +760,10 @@ impl Logic for FlowTable {
             self.k_write[w].clock.next = self.clk.val();
             self.q_sel[w].clock.next = self.clk.val();
             self.k_fresh[w].clock.next = self.clk.val();
+            self.ka_ok[w].clock.next = self.clk.val();
+            self.ka_bad0[w].clock.next = self.clk.val();
+            self.ka_write[w].clock.next = self.clk.val();
+            self.ka_fresh[w].clock.next = self.clk.val();
             self.k_sw[w].clock.next = self.clk.val();
             self.k_rd[w].clock.next = self.clk.val();
             self.pend_slot[w].d.next = self.pend_slot[w].q.val();
@@ -989,6 +1010,10 @@ impl Logic for FlowTable {
                 (self.s_update_valid.val() & !(self.upd_is_write.val() & self.upd_keyneq.val()));
             self.k_bad0[w].d.next = self.upd_bad0.val();
             self.k_write[w].d.next = self.upd_is_write.val();
+            self.ka_ok[w].d.next =
+                (self.s_update_valid.val() & !(self.upd_is_write.val() & self.upd_keyneq.val()));
+            self.ka_bad0[w].d.next = self.upd_bad0.val();
+            self.ka_write[w].d.next = self.upd_is_write.val();
         }
         self.c_index.d.next = self.s_update_index.val();
         self.c_key.d.next = self.s_update_key.val();
@@ -1027,6 +1052,9 @@ impl Logic for FlowTable {
             self.take_w[w].next = ((self.k_ok[w].q.val() & !self.k_bad0[w].q.val())
                 & !(self.k_write[w].q.val() & !self.k_fresh[w].q.val()));
             self.k_fresh[w].d.next = (self.pre_ok.q.val() & !self.take_w[w].val());
+            self.take_a[w].next = ((self.ka_ok[w].q.val() & !self.ka_bad0[w].q.val())
+                & !(self.ka_write[w].q.val() & !self.ka_fresh[w].q.val()));
+            self.ka_fresh[w].d.next = (self.pre_ok.q.val() & !self.take_a[w].val());
         }
         self.c_rdref.d.next = self.rd_refused.val();
         // Counted one cycle after the command executes; a command in the cycle of a
@@ -1166,11 +1194,16 @@ impl Logic for FlowTable {
                     & !self.rd1_use[w].q.val()));
             self.pa_take_mask[w].next = 0.into();
             if self.take_w[w].val() {
-                self.pa_take_mask[w].next = 0xffff.into();
+                self.pa_take_mask[w].next = 0x00ff.into();
+            }
+            self.pa_take_mask_hi[w].next = 0.into();
+            if self.take_a[w].val() {
+                self.pa_take_mask_hi[w].next = 0xff00.into();
             }
             self.way[w].write_address.next = ((self.pa_addr_take[w].val()
-                & self.pa_take_mask[w].val())
-                | (self.pa_addr_idle[w].val() & !self.pa_take_mask[w].val()));
+                & (self.pa_take_mask[w].val() | self.pa_take_mask_hi[w].val()))
+                | (self.pa_addr_idle[w].val()
+                    & !(self.pa_take_mask[w].val() | self.pa_take_mask_hi[w].val())));
             self.way[w].write_enable.next = ((self.take_w[w].val() & self.pa_we_take[w].val())
                 | (!self.take_w[w].val() & self.pa_we_idle[w].val()));
             self.way[w].write_data.next = ((bit_cast::<ENTRY_BITS, KEY_BITS>(self.c_key.q.val())
