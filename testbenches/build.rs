@@ -76,6 +76,102 @@ fn cxx_version() -> String {
         .unwrap_or_default()
 }
 
+/// A clock input: `clk`, or `clk_<domain>` on a module with more than one clock.
+fn is_clock(p: &Port) -> bool {
+    p.dir == Dir::Input && p.bits == 1 && (p.name == "clk" || p.name.starts_with("clk_"))
+}
+
+/// The clocks of a module with more than one (each toggled at its own period by
+/// `tick`); empty for a module whose only clock is `clk` (stepped by `step`).
+fn clocks(m: &Module) -> Vec<&str> {
+    let c: Vec<&str> = m
+        .ports
+        .iter()
+        .filter(|p| is_clock(p))
+        .map(|p| p.name.as_str())
+        .collect();
+    if c == ["clk"] {
+        vec![]
+    } else {
+        c
+    }
+}
+
+/// The shim of a module with several clocks: `Shim` fields, their initial values, and
+/// `set_period` / `tick` / `time` in place of `step`. Each clock starts low at time 0,
+/// rises half a period later (the high half rounded down) and keeps its own period in
+/// picoseconds, so the clocks drift against each other as real ones do.
+fn multi_clock_shim(prefix: &str, clks: &[&str]) -> (String, String, String) {
+    let n = clks.len();
+    let fields = format!(
+        "
+    uint64_t clk_period[{n}];
+    uint64_t clk_next[{n}];
+    uint8_t clk_level[{n}];
+    uint64_t dumped = 0;
+    bool any_dump = false;"
+    );
+    let mut init = String::new();
+    for (i, c) in clks.iter().enumerate() {
+        let _ = writeln!(
+            init,
+            "    s->m->{c} = 0; s->clk_period[{i}] = 4000; s->clk_next[{i}] = 2000; s->clk_level[{i}] = 0;"
+        );
+    }
+    let mut set_port = String::new();
+    for (i, c) in clks.iter().enumerate() {
+        let _ = writeln!(
+            set_port,
+            "            if (i == {i}) m->{c} = s->clk_level[i];"
+        );
+    }
+    let step = format!(
+        "static void {prefix}_dump(Shim* s, uint64_t t) {{
+    if (!s->tfp || (s->any_dump && t <= s->dumped)) return;
+    s->tfp->dump(t);
+    s->dumped = t;
+    s->any_dump = true;
+}}
+// A clock's period in ps (at least 2); its next edge moves to match. Call before the
+// first tick.
+void {prefix}_shim_set_period(void* p, uint32_t i, uint64_t ps) {{
+    Shim* s = S(p);
+    if (i >= {n}) return;
+    s->clk_period[i] = ps < 2 ? 2 : ps;
+    s->clk_next[i] = s->t + (s->clk_level[i] ? s->clk_period[i] / 2 : s->clk_period[i] - s->clk_period[i] / 2);
+}}
+uint64_t {prefix}_shim_time(void* p) {{ return S(p)->t; }}
+// Settle the inputs set since the last tick (traced 1 ps after that tick's edge), then
+// toggle the clocks edge by edge in time order until at least one rises. Returns the
+// clocks that rose, bit i for clock i.
+uint32_t {prefix}_shim_tick(void* p) {{
+    Shim* s = S(p);
+    {prefix}* m = s->m;
+    m->eval();
+    uint64_t first = s->clk_next[0];
+    for (uint32_t i = 1; i < {n}; ++i) if (s->clk_next[i] < first) first = s->clk_next[i];
+    if (s->t + 1 < first) {prefix}_dump(s, s->t + 1);
+    for (;;) {{
+        uint64_t tn = s->clk_next[0];
+        for (uint32_t i = 1; i < {n}; ++i) if (s->clk_next[i] < tn) tn = s->clk_next[i];
+        uint32_t rose = 0;
+        for (uint32_t i = 0; i < {n}; ++i) {{
+            if (s->clk_next[i] != tn) continue;
+            s->clk_level[i] ^= 1;
+{set_port}            if (s->clk_level[i]) rose |= 1u << i;
+            s->clk_next[i] = tn + (s->clk_level[i] ? s->clk_period[i] / 2 : s->clk_period[i] - s->clk_period[i] / 2);
+        }}
+        m->eval();
+        s->t = tn;
+        {prefix}_dump(s, tn);
+        if (rose) return rose;
+    }}
+}}
+"
+    );
+    (fields, init, step)
+}
+
 /// Verilator's C++ type class for a port width.
 fn is_wide(bits: usize) -> bool {
     bits > 64
@@ -85,6 +181,31 @@ fn words(bits: usize) -> usize {
 }
 
 fn shim_cpp(m: &Module, prefix: &str, trace_class: &str, trace_header: &str) -> String {
+    let clks = clocks(m);
+    let (clock_fields, clock_init, step_fn) = if clks.is_empty() {
+        (
+            String::new(),
+            "    s->m->clk = 0;\n".to_string(),
+            format!("// One clock cycle: settle the inputs set since the last step, rising edge, falling edge.
+// Trace samples: inputs at t (clk low), the edge's results at t + half a period.
+void {prefix}_shim_step(void* p, uint64_t n) {{
+    Shim* s = S(p);
+    {prefix}* m = s->m;
+    for (uint64_t i = 0; i < n; ++i) {{
+        m->eval();
+        if (s->tfp) s->tfp->dump(s->t);
+        m->clk = 1;
+        m->eval();
+        if (s->tfp) s->tfp->dump(s->t + s->period_ps / 2);
+        m->clk = 0;
+        m->eval();
+        s->t += s->period_ps;
+    }}
+}}", prefix = prefix),
+        )
+    } else {
+        multi_clock_shim(prefix, &clks)
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -101,7 +222,7 @@ struct Shim {{
     {prefix}* m = nullptr;
     {trace_class}* tfp = nullptr;
     uint64_t period_ps = 2;
-    uint64_t t = 0;
+    uint64_t t = 0;{clock_fields}
 }};
 inline Shim* S(void* p) {{ return static_cast<Shim*>(p); }}
 }}
@@ -111,8 +232,7 @@ void* {prefix}_shim_new() {{
     Shim* s = new Shim;
     s->ctx.traceEverOn(true);
     s->m = new {prefix}(&s->ctx, \"{name}\");
-    s->m->clk = 0;
-    s->m->eval();
+{clock_init}    s->m->eval();
     return s;
 }}
 void {prefix}_shim_free(void* p) {{
@@ -134,26 +254,14 @@ int {prefix}_shim_trace_open(void* p, const char* path, uint64_t period_ps) {{
 }}
 void {prefix}_shim_trace_flush(void* p) {{ if (S(p)->tfp) S(p)->tfp->flush(); }}
 void {prefix}_shim_eval(void* p) {{ S(p)->m->eval(); }}
-// One clock cycle: settle the inputs set since the last step, rising edge, falling edge.
-// Trace samples: inputs at t (clk low), the edge's results at t + half a period.
-void {prefix}_shim_step(void* p, uint64_t n) {{
-    Shim* s = S(p);
-    {prefix}* m = s->m;
-    for (uint64_t i = 0; i < n; ++i) {{
-        m->eval();
-        if (s->tfp) s->tfp->dump(s->t);
-        m->clk = 1;
-        m->eval();
-        if (s->tfp) s->tfp->dump(s->t + s->period_ps / 2);
-        m->clk = 0;
-        m->eval();
-        s->t += s->period_ps;
-    }}
-}}",
-        name = m.name
+{step_fn}",
+        name = m.name,
+        clock_fields = clock_fields,
+        clock_init = clock_init,
+        step_fn = step_fn,
     );
     for p in &m.ports {
-        if p.name == "clk" {
+        if is_clock(p) {
             continue;
         }
         let n = &p.name;
@@ -214,6 +322,7 @@ fn mask(bits: usize) -> String {
 /// and only the tests that need the missing model fail.
 fn binding_rs(m: &Module, built: bool) -> String {
     let ty = camel(m.name);
+    let clks = clocks(m);
     let mut s = String::new();
     // extern blocks, one per variant
     for (suffix, _, _) in VARIANTS.iter().filter(|_| built) {
@@ -224,8 +333,17 @@ fn binding_rs(m: &Module, built: bool) -> String {
         let _ = writeln!(s, "    fn {prefix}_shim_trace_open(p: *mut c_void, path: *const c_char, period_ps: u64) -> c_int;");
         let _ = writeln!(s, "    fn {prefix}_shim_trace_flush(p: *mut c_void);");
         let _ = writeln!(s, "    fn {prefix}_shim_eval(p: *mut c_void);");
-        let _ = writeln!(s, "    fn {prefix}_shim_step(p: *mut c_void, n: u64);");
-        for p in m.ports.iter().filter(|p| p.name != "clk") {
+        if clks.is_empty() {
+            let _ = writeln!(s, "    fn {prefix}_shim_step(p: *mut c_void, n: u64);");
+        } else {
+            let _ = writeln!(
+                s,
+                "    fn {prefix}_shim_set_period(p: *mut c_void, i: u32, ps: u64);"
+            );
+            let _ = writeln!(s, "    fn {prefix}_shim_time(p: *mut c_void) -> u64;");
+            let _ = writeln!(s, "    fn {prefix}_shim_tick(p: *mut c_void) -> u32;");
+        }
+        for p in m.ports.iter().filter(|p| !is_clock(p)) {
             let n = &p.name;
             let _ = match (p.dir, is_wide(p.bits)) {
                 (Dir::Input, false) => {
@@ -275,14 +393,91 @@ fn binding_rs(m: &Module, built: bool) -> String {
     } else {
         format!("{{ let _ = format; panic!(\"the Verilator model of `{}` was not built: PRNIC_MODELS leaves it out\") }}", m.name)
     };
+    let (clock_doc, trace_time, step_api) = if clks.is_empty() {
+        (
+            "/// Set inputs, then [`Self::step_n`] advances rising edges of `clk`; outputs read \
+             after a\n/// step are the registered state after that edge (plus any combinational \
+             path from the\n/// current inputs). Inputs keep their values until set again."
+                .to_string(),
+            " at `period_ps` per cycle".to_string(),
+            format!(
+                "    /// Advance `n` clock cycles with the inputs as they are.
+    pub fn step_n(&mut self, n: u64) {{
+        {};
+        self.cycle += n;
+    }}
+",
+                dispatch("step(self.p, n)")
+            ),
+        )
+    } else {
+        let names = clks
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut api = String::new();
+        for (i, c) in clks.iter().enumerate() {
+            let _ = write!(
+                api,
+                "    /// `{c}` in the mask [`Self::tick`] returns.
+    pub const {up}: u32 = 1 << {i};
+
+    /// The period of `{c}` in picoseconds (4000 until set); set it before the first tick.
+    pub fn set_{c}_period_ps(&mut self, ps: u64) {{
+        {call};
+    }}
+
+",
+                up = c.to_uppercase(),
+                call = dispatch(&format!("set_period(self.p, {i}, ps)"))
+            );
+        }
+        let _ = write!(
+            api,
+            "    /// Advance to the next rising edge of any clock (toggling the clocks in time
+    /// order) and return the clocks that rose on it, as a mask of [`Self::{first}`] and
+    /// the others. Inputs set since the last tick are applied first; outputs read after
+    /// it are the state after that edge.
+    pub fn tick(&mut self) -> u32 {{
+        self.cycle += 1;
+        {tick}
+    }}
+
+    /// `n` ticks with the inputs as they are.
+    pub fn step_n(&mut self, n: u64) {{
+        for _ in 0..n {{
+            self.tick();
+        }}
+    }}
+
+    /// Simulated time in picoseconds.
+    pub fn time_ps(&self) -> u64 {{
+        {time}
+    }}
+",
+            first = clks[0].to_uppercase(),
+            tick = dispatch("tick(self.p)"),
+            time = dispatch("time(self.p)"),
+        );
+        (
+            format!(
+                "/// The clocks {names} each run at their own period (`set_<clock>_period_ps`); \
+                 [`Self::tick`]\n/// advances to the next rising edge of any of them and \
+                 says which rose. Set a domain's\n/// inputs after a tick on which its \
+                 clock rose: they are what that domain's registers\n/// drove after the \
+                 edge. Inputs keep their values until set again."
+            ),
+            " (the clocks' own periods; `period_ps` is unused)".to_string(),
+            api,
+        )
+    };
     let _ = writeln!(
         s,
         "
 /// Verilator model of the generated `{name}` module (default config).
 ///
-/// Set inputs, then [`{ty}::step`] advances one rising edge of `clk`; outputs read after a
-/// step are the registered state after that edge (plus any combinational path from the
-/// current inputs). Inputs keep their values until set again.
+{clock_doc}
 pub struct {ty} {{
     p: *mut c_void,
     format: TraceFormat,
@@ -299,7 +494,7 @@ pub struct {ty} {{
     }}
 
     /// A model that writes every cycle to `path`: FST for `*.fst`, VCD for `*.vcd`.
-    /// Time in the trace is in picoseconds at `period_ps` per cycle.
+    /// Time in the trace is in picoseconds{trace_time}.
     pub fn with_trace(path: &Path, period_ps: u64) -> Result<Self, TraceError> {{
         let format = TraceFormat::from_path(path)?;
         let cpath = CString::new(path.as_os_str().as_encoded_bytes())
@@ -314,12 +509,7 @@ pub struct {ty} {{
         Ok(me)
     }}
 
-    /// Advance `n` clock cycles with the inputs as they are.
-    pub fn step_n(&mut self, n: u64) {{
-        {step_n};
-        self.cycle += n;
-    }}
-
+{step_api}
     /// Settle combinational logic after changing inputs, without a clock edge.
     pub fn eval(&mut self) {{
         {eval};
@@ -334,7 +524,9 @@ pub struct {ty} {{
         ty = ty,
         open = dispatch("trace_open(me.p, cpath.as_ptr(), period_ps)")
             .replace("self.format", "me.format"),
-        step_n = dispatch("step(self.p, n)"),
+        clock_doc = clock_doc,
+        trace_time = trace_time,
+        step_api = step_api,
         eval = dispatch("eval(self.p)"),
         flush = dispatch("trace_flush(self.p)"),
         new_body = new_body,
@@ -345,7 +537,7 @@ pub struct {ty} {{
             "#[allow(unreachable_code, unused_variables)]\n"
         },
     );
-    for p in m.ports.iter().filter(|p| p.name != "clk") {
+    for p in m.ports.iter().filter(|p| !is_clock(p)) {
         let n = &p.name;
         let doc = format!(
             "/// `{}` ({} bit{}).",

@@ -6,6 +6,7 @@
 //! Verilog under test is always the Verilog `prnic generate` writes.
 
 use crate::config::PrnicConfig;
+use prnic_rtl::cdc::CdcStream;
 use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
@@ -163,12 +164,22 @@ pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
     // The bus width is a type parameter of the blocks that carry frames; the config
     // allows exactly these two (`axis.data_bits`).
     match cfg.axis.data_bits {
-        512 => modules_for::<512, 64>(cfg),
-        _ => modules_for::<1024, 128>(cfg),
+        512 => modules_for::<512, 64, 577>(cfg),
+        _ => modules_for::<1024, 128, 1153>(cfg),
     }
 }
 
-fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
+/// The clock-domain crossing of one AXI4-Stream frame bus (`W` = `D` + `K` + 1: tdata,
+/// tkeep, tlast), as `prnic_top` will use it between `clk_host` and the MAC clock.
+pub fn cdc_fifo<const D: usize, const K: usize, const W: usize>() -> CdcStream<D, K, W> {
+    let mut c = CdcStream::new("cdc_fifo");
+    c.connect_all();
+    c
+}
+
+fn modules_for<const D: usize, const K: usize, const W: usize>(
+    cfg: &PrnicConfig,
+) -> Result<Vec<Module>, GenError> {
     let spr = sprayer(cfg);
     let ft = flow_table(cfg);
     let csr = crate::csr::csr(cfg);
@@ -185,6 +196,7 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
     let mac = mac_rx::<D, K>(cfg);
     let mac_ram_bits = (mac_rx_geometry::<D>(cfg).0 * (D + K + 2)) as u64;
     let top = prnic_top::<D, K>(cfg);
+    let cdc = cdc_fifo::<D, K, W>();
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
         as u64
@@ -284,6 +296,14 @@ fn modules_for<const D: usize, const K: usize>(cfg: &PrnicConfig) -> Result<Vec<
             ports: ports_of(&mac),
             latency_cycles: None,
             ram_bits: mac_ram_bits,
+        },
+        Module {
+            name: "cdc_fifo",
+            summary: "AXI4-Stream clock-domain crossing (clk_s to clk_m): an asynchronous FIFO of 32 beats, Gray pointers through two-flop ASYNC_REG synchronizers, a reset synchronizer per domain",
+            verilog: emit("cdc_fifo", &cdc)?,
+            ports: ports_of(&cdc),
+            latency_cycles: None,
+            ram_bits: 32 * W as u64,
         },
     ])
 }

@@ -241,11 +241,9 @@ pub fn map_with_yosys(
         .iter()
         .map(|m| format!("setattr -mod -set keep_hierarchy 1 {m}; "))
         .collect();
-    let unkeep = if apart.is_empty() {
-        ""
-    } else {
-        "setattr -mod -unset keep_hierarchy *; flatten; opt_clean; "
-    };
+    // Flattened for the walk afterwards: the blocks mapped apart, and the modules the
+    // Verilog itself keeps apart (reset copies, synchronizers).
+    let unkeep = "setattr -mod -unset keep_hierarchy *; flatten; opt_clean; ";
     let script = format!(
         "read_verilog {v}; hierarchy -top {top}; {keep}\
          synth_xilinx -family xcup -flatten -noiopad -noclkbuf -top {top}; {unkeep}\

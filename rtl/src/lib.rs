@@ -9,6 +9,7 @@
 // The parentheses rustc calls unnecessary are the ones rust-hdl needs.
 #![allow(unused_parens)]
 
+pub mod cdc;
 pub mod credit_rx;
 pub mod credit_scope;
 pub mod credit_tx;
@@ -26,8 +27,7 @@ pub mod rx_events;
 pub mod rx_reorder;
 pub mod slice;
 pub mod sprayer;
-#[cfg(test)]
-mod testutil;
+pub mod testutil;
 pub mod tx_encap;
 pub mod vecops;
 pub mod wiring;

@@ -1,4 +1,5 @@
-//! Helpers for the blocks' rust-hdl unit tests.
+//! Helpers for the blocks' rust-hdl unit tests, and the testbenches that drive the same
+//! stimulus.
 
 /// A seeded 64-bit LCG: each call returns a number in 0..100 (a percentage to compare
 /// against), the same sequence for the same seed.
