@@ -283,6 +283,115 @@ fn timing_counts_known_depths() {
     assert_eq!(m.budget_levels(3.103, m.bram_clk_to_out, m.ff_setup), 3.0);
 }
 
+/// The CDC check on a design whose crossings are known by construction: a proper
+/// two-flip-flop synchronizer, a LUTRAM written on one clock and read on the other, a
+/// register of one clock sampled by an unmarked flip-flop of the other, and a crossing
+/// through logic into a marked flip-flop. The last two must be reported, the first two
+/// accepted. A gate that cannot fail is no gate.
+#[test]
+fn cdc_check_tells_synchronized_from_unsynchronized() {
+    use prnic_gen::timing::{cdc_check, CrossingKind};
+    let dir = workdir("cdc");
+    let v = dir.join("probe.v");
+    std::fs::write(
+        &v,
+        "module probe(input clk_a, input clk_b, input [3:0] d, input [1:0] e, input [4:0] wa,
+                      input [4:0] ra,
+                      output [3:0] q_sync, output reg [3:0] q_mem, output reg q_bad,
+                      output [1:0] q_logic);
+           reg [3:0] a_reg; reg a_x, a_y;
+           always @(posedge clk_a) begin a_reg <= d; a_x <= e[0]; a_y <= e[1]; end
+           (* ASYNC_REG = \"TRUE\" *) reg [3:0] s1; (* ASYNC_REG = \"TRUE\" *) reg [3:0] s2;
+           always @(posedge clk_b) begin s1 <= a_reg; s2 <= s1; end
+           assign q_sync = s2;
+           reg [3:0] mem [0:31];
+           always @(posedge clk_a) mem[wa] <= d;
+           always @(posedge clk_b) q_mem <= mem[ra];
+           always @(posedge clk_b) q_bad <= a_x;
+           (* ASYNC_REG = \"TRUE\" *) reg l1; (* ASYNC_REG = \"TRUE\" *) reg l2;
+           always @(posedge clk_b) begin l1 <= a_x ^ a_y; l2 <= l1; end
+           assign q_logic = {l2, l1};
+         endmodule\n",
+    )
+    .unwrap();
+    let json = dir.join("probe.json");
+    prnic_gen::timing::map_with_yosys(&v, "probe", &json, &[]).unwrap();
+    let r = cdc_check(&std::fs::read_to_string(&json).unwrap(), "probe").unwrap();
+    assert_eq!(r.clocks, ["clk_a", "clk_b"]);
+    assert!(r.unclocked.is_empty(), "{:?}", r.unclocked);
+    let to = |kind: CrossingKind, to: &str| {
+        r.crossings
+            .iter()
+            .filter(|c| c.kind == kind && c.to.starts_with(to))
+            .count()
+    };
+    let want = [
+        (CrossingKind::Synchronizer, "s1", 4),
+        (CrossingKind::FifoMemory, "q_mem", 4),
+        (CrossingKind::Unsynchronized, "q_bad", 1),
+        (CrossingKind::Unsynchronized, "l1", 2),
+    ];
+    for (kind, reg, n) in want {
+        assert_eq!(to(kind, reg), n, "{kind:?} into {reg}: {:#?}", r.crossings);
+    }
+    assert_eq!(
+        r.count(CrossingKind::Unsynchronized),
+        3,
+        "{:#?}",
+        r.crossings
+    );
+    assert!(!r.clean());
+}
+
+/// The CDC gate: in every generated module with more than one clock, every signal that
+/// crosses between clocks goes through a synchronizer or an asynchronous FIFO's memory.
+#[test]
+fn cdc_gate_every_crossing_is_synchronized() {
+    let mut checked = 0;
+    for (name, file) in emitted("cdc-gate") {
+        let v = std::fs::read_to_string(&file).unwrap();
+        let head = v
+            .lines()
+            .find(|l| l.starts_with(&format!("module {name}(")))
+            .unwrap()
+            .to_string();
+        let clocks = head
+            .split(['(', ',', ')'])
+            .filter(|p| p.trim().starts_with("clk_"))
+            .count();
+        if clocks < 2 {
+            continue;
+        }
+        let json = file.with_extension("json");
+        prnic_gen::timing::map_with_yosys(&file, &name, &json, &[]).unwrap();
+        let r =
+            prnic_gen::timing::cdc_check(&std::fs::read_to_string(&json).unwrap(), &name).unwrap();
+        assert!(
+            r.clean(),
+            "{name}: unsynchronized crossings {:#?}, cells on no clock port {:?}",
+            r.crossings
+                .iter()
+                .filter(|c| c.kind == prnic_gen::timing::CrossingKind::Unsynchronized)
+                .collect::<Vec<_>>(),
+            r.unclocked
+        );
+        // The crossings there must be: both Gray pointers through synchronizers.
+        assert!(
+            r.count(prnic_gen::timing::CrossingKind::Synchronizer) > 0,
+            "{name}: {:#?}",
+            r.crossings
+        );
+        eprintln!(
+            "{name}: clocks {:?}; {} register bits through synchronizers, {} out of FIFO memory, 0 unsynchronized",
+            r.clocks,
+            r.count(prnic_gen::timing::CrossingKind::Synchronizer),
+            r.count(prnic_gen::timing::CrossingKind::FifoMemory)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1, "no module with two clocks was checked");
+}
+
 /// The timing gate (docs/timing.md): every register-to-register path of every module of
 /// the default build within its budget. Yosys on the whole top takes about 7 minutes, so
 /// CI runs it (`.ci/run`) rather than the default suite.
