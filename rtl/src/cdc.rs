@@ -58,6 +58,12 @@ pub struct SyncReg<const N: usize> {
     _module: String,
     _meta: Bits<N>,
     _sync: Bits<N>,
+    /// Simulation only: when set (an LCG state), each bit of `d` that changed since the
+    /// last edge is sampled old or new at random, as a real first stage may resolve
+    /// either way when `d` changes close to the edge. Tests set it to show that what
+    /// crosses survives that (a Gray pointer does; a binary one does not).
+    _jitter: Option<u64>,
+    _last_d: Bits<N>,
 }
 
 impl<const N: usize> SyncReg<N> {
@@ -72,6 +78,8 @@ impl<const N: usize> SyncReg<N> {
             _module: module.to_string(),
             _meta: Default::default(),
             _sync: Default::default(),
+            _jitter: None,
+            _last_d: Default::default(),
         }
     }
 }
@@ -84,7 +92,19 @@ impl<const N: usize> Logic for SyncReg<N> {
                 self._sync = Bits::default();
             } else {
                 self._sync = self._meta;
-                self._meta = self.d.val();
+                let d = self.d.val();
+                self._meta = match self._jitter.as_mut() {
+                    None => d,
+                    Some(s) => {
+                        *s = s
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        let mask = if N >= 64 { u64::MAX } else { (1u64 << N) - 1 };
+                        let late: Bits<N> = ((*s >> 11) & mask).into();
+                        (d & !late) | (self._last_d & late)
+                    }
+                };
+                self._last_d = d;
             }
         }
         self.q.next = self._sync;
@@ -530,7 +550,24 @@ mod tests {
     /// with its tlast. Returns (beats sent, `clk_s` cycles the writer offered, `clk_m`
     /// cycles the reader ran).
     fn run(half_s: u64, half_m: u64, p_valid: u64, p_ready: u64, beats: u64) -> (u64, u64) {
+        run_with(half_s, half_m, p_valid, p_ready, beats, false)
+    }
+
+    /// `jitter`: each synchronizer samples every pointer bit that changed since its last
+    /// edge as old or new at random (`SyncReg::_jitter`).
+    fn run_with(
+        half_s: u64,
+        half_m: u64,
+        p_valid: u64,
+        p_ready: u64,
+        beats: u64,
+        jitter: bool,
+    ) -> (u64, u64) {
         let mut uut = Uut::new("t");
+        if jitter {
+            uut.fifo.wsync._jitter = Some(half_s ^ 0x5DEECE66D);
+            uut.fifo.rsync._jitter = Some(half_m ^ 0xB);
+        }
         uut.connect_all();
         let mut sim = Simulation::new();
         sim.add_clock(half_s, |x: &mut Box<Uut>| x.clk_s.next = !x.clk_s.val());
@@ -554,7 +591,12 @@ mod tests {
             }
             let mut n = 0u64;
             let mut cycles = 0u64;
+            let mut gray = x.fifo.wgray.q.val().index();
             while n < beats {
+                // What crosses changes in at most one bit per edge.
+                let g = x.fifo.wgray.q.val().index();
+                sim_assert!(ep, (g ^ gray).count_ones() <= 1, x);
+                gray = g;
                 let v = next() < p_valid;
                 x.s_axis_tvalid.next = v;
                 x.s_axis_tdata.next = (n & 0xFF).into();
@@ -579,8 +621,12 @@ mod tests {
             let mut x = ep.init()?;
             let mut next = crate::testutil::percent(half_m ^ p_ready);
             let mut n = 0u64;
+            let mut gray = x.fifo.rgray.q.val().index();
             loop {
                 wait_clock_false!(ep, clk_m, x);
+                let g = x.fifo.rgray.q.val().index();
+                sim_assert!(ep, (g ^ gray).count_ones() <= 1, x);
+                gray = g;
                 let r = next() < p_ready;
                 x.m_axis_tready.next = r;
                 let (valid, data, last) = (
@@ -611,6 +657,21 @@ mod tests {
         // clk_s at 250 MHz into clk_m at 322.27 MHz, and back.
         run(2_000, 1_552, 70, 50, 600);
         run(1_552, 2_000, 80, 60, 600);
+    }
+
+    /// A synchronizer's first stage may resolve a bit that changes near its edge either
+    /// way. Every run checks that each pointer that crosses changes in at most one bit
+    /// per edge (Gray code: binary pointers fail every test here), so whatever a stage
+    /// resolves to is the pointer before or after a step. This run samples every
+    /// changing bit at random, and beats still come out once, in order.
+    #[test]
+    fn crossing_survives_either_sampling_of_a_changing_pointer() {
+        // Mostly empty (the write pointer's samples matter), then mostly full (the read
+        // pointer's), both ways round.
+        for (half_s, half_m) in [(2_000, 1_552), (1_552, 2_000)] {
+            run_with(half_s, half_m, 30, 100, 1_500, true);
+            run_with(half_s, half_m, 100, 30, 1_500, true);
+        }
     }
 
     #[test]
