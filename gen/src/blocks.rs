@@ -6,6 +6,7 @@
 //! Verilog under test is always the Verilog `prnic generate` writes.
 
 use crate::config::PrnicConfig;
+use prnic_rtl::axil_cdc::AxilCdc;
 use prnic_rtl::cdc::CdcStream;
 use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
@@ -177,6 +178,14 @@ pub fn cdc_fifo<const D: usize, const K: usize, const W: usize>() -> CdcStream<D
     c
 }
 
+/// The clock-domain crossing of the AXI4-Lite register port, as `prnic_top` will use it
+/// between `clk_host` and the core clock.
+pub fn axil_cdc() -> AxilCdc {
+    let mut c = AxilCdc::new("axil_cdc");
+    c.connect_all();
+    c
+}
+
 fn modules_for<const D: usize, const K: usize, const W: usize>(
     cfg: &PrnicConfig,
 ) -> Result<Vec<Module>, GenError> {
@@ -197,6 +206,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize>(
     let mac_ram_bits = (mac_rx_geometry::<D>(cfg).0 * (D + K + 2)) as u64;
     let top = prnic_top::<D, K>(cfg);
     let cdc = cdc_fifo::<D, K, W>();
+    let axil = axil_cdc();
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
         as u64
@@ -304,6 +314,14 @@ fn modules_for<const D: usize, const K: usize, const W: usize>(
             ports: ports_of(&cdc),
             latency_cycles: None,
             ram_bits: 32 * W as u64,
+        },
+        Module {
+            name: "axil_cdc",
+            summary: "AXI4-Lite clock-domain crossing (clk_s to clk_m) of the register port: one transaction at a time through an asynchronous FIFO of 4 words each way, a reset synchronizer per domain; SLVERR and read data cross back unchanged",
+            verilog: emit("axil_cdc", &axil)?,
+            ports: ports_of(&axil),
+            latency_cycles: None,
+            ram_bits: 4 * (49 + 34),
         },
     ])
 }

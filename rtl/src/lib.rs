@@ -9,6 +9,7 @@
 // The parentheses rustc calls unnecessary are the ones rust-hdl needs.
 #![allow(unused_parens)]
 
+pub mod axil_cdc;
 pub mod cdc;
 pub mod credit_rx;
 pub mod credit_scope;

@@ -416,7 +416,8 @@ fn timing_gate_every_path_within_budget() {
 /// The modules of the default build that meet the budget (docs/timing.md, "Where the
 /// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
 /// that none slips back; a module joins the list in the change that closes it.
-const CLOSED: [&str; 10] = [
+const CLOSED: [&str; 11] = [
+    "axil_cdc",
     "cdc_fifo",
     "csr",
     "flow_table",

@@ -1,0 +1,272 @@
+//! The AXI4-Lite crossing of the register port: a host (`clk_s`) reaches the CSR block
+//! on the core clock (`clk_m`) through two [`AsyncFifo`]s of 4 words, one per direction,
+//! with a [`ResetSync`] per domain from one reset.
+//!
+//! ```text
+//!        clk_s (host)                          |            clk_m (core)
+//!  AW+W or AR ─► one request word ─► AsyncFifo ┼─► head word ─► m_axil AW+W or AR
+//!  B or R ◄──── response word ◄──── AsyncFifo ◄┼── B or R (resp, rdata) ◄─ m_axil B / R
+//! ```
+//!
+//! One transaction is in flight at a time, as a CSR port needs: the host side accepts a
+//! write (AW and W together) or a read only while nothing is outstanding, and takes the
+//! next after the host has taken the response. The request word stays at the head of its
+//! FIFO (a register of `clk_m`) until the core side has its response, so the core-side
+//! AW, W and AR come straight from flip-flops and are held, as AXI requires, until each
+//! handshake. Responses (`OKAY`, `SLVERR`, read data) cross back unchanged. Only the
+//! FIFOs' Gray pointers cross through synchronizers and the words through their
+//! memories; nothing else crosses (the CDC gate checks this on the netlist).
+//!
+//! A write beats a read offered on the same host edge; a read still goes while AW waits
+//! for its W. Round trip: about 4 core edges for the request to appear, then the core's
+//! own latency, then about 4 host edges for the response.
+
+use crate::cdc::{AsyncFifo, ResetSync};
+use rust_hdl::prelude::*;
+
+/// Address bits of the register port (`prnic_top`'s `s_axil_*addr`).
+pub const AXIL_ADDR_BITS: usize = 12;
+/// Request word: `we` (bit 0), address, write data, write strobes.
+const REQ_BITS: usize = 1 + AXIL_ADDR_BITS + 32 + 4;
+/// Response word: `resp` (bits 1:0), read data.
+const RSP_BITS: usize = 2 + 32;
+
+/// AXI4-Lite from `clk_s` (slave port `s_axil_*`) to `clk_m` (master port `m_axil_*`).
+/// `rst` is asynchronous and active high; hold it for at least
+/// [`crate::cdc::RESET_SYNC_STAGES`] + 1 edges of the slower clock. A transaction cut by
+/// a reset is lost on both sides: the host must not have one open across it.
+///
+/// ### Ports
+/// * `clk_s`, `clk_m`, `rst`
+/// * `s_axil_aw*`, `s_axil_w*`, `s_axil_b*`, `s_axil_ar*`, `s_axil_r*` (`clk_s`): the
+///   readies depend on the valids of the same edge.
+/// * `m_axil_*` (`clk_m`): valids, addresses and write data are registers.
+#[derive(LogicBlock)]
+pub struct AxilCdc {
+    pub clk_s: Signal<In, Clock>,
+    pub clk_m: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub s_axil_awaddr: Signal<In, Bits<AXIL_ADDR_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<AXIL_ADDR_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    pub m_axil_awaddr: Signal<Out, Bits<AXIL_ADDR_BITS>>,
+    pub m_axil_awvalid: Signal<Out, Bit>,
+    pub m_axil_awready: Signal<In, Bit>,
+    pub m_axil_wdata: Signal<Out, Bits<32>>,
+    pub m_axil_wstrb: Signal<Out, Bits<4>>,
+    pub m_axil_wvalid: Signal<Out, Bit>,
+    pub m_axil_wready: Signal<In, Bit>,
+    pub m_axil_bresp: Signal<In, Bits<2>>,
+    pub m_axil_bvalid: Signal<In, Bit>,
+    pub m_axil_bready: Signal<Out, Bit>,
+    pub m_axil_araddr: Signal<Out, Bits<AXIL_ADDR_BITS>>,
+    pub m_axil_arvalid: Signal<Out, Bit>,
+    pub m_axil_arready: Signal<In, Bit>,
+    pub m_axil_rdata: Signal<In, Bits<32>>,
+    pub m_axil_rresp: Signal<In, Bits<2>>,
+    pub m_axil_rvalid: Signal<In, Bit>,
+    pub m_axil_rready: Signal<Out, Bit>,
+    s_reset: ResetSync,
+    m_reset: ResetSync,
+    req: AsyncFifo<REQ_BITS, 2, 3>,
+    rsp: AsyncFifo<RSP_BITS, 2, 3>,
+    // Host side: a transaction is out, and whether it is a write.
+    busy: DFF<Bit>,
+    out_we: DFF<Bit>,
+    take_w: Signal<Local, Bit>,
+    take_r: Signal<Local, Bit>,
+    addr: Signal<Local, Bits<AXIL_ADDR_BITS>>,
+    b_fire: Signal<Local, Bit>,
+    r_fire: Signal<Local, Bit>,
+    // Core side: which handshakes of the head request are done.
+    aw_done: DFF<Bit>,
+    w_done: DFF<Bit>,
+    ar_done: DFF<Bit>,
+    head_we: Signal<Local, Bit>,
+    mb_fire: Signal<Local, Bit>,
+    mr_fire: Signal<Local, Bit>,
+}
+
+impl AxilCdc {
+    /// `name`: the prefix of the synchronizer modules (unique in the design).
+    pub fn new(name: &str) -> Self {
+        Self {
+            clk_s: Default::default(),
+            clk_m: Default::default(),
+            rst: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            m_axil_awaddr: Default::default(),
+            m_axil_awvalid: Default::default(),
+            m_axil_awready: Default::default(),
+            m_axil_wdata: Default::default(),
+            m_axil_wstrb: Default::default(),
+            m_axil_wvalid: Default::default(),
+            m_axil_wready: Default::default(),
+            m_axil_bresp: Default::default(),
+            m_axil_bvalid: Default::default(),
+            m_axil_bready: Default::default(),
+            m_axil_araddr: Default::default(),
+            m_axil_arvalid: Default::default(),
+            m_axil_arready: Default::default(),
+            m_axil_rdata: Default::default(),
+            m_axil_rresp: Default::default(),
+            m_axil_rvalid: Default::default(),
+            m_axil_rready: Default::default(),
+            s_reset: ResetSync::new(&format!("{name}_s_reset")),
+            m_reset: ResetSync::new(&format!("{name}_m_reset")),
+            req: AsyncFifo::new(&format!("{name}_req")),
+            rsp: AsyncFifo::new(&format!("{name}_rsp")),
+            busy: Default::default(),
+            out_we: Default::default(),
+            take_w: Default::default(),
+            take_r: Default::default(),
+            addr: Default::default(),
+            b_fire: Default::default(),
+            r_fire: Default::default(),
+            aw_done: Default::default(),
+            w_done: Default::default(),
+            ar_done: Default::default(),
+            head_we: Default::default(),
+            mb_fire: Default::default(),
+            mr_fire: Default::default(),
+        }
+    }
+}
+
+impl Logic for AxilCdc {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.s_reset.clock.next = self.clk_s.val();
+        self.s_reset.arst.next = self.rst.val();
+        self.m_reset.clock.next = self.clk_m.val();
+        self.m_reset.arst.next = self.rst.val();
+        self.req.s_clk.next = self.clk_s.val();
+        self.req.s_rst.next = self.s_reset.rst.val();
+        self.req.m_clk.next = self.clk_m.val();
+        self.req.m_rst.next = self.m_reset.rst.val();
+        self.rsp.s_clk.next = self.clk_m.val();
+        self.rsp.s_rst.next = self.m_reset.rst.val();
+        self.rsp.m_clk.next = self.clk_s.val();
+        self.rsp.m_rst.next = self.s_reset.rst.val();
+        self.busy.clock.next = self.clk_s.val();
+        self.busy.d.next = self.busy.q.val();
+        self.out_we.clock.next = self.clk_s.val();
+        self.out_we.d.next = self.out_we.q.val();
+        self.aw_done.clock.next = self.clk_m.val();
+        self.aw_done.d.next = self.aw_done.q.val();
+        self.w_done.clock.next = self.clk_m.val();
+        self.w_done.d.next = self.w_done.q.val();
+        self.ar_done.clock.next = self.clk_m.val();
+        self.ar_done.d.next = self.ar_done.q.val();
+
+        // Host side. A write needs AW and W together; a read goes when no write can.
+        self.take_w.next = !self.busy.q.val()
+            & self.req.s_ready.val()
+            & self.s_axil_awvalid.val()
+            & self.s_axil_wvalid.val();
+        self.take_r.next = !self.busy.q.val()
+            & self.req.s_ready.val()
+            & self.s_axil_arvalid.val()
+            & !(self.s_axil_awvalid.val() & self.s_axil_wvalid.val());
+        self.s_axil_awready.next = self.take_w.val();
+        self.s_axil_wready.next = self.take_w.val();
+        self.s_axil_arready.next = self.take_r.val();
+        self.req.s_valid.next = self.take_w.val() | self.take_r.val();
+        // {wstrb, wdata, addr, we}; a read carries its address in the same field.
+        self.addr.next = self.s_axil_araddr.val();
+        if self.take_w.val() {
+            self.addr.next = self.s_axil_awaddr.val();
+        }
+        self.req.s_data.next = (bit_cast::<REQ_BITS, 4>(self.s_axil_wstrb.val()) << 45)
+            | (bit_cast::<REQ_BITS, 32>(self.s_axil_wdata.val()) << 13)
+            | (bit_cast::<REQ_BITS, AXIL_ADDR_BITS>(self.addr.val()) << 1)
+            | bit_cast::<REQ_BITS, 1>(self.take_w.val().into());
+        // The response comes back as the head of `rsp`, held until the host takes it.
+        self.s_axil_bvalid.next = self.rsp.m_valid.val() & self.out_we.q.val();
+        self.s_axil_rvalid.next = self.rsp.m_valid.val() & !self.out_we.q.val();
+        self.s_axil_bresp.next = self.rsp.m_data.val().get_bits::<2>(0);
+        self.s_axil_rresp.next = self.rsp.m_data.val().get_bits::<2>(0);
+        self.s_axil_rdata.next = self.rsp.m_data.val().get_bits::<32>(2);
+        self.b_fire.next = self.s_axil_bvalid.val() & self.s_axil_bready.val();
+        self.r_fire.next = self.s_axil_rvalid.val() & self.s_axil_rready.val();
+        self.rsp.m_ready.next = self.b_fire.val() | self.r_fire.val();
+        if self.take_w.val() | self.take_r.val() {
+            self.busy.d.next = true;
+            self.out_we.d.next = self.take_w.val();
+        }
+        if self.b_fire.val() | self.r_fire.val() {
+            self.busy.d.next = false;
+        }
+        if self.s_reset.rst.val() {
+            self.busy.d.next = false;
+        }
+
+        // Core side: the head request drives AW/W or AR until each handshake, then waits
+        // for B or R, pushes the response and pops the request.
+        self.head_we.next = self.req.m_valid.val() & self.req.m_data.val().get_bit(0);
+        self.m_axil_awaddr.next = self.req.m_data.val().get_bits::<AXIL_ADDR_BITS>(1);
+        self.m_axil_araddr.next = self.req.m_data.val().get_bits::<AXIL_ADDR_BITS>(1);
+        self.m_axil_wdata.next = self.req.m_data.val().get_bits::<32>(13);
+        self.m_axil_wstrb.next = self.req.m_data.val().get_bits::<4>(45);
+        self.m_axil_awvalid.next = self.head_we.val() & !self.aw_done.q.val();
+        self.m_axil_wvalid.next = self.head_we.val() & !self.w_done.q.val();
+        self.m_axil_arvalid.next =
+            self.req.m_valid.val() & !self.req.m_data.val().get_bit(0) & !self.ar_done.q.val();
+        self.m_axil_bready.next = self.head_we.val() & self.rsp.s_ready.val();
+        self.m_axil_rready.next =
+            (self.req.m_valid.val() & !self.req.m_data.val().get_bit(0)) & self.rsp.s_ready.val();
+        self.mb_fire.next = self.m_axil_bvalid.val() & self.m_axil_bready.val();
+        self.mr_fire.next = self.m_axil_rvalid.val() & self.m_axil_rready.val();
+        self.rsp.s_valid.next = self.mb_fire.val() | self.mr_fire.val();
+        self.rsp.s_data.next = bit_cast::<RSP_BITS, 2>(self.m_axil_bresp.val());
+        if self.mr_fire.val() {
+            self.rsp.s_data.next = (bit_cast::<RSP_BITS, 32>(self.m_axil_rdata.val()) << 2)
+                | bit_cast::<RSP_BITS, 2>(self.m_axil_rresp.val());
+        }
+        self.req.m_ready.next = self.mb_fire.val() | self.mr_fire.val();
+        if self.m_axil_awvalid.val() & self.m_axil_awready.val() {
+            self.aw_done.d.next = true;
+        }
+        if self.m_axil_wvalid.val() & self.m_axil_wready.val() {
+            self.w_done.d.next = true;
+        }
+        if self.m_axil_arvalid.val() & self.m_axil_arready.val() {
+            self.ar_done.d.next = true;
+        }
+        if self.mb_fire.val() | self.mr_fire.val() | self.m_reset.rst.val() {
+            self.aw_done.d.next = false;
+            self.w_done.d.next = false;
+            self.ar_done.d.next = false;
+        }
+    }
+}
