@@ -270,3 +270,178 @@ impl Logic for AxilCdc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::write_strobed;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    /// The slave answers SLVERR at and above this address.
+    const SLVERR_FROM: u64 = 0x800;
+
+    /// rust-hdl's simulator: a host on `clk_s` writes and reads back, with random gaps,
+    /// a register-file slave on `clk_m` with random stalls on every channel. The host
+    /// keeps its own copy of what the registers must hold (writes with strobes, one at a
+    /// time), so every read is checked against that, not against the slave; `SLVERR`
+    /// comes back exactly from 0x800 up. Returns the transactions completed.
+    fn run(half_s: u64, half_m: u64, p_host: u64, p_slave: u64, n: u64) -> u64 {
+        let mut uut = AxilCdc::new("t");
+        uut.connect_all();
+        let mut sim = Simulation::new();
+        sim.add_clock(half_s, |x: &mut Box<AxilCdc>| x.clk_s.next = !x.clk_s.val());
+        sim.add_clock(half_m, |x: &mut Box<AxilCdc>| x.clk_m.next = !x.clk_m.val());
+        let done = Arc::new(AtomicU64::new(0));
+        let (done_h, done_s) = (done.clone(), done.clone());
+        sim.add_testbench(move |mut ep: Sim<AxilCdc>| {
+            let mut x = ep.init()?;
+            let mut r = crate::testutil::percent(half_s ^ p_host);
+            crate::reset_crossing!(ep, clk_s, x);
+            let mut regs = [0u64; 8];
+            for i in 0..n {
+                let write = i % 2 == 0;
+                let addr = if r() < 15 {
+                    SLVERR_FROM + 4 * (r() % 8)
+                } else {
+                    4 * (r() % 8)
+                };
+                let data = (i.wrapping_mul(0x9E37_79B9) ^ r()) & 0xFFFF_FFFF;
+                let strb = if r() < 60 { 0xF } else { r() % 16 };
+                x.s_axil_awaddr.next = addr.into();
+                x.s_axil_araddr.next = addr.into();
+                x.s_axil_wdata.next = data.into();
+                x.s_axil_wstrb.next = strb.into();
+                // Raise the request (AW and W at different edges) and hold it until the
+                // crossing has taken it: `busy` rises on that edge.
+                let (mut aw, mut w) = (false, false);
+                loop {
+                    if write {
+                        aw |= r() < p_host;
+                        w |= r() < p_host;
+                        x.s_axil_awvalid.next = aw;
+                        x.s_axil_wvalid.next = w;
+                    } else {
+                        x.s_axil_arvalid.next = r() < p_host || x.s_axil_arvalid.val();
+                    }
+                    wait_clock_true!(ep, clk_s, x);
+                    wait_clock_false!(ep, clk_s, x);
+                    if x.busy.q.val() {
+                        break;
+                    }
+                }
+                x.s_axil_awvalid.next = false;
+                x.s_axil_wvalid.next = false;
+                x.s_axil_arvalid.next = false;
+                let want_resp = if addr >= SLVERR_FROM { 2 } else { 0 };
+                // Take the response when it comes, with random gaps.
+                loop {
+                    let take = r() < p_host;
+                    x.s_axil_bready.next = take;
+                    x.s_axil_rready.next = take;
+                    let (bv, rv) = (x.s_axil_bvalid.val(), x.s_axil_rvalid.val());
+                    let (bresp, rresp, rdata) = (
+                        x.s_axil_bresp.val().index() as u64,
+                        x.s_axil_rresp.val().index() as u64,
+                        x.s_axil_rdata.val().index() as u64,
+                    );
+                    wait_clock_true!(ep, clk_s, x);
+                    wait_clock_false!(ep, clk_s, x);
+                    sim_assert!(ep, if write { !rv } else { !bv }, x);
+                    if take && bv {
+                        sim_assert!(ep, bresp == want_resp, x);
+                        if addr < SLVERR_FROM {
+                            write_strobed(&mut regs[(addr / 4) as usize], data, strb);
+                        }
+                        break;
+                    }
+                    if take && rv {
+                        sim_assert!(ep, rresp == want_resp, x);
+                        if addr < SLVERR_FROM {
+                            sim_assert!(ep, rdata == regs[(addr / 4) as usize], x);
+                        }
+                        break;
+                    }
+                }
+                x.s_axil_bready.next = false;
+                x.s_axil_rready.next = false;
+                done_h.store(i + 1, Ordering::SeqCst);
+            }
+            ep.done(x)
+        });
+        // The slave: every `clk_m` output is a flip-flop, so it decides at the falling
+        // edge what the next rising edge hands over.
+        sim.add_testbench(move |mut ep: Sim<AxilCdc>| {
+            let mut x = ep.init()?;
+            let mut r = crate::testutil::percent(half_m ^ p_slave ^ 0x55);
+            let mut regs = [0u64; 8];
+            let (mut aw, mut w): (Option<u64>, Option<(u64, u64)>) = (None, None);
+            let (mut b_due, mut r_due): (Option<u64>, Option<(u64, u64)>) = (None, None);
+            while done_s.load(Ordering::SeqCst) < n {
+                wait_clock_false!(ep, clk_m, x);
+                let (awr, wr, arr) = (r() < p_slave, r() < p_slave, r() < p_slave);
+                x.m_axil_awready.next = awr;
+                x.m_axil_wready.next = wr;
+                x.m_axil_arready.next = arr;
+                let bv = b_due.is_some() && (x.m_axil_bvalid.val() || r() < p_slave);
+                let rv = r_due.is_some() && (x.m_axil_rvalid.val() || r() < p_slave);
+                x.m_axil_bvalid.next = bv;
+                x.m_axil_bresp.next = b_due.unwrap_or(0).into();
+                x.m_axil_rvalid.next = rv;
+                x.m_axil_rresp.next = r_due.map_or(0, |d| d.0).into();
+                x.m_axil_rdata.next = r_due.map_or(0, |d| d.1).into();
+                // What the next rising edge hands over.
+                let aw_hs = x.m_axil_awvalid.val() && awr;
+                let w_hs = x.m_axil_wvalid.val() && wr;
+                let ar_hs = x.m_axil_arvalid.val() && arr;
+                let awaddr = x.m_axil_awaddr.val().index() as u64;
+                let wdata = x.m_axil_wdata.val().index() as u64;
+                let wstrb = x.m_axil_wstrb.val().index() as u64;
+                let araddr = x.m_axil_araddr.val().index() as u64;
+                let (b_hs, r_hs) = (bv && x.m_axil_bready.val(), rv && x.m_axil_rready.val());
+                wait_clock_true!(ep, clk_m, x);
+                if b_hs {
+                    b_due = None;
+                }
+                if r_hs {
+                    r_due = None;
+                }
+                if aw_hs {
+                    sim_assert!(ep, aw.is_none() && b_due.is_none(), x);
+                    aw = Some(awaddr);
+                }
+                if w_hs {
+                    sim_assert!(ep, w.is_none() && b_due.is_none(), x);
+                    w = Some((wdata, wstrb));
+                }
+                if ar_hs {
+                    sim_assert!(ep, aw.is_none() && w.is_none() && r_due.is_none(), x);
+                    r_due = Some(if araddr >= SLVERR_FROM {
+                        (2, 0)
+                    } else {
+                        (0, regs[(araddr / 4) as usize])
+                    });
+                }
+                if let (Some(a), Some((d, s))) = (aw, w) {
+                    if a < SLVERR_FROM {
+                        write_strobed(&mut regs[(a / 4) as usize], d, s);
+                    }
+                    b_due = Some(if a >= SLVERR_FROM { 2 } else { 0 });
+                    (aw, w) = (None, None);
+                }
+            }
+            ep.done(x)
+        });
+        let _ = sim.run(Box::new(uut), 200 * n * (half_s + half_m) + 100_000);
+        done.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn writes_and_reads_cross_both_ways_under_random_stalls() {
+        // clk_s at 250 MHz with clk_m at 322.27 MHz, and the reverse.
+        for (half_s, half_m) in [(2_000, 1_552), (1_552, 2_000)] {
+            assert_eq!(run(half_s, half_m, 60, 40, 120), 120);
+            assert_eq!(run(half_s, half_m, 100, 100, 120), 120);
+        }
+    }
+}

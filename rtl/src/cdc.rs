@@ -578,17 +578,7 @@ mod tests {
         sim.add_testbench(move |mut ep: Sim<Uut>| {
             let mut x = ep.init()?;
             let mut next = crate::testutil::percent(half_s ^ p_valid);
-            x.rst.next = true;
-            for _ in 0..4 {
-                wait_clock_true!(ep, clk_s, x);
-            }
-            wait_clock_false!(ep, clk_s, x);
-            x.rst.next = false;
-            // Wait out the reset and both synchronizers of the slower side.
-            for _ in 0..8 {
-                wait_clock_true!(ep, clk_s, x);
-                wait_clock_false!(ep, clk_s, x);
-            }
+            crate::reset_crossing!(ep, clk_s, x);
             let mut n = 0u64;
             let mut cycles = 0u64;
             let mut gray = x.fifo.wgray.q.val().index();

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use prnic_rtl::testutil::percent;
+use prnic_rtl::testutil::{percent, write_strobed};
 use prnic_testbenches::bridge::AxilCdc;
 
 /// 322.265625 MHz and 250 MHz, in ps.
@@ -255,13 +255,7 @@ fn run(s_ps: u64, m_ps: u64, p_host: u64, p_slave: u64, n: usize) -> Run {
                 assert!(r_due.is_none(), "a write while a read is open");
                 seen.push(Txn::Write { addr, data, strb });
                 if addr < SLVERR_FROM {
-                    let w = &mut mem[(addr / 4) as usize];
-                    for b in 0..4 {
-                        if strb >> b & 1 == 1 {
-                            let m = 0xFFu64 << (8 * b);
-                            *w = (*w & !m) | (data & m);
-                        }
-                    }
+                    write_strobed(&mut mem[(addr / 4) as usize], data, strb);
                 }
                 let resp = if addr >= SLVERR_FROM { 2 } else { 0 };
                 b_sent.push(resp);
