@@ -77,19 +77,10 @@ fn cxx_version() -> String {
 }
 
 /// A clock input: `clk`, or `clk_<domain>` on a module with more than one clock.
-fn is_clock(p: &Port) -> bool {
-    p.dir == Dir::Input && p.bits == 1 && (p.name == "clk" || p.name.starts_with("clk_"))
-}
-
 /// The clocks of a module with more than one (each toggled at its own period by
 /// `tick`); empty for a module whose only clock is `clk` (stepped by `step`).
 fn clocks(m: &Module) -> Vec<&str> {
-    let c: Vec<&str> = m
-        .ports
-        .iter()
-        .filter(|p| is_clock(p))
-        .map(|p| p.name.as_str())
-        .collect();
+    let c = m.clock_ports();
     if c == ["clk"] {
         vec![]
     } else {
@@ -261,7 +252,7 @@ void {prefix}_shim_eval(void* p) {{ S(p)->m->eval(); }}
         step_fn = step_fn,
     );
     for p in &m.ports {
-        if is_clock(p) {
+        if p.is_clock() {
             continue;
         }
         let n = &p.name;
@@ -343,7 +334,7 @@ fn binding_rs(m: &Module, built: bool) -> String {
             let _ = writeln!(s, "    fn {prefix}_shim_time(p: *mut c_void) -> u64;");
             let _ = writeln!(s, "    fn {prefix}_shim_tick(p: *mut c_void) -> u32;");
         }
-        for p in m.ports.iter().filter(|p| !is_clock(p)) {
+        for p in m.ports.iter().filter(|p| !p.is_clock()) {
             let n = &p.name;
             let _ = match (p.dir, is_wide(p.bits)) {
                 (Dir::Input, false) => {
@@ -537,7 +528,7 @@ pub struct {ty} {{
             "#[allow(unreachable_code, unused_variables)]\n"
         },
     );
-    for p in m.ports.iter().filter(|p| !is_clock(p)) {
+    for p in m.ports.iter().filter(|p| !p.is_clock()) {
         let n = &p.name;
         let doc = format!(
             "/// `{}` ({} bit{}).",

@@ -38,6 +38,16 @@ pub struct Port {
     pub bits: usize,
 }
 
+impl Port {
+    /// A clock input: `clk` in a module with one clock, `clk_<domain>` in a module with
+    /// several (the Verilator bridge and the CDC gate go by this name rule).
+    pub fn is_clock(&self) -> bool {
+        self.dir == Dir::Input
+            && self.bits == 1
+            && (self.name == "clk" || self.name.starts_with("clk_"))
+    }
+}
+
 /// One generated module.
 #[derive(Debug, Clone)]
 pub struct Module {
@@ -50,6 +60,17 @@ pub struct Module {
     pub latency_cycles: Option<u32>,
     /// Bits of block RAM the block infers.
     pub ram_bits: u64,
+}
+
+impl Module {
+    /// The clock inputs, in port order.
+    pub fn clock_ports(&self) -> Vec<&str> {
+        self.ports
+            .iter()
+            .filter(|p| p.is_clock())
+            .map(|p| p.name.as_str())
+            .collect()
+    }
 }
 
 /// Emission failed: rust-hdl's structural checks rejected a block.
