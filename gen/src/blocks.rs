@@ -12,6 +12,7 @@ use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
+use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc, ACK_BITS, CQE_BITS};
 use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
@@ -186,8 +187,18 @@ pub fn modules(cfg: &PrnicConfig) -> Result<Vec<Module>, GenError> {
     // The bus width is a type parameter of the blocks that carry frames; the config
     // allows exactly these two (`axis.data_bits`).
     match cfg.axis.data_bits {
-        512 => modules_for::<512, 64, 577>(cfg),
-        _ => modules_for::<1024, 128, 1153>(cfg),
+        512 => {
+            modules_for::<512, 64, 577, { tx_word_bits(512, 64) }, { place_word_bits(512, 64) }>(
+                cfg,
+            )
+        }
+        _ => modules_for::<
+            1024,
+            128,
+            1153,
+            { tx_word_bits(1024, 128) },
+            { place_word_bits(1024, 128) },
+        >(cfg),
     }
 }
 
@@ -207,7 +218,16 @@ pub fn axil_cdc() -> AxilCdc {
     c
 }
 
-fn modules_for<const D: usize, const K: usize, const W: usize>(
+/// The crossings of `prnic_top`'s four host streams between `clk_host` and `clk_mac`
+/// (`WT`, `WP`: the TX and placement FIFO words).
+pub fn host_cdc<const D: usize, const K: usize, const WT: usize, const WP: usize>(
+) -> HostCdc<D, K, WT, WP> {
+    let mut c = HostCdc::new("host_cdc");
+    c.connect_all();
+    c
+}
+
+fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, const WP: usize>(
     cfg: &PrnicConfig,
 ) -> Result<Vec<Module>, GenError> {
     let spr = sprayer(cfg);
@@ -228,6 +248,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize>(
     let top = prnic_top::<D, K>(cfg);
     let cdc = cdc_fifo::<D, K, W>();
     let axil = axil_cdc();
+    let hcdc = host_cdc::<D, K, WT, WP>();
     let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
     let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
         as u64
@@ -343,6 +364,14 @@ fn modules_for<const D: usize, const K: usize, const W: usize>(
             ports: ports_of(&axil),
             latency_cycles: None,
             ram_bits: 4 * (49 + 34),
+        },
+        Module {
+            name: "host_cdc",
+            summary: "clock-domain crossings of prnic_top's four host streams (clk_host to clk_mac: TX frames; clk_mac to clk_host: placement, CQEs, ACK records): asynchronous FIFOs of 32 beats and 8 records with registered outputs, a reset synchronizer per domain",
+            verilog: emit("host_cdc", &hcdc)?,
+            ports: ports_of(&hcdc),
+            latency_cycles: None,
+            ram_bits: 32 * (WT + WP) as u64 + 8 * (CQE_BITS + ACK_BITS) as u64,
         },
     ])
 }

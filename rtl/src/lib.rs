@@ -18,6 +18,7 @@ pub mod csr;
 pub mod fifo;
 pub mod flow_table;
 pub mod hash;
+pub mod host_cdc;
 pub mod mac_rx;
 pub mod ports;
 pub mod prnic_top;

@@ -408,9 +408,10 @@ fn timing_gate_every_path_within_budget() {
 /// The modules of the default build that meet the budget (docs/timing.md, "Where the
 /// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
 /// that none slips back; a module joins the list in the change that closes it.
-const CLOSED: [&str; 11] = [
+const CLOSED: [&str; 12] = [
     "axil_cdc",
     "cdc_fifo",
+    "host_cdc",
     "csr",
     "flow_table",
     "sprayer",
