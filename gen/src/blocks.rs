@@ -12,7 +12,7 @@ use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
-use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc, ACK_BITS, CQE_BITS};
+use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc, ACK_BITS};
 use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
@@ -367,11 +367,11 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
         },
         Module {
             name: "host_cdc",
-            summary: "clock-domain crossings of prnic_top's four host streams (clk_host to clk_mac: TX frames; clk_mac to clk_host: placement, CQEs, ACK records): asynchronous FIFOs of 32 beats and 8 records with registered outputs, a reset synchronizer per domain",
+            summary: "clock-domain crossings of prnic_top's four host streams (clk_host to clk_mac: TX frames; clk_mac to clk_host: placement with its CQEs in one FIFO, so no CQE overtakes its data, and ACK records): asynchronous FIFOs of 32 and 8 words, a reset synchronizer per domain",
             verilog: emit("host_cdc", &hcdc)?,
             ports: ports_of(&hcdc),
             latency_cycles: None,
-            ram_bits: 32 * (WT + WP) as u64 + 8 * (CQE_BITS + ACK_BITS) as u64,
+            ram_bits: 32 * (WT + WP) as u64 + 8 * ACK_BITS as u64,
         },
     ])
 }

@@ -1,24 +1,38 @@
 //! The crossings of `prnic_top`'s four host streams between the host's clock
 //! (`clk_host`, the DMA engine's, 250 MHz in a Corundum-like shell) and the core clock
 //! (`clk_mac`, the MAC's): tenant frames in, placed payload, completions and ACK records
-//! out. Each stream is one [`AsyncFifo`] word per beat (`tdata`, `tkeep`, `tlast` and
-//! `tuser` together); the two domains are reset by one [`ResetSync`] each from one reset.
+//! out. Each beat is one [`AsyncFifo`] word (`tdata`, `tkeep`, `tlast` and `tuser`
+//! together); the two domains are reset by one [`ResetSync`] each from one reset.
 //!
 //! ```text
 //!          clk_host (host)                 |                 clk_mac (core)
 //!  s_axis_tx_*    ─► AsyncFifo, 32 beats ──┼─► m_axis_core_tx_*     ─► prnic_top s_axis_tx_*
-//!  m_axis_place_* ◄─ AsyncFifo, 32 beats ◄─┼── s_axis_core_place_*  ◄─ prnic_top m_axis_place_*
-//!  m_axis_cqe_*   ◄─ AsyncFifo,  8 words ◄─┼── s_axis_core_cqe_*    ◄─ prnic_top m_axis_cqe_*
+//!  m_axis_place_* ◄┬ AsyncFifo, 32 words ◄─┼─┬ s_axis_core_place_*  ◄─ prnic_top m_axis_place_*
+//!  m_axis_cqe_*   ◄┘  (beats and CQEs)     | └ s_axis_core_cqe_*    ◄─ prnic_top m_axis_cqe_*
 //!  m_axis_ack_*   ◄─ AsyncFifo,  8 words ◄─┼── s_axis_core_ack_*    ◄─ prnic_top m_axis_ack_*
 //! ```
 //!
-//! Every output is a register of its own domain (the FIFOs' `s_ready`, `m_valid` and
-//! `m_data`), so no input reaches an output in the same cycle. Only the FIFOs' Gray
-//! pointers cross through synchronizers and the words through their memories (the CDC
-//! gate checks this on the netlist). The frame FIFOs hold 32 beats, the record FIFOs 8:
-//! both cover the round trip of the pointers, so each stream runs at the slower clock's
-//! full rate (the `AsyncFifo` tests measure 8 words against 4). The CSR port crosses in
-//! its own block, `axil_cdc`.
+//! **Completions stay behind their data.** `prnic_top` raises a CQE only once its data
+//! has left on `m_axis_place`; a host must likewise never see a CQE before the data it
+//! completes (its DMA would signal a completion for memory not yet written). Two
+//! crossings would lose that order, each with its own latency, so placement beats and
+//! CQEs share one FIFO, a type bit on top of each word, and the host side hands each
+//! word to its own stream. On the core side a placement beat goes first, but a CQE that
+//! has waited a cycle goes before the next beat: the data a CQE completes left
+//! `prnic_top` no later than the CQE's first cycle, when beats still had the slot, so it
+//! is ahead in the FIFO; and a CQE waits at most one cycle behind a stream of beats.
+//! The host must take CQEs without waiting for a later placement (a CQE at the head
+//! holds the beats behind it), as it already must for `prnic_top`, whose CQE queue
+//! holds the receive path when full.
+//!
+//! Every host-side output and the TX and ACK crossings' core-side outputs are registers
+//! of their own domain (the FIFOs' `s_ready`, `m_valid` and `m_data`); the core-side
+//! readies of placement and CQEs also depend on `s_axis_core_cqe_tvalid` (which of the
+//! two has the slot). Only the FIFOs' Gray pointers cross through synchronizers and the
+//! words through their memories (the CDC gate checks this on the netlist). The frame
+//! FIFOs hold 32 words, the ACK FIFO 8: both cover the round trip of the pointers, so
+//! each runs at the slower clock's full rate (the `AsyncFifo` tests measure 8 words
+//! against 4). The CSR port crosses in its own block, `axil_cdc`.
 
 use crate::cdc::{AsyncFifo, ResetSync};
 use crate::prnic_top::PLACE_TUSER_BITS;
@@ -35,9 +49,10 @@ pub const fn tx_word_bits(d: usize, k: usize) -> usize {
     d + k + 1 + TUSER_BITS
 }
 
-/// The FIFO word of a placement beat: `D` + `K` + 1 + [`PLACE_TUSER_BITS`].
+/// The FIFO word of a placement beat or a CQE: `D` + `K` + 1 + [`PLACE_TUSER_BITS`],
+/// and the type bit on top (1: a CQE in the low [`CQE_BITS`]).
 pub const fn place_word_bits(d: usize, k: usize) -> usize {
-    d + k + 1 + PLACE_TUSER_BITS
+    d + k + 1 + PLACE_TUSER_BITS + 1
 }
 
 /// The host streams of `prnic_top` between `clk_host` and `clk_mac`. `D`/`K`: the bus
@@ -52,8 +67,8 @@ pub const fn place_word_bits(d: usize, k: usize) -> usize {
 ///   tuser `{QP, VNI}`.
 /// * `s_axis_core_place_*` (`clk_mac`) to `m_axis_place_*` (`clk_host`): tdata, tkeep,
 ///   tlast, tuser (the placement command).
-/// * `s_axis_core_cqe_*` to `m_axis_cqe_*`, `s_axis_core_ack_*` to `m_axis_ack_*`:
-///   tdata only.
+/// * `s_axis_core_cqe_*` to `m_axis_cqe_*` (through the placement FIFO, in order with
+///   it), `s_axis_core_ack_*` to `m_axis_ack_*`: tdata only.
 #[derive(LogicBlock)]
 pub struct HostCdc<const D: usize, const K: usize, const WT: usize, const WP: usize> {
     pub clk_host: Signal<In, Clock>,
@@ -99,12 +114,20 @@ pub struct HostCdc<const D: usize, const K: usize, const WT: usize, const WP: us
     mac_reset: ResetSync,
     tx: AsyncFifo<WT, 5, 6>,
     place: AsyncFifo<WP, 5, 6>,
-    cqe: AsyncFifo<CQE_BITS, 3, 4>,
     ack: AsyncFifo<ACK_BITS, 3, 4>,
-    /// Where `tdata` and `tuser` sit in a frame word (`tlast` is bit 0, `tkeep` the next
-    /// `K`).
+    /// Where `tdata`, `tuser` and the type bit sit in a frame word (`tlast` is bit 0,
+    /// `tkeep` the next `K`).
     data_at: Constant<Bits<16>>,
     user_at: Constant<Bits<16>>,
+    type_at: Constant<Bits<16>>,
+    /// Core side: a CQE was offered last cycle and not taken; it goes first now.
+    cqe_waited: DFF<Bit>,
+    cqe_first: Signal<Local, Bit>,
+    beat_go: Signal<Local, Bit>,
+    cqe_go: Signal<Local, Bit>,
+    /// Host side: the head word shifted down to its type bit; the head is a CQE.
+    head_type: Signal<Local, Bits<WP>>,
+    head_cqe: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const WT: usize, const WP: usize> HostCdc<D, K, WT, WP> {
@@ -158,10 +181,16 @@ impl<const D: usize, const K: usize, const WT: usize, const WP: usize> HostCdc<D
             mac_reset: ResetSync::new(&format!("{name}_mac_reset")),
             tx: AsyncFifo::new(&format!("{name}_tx")),
             place: AsyncFifo::new(&format!("{name}_place")),
-            cqe: AsyncFifo::new(&format!("{name}_cqe")),
             ack: AsyncFifo::new(&format!("{name}_ack")),
             data_at: Constant::new(((K + 1) as u64).into()),
             user_at: Constant::new(((D + K + 1) as u64).into()),
+            type_at: Constant::new(((WP - 1) as u64).into()),
+            cqe_waited: Default::default(),
+            cqe_first: Default::default(),
+            beat_go: Default::default(),
+            cqe_go: Default::default(),
+            head_type: Default::default(),
+            head_cqe: Default::default(),
         }
     }
 }
@@ -180,15 +209,12 @@ impl<const D: usize, const K: usize, const WT: usize, const WP: usize> Logic
         self.tx.s_rst.next = self.host_reset.rst.val();
         self.tx.m_clk.next = self.clk_mac.val();
         self.tx.m_rst.next = self.mac_reset.rst.val();
-        // Placement, completions, ACKs: core writes, host reads.
+        // Placement and completions, ACKs: core writes, host reads.
         self.place.s_clk.next = self.clk_mac.val();
         self.place.s_rst.next = self.mac_reset.rst.val();
         self.place.m_clk.next = self.clk_host.val();
         self.place.m_rst.next = self.host_reset.rst.val();
-        self.cqe.s_clk.next = self.clk_mac.val();
-        self.cqe.s_rst.next = self.mac_reset.rst.val();
-        self.cqe.m_clk.next = self.clk_host.val();
-        self.cqe.m_rst.next = self.host_reset.rst.val();
+        self.cqe_waited.clock.next = self.clk_mac.val();
         self.ack.s_clk.next = self.clk_mac.val();
         self.ack.s_rst.next = self.mac_reset.rst.val();
         self.ack.m_clk.next = self.clk_host.val();
@@ -211,30 +237,47 @@ impl<const D: usize, const K: usize, const WT: usize, const WP: usize> Logic
         self.m_axis_core_tx_tvalid.next = self.tx.m_valid.val();
         self.tx.m_ready.next = self.m_axis_core_tx_tready.val();
 
+        // Placement beats and CQEs, one FIFO: a beat has the slot unless a CQE has
+        // waited a cycle.
+        self.cqe_first.next = self.s_axis_core_cqe_tvalid.val() & self.cqe_waited.q.val();
+        self.beat_go.next = self.s_axis_core_place_tvalid.val() & !self.cqe_first.val();
+        self.cqe_go.next = self.s_axis_core_cqe_tvalid.val() & !self.beat_go.val();
         self.place.s_data.next =
             (bit_cast::<WP, PLACE_TUSER_BITS>(self.s_axis_core_place_tuser.val())
                 << self.user_at.val())
                 | (bit_cast::<WP, D>(self.s_axis_core_place_tdata.val()) << self.data_at.val())
                 | (bit_cast::<WP, K>(self.s_axis_core_place_tkeep.val()) << 1)
                 | bit_cast::<WP, 1>(self.s_axis_core_place_tlast.val().into());
-        self.place.s_valid.next = self.s_axis_core_place_tvalid.val();
-        self.s_axis_core_place_tready.next = self.place.s_ready.val();
+        if self.cqe_go.val() {
+            self.place.s_data.next = (bit_cast::<WP, 1>(true.into()) << self.type_at.val())
+                | bit_cast::<WP, CQE_BITS>(self.s_axis_core_cqe_tdata.val());
+        }
+        self.place.s_valid.next = self.beat_go.val() | self.cqe_go.val();
+        self.s_axis_core_place_tready.next = self.place.s_ready.val() & !self.cqe_first.val();
+        self.s_axis_core_cqe_tready.next = self.place.s_ready.val() & !self.beat_go.val();
+        self.cqe_waited.d.next =
+            self.s_axis_core_cqe_tvalid.val() & !(self.cqe_go.val() & self.place.s_ready.val());
+        if self.mac_reset.rst.val() {
+            self.cqe_waited.d.next = false;
+        }
+        // Host side: the head word goes to its own stream.
+        self.head_type.next = self.place.m_data.val() >> self.type_at.val();
+        self.head_cqe.next = self.head_type.val().get_bit(0);
         self.m_axis_place_tuser.next =
             bit_cast::<PLACE_TUSER_BITS, WP>(self.place.m_data.val() >> self.user_at.val());
         self.m_axis_place_tdata.next =
             bit_cast::<D, WP>(self.place.m_data.val() >> self.data_at.val());
         self.m_axis_place_tkeep.next = bit_cast::<K, WP>(self.place.m_data.val() >> 1);
         self.m_axis_place_tlast.next = self.place.m_data.val().get_bit(0);
-        self.m_axis_place_tvalid.next = self.place.m_valid.val();
+        self.m_axis_place_tvalid.next = self.place.m_valid.val() & !self.head_cqe.val();
+        self.m_axis_cqe_tdata.next = bit_cast::<CQE_BITS, WP>(self.place.m_data.val());
+        self.m_axis_cqe_tvalid.next = self.place.m_valid.val() & self.head_cqe.val();
         self.place.m_ready.next = self.m_axis_place_tready.val();
+        if self.head_cqe.val() {
+            self.place.m_ready.next = self.m_axis_cqe_tready.val();
+        }
 
-        // Records: the word is the record.
-        self.cqe.s_data.next = self.s_axis_core_cqe_tdata.val();
-        self.cqe.s_valid.next = self.s_axis_core_cqe_tvalid.val();
-        self.s_axis_core_cqe_tready.next = self.cqe.s_ready.val();
-        self.m_axis_cqe_tdata.next = self.cqe.m_data.val();
-        self.m_axis_cqe_tvalid.next = self.cqe.m_valid.val();
-        self.cqe.m_ready.next = self.m_axis_cqe_tready.val();
+        // ACK records: the word is the record.
         self.ack.s_data.next = self.s_axis_core_ack_tdata.val();
         self.ack.s_valid.next = self.s_axis_core_ack_tvalid.val();
         self.s_axis_core_ack_tready.next = self.ack.s_ready.val();

@@ -95,7 +95,7 @@ pub struct Hung {
 
 /// Write `data` with byte strobes `strb`; `b_delay` cycles pass with `bready` low once
 /// `bvalid` is up. Returns the response code.
-pub fn write<D: AxilPort>(
+pub fn write<D: AxilPort + ?Sized>(
     d: &mut D,
     addr: u32,
     data: u32,
@@ -145,7 +145,7 @@ pub fn write<D: AxilPort>(
 }
 
 /// Read a word; returns `(data, response)`.
-pub fn read<D: AxilPort>(d: &mut D, addr: u32, r_delay: u32) -> Result<(u32, u8), Hung> {
+pub fn read<D: AxilPort + ?Sized>(d: &mut D, addr: u32, r_delay: u32) -> Result<(u32, u8), Hung> {
     let mut n = 0;
     loop {
         d.drive(None, None, false, Some(addr), false);

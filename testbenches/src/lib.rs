@@ -16,5 +16,6 @@ pub mod rx_soak;
 pub mod soak;
 pub mod spray;
 pub mod sprayer;
+pub mod two_clock;
 pub mod tx;
 pub mod vpc;

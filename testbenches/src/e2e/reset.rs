@@ -37,7 +37,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
         before: drive_until(s, &mut r, &mut |_, _| {}, Some(at_cycle)),
         ..Default::default()
     };
-    let d = &mut r.b.dut;
+    let d = &mut r.b.one_clock().dut;
     crate::bridge::reset_top(d);
     // During rx_reorder's sweep a QP command waits (RX_STATUS.QP_BUSY): OP = 0 must not
     // be one, OP = 1 is (the staging registers are at reset: it disables QP 0).
@@ -76,7 +76,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
         rep.acks_after_reset += (o.acks.len() + o.naks.len()) as u64;
         c += 1;
     }
-    let d = &mut r.b.dut;
+    let d = &mut r.b.one_clock().dut;
     assert_eq!(
         csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_CLEARING_MASK,
         0,
@@ -86,7 +86,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
         .map(|t| csr_read(d, regs::LOCAL_VNI0 + 4 * t))
         .collect();
     rep.counters_after_reset = r.counters();
-    program_b(&mut r.b.dut, s);
+    program_b(r.b.csr(), s);
     let s2 = Scenario {
         seed: s.seed + 1,
         ..s.clone()

@@ -1,13 +1,52 @@
 //! The rtl backend: two Verilated `prnic_top`s, programmed over CSR by the DPU model,
-//! and the CSR fuzzer that runs beside the traffic.
+//! and the CSR fuzzer that runs beside the traffic. RNIC B runs on one clock, or with
+//! its host side (placement, CQE and ACK streams, CSR) on a clock of its own through
+//! `host_cdc` and `axil_cdc` (`host_mhz`).
 
 use super::*;
+use crate::axil::AxilPort;
+use crate::two_clock::TwoClockRnic;
+
+/// RNIC B: on one clock, or on two ([`TwoClockRnic`]) with what its host side saw.
+pub(super) enum RnicB {
+    One(VerilatorRnic),
+    Two(Box<TwoClockRnic>, HostSide),
+}
+
+impl RnicB {
+    /// The host's register port.
+    pub(super) fn csr(&mut self) -> &mut dyn AxilPort {
+        match self {
+            RnicB::One(r) => &mut r.dut,
+            RnicB::Two(t, _) => t.as_mut(),
+        }
+    }
+
+    /// B on one clock (the whole-RNIC reset scenario drives its reset cycle by cycle).
+    pub(super) fn one_clock(&mut self) -> &mut VerilatorRnic {
+        match self {
+            RnicB::One(r) => r,
+            RnicB::Two(..) => panic!("this run needs RNIC B on one clock (host_mhz = 0)"),
+        }
+    }
+}
+
+/// The host side of a two-clock RNIC B between `clk_host` edges: the readies it drives
+/// and what the streams offered after the last edge (taken at the next one if ready).
+#[derive(Default)]
+pub(super) struct HostSide {
+    ready: [bool; 3],
+    valid: [bool; 3],
+    place: (Vec<u32>, Vec<u32>, bool, Vec<u32>),
+    cqe: Vec<u32>,
+    ack: Vec<u32>,
+}
 
 /// Two Verilated `prnic_top`s. A's TX streams feed the fabric; B's two RX ports take the
 /// arrivals in turn.
 pub(super) struct RtlRnics {
     pub(super) a: Dpu<VerilatorRnic>,
-    pub(super) b: VerilatorRnic,
+    pub(super) b: RnicB,
     /// Beats of the frames waiting for A's TX input.
     pub(super) a_in: VecDeque<Beat>,
     pub(super) a_out: [Vec<u8>; 2],
@@ -68,7 +107,7 @@ impl CsrFuzz {
     /// One access chosen by `r`. Writes go only where the map says they change nothing
     /// the traffic depends on: unmapped words, read-only words, and staging registers
     /// (flow-table entry, QP_ID/QP_CFG/QP_PSN: nothing happens without a command).
-    fn access(&mut self, d: &mut PrnicTop, r: u64) {
+    fn access(&mut self, d: &mut dyn AxilPort, r: u64) {
         const STAGING: [u32; 10] = [
             regs::FT_KEY_LO,
             regs::FT_KEY_HI,
@@ -118,7 +157,7 @@ impl CsrFuzz {
 
 /// RNIC B as the scenario needs it, over CSR: tenants, window and thresholds, and every
 /// QP created at PSN 0 (waiting for each `QP_CMD` as software does).
-pub(super) fn program_b(d: &mut PrnicTop, s: &Scenario) {
+pub(super) fn program_b(d: &mut dyn AxilPort, s: &Scenario) {
     for t in 0..s.tenants {
         csr_write(d, regs::LOCAL_VNI0 + 4 * t, tenant_vni(t) | 1 << 31);
     }
@@ -137,17 +176,19 @@ pub(super) fn program_b(d: &mut PrnicTop, s: &Scenario) {
         while csr_read(d, regs::RX_STATUS) & regs::RX_STATUS_QP_BUSY_MASK != 0 {
             polls += 1;
             assert!(polls < 10_000, "QP_CMD never completed");
-            d.step_n(64);
+            for _ in 0..64 {
+                d.step();
+            }
         }
     }
 }
 
-pub(super) fn csr_write(d: &mut PrnicTop, addr: u32, v: u32) {
+pub(super) fn csr_write(d: &mut dyn AxilPort, addr: u32, v: u32) {
     let r = write(d, addr, v, 0xf, 0).expect("CSR answers");
     assert_eq!(r, crate::axil::OKAY, "CSR write {addr:#x} answered {r}");
 }
 
-pub(super) fn csr_read(d: &mut PrnicTop, addr: u32) -> u32 {
+pub(super) fn csr_read(d: &mut dyn AxilPort, addr: u32) -> u32 {
     read(d, addr, 0).expect("CSR answers").0
 }
 
@@ -202,14 +243,19 @@ impl RtlRnics {
                 .expect("the DPU installs a tenant's flow");
         }
         // B: tenants, thresholds, QPs.
-        let mut b = match trace {
-            Some(t) => {
-                let period_ps = (1e6 / cfg.clock.mhz).round() as u64;
-                VerilatorRnic::with_dut(PrnicTop::with_trace(t, period_ps)?)
-            }
-            None => VerilatorRnic::new(),
+        let mac_ps = (1e6 / cfg.clock.mhz).round() as u64;
+        let core = match trace {
+            Some(t) => PrnicTop::with_trace(t, mac_ps)?,
+            None => PrnicTop::new(),
         };
-        program_b(&mut b.dut, s);
+        let mut b = if s.host_mhz > 0.0 {
+            let host_ps = (1e6 / s.host_mhz).round() as u64;
+            let t = TwoClockRnic::with_core(core, host_ps, mac_ps);
+            RnicB::Two(Box::new(t), HostSide::default())
+        } else {
+            RnicB::One(VerilatorRnic::with_dut(core))
+        };
+        program_b(b.csr(), s);
         Ok(RtlRnics {
             a,
             b,
@@ -303,17 +349,28 @@ impl Rnics for RtlRnics {
 
         // B: now and then a CSR access between beats (streams idle meanwhile).
         if self.csr_fuzz > 0.0 && unit((self.next)()) < self.csr_fuzz {
-            let b = &mut self.b.dut;
-            b.set_s_axis_port0_rx_tvalid(0);
-            b.set_s_axis_port1_rx_tvalid(0);
-            b.set_m_axis_place_tready(0);
-            b.set_m_axis_cqe_tready(0);
-            b.set_m_axis_ack_tready(0);
+            match &mut self.b {
+                RnicB::One(r) => {
+                    let b = &mut r.dut;
+                    b.set_s_axis_port0_rx_tvalid(0);
+                    b.set_s_axis_port1_rx_tvalid(0);
+                    b.set_m_axis_place_tready(0);
+                    b.set_m_axis_cqe_tready(0);
+                    b.set_m_axis_ack_tready(0);
+                }
+                RnicB::Two(t, h) => {
+                    t.core.set_s_axis_port0_rx_tvalid(0);
+                    t.core.set_s_axis_port1_rx_tvalid(0);
+                    h.ready = [false; 3];
+                    t.streams.set_m_axis_place_tready(0);
+                    t.streams.set_m_axis_cqe_tready(0);
+                    t.streams.set_m_axis_ack_tready(0);
+                }
+            }
             let r = (self.next)();
-            self.fuzz.access(b, r);
+            self.fuzz.access(self.b.csr(), r);
         }
         // B: a beat on each port that has a frame, every host stream ready.
-        let b = &mut self.b.dut;
         let none = Beat {
             data: [0; BEAT_BYTES / 4],
             keep: [0; BEAT_BYTES / 32],
@@ -339,27 +396,75 @@ impl Rnics for RtlRnics {
             !self.b_in[1].is_empty() && !gap1 && !hold,
         );
         let b0 = self.b_in[0].front().unwrap_or(&none);
+        let b1 = self.b_in[1].front().unwrap_or(&none);
+        let b = match &mut self.b {
+            RnicB::One(r) => &mut r.dut,
+            RnicB::Two(t, _) => &mut t.core,
+        };
         b.set_s_axis_port0_rx_tvalid(v0 as u64);
         b.set_s_axis_port0_rx_tdata(&b0.data);
         b.set_s_axis_port0_rx_tkeep(&b0.keep);
         b.set_s_axis_port0_rx_tlast(b0.last as u64);
         b.set_s_axis_port0_rx_tuser((b0.last && b0.tuser != 0) as u64);
-        let b1 = self.b_in[1].front().unwrap_or(&none);
         b.set_s_axis_port1_rx_tvalid(v1 as u64);
         b.set_s_axis_port1_rx_tdata(&b1.data);
         b.set_s_axis_port1_rx_tkeep(&b1.keep);
         b.set_s_axis_port1_rx_tlast(b1.last as u64);
         b.set_s_axis_port1_rx_tuser((b1.last && b1.tuser != 0) as u64);
-        let mut ready = || unit((self.next)()) >= self.backpressure;
-        let (rp, rc, ra) = (ready(), ready(), ready());
-        b.set_m_axis_place_tready(rp as u64);
-        b.set_m_axis_cqe_tready(rc as u64);
-        b.set_m_axis_ack_tready(ra as u64);
-        b.eval();
-        let taken = [
-            b.s_axis_port0_rx_tready() != 0,
-            b.s_axis_port1_rx_tready() != 0,
-        ];
+        let backpressure = self.backpressure;
+        let next = &mut self.next;
+        let mut ready = || unit(next()) >= backpressure;
+        let mut out = RxOut::default();
+        let taken = match &mut self.b {
+            RnicB::One(r) => {
+                let b = &mut r.dut;
+                let (rp, rc, ra) = (ready(), ready(), ready());
+                b.set_m_axis_place_tready(rp as u64);
+                b.set_m_axis_cqe_tready(rc as u64);
+                b.set_m_axis_ack_tready(ra as u64);
+                b.eval();
+                let taken = [
+                    b.s_axis_port0_rx_tready() != 0,
+                    b.s_axis_port1_rx_tready() != 0,
+                ];
+                if rp && b.m_axis_place_tvalid() != 0 {
+                    let u = b.m_axis_place_tuser();
+                    let (d, k, l) = (
+                        b.m_axis_place_tdata(),
+                        b.m_axis_place_tkeep(),
+                        b.m_axis_place_tlast() != 0,
+                    );
+                    take_place(&d, &k, l, &u, &mut self.place, &mut out);
+                }
+                if rc && b.m_axis_cqe_tvalid() != 0 {
+                    take_cqe(&b.m_axis_cqe_tdata(), &mut out);
+                }
+                if ra && b.m_axis_ack_tvalid() != 0 {
+                    take_ack(&b.m_axis_ack_tdata(), &mut out);
+                }
+                b.step();
+                taken
+            }
+            RnicB::Two(t, h) => {
+                // The MAC ports never wait (read before the edge takes the beats).
+                let taken = [
+                    t.core.s_axis_port0_rx_tready() != 0,
+                    t.core.s_axis_port1_rx_tready() != 0,
+                ];
+                // Up to and including B's next core edge; the host takes what it was
+                // ready for on each host edge on the way.
+                loop {
+                    let rose = t.tick();
+                    if rose & TwoClockRnic::HOST != 0 {
+                        host_edge(t, h, [ready(), ready(), ready()], &mut self.place, &mut out);
+                    }
+                    if rose & TwoClockRnic::MAC != 0 {
+                        break;
+                    }
+                }
+                taken
+            }
+        };
         // The ports are MACs: they never wait (prnic_top's FIFOs take every beat).
         debug_assert!(taken[0] && taken[1]);
         self.both_busy += (v0 && v1) as u64;
@@ -371,46 +476,6 @@ impl Rnics for RtlRnics {
                 }
             }
         }
-        let mut out = RxOut::default();
-        if rp && b.m_axis_place_tvalid() != 0 {
-            beat_bytes(
-                &b.m_axis_place_tdata(),
-                &b.m_axis_place_tkeep(),
-                &mut self.place,
-            );
-            if b.m_axis_place_tlast() != 0 {
-                let u = b.m_axis_place_tuser();
-                let qp = u[0] & 0xffff;
-                let va = u[1] as u64 | (u[2] as u64) << 32;
-                let payload = std::mem::take(&mut self.place);
-                if payload.len() != u[4] as usize {
-                    // The sideband length disagrees with the bytes: a misplacement.
-                    out.placed.push((qp, u64::MAX, u[3], payload));
-                } else {
-                    out.placed.push((qp, va, u[3], payload));
-                }
-            }
-        }
-        if rc && b.m_axis_cqe_tvalid() != 0 {
-            let w = b.m_axis_cqe_tdata();
-            out.cqes.push((w[1] & 0xffff, w[0] & 0xff_ffff, w[2]));
-        }
-        if ra && b.m_axis_ack_tvalid() != 0 {
-            let w = b.m_axis_ack_tdata();
-            let qp = w[0] & 0xffff;
-            if w[0] >> 16 & 1 == 1 {
-                out.acks.push((qp, w[1] & 0xff_ffff));
-            }
-            if w[0] >> 17 & 1 == 1 {
-                let base = w[2] & 0xff_ffff;
-                let missing = (0..256u32)
-                    .filter(|j| w[4 + (*j as usize) / 32] >> (j % 32) & 1 == 1)
-                    .map(|j| (base + j) & 0xff_ffff)
-                    .collect();
-                out.naks.push((qp, missing));
-            }
-        }
-        b.step();
         out
     }
     fn idle(&self) -> bool {
@@ -426,7 +491,7 @@ impl Rnics for RtlRnics {
         (self.port_frames, self.port_marked_bad, self.both_busy)
     }
     fn counters(&mut self) -> BTreeMap<String, u64> {
-        let d = &mut self.b.dut;
+        let d = self.b.csr();
         let mut m = BTreeMap::new();
         for r in prnic_regs::registers() {
             if r.name.starts_with("CNT_RX_") || r.name == "CNT_CSR_BAD_ACCESS" {
@@ -437,4 +502,89 @@ impl Rnics for RtlRnics {
         }
         m
     }
+}
+
+/// One placement beat the host took: its bytes, and at `tlast` the placement (QP, VA,
+/// rkey, payload) from `tuser`.
+fn take_place(
+    data: &[u32],
+    keep: &[u32],
+    last: bool,
+    u: &[u32],
+    place: &mut Vec<u8>,
+    out: &mut RxOut,
+) {
+    beat_bytes(data, keep, place);
+    if last {
+        let qp = u[0] & 0xffff;
+        let va = u[1] as u64 | (u[2] as u64) << 32;
+        let payload = std::mem::take(place);
+        if payload.len() != u[4] as usize {
+            // The sideband length disagrees with the bytes: a misplacement.
+            out.placed.push((qp, u64::MAX, u[3], payload));
+        } else {
+            out.placed.push((qp, va, u[3], payload));
+        }
+    }
+}
+
+/// One completion record the host took.
+fn take_cqe(w: &[u32], out: &mut RxOut) {
+    out.cqes.push((w[1] & 0xffff, w[0] & 0xff_ffff, w[2]));
+}
+
+/// One ACK / retransmission-request record the host took.
+fn take_ack(w: &[u32], out: &mut RxOut) {
+    let qp = w[0] & 0xffff;
+    if w[0] >> 16 & 1 == 1 {
+        out.acks.push((qp, w[1] & 0xff_ffff));
+    }
+    if w[0] >> 17 & 1 == 1 {
+        let base = w[2] & 0xff_ffff;
+        let missing = (0..256u32)
+            .filter(|j| w[4 + (*j as usize) / 32] >> (j % 32) & 1 == 1)
+            .map(|j| (base + j) & 0xff_ffff)
+            .collect();
+        out.naks.push((qp, missing));
+    }
+}
+
+/// A `clk_host` edge of a two-clock RNIC B: the beats that moved on it (offered after
+/// the edge before and the host ready), then what is on offer now and the host's
+/// readies for the next edge.
+fn host_edge(
+    t: &mut TwoClockRnic,
+    h: &mut HostSide,
+    ready: [bool; 3],
+    place: &mut Vec<u8>,
+    out: &mut RxOut,
+) {
+    if h.ready[0] && h.valid[0] {
+        let (d, k, l, u) = &h.place;
+        take_place(d, k, *l, u, place, out);
+    }
+    if h.ready[1] && h.valid[1] {
+        take_cqe(&h.cqe, out);
+    }
+    if h.ready[2] && h.valid[2] {
+        take_ack(&h.ack, out);
+    }
+    let s = &mut t.streams;
+    h.valid = [
+        s.m_axis_place_tvalid() != 0,
+        s.m_axis_cqe_tvalid() != 0,
+        s.m_axis_ack_tvalid() != 0,
+    ];
+    h.place = (
+        s.m_axis_place_tdata().to_vec(),
+        s.m_axis_place_tkeep().to_vec(),
+        s.m_axis_place_tlast() != 0,
+        s.m_axis_place_tuser().to_vec(),
+    );
+    h.cqe = s.m_axis_cqe_tdata().to_vec();
+    h.ack = s.m_axis_ack_tdata().to_vec();
+    h.ready = ready;
+    s.set_m_axis_place_tready(ready[0] as u64);
+    s.set_m_axis_cqe_tready(ready[1] as u64);
+    s.set_m_axis_ack_tready(ready[2] as u64);
 }

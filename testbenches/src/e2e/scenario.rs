@@ -122,6 +122,11 @@ pub struct Scenario {
     /// traffic.
     #[serde(default)]
     pub csr_fuzz: f64,
+    /// RNIC B's host side (placement, CQE and ACK streams, CSR) on a clock of its own,
+    /// in MHz, through the generated crossings `host_cdc` and `axil_cdc` (rtl backend);
+    /// 0 keeps it on the core clock.
+    #[serde(default)]
+    pub host_mhz: f64,
     /// Sending hosts (model backend only): QP q belongs to sender q mod senders, and
     /// each sender has its own `injection_gbps` uplink. 4 makes an incast.
     #[serde(default = "d_senders")]
@@ -385,6 +390,21 @@ impl Scenario {
         }
         if !(0.0..=0.5).contains(&self.csr_fuzz) {
             return bad("csr_fuzz", format!("{} is not in [0, 0.5]", self.csr_fuzz));
+        }
+        if !(self.host_mhz == 0.0 || (50.0..=1000.0).contains(&self.host_mhz)) {
+            return bad(
+                "host_mhz",
+                format!(
+                    "{} is neither 0 (one clock) nor in [50, 1000] MHz",
+                    self.host_mhz
+                ),
+            );
+        }
+        if self.host_mhz > 0.0 && self.backend != Backend::Rtl {
+            return bad(
+                "host_mhz",
+                "a host clock needs backend = \"rtl\" (the crossings are Verilated)".into(),
+            );
         }
         if self.senders == 0 || self.senders > 64 {
             return bad("senders", format!("{} is not in 1..=64", self.senders));
