@@ -97,7 +97,7 @@ module host_cdc(clk_host,clk_mac,rst,s_axis_tx_tdata,s_axis_tx_tkeep,s_axis_tx_t
     reg  cqe_first;
     reg  beat_go;
     reg  cqe_go;
-    reg  [1313:0] head_type;
+    reg  head_type;
     reg  head_cqe;
     
     // Sub module instances
@@ -195,8 +195,8 @@ module host_cdc(clk_host,clk_mac,rst,s_axis_tx_tdata,s_axis_tx_tkeep,s_axis_tx_t
         if (mac_reset$rst) begin
             cqe_waited$d = 1'b0;
         end
-        head_type = place$m_data >> type_at;
-        head_cqe = head_type[32'h0];
+        head_type = ((place$m_data >> type_at) & 1'h1);
+        head_cqe = |head_type;
         m_axis_place_tuser = ((place$m_data >> user_at) & 160'hffffffffffffffffffffffffffffffffffffffff);
         m_axis_place_tdata = ((place$m_data >> data_at) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         m_axis_place_tkeep = ((place$m_data >> 32'h1) & 128'hffffffffffffffffffffffffffffffff);

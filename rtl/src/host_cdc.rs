@@ -125,8 +125,8 @@ pub struct HostCdc<const D: usize, const K: usize, const WT: usize, const WP: us
     cqe_first: Signal<Local, Bit>,
     beat_go: Signal<Local, Bit>,
     cqe_go: Signal<Local, Bit>,
-    /// Host side: the head word shifted down to its type bit; the head is a CQE.
-    head_type: Signal<Local, Bits<WP>>,
+    /// Host side: the head word's type bit; the head is a CQE.
+    head_type: Signal<Local, Bits<1>>,
     head_cqe: Signal<Local, Bit>,
 }
 
@@ -261,8 +261,8 @@ impl<const D: usize, const K: usize, const WT: usize, const WP: usize> Logic
             self.cqe_waited.d.next = false;
         }
         // Host side: the head word goes to its own stream.
-        self.head_type.next = self.place.m_data.val() >> self.type_at.val();
-        self.head_cqe.next = self.head_type.val().get_bit(0);
+        self.head_type.next = bit_cast::<1, WP>(self.place.m_data.val() >> self.type_at.val());
+        self.head_cqe.next = self.head_type.val().any();
         self.m_axis_place_tuser.next =
             bit_cast::<PLACE_TUSER_BITS, WP>(self.place.m_data.val() >> self.user_at.val());
         self.m_axis_place_tdata.next =
