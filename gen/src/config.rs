@@ -55,6 +55,9 @@ pub struct ClockConfig {
     /// Data-path clock in MHz.
     #[serde(default = "d::clock_mhz")]
     pub mhz: f64,
+    /// Host-side clock in MHz (`clk_host` of the two-clock top `prnic_2clk`).
+    #[serde(default = "d::clock_host_mhz")]
+    pub host_mhz: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -257,6 +260,7 @@ mod d {
 
     field! {
         clock_mhz: f64 = "clock"."mhz";
+        clock_host_mhz: f64 = "clock"."host_mhz";
         axis_data_bits: u32 = "axis"."data_bits";
         ports_count: u32 = "ports"."count";
         ports_rate_gbps: u32 = "ports"."rate_gbps";
@@ -344,6 +348,10 @@ impl PrnicConfig {
     pub fn clock_period_ns(&self) -> f64 {
         1000.0 / self.clock.mhz
     }
+    /// The host-side clock period in nanoseconds.
+    pub fn host_period_ns(&self) -> f64 {
+        1000.0 / self.clock.host_mhz
+    }
     /// Cycles converted to nanoseconds at the configured clock.
     pub fn cycles_to_ns(&self, cycles: f64) -> f64 {
         cycles * self.clock_period_ns()
@@ -424,6 +432,13 @@ impl PrnicConfig {
             return Err(invalid(
                 "clock.mhz",
                 format!("{} is outside 10..=1000 MHz", c.clock.mhz),
+            ));
+        }
+        if !(c.clock.host_mhz.is_finite() && c.clock.host_mhz >= 10.0 && c.clock.host_mhz <= 1000.0)
+        {
+            return Err(invalid(
+                "clock.host_mhz",
+                format!("{} is outside 10..=1000 MHz", c.clock.host_mhz),
             ));
         }
         if ![512, 1024].contains(&c.axis.data_bits) {
@@ -751,6 +766,7 @@ mod tests {
             "sprayer.port_max"
         );
         assert_eq!(field_of("[clock]\nmhz = 0.0\n"), "clock.mhz");
+        assert_eq!(field_of("[clock]\nhost_mhz = 5.0\n"), "clock.host_mhz");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What `prnic generate` writes, built fully in memory, then put in place atomically.
 
-use crate::blocks::{self, Module, Port};
+use crate::blocks::{self, Dir, Module, Port};
 use crate::config::PrnicConfig;
 use crate::project;
 use serde::Serialize;
@@ -49,22 +49,33 @@ pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError
         "regmap/regs.rs".into(),
         crate::csr::rust_consts().into_bytes(),
     );
-    files.insert("constraints/prnic.xdc".into(), xdc(cfg).into_bytes());
-    files.insert("constraints/prnic.sdc".into(), sdc(cfg).into_bytes());
-    let top = modules
-        .iter()
-        .find(|m| m.name == project::TOP)
-        .expect("prnic_top is always generated");
+    let find = |name: &str| {
+        modules
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("{name} is always generated"))
+    };
+    let top = project::two_clock_top(
+        find(project::TOP),
+        find(project::STREAM_CDC),
+        find(project::CSR_CDC),
+    )?;
+    files.insert("constraints/prnic.xdc".into(), xdc(cfg, &top).into_bytes());
+    files.insert("constraints/prnic.sdc".into(), sdc(cfg, &top).into_bytes());
     let h = header(cfg, "#");
     for (name, text) in [
-        ("prnic.f", project::filelist(cfg, &h)),
-        ("vivado_ooc.tcl", project::vivado_tcl(cfg, &h)),
-        ("prnic.qip", project::qip(&h)),
-        ("prnic_ooc.qsf", project::qsf(cfg, top, &h)),
-        ("quartus_ooc.tcl", project::quartus_tcl(&h)),
         (
-            &format!("{}.v", project::WRAPPER),
-            project::wrapper(cfg, top, &h),
+            format!("{}.v", project::TOP2),
+            project::two_clock_verilog(cfg, &top, &h),
+        ),
+        ("prnic.f".into(), project::filelist(cfg, &h)),
+        ("vivado_ooc.tcl".into(), project::vivado_tcl(cfg, &h)),
+        ("prnic.qip".into(), project::qip(&h)),
+        ("prnic_ooc.qsf".into(), project::qsf(cfg, &top, &h)),
+        ("quartus_ooc.tcl".into(), project::quartus_tcl(&h)),
+        (
+            format!("{}.v", project::WRAPPER),
+            project::wrapper(cfg, &top, &h),
         ),
     ] {
         files.insert(format!("project/{name}").into(), text.into_bytes());
@@ -156,10 +167,12 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
     let _ = writeln!(r);
     let _ = writeln!(
         r,
-        "Config `{}`; clock {} MHz ({:.3} ns per cycle); AXI4-Stream {} bits ({:.1} Gb/s raw); {} ports x {} Gb/s.\n",
+        "Config `{}`; clock {} MHz ({:.3} ns per cycle), host clock {} MHz ({:.1} Gb/s raw per host stream); AXI4-Stream {} bits ({:.1} Gb/s raw); {} ports x {} Gb/s.\n",
         cfg.hash_hex(),
         cfg.clock.mhz,
         cfg.clock_period_ns(),
+        cfg.clock.host_mhz,
+        cfg.axis.data_bits as f64 * cfg.clock.host_mhz / 1000.0,
         cfg.axis.data_bits,
         cfg.bus_gbps(),
         cfg.ports.count,
@@ -236,74 +249,148 @@ pub fn report(cfg: &PrnicConfig, modules: &[Module]) -> String {
     r
 }
 
-fn period_ns(cfg: &PrnicConfig) -> String {
-    format!("{:.3}", cfg.clock_period_ns())
-}
-
 /// The I/O budget of an out-of-context compile: the share of the period left to the
 /// neighbour on each side of a port (its clock-to-out and routing in, or routing and
 /// setup out). A quarter each leaves half a period for any path that crosses the block
 /// from input to output and three quarters for a port to or from a register.
 const IO_SHARE: f64 = 0.25;
 
-fn io_delay_ns(cfg: &PrnicConfig) -> String {
-    format!("{:.3}", cfg.clock_period_ns() * IO_SHARE)
+/// The ports of `top` on `d` (of direction `dir`, or either), as Vivado (`get_ports`) or
+/// Quartus patterns: a bus as `name[*]`.
+fn ports_of(top: &project::TwoClockTop, d: project::Domain, dir: Option<Dir>) -> String {
+    top.ports
+        .iter()
+        .filter(|(p, x)| *x == d && dir.is_none_or(|v| v == p.dir))
+        .map(|(p, _)| {
+            if p.bits == 1 {
+                p.name.clone()
+            } else {
+                format!("{}[*]", p.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-fn xdc(cfg: &PrnicConfig) -> String {
-    let p = period_ns(cfg);
-    let io = io_delay_ns(cfg);
-    format!(
-        "{}\
-# Vivado timing constraints for prnic_top, out of context (project/vivado_ooc.tcl reads
+/// The clocks and their figures: (name, period ns, I/O delay ns, domain).
+fn clocks(cfg: &PrnicConfig) -> [(&'static str, f64, project::Domain); 2] {
+    [
+        ("clk_mac", cfg.clock_period_ns(), project::Domain::Mac),
+        ("clk_host", cfg.host_period_ns(), project::Domain::Host),
+    ]
+}
+
+/// The bound on every path between the two clocks: the shorter period. A Gray-coded
+/// pointer's bits then reach their synchronizer within one cycle of either clock of each
+/// other, and a FIFO word is stable before the pointer that covers it is seen.
+fn crossing_ns(cfg: &PrnicConfig) -> f64 {
+    cfg.clock_period_ns().min(cfg.host_period_ns())
+}
+
+const CONSTRAINT_NOTES: &str = "\
+# I/O assumptions: every port connects to other logic inside the same FPGA (MAC, PCIe
+# DMA, CSR interconnect); no port is a device pin. Each port is timed by its own clock
+# (clk_mac: MAC ports, credit messages, s_pcie_depth; clk_host: host streams and CSR),
+# and each side of it is budgeted 25% of that clock's period for the neighbour, so a
+# path from an input to a register has three quarters of the period and a path from
+# an input to an output half. `id_build_hash` is a constant the integrator ties off.
+#
+# `rst` may be asynchronous to both clocks: inside, it drives only the first flip-flops
+# of reset synchronizers (two in a row, marked ASYNC_REG), so its path is false.
+#
+# Clock-domain crossings: the only paths between clk_mac and clk_host are the Gray-coded
+# pointers of the asynchronous FIFOs in host_cdc and axil_cdc (each into a two-flop
+# synchronizer marked ASYNC_REG in the Verilog) and the FIFO memories read on the other
+# clock (docs/integration.md; the CDC gate checks this). Each is bounded to the shorter
+# period, without clock skew: enough for the pointer bits to arrive together and for a
+# word to settle before its pointer is seen.
+";
+
+/// Input and output delays of every port on a clock, by its domain (XDC and SDC alike).
+fn io_delays(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
+    let mut s = String::new();
+    for (c, p, d) in clocks(cfg) {
+        let io = p * IO_SHARE;
+        let _ = writeln!(
+            s,
+            "set_input_delay  -clock {c} {io:.3} [get_ports {{{}}}]",
+            ports_of(top, d, Some(Dir::Input))
+        );
+        let _ = writeln!(
+            s,
+            "set_output_delay -clock {c} {io:.3} [get_ports {{{}}}]",
+            ports_of(top, d, Some(Dir::Output))
+        );
+    }
+    s
+}
+
+fn xdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
+    let mut s = header(cfg, "#");
+    let _ = write!(
+        s,
+        "# Vivado timing constraints for {}, out of context (project/vivado_ooc.tcl reads
 # this file with USED_IN synthesis implementation out_of_context).
 #
-# I/O assumptions: every port connects to other logic inside the same FPGA (MAC, PCIe
-# DMA, CSR interconnect) on the one data-path clock `clk`; no port is a device pin. Each
-# side of a port is budgeted {pct}% of the period for the neighbour ({io} ns), so a path
-# from an input to a register has {reg:.3} ns and an input-to-output path {ff:.3} ns.
-# `id_build_hash` is a constant the integrator ties off.
-#
-# `rst` may be asynchronous to `clk`: inside, it drives only the first of two flip-flops
-# in a row (the reset synchronizer; every block is reset from its own registered copy of
-# the second, in a module `prnic_top_rst_<block>`), so its path
-# is false and the pair is marked ASYNC_REG (kept together, not retimed, MTBF analysed).
-
-create_clock -name clk -period {p} [get_ports clk]
-set_input_delay  -clock clk {io} [get_ports -filter {{DIRECTION == IN && NAME != clk}}]
-set_output_delay -clock clk {io} [get_ports -filter {{DIRECTION == OUT}}]
-set_false_path -from [get_ports id_build_hash*]
+{CONSTRAINT_NOTES}
+",
+        project::TOP2
+    );
+    for (c, p, _) in clocks(cfg) {
+        let _ = writeln!(s, "create_clock -name {c} -period {p:.3} [get_ports {c}]");
+    }
+    s.push_str(&io_delays(cfg, top));
+    let x = crossing_ns(cfg);
+    let _ = write!(
+        s,
+        "set_false_path -from [get_ports {{{stat}}}]
 set_false_path -from [get_ports rst]
+set_max_delay -datapath_only -from [get_clocks clk_mac] -to [get_clocks clk_host] {x:.3}
+set_max_delay -datapath_only -from [get_clocks clk_host] -to [get_clocks clk_mac] {x:.3}
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{IS_SEQUENTIAL && (NAME =~ *rst_ok_meta* || NAME =~ *rst_ok_sync*)}}]
 ",
-        header(cfg, "#"),
-        pct = (IO_SHARE * 100.0).round(),
-        reg = cfg.clock_period_ns() * (1.0 - IO_SHARE),
-        ff = cfg.clock_period_ns() * (1.0 - 2.0 * IO_SHARE),
-    )
+        stat = ports_of(top, project::Domain::Static, None),
+    );
+    s
 }
 
-fn sdc(cfg: &PrnicConfig) -> String {
-    let p = period_ns(cfg);
-    let io = io_delay_ns(cfg);
-    format!(
-        "{}\
-# Quartus (Synopsys Design Constraints) timing constraints for prnic_top, out of context
-# (project/prnic.qip names this file). Same assumptions as prnic.xdc: on-chip neighbours
-# on one clock, {pct}% of the period ({io} ns) each side of a port; `id_build_hash` is a
-# constant; `rst` may be asynchronous (it drives only the first flip-flop of a two-stage
-# reset synchronizer, so its path is false).
-
-create_clock -name clk -period {p} [get_ports {{clk}}]
-derive_clock_uncertainty
-set_input_delay  -clock clk {io} [remove_from_collection [all_inputs] [get_ports {{clk}}]]
-set_output_delay -clock clk {io} [all_outputs]
-set_false_path -from [get_ports {{id_build_hash[*]}}]
-set_false_path -from [get_ports {{rst}}]
+fn sdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
+    let mut s = header(cfg, "#");
+    let _ = write!(
+        s,
+        "# Quartus (Synopsys Design Constraints) timing constraints for {}, out of context
+# (project/prnic.qip names this file). The same meaning as prnic.xdc; Quartus has no
+# -datapath_only, so each crossing gets a max delay of the shorter period, a min delay
+# of 0 (no hold requirement across unrelated clocks) and a max skew of the shorter
+# period across the bits of a crossing.
+#
+{CONSTRAINT_NOTES}
 ",
-        header(cfg, "#"),
-        pct = (IO_SHARE * 100.0).round(),
-    )
+        project::TOP2
+    );
+    for (c, p, _) in clocks(cfg) {
+        let _ = writeln!(
+            s,
+            "create_clock -name {c} -period {p:.3} [get_ports {{{c}}}]"
+        );
+    }
+    s.push_str("derive_clock_uncertainty\n");
+    s.push_str(&io_delays(cfg, top));
+    let x = crossing_ns(cfg);
+    let _ = write!(
+        s,
+        "set_false_path -from [get_ports {{{stat}}}]
+set_false_path -from [get_ports {{rst}}]
+set_max_delay -from [get_clocks {{clk_mac}}] -to [get_clocks {{clk_host}}] {x:.3}
+set_max_delay -from [get_clocks {{clk_host}}] -to [get_clocks {{clk_mac}}] {x:.3}
+set_min_delay -from [get_clocks {{clk_mac}}] -to [get_clocks {{clk_host}}] 0.000
+set_min_delay -from [get_clocks {{clk_host}}] -to [get_clocks {{clk_mac}}] 0.000
+set_max_skew -from_clock {{clk_mac}} -to_clock {{clk_host}} {x:.3}
+set_max_skew -from_clock {{clk_host}} -to_clock {{clk_mac}} {x:.3}
+",
+        stat = ports_of(top, project::Domain::Static, None),
+    );
+    s
 }
 
 /// Writing the output folder failed.

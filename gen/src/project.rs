@@ -1,4 +1,6 @@
-//! Project files for an out-of-context compile of `prnic_top` in a vendor tool: a
+//! Project files for an out-of-context compile of the two-clock top `prnic_2clk` in a
+//! vendor tool: the top itself (structural Verilog: `prnic_top` on `clk_mac` with the
+//! host-stream crossing `host_cdc` and the CSR crossing `axil_cdc` to `clk_host`), a
 //! filelist, a non-project Vivado script, a Quartus `.qip` and `.qsf` fragment, and a
 //! thin Verilog wrapper whose attributes let Vivado IP Integrator infer the AXI4-Stream
 //! and AXI4-Lite interfaces with their clock and reset (docs/integration.md).
@@ -6,17 +8,294 @@
 //! Every path the scripts name is relative to the output folder (`prnic generate --out`),
 //! found from the script's own location, so the folder can be moved as a whole.
 
-use crate::blocks::{Dir, Module, Port};
+use crate::blocks::{Dir, GenError, Module, Port};
 use crate::config::PrnicConfig;
 use std::fmt::Write as _;
 
-/// The top module compiled out of context, and its wrapper.
+/// The single-clock core, the two-clock top compiled out of context, and its wrapper.
 pub const TOP: &str = "prnic_top";
-pub const WRAPPER: &str = "prnic_top_ipi";
+pub const TOP2: &str = "prnic_2clk";
+pub const WRAPPER: &str = "prnic_2clk_ipi";
+/// The crossings `prnic_2clk` instantiates around `prnic_top`.
+pub const STREAM_CDC: &str = "host_cdc";
+pub const CSR_CDC: &str = "axil_cdc";
 
 /// The sources of an out-of-context compile, relative to the output folder, in order.
 pub fn sources() -> Vec<String> {
-    vec![format!("verilog/{TOP}.v"), format!("project/{WRAPPER}.v")]
+    vec![
+        format!("verilog/{TOP}.v"),
+        format!("verilog/{STREAM_CDC}.v"),
+        format!("verilog/{CSR_CDC}.v"),
+        format!("project/{TOP2}.v"),
+        format!("project/{WRAPPER}.v"),
+    ]
+}
+
+/// Which clock a port of `prnic_2clk` is timed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Domain {
+    /// The wire side: MAC ports, credit messages, `s_pcie_depth`.
+    Mac,
+    /// The host side: host streams and the CSR port.
+    Host,
+    /// A clock input.
+    Clock,
+    /// `rst`: asynchronous, synchronized inside to each clock.
+    Async,
+    /// `id_build_hash`: a constant the integrator ties off.
+    Static,
+}
+
+/// One instance in `prnic_2clk`: module, instance name, and (port, net) for every port.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub module: &'static str,
+    pub name: &'static str,
+    pub conns: Vec<(String, String)>,
+}
+
+/// The two-clock top: its ports with their domains, internal wires, and instances.
+#[derive(Debug, Clone)]
+pub struct TwoClockTop {
+    pub ports: Vec<(Port, Domain)>,
+    pub wires: Vec<(String, usize)>,
+    pub instances: Vec<Instance>,
+}
+
+impl TwoClockTop {
+    pub fn port_list(&self) -> Vec<Port> {
+        self.ports.iter().map(|(p, _)| p.clone()).collect()
+    }
+    pub fn domain(&self, port: &str) -> Option<Domain> {
+        self.ports
+            .iter()
+            .find(|(p, _)| p.name == port)
+            .map(|(_, d)| *d)
+    }
+}
+
+/// The core-side name in `host_cdc` of `prnic_top`'s host stream port `name`
+/// (`s_axis_tx_tdata` → `m_axis_core_tx_tdata`): the direction prefix flips, `core_`
+/// follows `axis_`.
+fn core_side(name: &str) -> Option<String> {
+    let (dir, rest) = name.split_at_checked(2)?;
+    let rest = rest.strip_prefix("axis_")?;
+    let flip = match dir {
+        "s_" => "m_",
+        "m_" => "s_",
+        _ => return None,
+    };
+    Some(format!("{flip}axis_core_{rest}"))
+}
+
+/// Wire `prnic_top` (on `clk_mac`), `host_cdc` and `axil_cdc` into `prnic_2clk` by name:
+/// a `prnic_top` port that `host_cdc` also has on its host side goes through `host_cdc`
+/// (whose port of that name becomes the top's); `prnic_top`'s `s_axil_*` go through
+/// `axil_cdc`'s `m_axil_*` (its `s_axil_*` become the top's); clocks and reset are shared;
+/// every other `prnic_top` port is the top's own, on `clk_mac`. Fails naming the port if
+/// any instance port is left unconnected, a net has no driver or two, or widths differ.
+pub fn two_clock_top(
+    top: &Module,
+    streams: &Module,
+    csr: &Module,
+) -> Result<TwoClockTop, GenError> {
+    let err = |m: String| GenError(format!("{TOP2}: {m}"));
+    let has = |m: &Module, n: &str| m.ports.iter().any(|p| p.name == n);
+    let mut ports: Vec<(Port, Domain)> = vec![];
+    let clock = |n: &str| Port {
+        name: n.to_string(),
+        dir: Dir::Input,
+        bits: 1,
+    };
+    ports.push((clock("clk_mac"), Domain::Clock));
+    ports.push((clock("clk_host"), Domain::Clock));
+    ports.push((clock("rst"), Domain::Async));
+    let mut core = vec![];
+    let mut s_conns = vec![];
+    let mut c_conns = vec![];
+    for p in &top.ports {
+        let n = p.name.as_str();
+        let net = match n {
+            "clk" => "clk_mac".to_string(),
+            "rst" => "rst".to_string(),
+            _ if has(streams, n) && core_side(n).is_some_and(|c| has(streams, &c)) => {
+                let wire = format!("core_{n}");
+                s_conns.push((core_side(n).unwrap(), wire.clone()));
+                wire
+            }
+            _ if n.starts_with("s_axil_") => {
+                let wire = format!("core_{n}");
+                c_conns.push((n.replacen("s_axil_", "m_axil_", 1), wire.clone()));
+                wire
+            }
+            _ => {
+                let d = if n == "id_build_hash" {
+                    Domain::Static
+                } else {
+                    Domain::Mac
+                };
+                ports.push((p.clone(), d));
+                n.to_string()
+            }
+        };
+        core.push((n.to_string(), net));
+    }
+    for (m, conns, clocks) in [
+        (
+            streams,
+            &mut s_conns,
+            [("clk_host", "clk_host"), ("clk_mac", "clk_mac")],
+        ),
+        (
+            csr,
+            &mut c_conns,
+            [("clk_s", "clk_host"), ("clk_m", "clk_mac")],
+        ),
+    ] {
+        for p in &m.ports {
+            let n = p.name.as_str();
+            if conns.iter().any(|(q, _)| q == n) {
+                continue;
+            }
+            let net = if let Some((_, net)) = clocks.iter().find(|(c, _)| *c == n) {
+                net.to_string()
+            } else if n == "rst" {
+                "rst".to_string()
+            } else if has(top, n) && !n.contains("_core_") && !n.starts_with("m_axil_") {
+                ports.push((p.clone(), Domain::Host));
+                n.to_string()
+            } else {
+                return Err(err(format!("{}.{n} has no counterpart", m.name)));
+            };
+            conns.push((n.to_string(), net));
+        }
+    }
+    let instances = vec![
+        Instance {
+            module: TOP,
+            name: "core",
+            conns: core,
+        },
+        Instance {
+            module: STREAM_CDC,
+            name: "streams",
+            conns: s_conns,
+        },
+        Instance {
+            module: CSR_CDC,
+            name: "csr",
+            conns: c_conns,
+        },
+    ];
+    // Check every net: one driver (an output, or an input port of the top), widths equal.
+    let modules = [top, streams, csr];
+    let mut nets: std::collections::BTreeMap<String, Vec<(usize, bool)>> = Default::default();
+    for (i, m) in instances.iter().zip(modules) {
+        if i.conns.len() != m.ports.len() {
+            return Err(err(format!("{} has unconnected ports", m.name)));
+        }
+        for (port, net) in &i.conns {
+            let p = m
+                .ports
+                .iter()
+                .find(|p| &p.name == port)
+                .ok_or_else(|| err(format!("{}.{port} does not exist", m.name)))?;
+            nets.entry(net.clone())
+                .or_default()
+                .push((p.bits, p.dir == Dir::Output));
+        }
+    }
+    for (p, _) in &ports {
+        nets.entry(p.name.clone())
+            .or_default()
+            .push((p.bits, p.dir == Dir::Input));
+    }
+    let mut wires = vec![];
+    for (net, ends) in &nets {
+        let drivers = ends.iter().filter(|(_, d)| *d).count();
+        if drivers != 1 || ends.iter().any(|(b, _)| *b != ends[0].0) || ends.len() < 2 {
+            return Err(err(format!(
+                "net {net}: {drivers} drivers, {} ends, widths {:?}",
+                ends.len(),
+                ends.iter().map(|e| e.0).collect::<Vec<_>>()
+            )));
+        }
+        if !ports.iter().any(|(p, _)| &p.name == net) {
+            wires.push((net.clone(), ends[0].0));
+        }
+    }
+    Ok(TwoClockTop {
+        ports,
+        wires,
+        instances,
+    })
+}
+
+/// `prnic_2clk` as structural Verilog.
+pub fn two_clock_verilog(cfg: &PrnicConfig, t: &TwoClockTop, header: &str) -> String {
+    let mut s = String::new();
+    for l in header.lines() {
+        let _ = writeln!(s, "// {}", l.trim_start_matches("# "));
+    }
+    let _ = write!(
+        s,
+        "// {TOP2}: {TOP} on two clocks, as a NIC shell instantiates it. The wire side (MAC
+// ports, credit messages, s_pcie_depth) runs on clk_mac ({mac} MHz, {TOP}'s clock); the
+// host streams (s_axis_tx, m_axis_place, m_axis_cqe, m_axis_ack) and the AXI4-Lite CSR
+// port run on clk_host ({host} MHz) and cross in {STREAM_CDC} and {CSR_CDC} (asynchronous
+// FIFOs, Gray-coded pointers, two-flop synchronizers). `rst` may be asynchronous to both
+// clocks: each block synchronizes it to its own. Read with verilog/{TOP}.v,
+// verilog/{STREAM_CDC}.v and verilog/{CSR_CDC}.v (project/prnic.f); docs/integration.md.
+
+`default_nettype none
+module {TOP2} (
+",
+        mac = cfg.clock.mhz,
+        host = cfg.clock.host_mhz,
+    );
+    let n = t.ports.len();
+    for (k, (p, _)) in t.ports.iter().enumerate() {
+        let _ = writeln!(s, "    {}{}", decl(p), if k + 1 < n { "," } else { "" });
+    }
+    s.push_str(
+        ");
+
+",
+    );
+    for (net, bits) in &t.wires {
+        if *bits == 1 {
+            let _ = writeln!(s, "    wire {net};");
+        } else {
+            let _ = writeln!(s, "    wire [{}:0] {net};", bits - 1);
+        }
+    }
+    for i in &t.instances {
+        let _ = writeln!(
+            s,
+            "
+    {} {} (",
+            i.module, i.name
+        );
+        let n = i.conns.len();
+        for (k, (port, net)) in i.conns.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "        .{port}({net}){}",
+                if k + 1 < n { "," } else { "" }
+            );
+        }
+        s.push_str(
+            "    );
+",
+        );
+    }
+    s.push_str(
+        "
+endmodule
+`default_nettype wire
+",
+    );
+    s
 }
 
 /// One bus interface of the top: its name (the common port prefix), kind and ports.
@@ -55,9 +334,9 @@ const AXIL_SIGNALS: [&str; 17] = [
 /// Group the top's ports into interfaces by name: `{s,m}_axis_<x>_t*` are AXI4-Stream,
 /// `s_axil_*` AXI4-Lite. Other ports (clock, reset, the credit message ports, the build
 /// hash) stay plain. An AXI4-Stream group must have `tvalid`, or it is not one.
-pub fn interfaces(top: &Module) -> Vec<Interface> {
+pub fn interfaces(ports: &[Port]) -> Vec<Interface> {
     let mut out: Vec<Interface> = vec![];
-    for p in &top.ports {
+    for p in ports {
         let found = if let Some(rest) = p.name.strip_prefix("s_axil_") {
             (AXIL_SIGNALS.contains(&rest) || rest == "rvalid" || rest == "rready").then(|| {
                 (
@@ -99,8 +378,8 @@ pub fn interfaces(top: &Module) -> Vec<Interface> {
     out
 }
 
-fn freq_hz(cfg: &PrnicConfig) -> u64 {
-    (cfg.clock.mhz * 1e6).round() as u64
+fn freq_hz(mhz: f64) -> u64 {
+    (mhz * 1e6).round() as u64
 }
 
 /// The filelist (one path per line, relative to the output folder).
@@ -111,8 +390,8 @@ pub fn filelist(cfg: &PrnicConfig, header: &str) -> String {
     }
     let _ = writeln!(
         s,
-        "// Sources of {TOP} at {} MHz, relative to the output folder; read them in this order.",
-        cfg.clock.mhz
+        "// Sources of {TOP2} (clk_mac {} MHz, clk_host {} MHz), relative to the output folder; read them in this order.",
+        cfg.clock.mhz, cfg.clock.host_mhz
     );
     for f in sources() {
         let _ = writeln!(s, "{f}");
@@ -120,14 +399,15 @@ pub fn filelist(cfg: &PrnicConfig, header: &str) -> String {
     s
 }
 
-/// A non-project Vivado script: out-of-context synthesis, place and route of `prnic_top`
+/// A non-project Vivado script: out-of-context synthesis, place and route of `prnic_2clk`
 /// for the configured part, with the timing summary and utilisation written out.
 pub fn vivado_tcl(cfg: &PrnicConfig, header: &str) -> String {
     let mut s = String::from(header);
     let _ = write!(
         s,
-        "# Out-of-context compile of {TOP} in Vivado (non-project mode), through the IP
-# Integrator wrapper {WRAPPER} (the same ports, with interface attributes):
+        "# Out-of-context compile of {TOP2} ({TOP} on clk_mac with its clk_host crossings) in
+# Vivado (non-project mode), through the IP Integrator wrapper {WRAPPER} (the same
+# ports, with interface attributes):
 #   vivado -mode batch -source project/vivado_ooc.tcl [-tclargs <part> [<run folder>]]
 # The part defaults to fpga.vivado_part of the config; results go to <run folder>
 # (default: ooc_run in the current folder): post-route checkpoint, timing summary,
@@ -163,14 +443,15 @@ write_checkpoint -force [file join $run post_route.dcp]
 report_timing_summary -max_paths 20 -file [file join $run timing_summary.rpt]
 report_utilization -file [file join $run utilization.rpt]
 set wns [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
-puts \"prnic: {TOP} at {mhz} MHz on $part: worst setup slack $wns ns\"
+puts \"prnic: {TOP2} at {mhz} MHz (clk_mac), {host} MHz (clk_host) on $part: worst setup slack $wns ns\"
 if {{$wns ne {{}} && $wns < 0}} {{
     close [open [file join $run timing_failed] w]
     exit 1
 }}
 close [open [file join $run timing_met] w]
 ",
-        mhz = cfg.clock.mhz
+        mhz = cfg.clock.mhz,
+        host = cfg.clock.host_mhz
     );
     s
 }
@@ -192,24 +473,24 @@ pub fn qip(header: &str) -> String {
     s
 }
 
-/// A `.qsf` fragment for an out-of-context compile with `prnic_top` as the top: the
-/// device and every port but the clock a virtual pin (8,000-odd port bits cannot go to
+/// A `.qsf` fragment for an out-of-context compile with `prnic_2clk` as the top: the
+/// device and every port but the clocks a virtual pin (8,000-odd port bits cannot go to
 /// device pins). Plain assignments, so it can be pasted into a project's `.qsf` (then add
 /// `project/prnic.qip` as a `QIP_FILE`) or sourced with the project open, as
 /// `quartus_ooc.tcl` does.
-pub fn qsf(cfg: &PrnicConfig, top: &Module, header: &str) -> String {
+pub fn qsf(cfg: &PrnicConfig, top: &TwoClockTop, header: &str) -> String {
     let mut s = String::from(header);
     let _ = write!(
         s,
-        "# Out-of-context settings for {TOP} (project/quartus_ooc.tcl applies them).
+        "# Out-of-context settings for {TOP2} (project/quartus_ooc.tcl applies them).
 set_global_assignment -name FAMILY \"{fam}\"
 set_global_assignment -name DEVICE {dev}
-set_global_assignment -name TOP_LEVEL_ENTITY {TOP}
+set_global_assignment -name TOP_LEVEL_ENTITY {TOP2}
 ",
         fam = cfg.fpga.quartus_family,
         dev = cfg.fpga.quartus_device
     );
-    for p in top.ports.iter().filter(|p| p.name != "clk") {
+    for (p, _) in top.ports.iter().filter(|(_, d)| *d != Domain::Clock) {
         let target = if p.bits == 1 {
             p.name.clone()
         } else {
@@ -229,7 +510,7 @@ pub fn quartus_tcl(header: &str) -> String {
     let mut s = String::from(header);
     let _ = write!(
         s,
-        "# Out-of-context compile of {TOP} in Quartus Prime Pro:
+        "# Out-of-context compile of {TOP2} in Quartus Prime Pro:
 #   quartus_sh -t project/quartus_ooc.tcl [<run folder>]
 # Creates project prnic_ooc in <run folder> (default: quartus_run in the current folder)
 # with project/prnic_ooc.qsf and project/prnic.qip, then runs the full compile; the
@@ -266,30 +547,44 @@ fn decl(p: &Port) -> String {
     }
 }
 
-/// The IP Integrator wrapper: the same ports as `prnic_top`, each AXI port tagged with its
-/// interface (`X_INTERFACE_INFO`), each interface's parameters on its first port, and the
-/// clock associated with every interface and with the reset.
-pub fn wrapper(cfg: &PrnicConfig, top: &Module, header: &str) -> String {
-    let ifs = interfaces(top);
-    let hz = freq_hz(cfg);
+/// The IP Integrator wrapper: the same ports as `prnic_2clk`, each AXI port tagged with
+/// its interface (`X_INTERFACE_INFO`), each interface's parameters (its clock's frequency
+/// among them) on its first port, each clock associated with the interfaces of its domain
+/// and with the reset.
+pub fn wrapper(cfg: &PrnicConfig, top: &TwoClockTop, header: &str) -> String {
+    let ports = top.port_list();
+    let ifs = interfaces(&ports);
+    let domain_of = |i: &Interface| top.domain(&i.ports[0].0.name).unwrap_or(Domain::Mac);
+    let clocks = [
+        ("clk_mac", Domain::Mac, freq_hz(cfg.clock.mhz)),
+        ("clk_host", Domain::Host, freq_hz(cfg.clock.host_mhz)),
+    ];
+    let hz_of = |d: Domain| clocks.iter().find(|c| c.1 == d).map_or(0, |c| c.2);
     let mut attr: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
-    let busif: Vec<&str> = ifs.iter().map(|i| i.name.as_str()).collect();
-    attr.entry("clk").or_default().extend([
-        "(* X_INTERFACE_INFO = \"xilinx.com:signal:clock:1.0 clk CLK\" *)".to_string(),
-        format!(
-            "(* X_INTERFACE_PARAMETER = \"XIL_INTERFACENAME clk, ASSOCIATED_BUSIF {}, ASSOCIATED_RESET rst, FREQ_HZ {hz}\" *)",
-            busif.join(":")
-        ),
-    ]);
+    for (clk, d, hz) in clocks {
+        let busif: Vec<&str> = ifs
+            .iter()
+            .filter(|i| domain_of(i) == d)
+            .map(|i| i.name.as_str())
+            .collect();
+        attr.entry(clk).or_default().extend([
+            format!("(* X_INTERFACE_INFO = \"xilinx.com:signal:clock:1.0 {clk} CLK\" *)"),
+            format!(
+                "(* X_INTERFACE_PARAMETER = \"XIL_INTERFACENAME {clk}, ASSOCIATED_BUSIF {}, ASSOCIATED_RESET rst, FREQ_HZ {hz}\" *)",
+                busif.join(":")
+            ),
+        ]);
+    }
     attr.entry("rst").or_default().extend([
         "(* X_INTERFACE_INFO = \"xilinx.com:signal:reset:1.0 rst RST\" *)".to_string(),
         "(* X_INTERFACE_PARAMETER = \"XIL_INTERFACENAME rst, POLARITY ACTIVE_HIGH\" *)".to_string(),
     ]);
     for i in &ifs {
+        let hz = hz_of(domain_of(i));
         for (n, (p, sig)) in i.ports.iter().enumerate() {
+            let bits = |s: &str| i.width(s);
             let (vlnv, extra) = match i.kind {
                 Kind::Axis { .. } => {
-                    let bits = |s: &str| i.width(s);
                     let has = |s: &str| u8::from(bits(s) > 0);
                     (
                         "xilinx.com:interface:axis:1.0",
@@ -303,17 +598,14 @@ pub fn wrapper(cfg: &PrnicConfig, top: &Module, header: &str) -> String {
                         ),
                     )
                 }
-                Kind::AxiLite => {
-                    let bits = |s: &str| i.width(s);
-                    (
-                        "xilinx.com:interface:aximm:1.0",
-                        format!(
-                            "PROTOCOL AXI4LITE, DATA_WIDTH {}, ADDR_WIDTH {}, HAS_PROT 0, HAS_WSTRB 1, HAS_BRESP 1, HAS_RRESP 1",
-                            bits("WDATA"),
-                            bits("AWADDR")
-                        ),
-                    )
-                }
+                Kind::AxiLite => (
+                    "xilinx.com:interface:aximm:1.0",
+                    format!(
+                        "PROTOCOL AXI4LITE, DATA_WIDTH {}, ADDR_WIDTH {}, HAS_PROT 0, HAS_WSTRB 1, HAS_BRESP 1, HAS_RRESP 1",
+                        bits("WDATA"),
+                        bits("AWADDR")
+                    ),
+                ),
             };
             let a = attr.entry(p.name.as_str()).or_default();
             a.push(format!(
@@ -334,27 +626,30 @@ pub fn wrapper(cfg: &PrnicConfig, top: &Module, header: &str) -> String {
     }
     let _ = write!(
         s,
-        "// The {TOP} ports unchanged, with the attributes Vivado IP Integrator reads to infer
-// {n} interfaces (AXI4-Stream and AXI4-Lite) on clock `clk` at {hz} Hz, reset `rst`
-// active high (synchronized inside; hold it {stages} cycles or more). Ports outside an
-// interface (credit messages, build hash) stay plain ports. Read together with
-// verilog/{TOP}.v (project/prnic.f).
+        "// The {TOP2} ports unchanged, with the attributes Vivado IP Integrator reads to infer
+// {n} interfaces (AXI4-Stream and AXI4-Lite), each on its clock: clk_mac at {mac} Hz (MAC
+// ports), clk_host at {host} Hz (host streams, CSR); reset `rst` active high, asynchronous
+// (synchronized inside to each clock; hold it {stages} cycles of the slower clock or more).
+// Ports outside an interface (credit messages, s_pcie_depth, build hash) stay plain ports
+// on clk_mac. Read with the sources before it in project/prnic.f.
 
 `default_nettype none
 module {WRAPPER} (
 ",
         n = ifs.len(),
-        stages = prnic_rtl::prnic_top::RESET_SYNC_STAGES
+        mac = freq_hz(cfg.clock.mhz),
+        host = freq_hz(cfg.clock.host_mhz),
+        stages = prnic_rtl::prnic_top::RESET_SYNC_STAGES.max(prnic_rtl::cdc::RESET_SYNC_STAGES) + 1
     );
-    let n = top.ports.len();
-    for (k, p) in top.ports.iter().enumerate() {
+    let n = ports.len();
+    for (k, p) in ports.iter().enumerate() {
         for a in attr.get(p.name.as_str()).into_iter().flatten() {
             let _ = writeln!(s, "    {a}");
         }
         let _ = writeln!(s, "    {}{}", decl(p), if k + 1 < n { "," } else { "" });
     }
-    let _ = writeln!(s, ");\n\n    {TOP} core (");
-    for (k, p) in top.ports.iter().enumerate() {
+    let _ = writeln!(s, ");\n\n    {TOP2} top (");
+    for (k, p) in ports.iter().enumerate() {
         let _ = writeln!(
             s,
             "        .{0}({0}){1}",
@@ -364,4 +659,89 @@ module {WRAPPER} (
     }
     let _ = writeln!(s, "    );\n\nendmodule\n`default_nettype wire");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn three() -> (Module, Module, Module) {
+        let m = crate::blocks::modules(PrnicConfig::builtin()).unwrap();
+        let find = |n: &str| m.iter().find(|x| x.name == n).unwrap().clone();
+        (find(TOP), find(STREAM_CDC), find(CSR_CDC))
+    }
+
+    #[test]
+    fn every_port_is_connected_once_on_the_right_clock() {
+        let (top, streams, csr) = three();
+        let t = two_clock_top(&top, &streams, &csr).unwrap();
+        let conn = |inst: &str, port: &str| {
+            let i = t.instances.iter().find(|i| i.name == inst).unwrap();
+            i.conns.iter().find(|(p, _)| p == port).unwrap().1.clone()
+        };
+        assert_eq!(conn("core", "clk"), "clk_mac");
+        assert_eq!(conn("streams", "clk_mac"), "clk_mac");
+        assert_eq!(conn("streams", "clk_host"), "clk_host");
+        assert_eq!(conn("csr", "clk_m"), "clk_mac");
+        assert_eq!(conn("csr", "clk_s"), "clk_host");
+        // The core's host streams and CSR port reach the top only through the crossings.
+        assert_eq!(conn("core", "s_axis_tx_tdata"), "core_s_axis_tx_tdata");
+        assert_eq!(
+            conn("streams", "m_axis_core_tx_tdata"),
+            "core_s_axis_tx_tdata"
+        );
+        assert_eq!(conn("streams", "s_axis_tx_tdata"), "s_axis_tx_tdata");
+        assert_eq!(conn("core", "m_axis_cqe_tready"), "core_m_axis_cqe_tready");
+        assert_eq!(conn("csr", "m_axil_rdata"), "core_s_axil_rdata");
+        assert_eq!(conn("csr", "s_axil_rdata"), "s_axil_rdata");
+        for (name, d) in [
+            ("s_axis_tx_tdata", Domain::Host),
+            ("m_axis_place_tuser", Domain::Host),
+            ("m_axis_ack_tready", Domain::Host),
+            ("s_axil_awaddr", Domain::Host),
+            ("s_axis_port1_rx_tuser", Domain::Mac),
+            ("m_axis_port0_tx_tready", Domain::Mac),
+            ("s_credit_send_valid", Domain::Mac),
+            ("s_pcie_depth", Domain::Mac),
+            ("id_build_hash", Domain::Static),
+            ("rst", Domain::Async),
+            ("clk_host", Domain::Clock),
+        ] {
+            assert_eq!(t.domain(name), Some(d), "{name}");
+        }
+        // Each core port once, and the top has every port of the core but its clock and
+        // the streams it hands to the crossings, plus the two clocks.
+        let core_own = top
+            .ports
+            .iter()
+            .filter(|p| conn("core", &p.name) == p.name)
+            .count();
+        let host = t.ports.iter().filter(|(_, d)| *d == Domain::Host).count();
+        assert_eq!(t.ports.len(), core_own + host + 2);
+    }
+
+    #[test]
+    fn a_port_left_over_or_a_width_that_differs_is_refused() {
+        let (top, streams, csr) = three();
+        let mut s = streams.clone();
+        s.ports.retain(|p| p.name != "m_axis_core_tx_tlast");
+        let e = two_clock_top(&top, &s, &csr).unwrap_err().0;
+        assert!(e.contains("s_axis_tx_tlast"), "{e}");
+        let mut s = streams.clone();
+        s.ports
+            .iter_mut()
+            .find(|p| p.name == "s_axis_core_place_tuser")
+            .unwrap()
+            .bits -= 1;
+        let e = two_clock_top(&top, &s, &csr).unwrap_err().0;
+        assert!(e.contains("core_m_axis_place_tuser"), "{e}");
+        let mut c = csr.clone();
+        c.ports.push(Port {
+            name: "m_axil_extra".into(),
+            dir: Dir::Output,
+            bits: 1,
+        });
+        let e = two_clock_top(&top, &streams, &c).unwrap_err().0;
+        assert!(e.contains("m_axil_extra"), "{e}");
+    }
 }

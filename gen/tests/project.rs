@@ -1,11 +1,23 @@
 //! The vendor project files `prnic generate` writes (project/, constraints/): without the
 //! vendor tools, each script runs in `tclsh` with the vendor commands replaced by stubs
 //! that fail on any file that does not exist and record what the flow asked for; the
-//! IP Integrator wrapper lints clean in Verilator, Icarus and Yosys.
+//! IP Integrator wrapper lints clean in Verilator, Icarus and Yosys; the two-clock top
+//! it wraps runs CSR transactions in Icarus on two clocks.
 
 use prnic_gen::{output, project, PrnicConfig};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+fn two_clock_top(cfg: &PrnicConfig) -> project::TwoClockTop {
+    let m = prnic_gen::blocks::modules(cfg).unwrap();
+    let find = |n: &str| m.iter().find(|x| x.name == n).unwrap();
+    project::two_clock_top(
+        find(project::TOP),
+        find(project::STREAM_CDC),
+        find(project::CSR_CDC),
+    )
+    .unwrap()
+}
 
 fn generated(tag: &str, cfg: &PrnicConfig) -> PathBuf {
     let d = std::env::temp_dir().join(format!("prnic-project-{tag}-{}", std::process::id()));
@@ -122,7 +134,7 @@ fn vivado_script_exits_1_on_negative_slack_and_takes_the_part_from_its_arguments
 }
 
 #[test]
-fn quartus_script_qsf_and_qip_name_existing_files_and_make_every_port_but_clk_virtual() {
+fn quartus_script_qsf_and_qip_name_existing_files_and_make_every_port_but_the_clocks_virtual() {
     let cfg = PrnicConfig::builtin();
     let out = generated("quartus", cfg);
     let run_dir = out.parent().unwrap().to_path_buf();
@@ -161,16 +173,12 @@ proc project_close {} {}
         "{text}"
     );
     assert!(
-        text.contains("CALL global TOP_LEVEL_ENTITY prnic_top"),
+        text.contains(&format!("CALL global TOP_LEVEL_ENTITY {}", project::TOP2)),
         "{text}"
     );
     assert!(text.contains("CALL global SDC_FILE"), "{text}");
-    let top = prnic_gen::blocks::modules(cfg)
-        .unwrap()
-        .into_iter()
-        .find(|m| m.name == "prnic_top")
-        .unwrap();
-    for p in &top.ports {
+    let top = two_clock_top(cfg);
+    for p in &top.port_list() {
         let target = if p.bits == 1 {
             p.name.clone()
         } else {
@@ -179,7 +187,7 @@ proc project_close {} {}
         let line = format!("CALL instance VIRTUAL_PIN ON {target}\n");
         assert_eq!(
             text.contains(&line),
-            p.name != "clk",
+            !p.name.starts_with("clk_"),
             "VIRTUAL_PIN for {}",
             p.name
         );
@@ -216,15 +224,11 @@ fn wrapper_lints_clean_and_tags_every_axi_port() {
     assert!(ok, "yosys:\n{text}");
 
     // Every AXI4-Stream and AXI4-Lite port of the top is in exactly one interface, and
-    // the clock is associated with all of them.
+    // each clock is associated with the interfaces of its domain, at its frequency.
     let v = std::fs::read_to_string(out.join(format!("project/{}.v", project::WRAPPER))).unwrap();
-    let top = prnic_gen::blocks::modules(cfg)
-        .unwrap()
-        .into_iter()
-        .find(|m| m.name == "prnic_top")
-        .unwrap();
-    let ifs = project::interfaces(&top);
-    for p in &top.ports {
+    let top = two_clock_top(cfg);
+    let ifs = project::interfaces(&top.port_list());
+    for p in &top.port_list() {
         let axi = p.name.starts_with("s_axil_")
             || ((p.name.starts_with("s_axis_") || p.name.starts_with("m_axis_"))
                 && p.name.rsplit_once("_t").is_some());
@@ -234,11 +238,33 @@ fn wrapper_lints_clean_and_tags_every_axi_port() {
             .count();
         assert_eq!(n, usize::from(axi), "{} in {n} interfaces", p.name);
     }
-    let names: Vec<&str> = ifs.iter().map(|i| i.name.as_str()).collect();
-    assert!(names.contains(&"s_axil") && names.contains(&"m_axis_place"));
+    let host = [
+        "s_axis_tx",
+        "m_axis_place",
+        "m_axis_cqe",
+        "m_axis_ack",
+        "s_axil",
+    ];
+    let mac: Vec<&str> = ifs
+        .iter()
+        .map(|i| i.name.as_str())
+        .filter(|n| !host.contains(n))
+        .collect();
+    assert_eq!(mac.len() + host.len(), ifs.len(), "{ifs:?}");
+    assert!(mac.contains(&"s_axis_port0_rx") && mac.contains(&"m_axis_port0_tx"));
+    for (clk, names, mhz) in [
+        ("clk_mac", mac.join(":"), cfg.clock.mhz),
+        ("clk_host", host.join(":"), cfg.clock.host_mhz),
+    ] {
+        let want = format!(
+            "XIL_INTERFACENAME {clk}, ASSOCIATED_BUSIF {names}, ASSOCIATED_RESET rst, FREQ_HZ {}",
+            (mhz * 1e6).round()
+        );
+        assert!(v.contains(&want), "{want}");
+    }
     assert!(
-        v.contains(&format!("ASSOCIATED_BUSIF {}", names.join(":"))),
-        "clock not associated with every interface"
+        v.contains("XIL_INTERFACENAME s_axil, PROTOCOL AXI4LITE, DATA_WIDTH 32, ADDR_WIDTH 12, HAS_PROT 0, HAS_WSTRB 1, HAS_BRESP 1, HAS_RRESP 1, FREQ_HZ 250000000"),
+        "s_axil on clk_host"
     );
     assert!(
         v.contains("TDATA_NUM_BYTES 128, TUSER_WIDTH 160"),
@@ -266,4 +292,122 @@ fn a_device_name_that_could_break_the_scripts_is_refused_naming_the_field() {
     let cfg = PrnicConfig::from_toml("[fpga]\nvivado_part = \"xcu250-figd2104-2L-e\"\n").unwrap();
     let tcl = project::vivado_tcl(&cfg, "");
     assert!(tcl.contains("set part {xcu250-figd2104-2L-e}"));
+}
+
+/// An Icarus testbench for `prnic_2clk_ipi`: both clocks at the configured periods, every
+/// input tied to 0 but the CSR master, and CSR reads and writes from `clk_host`, each
+/// printed as `R <addr> <data> <resp> after <n> clk_host cycles` or `W <addr> <resp> after
+/// <n> ...` (n: from valid to the response).
+fn two_clock_bench(cfg: &PrnicConfig, top: &project::TwoClockTop, build_hash: u32) -> String {
+    use prnic_gen::blocks::Dir;
+    let half = |mhz: f64| (1e6 / mhz / 2.0).round() as u64;
+    let mut s = format!(
+        "`timescale 1ps/1ps
+module tb;
+    reg clk_mac = 0, clk_host = 0, rst = 1;
+    always #{} clk_mac = ~clk_mac;
+    always #{} clk_host = ~clk_host;
+    reg [31:0] id_build_hash = 32'h{build_hash:08x};
+",
+        half(cfg.clock.mhz),
+        half(cfg.clock.host_mhz)
+    );
+    for p in top.port_list() {
+        if ["clk_mac", "clk_host", "rst", "id_build_hash"].contains(&p.name.as_str()) {
+            continue;
+        }
+        let kind = if p.dir == Dir::Input { "reg " } else { "wire" };
+        let init = if p.dir == Dir::Input { " = 0" } else { "" };
+        s += &format!("    {kind} [{}:0] {}{init};\n", p.bits - 1, p.name);
+    }
+    s += &format!("    {} dut (\n", project::WRAPPER);
+    let names: Vec<String> = top
+        .port_list()
+        .iter()
+        .map(|p| format!("        .{0}({0})", p.name))
+        .collect();
+    s += &names.join(",\n");
+    s += r#"
+    );
+    integer waited;
+    reg aw, w;
+    task tick; begin
+        @(posedge clk_host); waited = waited + 1;
+        if (waited > 20000) begin $display("TIMEOUT"); $finish; end
+    end endtask
+    task rd(input [11:0] a); begin
+        waited = 0;
+        #1 s_axil_araddr = a; s_axil_arvalid = 1; s_axil_rready = 1;
+        tick; while (!s_axil_arready) tick;
+        #1 s_axil_arvalid = 0;
+        while (!s_axil_rvalid) tick;
+        $display("R %h %h %0d after %0d clk_host cycles", a, s_axil_rdata, s_axil_rresp, waited);
+        tick; #1 s_axil_rready = 0;
+    end endtask
+    task wr(input [11:0] a, input [31:0] d); begin
+        waited = 0;
+        #1 s_axil_awaddr = a; s_axil_awvalid = 1; s_axil_wdata = d; s_axil_wstrb = 4'hf;
+        s_axil_wvalid = 1; s_axil_bready = 1;
+        tick; while (s_axil_awvalid || s_axil_wvalid) begin
+            aw = s_axil_awready; w = s_axil_wready;
+            #1 if (aw) s_axil_awvalid = 0;
+            if (w) s_axil_wvalid = 0;
+            if (s_axil_awvalid || s_axil_wvalid) tick;
+        end
+        while (!s_axil_bvalid) tick;
+        $display("W %h %0d after %0d clk_host cycles", a, s_axil_bresp, waited);
+        tick; #1 s_axil_bready = 0;
+    end endtask
+    initial begin
+        repeat (8) @(posedge clk_host);
+        #1 rst = 0;
+        repeat (8) @(posedge clk_host);
+        rd(12'h000); rd(12'h008); rd(12'h010);
+        wr(12'h020, 32'h5eed_c0de); rd(12'h020);
+        rd(12'hffc);
+        $display("DONE");
+        $finish;
+    end
+endmodule
+"#;
+    s
+}
+
+#[test]
+fn the_two_clock_top_runs_csr_transactions_from_clk_host_in_icarus() {
+    let cfg = PrnicConfig::builtin();
+    let out = generated("icarus", cfg);
+    let top = two_clock_top(cfg);
+    let dir = out.parent().unwrap();
+    let tb = dir.join("tb.v");
+    std::fs::write(&tb, two_clock_bench(cfg, &top, 0xc0ff_ee01)).unwrap();
+    let vvp = dir.join("tb.vvp");
+    let (ok, text) = run(Command::new("iverilog")
+        .args(["-g2005", "-s", "tb", "-o"])
+        .arg(&vvp)
+        .args(project::sources().iter().map(|f| out.join(f)))
+        .arg(&tb));
+    assert!(ok, "iverilog:\n{text}");
+    let (ok, text) = run(Command::new("vvp").arg("-n").arg(&vvp));
+    assert!(ok && text.contains("DONE"), "vvp:\n{text}");
+    // 0xffc is no register: the CSR block answers SLVERR (2) through the crossing.
+    assert!(
+        !prnic_regs::registers().iter().any(|r| r.offset == 0xffc),
+        "pick another unmapped address"
+    );
+    let hash_lo = u32::from_str_radix(&cfg.hash_hex()[8..], 16).unwrap();
+    for want in [
+        format!("R 000 {:08x} 0", prnic_regs::MAGIC),
+        format!("R 008 {hash_lo:08x} 0"),
+        "R 010 c0ffee01 0".to_string(),
+        "W 020 0".to_string(),
+        "R 020 5eedc0de 0".to_string(),
+        "R ffc 00000000 2".to_string(),
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{want} after "))),
+            "no `{want}` in:\n{text}"
+        );
+    }
 }
