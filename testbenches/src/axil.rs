@@ -33,7 +33,7 @@ pub trait AxilPort: Dut {
 }
 
 macro_rules! axil_port {
-    ($t:ty) => {
+    ($t:ty => |$s:ident| $port:expr) => {
         impl AxilPort for $t {
             fn drive(
                 &mut self,
@@ -43,48 +43,60 @@ macro_rules! axil_port {
                 ar: Option<u32>,
                 rready: bool,
             ) {
-                self.set_s_axil_awvalid(aw.is_some() as u64);
-                self.set_s_axil_awaddr(aw.unwrap_or(0) as u64);
-                self.set_s_axil_wvalid(w.is_some() as u64);
-                self.set_s_axil_wdata(w.map_or(0, |x| x.0) as u64);
-                self.set_s_axil_wstrb(w.map_or(0, |x| x.1) as u64);
-                self.set_s_axil_bready(bready as u64);
-                self.set_s_axil_arvalid(ar.is_some() as u64);
-                self.set_s_axil_araddr(ar.unwrap_or(0) as u64);
-                self.set_s_axil_rready(rready as u64);
+                let $s = self;
+                $port.set_s_axil_awvalid(aw.is_some() as u64);
+                $port.set_s_axil_awaddr(aw.unwrap_or(0) as u64);
+                $port.set_s_axil_wvalid(w.is_some() as u64);
+                $port.set_s_axil_wdata(w.map_or(0, |x| x.0) as u64);
+                $port.set_s_axil_wstrb(w.map_or(0, |x| x.1) as u64);
+                $port.set_s_axil_bready(bready as u64);
+                $port.set_s_axil_arvalid(ar.is_some() as u64);
+                $port.set_s_axil_araddr(ar.unwrap_or(0) as u64);
+                $port.set_s_axil_rready(rready as u64);
             }
             fn settle(&mut self) {
-                self.eval();
+                let $s = self;
+                $port.eval();
             }
             fn awready(&self) -> bool {
-                self.s_axil_awready() != 0
+                let $s = self;
+                $port.s_axil_awready() != 0
             }
             fn wready(&self) -> bool {
-                self.s_axil_wready() != 0
+                let $s = self;
+                $port.s_axil_wready() != 0
             }
             fn bvalid(&self) -> bool {
-                self.s_axil_bvalid() != 0
+                let $s = self;
+                $port.s_axil_bvalid() != 0
             }
             fn bresp(&self) -> u8 {
-                self.s_axil_bresp() as u8
+                let $s = self;
+                $port.s_axil_bresp() as u8
             }
             fn arready(&self) -> bool {
-                self.s_axil_arready() != 0
+                let $s = self;
+                $port.s_axil_arready() != 0
             }
             fn rvalid(&self) -> bool {
-                self.s_axil_rvalid() != 0
+                let $s = self;
+                $port.s_axil_rvalid() != 0
             }
             fn rdata(&self) -> u32 {
-                self.s_axil_rdata() as u32
+                let $s = self;
+                $port.s_axil_rdata() as u32
             }
             fn rresp(&self) -> u8 {
-                self.s_axil_rresp() as u8
+                let $s = self;
+                $port.s_axil_rresp() as u8
             }
         }
     };
 }
-axil_port!(bridge::Csr);
-axil_port!(bridge::PrnicTop);
+axil_port!(bridge::Csr => |s| s);
+axil_port!(bridge::PrnicTop => |s| s);
+// The host's port of the whole RNIC on two clocks: `axil_cdc`'s slave side, on `clk_host`.
+axil_port!(crate::two_clock::TwoClockRnic => |s| s.csr);
 
 /// The slave did not answer within [`TIMEOUT`] cycles.
 #[derive(Debug, Clone, PartialEq, Eq)]

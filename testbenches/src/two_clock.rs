@@ -16,7 +16,6 @@
 //! samples what the others drove after the edge before, exactly as one netlist would. The MAC and credit ports are `core`'s own; drive them after a
 //! `clk_mac` edge ([`TwoClockRnic::tick`] says which clocks rose).
 
-use crate::axil::AxilPort;
 use crate::bridge::{AxilCdc, Dut, HostCdc, PrnicTop};
 
 /// 322.265625 MHz and 250 MHz, in ps: the MAC clock and a PCIe DMA engine's.
@@ -177,55 +176,5 @@ impl Dut for TwoClockRnic {
     }
     fn cycle(&self) -> u64 {
         self.host_edges
-    }
-}
-
-/// The host's AXI4-Lite port: `axil_cdc`'s slave side, on `clk_host`.
-impl AxilPort for TwoClockRnic {
-    fn drive(
-        &mut self,
-        aw: Option<u32>,
-        w: Option<(u32, u8)>,
-        bready: bool,
-        ar: Option<u32>,
-        rready: bool,
-    ) {
-        let c = &mut self.csr;
-        c.set_s_axil_awvalid(aw.is_some() as u64);
-        c.set_s_axil_awaddr(aw.unwrap_or(0) as u64);
-        c.set_s_axil_wvalid(w.is_some() as u64);
-        c.set_s_axil_wdata(w.map_or(0, |x| x.0) as u64);
-        c.set_s_axil_wstrb(w.map_or(0, |x| x.1) as u64);
-        c.set_s_axil_bready(bready as u64);
-        c.set_s_axil_arvalid(ar.is_some() as u64);
-        c.set_s_axil_araddr(ar.unwrap_or(0) as u64);
-        c.set_s_axil_rready(rready as u64);
-    }
-    fn settle(&mut self) {
-        self.csr.eval();
-    }
-    fn awready(&self) -> bool {
-        self.csr.s_axil_awready() != 0
-    }
-    fn wready(&self) -> bool {
-        self.csr.s_axil_wready() != 0
-    }
-    fn bvalid(&self) -> bool {
-        self.csr.s_axil_bvalid() != 0
-    }
-    fn bresp(&self) -> u8 {
-        self.csr.s_axil_bresp() as u8
-    }
-    fn arready(&self) -> bool {
-        self.csr.s_axil_arready() != 0
-    }
-    fn rvalid(&self) -> bool {
-        self.csr.s_axil_rvalid() != 0
-    }
-    fn rdata(&self) -> u32 {
-        self.csr.s_axil_rdata() as u32
-    }
-    fn rresp(&self) -> u8 {
-        self.csr.s_axil_rresp() as u8
     }
 }
