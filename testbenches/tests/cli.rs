@@ -47,6 +47,21 @@ fn bad_arguments_exit_2() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // A host clock out of range, and one for the model backend, each named in one line.
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/rnic_soak.toml");
+    for (extra, field) in [
+        (&["--host-mhz", "5"][..], "host_mhz"),
+        (&["--host-mhz", "250", "--backend", "model"][..], "host_mhz"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+            .args(["fabric", "--config", scenario])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(field) && err.lines().count() == 1, "{err}");
+    }
 }
 
 fn sim_json(args: &[&str]) -> serde_json::Value {

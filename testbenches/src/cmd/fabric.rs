@@ -17,8 +17,14 @@ pub struct Args {
     /// Override the file's number of messages.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub messages: Option<u32>,
+    /// Override the file's host_mhz: RNIC B's host side (placement, CQE, ACK, CSR) on a
+    /// clock of its own at this many MHz, through host_cdc and axil_cdc (rtl backend;
+    /// 50..=1000, or 0 for one clock).
+    #[arg(long, value_name = "MHZ")]
+    pub host_mhz: Option<f64>,
     /// Write RNIC B's waveform (the whole prnic_top) to this file: *.fst for
-    /// GTKWave, or *.vcd (rtl backend; keep --messages small, the top is wide).
+    /// GTKWave, or *.vcd (rtl backend; keep --messages small, the top is wide). With a
+    /// host clock, prnic_top on clk_mac; the crossings are not in the trace.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
 }
@@ -29,6 +35,7 @@ pub fn run(a: Args) -> ExitCode {
         json,
         backend,
         messages,
+        host_mhz,
         trace,
     } = a;
     use prnic_testbenches::e2e::{run, run_traced, Backend, Scenario};
@@ -54,6 +61,9 @@ pub fn run(a: Args) -> ExitCode {
     }
     if let Some(m) = messages {
         sc.messages = m;
+    }
+    if let Some(h) = host_mhz {
+        sc.host_mhz = h;
     }
     if let Err(e) = sc.check() {
         eprintln!("prnic-sim: error: {}: {e}", config.display());
