@@ -330,7 +330,9 @@ module tb;
     s += r#"
     );
     integer waited;
-    reg aw, w;
+    reg aw, w, ar;
+    // The readies are registers of clk_host: the value before a rising edge is the one
+    // that edge samples, so the master looks at them on the falling edge.
     task tick; begin
         @(posedge clk_host); waited = waited + 1;
         if (waited > 20000) begin $display("TIMEOUT"); $finish; end
@@ -338,7 +340,8 @@ module tb;
     task rd(input [11:0] a); begin
         waited = 0;
         #1 s_axil_araddr = a; s_axil_arvalid = 1; s_axil_rready = 1;
-        tick; while (!s_axil_arready) tick;
+        ar = 0;
+        while (!ar) begin @(negedge clk_host); ar = s_axil_arready; tick; end
         #1 s_axil_arvalid = 0;
         while (!s_axil_rvalid) tick;
         $display("R %h %h %0d after %0d clk_host cycles", a, s_axil_rdata, s_axil_rresp, waited);
@@ -348,11 +351,11 @@ module tb;
         waited = 0;
         #1 s_axil_awaddr = a; s_axil_awvalid = 1; s_axil_wdata = d; s_axil_wstrb = 4'hf;
         s_axil_wvalid = 1; s_axil_bready = 1;
-        tick; while (s_axil_awvalid || s_axil_wvalid) begin
-            aw = s_axil_awready; w = s_axil_wready;
+        while (s_axil_awvalid || s_axil_wvalid) begin
+            @(negedge clk_host); aw = s_axil_awready; w = s_axil_wready;
+            tick;
             #1 if (aw) s_axil_awvalid = 0;
             if (w) s_axil_wvalid = 0;
-            if (s_axil_awvalid || s_axil_wvalid) tick;
         end
         while (!s_axil_bvalid) tick;
         $display("W %h %0d after %0d clk_host cycles", a, s_axil_bresp, waited);

@@ -72,6 +72,27 @@ module axil_cdc(clk_s,clk_m,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_ax
     wire  rsp$m_valid;
     reg  rsp$m_ready;
     wire  [33:0] rsp$m_data;
+    reg  aw_held$d;
+    wire  aw_held$q;
+    reg  aw_held$clock;
+    reg  [11:0] aw_addr$d;
+    wire  [11:0] aw_addr$q;
+    reg  aw_addr$clock;
+    reg  w_held$d;
+    wire  w_held$q;
+    reg  w_held$clock;
+    reg  [31:0] w_data$d;
+    wire  [31:0] w_data$q;
+    reg  w_data$clock;
+    reg  [3:0] w_strb$d;
+    wire  [3:0] w_strb$q;
+    reg  w_strb$clock;
+    reg  ar_held$d;
+    wire  ar_held$q;
+    reg  ar_held$clock;
+    reg  [11:0] ar_addr$d;
+    wire  [11:0] ar_addr$q;
+    reg  ar_addr$clock;
     reg  busy$d;
     wire  busy$q;
     reg  busy$clock;
@@ -133,6 +154,41 @@ module axil_cdc(clk_s,clk_m,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_ax
         .m_ready(rsp$m_ready),
         .m_data(rsp$m_data)
     );
+    axil_cdc$aw_held aw_held(
+        .d(aw_held$d),
+        .q(aw_held$q),
+        .clock(aw_held$clock)
+    );
+    axil_cdc$aw_addr aw_addr(
+        .d(aw_addr$d),
+        .q(aw_addr$q),
+        .clock(aw_addr$clock)
+    );
+    axil_cdc$w_held w_held(
+        .d(w_held$d),
+        .q(w_held$q),
+        .clock(w_held$clock)
+    );
+    axil_cdc$w_data w_data(
+        .d(w_data$d),
+        .q(w_data$q),
+        .clock(w_data$clock)
+    );
+    axil_cdc$w_strb w_strb(
+        .d(w_strb$d),
+        .q(w_strb$q),
+        .clock(w_strb$clock)
+    );
+    axil_cdc$ar_held ar_held(
+        .d(ar_held$d),
+        .q(ar_held$q),
+        .clock(ar_held$clock)
+    );
+    axil_cdc$ar_addr ar_addr(
+        .d(ar_addr$d),
+        .q(ar_addr$q),
+        .clock(ar_addr$clock)
+    );
     axil_cdc$busy busy(
         .d(busy$d),
         .q(busy$q),
@@ -173,27 +229,54 @@ module axil_cdc(clk_s,clk_m,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_ax
         rsp$s_rst = m_reset$rst;
         rsp$m_clk = clk_s;
         rsp$m_rst = s_reset$rst;
+        aw_held$clock = clk_s;
+        aw_addr$clock = clk_s;
+        w_held$clock = clk_s;
+        w_data$clock = clk_s;
+        w_strb$clock = clk_s;
+        ar_held$clock = clk_s;
+        ar_addr$clock = clk_s;
+        aw_held$d = aw_held$q;
+        aw_addr$d = aw_addr$q;
+        w_held$d = w_held$q;
+        w_data$d = w_data$q;
+        w_strb$d = w_strb$q;
+        ar_held$d = ar_held$q;
+        ar_addr$d = ar_addr$q;
         busy$clock = clk_s;
-        busy$d = busy$q;
         out_we$clock = clk_s;
+        busy$d = busy$q;
         out_we$d = out_we$q;
         aw_done$clock = clk_m;
-        aw_done$d = aw_done$q;
         w_done$clock = clk_m;
-        w_done$d = w_done$q;
         ar_done$clock = clk_m;
+        aw_done$d = aw_done$q;
+        w_done$d = w_done$q;
         ar_done$d = ar_done$q;
-        take_w = ~busy$q & req$s_ready & s_axil_awvalid & s_axil_wvalid;
-        take_r = ~busy$q & req$s_ready & s_axil_arvalid & ~(s_axil_awvalid & s_axil_wvalid);
-        s_axil_awready = take_w;
-        s_axil_wready = take_w;
-        s_axil_arready = take_r;
-        req$s_valid = take_w | take_r;
-        addr = s_axil_araddr;
-        if (take_w) begin
-            addr = s_axil_awaddr;
+        s_axil_awready = ~aw_held$q & ~s_reset$rst;
+        s_axil_wready = ~w_held$q & ~s_reset$rst;
+        s_axil_arready = ~ar_held$q & ~s_reset$rst;
+        if (s_axil_awvalid & s_axil_awready) begin
+            aw_held$d = 1'b1;
+            aw_addr$d = s_axil_awaddr;
         end
-        req$s_data = (((s_axil_wstrb) & 49'h1ffffffffffff) << 32'h2d) | (((s_axil_wdata) & 49'h1ffffffffffff) << 32'hd) | (((addr) & 49'h1ffffffffffff) << 32'h1) | ((take_w) & 49'h1ffffffffffff);
+        if (s_axil_wvalid & s_axil_wready) begin
+            w_held$d = 1'b1;
+            w_data$d = s_axil_wdata;
+            w_strb$d = s_axil_wstrb;
+        end
+        if (s_axil_arvalid & s_axil_arready) begin
+            ar_held$d = 1'b1;
+            ar_addr$d = s_axil_araddr;
+        end
+        take_w = ~busy$q & req$s_ready & aw_held$q & w_held$q;
+        take_r = ~busy$q & req$s_ready & ar_held$q & ~(aw_held$q & w_held$q);
+        req$s_valid = take_w | take_r;
+        addr = ar_addr$q;
+        if (take_w) begin
+            addr = aw_addr$q;
+        end
+        req$s_data = (((w_strb$q) & 49'h1ffffffffffff) << 32'h2d) | (((w_data$q) & 49'h1ffffffffffff) << 32'hd) | (((addr) & 49'h1ffffffffffff) << 32'h1) | ((take_w) & 49'h1ffffffffffff);
         s_axil_bvalid = rsp$m_valid & out_we$q;
         s_axil_rvalid = rsp$m_valid & ~out_we$q;
         s_axil_bresp = rsp$m_data[(32'h0)+:(2)];
@@ -206,11 +289,20 @@ module axil_cdc(clk_s,clk_m,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_ax
             busy$d = 1'b1;
             out_we$d = take_w;
         end
-        if (b_fire | r_fire) begin
+        if (b_fire) begin
             busy$d = 1'b0;
+            aw_held$d = 1'b0;
+            w_held$d = 1'b0;
+        end
+        if (r_fire) begin
+            busy$d = 1'b0;
+            ar_held$d = 1'b0;
         end
         if (s_reset$rst) begin
             busy$d = 1'b0;
+            aw_held$d = 1'b0;
+            w_held$d = 1'b0;
+            ar_held$d = 1'b0;
         end
         head_we = req$m_valid & req$m_data[32'h0];
         m_axil_awaddr = req$m_data[(32'h1)+:(12)];
@@ -249,6 +341,25 @@ module axil_cdc(clk_s,clk_m,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_ax
 endmodule // axil_cdc
 
 
+module axil_cdc$ar_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$ar_addr
+
+
 module axil_cdc$ar_done(d,q,clock);
     
     // Module arguments
@@ -268,6 +379,44 @@ module axil_cdc$ar_done(d,q,clock);
 endmodule // axil_cdc$ar_done
 
 
+module axil_cdc$ar_held(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$ar_held
+
+
+module axil_cdc$aw_addr(d,q,clock);
+    
+    // Module arguments
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 12'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$aw_addr
+
+
 module axil_cdc$aw_done(d,q,clock);
     
     // Module arguments
@@ -285,6 +434,25 @@ module axil_cdc$aw_done(d,q,clock);
     end
           
 endmodule // axil_cdc$aw_done
+
+
+module axil_cdc$aw_held(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$aw_held
 
 
 module axil_cdc$busy(d,q,clock);
@@ -1739,6 +1907,25 @@ module axil_cdc$s_reset(clock,arst,rst);
 endmodule // axil_cdc$s_reset
 
 
+module axil_cdc$w_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$w_data
+
+
 module axil_cdc$w_done(d,q,clock);
     
     // Module arguments
@@ -1756,6 +1943,44 @@ module axil_cdc$w_done(d,q,clock);
     end
           
 endmodule // axil_cdc$w_done
+
+
+module axil_cdc$w_held(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$w_held
+
+
+module axil_cdc$w_strb(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // axil_cdc$w_strb
 
 // A reset synchronizer (rtl/src/cdc.rs): asynchronous assertion, release on `clock`.
 (* keep_hierarchy = "yes" *)

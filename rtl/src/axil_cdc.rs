@@ -8,17 +8,22 @@
 //!  B or R ◄──── response word ◄──── AsyncFifo ◄┼── B or R (resp, rdata) ◄─ m_axil B / R
 //! ```
 //!
-//! One transaction is in flight at a time, as a CSR port needs: the host side accepts a
-//! write (AW and W together) or a read only while nothing is outstanding, and takes the
-//! next after the host has taken the response. The request word stays at the head of its
-//! FIFO (a register of `clk_m`) until the core side has its response, so the core-side
-//! AW, W and AR come straight from flip-flops and are held, as AXI requires, until each
-//! handshake. Responses (`OKAY`, `SLVERR`, read data) cross back unchanged. Only the
-//! FIFOs' Gray pointers cross through synchronizers and the words through their
-//! memories; nothing else crosses (the CDC gate checks this on the netlist).
+//! One transaction is in flight at a time, as a CSR port needs. The host side holds
+//! each of AW, W and AR in a register once its handshake is done; its ready is that
+//! register's "empty", so `s_axil_awready`, `s_axil_wready` and `s_axil_arready` depend
+//! on no input of the same edge (a registered boundary: nothing combinational from an
+//! input port to an output port). A write goes into the crossing once both AW and W are
+//! held, a read once AR is; the next goes after the host has taken the response. The
+//! request word stays at the head of its FIFO (a register of `clk_m`) until the core
+//! side has its response, so the core-side AW, W and AR come straight from flip-flops
+//! and are held, as AXI requires, until each handshake. Responses (`OKAY`, `SLVERR`,
+//! read data) cross back unchanged. Only the FIFOs' Gray pointers cross through
+//! synchronizers and the words through their memories; nothing else crosses (the CDC
+//! gate checks this on the netlist).
 //!
-//! A write beats a read offered on the same host edge; a read still goes while AW waits
-//! for its W. Round trip: about 4 core edges for the request to appear, then the core's
+//! A write held whole goes before a read held at the same time; a read still goes while
+//! AW waits for its W. Round trip: one host edge to hold the request, about 4 core edges
+//! for it to appear, then the core's
 //! own latency, then about 4 host edges for the response.
 
 use crate::cdc::{AsyncFifo, ResetSync};
@@ -38,8 +43,9 @@ const RSP_BITS: usize = 2 + 32;
 ///
 /// ### Ports
 /// * `clk_s`, `clk_m`, `rst`
-/// * `s_axil_aw*`, `s_axil_w*`, `s_axil_b*`, `s_axil_ar*`, `s_axil_r*` (`clk_s`): the
-///   readies depend on the valids of the same edge.
+/// * `s_axil_aw*`, `s_axil_w*`, `s_axil_b*`, `s_axil_ar*`, `s_axil_r*` (`clk_s`): every
+///   ready and valid comes from registers; no output depends on an input of the same
+///   edge.
 /// * `m_axil_*` (`clk_m`): valids, addresses and write data are registers.
 #[derive(LogicBlock)]
 pub struct AxilCdc {
@@ -84,7 +90,15 @@ pub struct AxilCdc {
     m_reset: ResetSync,
     req: AsyncFifo<REQ_BITS, 2, 3>,
     rsp: AsyncFifo<RSP_BITS, 2, 3>,
-    // Host side: a transaction is out, and whether it is a write.
+    // Host side: AW, W and AR held after their handshakes; a transaction is out, and
+    // whether it is a write.
+    aw_held: DFF<Bit>,
+    aw_addr: DFF<Bits<AXIL_ADDR_BITS>>,
+    w_held: DFF<Bit>,
+    w_data: DFF<Bits<32>>,
+    w_strb: DFF<Bits<4>>,
+    ar_held: DFF<Bit>,
+    ar_addr: DFF<Bits<AXIL_ADDR_BITS>>,
     busy: DFF<Bit>,
     out_we: DFF<Bit>,
     take_w: Signal<Local, Bit>,
@@ -146,6 +160,13 @@ impl AxilCdc {
             m_reset: ResetSync::new(&format!("{name}_m_reset")),
             req: AsyncFifo::new(&format!("{name}_req")),
             rsp: AsyncFifo::new(&format!("{name}_rsp")),
+            aw_held: Default::default(),
+            aw_addr: Default::default(),
+            w_held: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            ar_held: Default::default(),
+            ar_addr: Default::default(),
             busy: Default::default(),
             out_we: Default::default(),
             take_w: Default::default(),
@@ -178,37 +199,45 @@ impl Logic for AxilCdc {
         self.rsp.s_rst.next = self.m_reset.rst.val();
         self.rsp.m_clk.next = self.clk_s.val();
         self.rsp.m_rst.next = self.s_reset.rst.val();
-        self.busy.clock.next = self.clk_s.val();
-        self.busy.d.next = self.busy.q.val();
-        self.out_we.clock.next = self.clk_s.val();
-        self.out_we.d.next = self.out_we.q.val();
-        self.aw_done.clock.next = self.clk_m.val();
-        self.aw_done.d.next = self.aw_done.q.val();
-        self.w_done.clock.next = self.clk_m.val();
-        self.w_done.d.next = self.w_done.q.val();
-        self.ar_done.clock.next = self.clk_m.val();
-        self.ar_done.d.next = self.ar_done.q.val();
+        dff_setup!(self, clk_s, aw_held, aw_addr, w_held, w_data, w_strb, ar_held, ar_addr);
+        dff_setup!(self, clk_s, busy, out_we);
+        dff_setup!(self, clk_m, aw_done, w_done, ar_done);
 
-        // Host side. A write needs AW and W together; a read goes when no write can.
+        // Host side. Each channel is taken into its holding register while that is
+        // empty (and not in reset); the readies are those registers, nothing else.
+        self.s_axil_awready.next = !self.aw_held.q.val() & !self.s_reset.rst.val();
+        self.s_axil_wready.next = !self.w_held.q.val() & !self.s_reset.rst.val();
+        self.s_axil_arready.next = !self.ar_held.q.val() & !self.s_reset.rst.val();
+        if self.s_axil_awvalid.val() & self.s_axil_awready.val() {
+            self.aw_held.d.next = true;
+            self.aw_addr.d.next = self.s_axil_awaddr.val();
+        }
+        if self.s_axil_wvalid.val() & self.s_axil_wready.val() {
+            self.w_held.d.next = true;
+            self.w_data.d.next = self.s_axil_wdata.val();
+            self.w_strb.d.next = self.s_axil_wstrb.val();
+        }
+        if self.s_axil_arvalid.val() & self.s_axil_arready.val() {
+            self.ar_held.d.next = true;
+            self.ar_addr.d.next = self.s_axil_araddr.val();
+        }
+        // A held write (AW and W both) goes first; a held read goes when no write can.
         self.take_w.next = !self.busy.q.val()
             & self.req.s_ready.val()
-            & self.s_axil_awvalid.val()
-            & self.s_axil_wvalid.val();
+            & self.aw_held.q.val()
+            & self.w_held.q.val();
         self.take_r.next = !self.busy.q.val()
             & self.req.s_ready.val()
-            & self.s_axil_arvalid.val()
-            & !(self.s_axil_awvalid.val() & self.s_axil_wvalid.val());
-        self.s_axil_awready.next = self.take_w.val();
-        self.s_axil_wready.next = self.take_w.val();
-        self.s_axil_arready.next = self.take_r.val();
+            & self.ar_held.q.val()
+            & !(self.aw_held.q.val() & self.w_held.q.val());
         self.req.s_valid.next = self.take_w.val() | self.take_r.val();
         // {wstrb, wdata, addr, we}; a read carries its address in the same field.
-        self.addr.next = self.s_axil_araddr.val();
+        self.addr.next = self.ar_addr.q.val();
         if self.take_w.val() {
-            self.addr.next = self.s_axil_awaddr.val();
+            self.addr.next = self.aw_addr.q.val();
         }
-        self.req.s_data.next = (bit_cast::<REQ_BITS, 4>(self.s_axil_wstrb.val()) << 45)
-            | (bit_cast::<REQ_BITS, 32>(self.s_axil_wdata.val()) << 13)
+        self.req.s_data.next = (bit_cast::<REQ_BITS, 4>(self.w_strb.q.val()) << 45)
+            | (bit_cast::<REQ_BITS, 32>(self.w_data.q.val()) << 13)
             | (bit_cast::<REQ_BITS, AXIL_ADDR_BITS>(self.addr.val()) << 1)
             | bit_cast::<REQ_BITS, 1>(self.take_w.val().into());
         // The response comes back as the head of `rsp`, held until the host takes it.
@@ -224,11 +253,20 @@ impl Logic for AxilCdc {
             self.busy.d.next = true;
             self.out_we.d.next = self.take_w.val();
         }
-        if self.b_fire.val() | self.r_fire.val() {
+        if self.b_fire.val() {
             self.busy.d.next = false;
+            self.aw_held.d.next = false;
+            self.w_held.d.next = false;
+        }
+        if self.r_fire.val() {
+            self.busy.d.next = false;
+            self.ar_held.d.next = false;
         }
         if self.s_reset.rst.val() {
             self.busy.d.next = false;
+            self.aw_held.d.next = false;
+            self.w_held.d.next = false;
+            self.ar_held.d.next = false;
         }
 
         // Core side: the head request drives AW/W or AR until each handshake, then waits
@@ -312,27 +350,38 @@ mod tests {
                 x.s_axil_araddr.next = addr.into();
                 x.s_axil_wdata.next = data.into();
                 x.s_axil_wstrb.next = strb.into();
-                // Raise the request (AW and W at different edges) and hold it until the
-                // crossing has taken it: `busy` rises on that edge.
-                let (mut aw, mut w) = (false, false);
-                loop {
-                    if write {
-                        aw |= r() < p_host;
-                        w |= r() < p_host;
-                        x.s_axil_awvalid.next = aw;
-                        x.s_axil_wvalid.next = w;
-                    } else {
-                        x.s_axil_arvalid.next = r() < p_host || x.s_axil_arvalid.val();
-                    }
+                // Raise the request (AW and W at different edges), each valid held until
+                // its own handshake: the readies are registers, so their value before
+                // the rising edge is what that edge sees.
+                let (mut aw, mut w, mut ar) = (false, false, false);
+                let (mut aw_done, mut w_done, mut ar_done) = (!write, !write, write);
+                while !(aw_done && w_done && ar_done) {
+                    aw |= !aw_done && r() < p_host;
+                    w |= !w_done && r() < p_host;
+                    ar |= !ar_done && r() < p_host;
+                    x.s_axil_awvalid.next = aw;
+                    x.s_axil_wvalid.next = w;
+                    x.s_axil_arvalid.next = ar;
+                    let (awr, wr, arr) = (
+                        x.s_axil_awready.val(),
+                        x.s_axil_wready.val(),
+                        x.s_axil_arready.val(),
+                    );
                     wait_clock_true!(ep, clk_s, x);
                     wait_clock_false!(ep, clk_s, x);
-                    if x.busy.q.val() {
-                        break;
+                    if aw && awr {
+                        (aw, aw_done) = (false, true);
                     }
+                    if w && wr {
+                        (w, w_done) = (false, true);
+                    }
+                    if ar && arr {
+                        (ar, ar_done) = (false, true);
+                    }
+                    x.s_axil_awvalid.next = aw;
+                    x.s_axil_wvalid.next = w;
+                    x.s_axil_arvalid.next = ar;
                 }
-                x.s_axil_awvalid.next = false;
-                x.s_axil_wvalid.next = false;
-                x.s_axil_arvalid.next = false;
                 let want_resp = if addr >= SLVERR_FROM { 2 } else { 0 };
                 // Take the response when it comes, with random gaps.
                 loop {

@@ -114,13 +114,22 @@ pub fn write<D: AxilPort + ?Sized>(
     strb: u8,
     b_delay: u32,
 ) -> Result<u8, Hung> {
+    // AW and W are offered together; each valid stays up until its own handshake.
+    let (mut aw_done, mut w_done) = (false, false);
     let mut n = 0;
     loop {
-        d.drive(Some(addr), Some((data, strb)), false, None, false);
+        d.drive(
+            (!aw_done).then_some(addr),
+            (!w_done).then_some((data, strb)),
+            false,
+            None,
+            false,
+        );
         d.settle();
-        let taken = d.awready() && d.wready();
+        aw_done |= d.awready();
+        w_done |= d.wready();
         d.step();
-        if taken {
+        if aw_done && w_done {
             break;
         }
         n += 1;
