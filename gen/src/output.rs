@@ -295,15 +295,21 @@ const CONSTRAINT_NOTES: &str = "\
 # path from an input to a register has three quarters of the period and a path from
 # an input to an output half. `id_build_hash` is a constant the integrator ties off.
 #
-# `rst` may be asynchronous to both clocks: inside, it drives only the first flip-flops
-# of reset synchronizers (two in a row, marked ASYNC_REG), so its path is false.
+# `rst` may be asynchronous to both clocks, so its paths are false. Inside it drives
+# only reset synchronizers: the asynchronous clear of the two flip-flops of each one in
+# host_cdc and axil_cdc, and the first of the two in prnic_top (docs/integration.md).
+# Each domain leaves reset on an edge of its own clock.
 #
-# Clock-domain crossings: the only paths between clk_mac and clk_host are the Gray-coded
-# pointers of the asynchronous FIFOs in host_cdc and axil_cdc (each into a two-flop
-# synchronizer marked ASYNC_REG in the Verilog) and the FIFO memories read on the other
-# clock (docs/integration.md; the CDC gate checks this). Each is bounded to the shorter
-# period, without clock skew: enough for the pointer bits to arrive together and for a
-# word to settle before its pointer is seen.
+# Clock-domain crossings: the only paths between clk_mac and clk_host are those of the
+# asynchronous FIFOs in host_cdc and axil_cdc (the CDC gate checks this): per FIFO, its
+# Gray-coded write and read pointers, each into a two-flop synchronizer marked
+# ASYNC_REG in the Verilog, and its memory, read on the other clock. They are
+# constrained per FIFO, cell to cell, not clock to clock: each pointer's bits reach
+# their synchronizer within the shorter period of each other (bus skew) and each path
+# within that period, without clock skew, so a word settles before its pointer is seen.
+# Any other path between the clocks is left timed as synchronous, so it fails timing
+# where it should have gone through a FIFO. A shell that declares the clocks
+# asynchronous (set_clock_groups) overrides the max delays but not the skew bounds.
 ";
 
 /// Input and output delays of every port on a clock, by its domain (XDC and SDC alike).
@@ -345,13 +351,47 @@ fn xdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
         s,
         "set_false_path -from [get_ports {{{stat}}}]
 set_false_path -from [get_ports rst]
-set_max_delay -datapath_only -from [get_clocks clk_mac] -to [get_clocks clk_host] {x:.3}
-set_max_delay -datapath_only -from [get_clocks clk_host] -to [get_clocks clk_mac] {x:.3}
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {{IS_SEQUENTIAL && (NAME =~ *rst_ok_meta* || NAME =~ *rst_ok_sync*)}}]
 ",
         stat = ports_of(top, project::Domain::Static, None),
     );
+    let cells = |p: &str| format!("[get_cells -hierarchical -filter {{NAME =~ *{p}*}}]");
+    for f in &top.fifos {
+        let _ = writeln!(s, "# {f}: write pointer, read pointer, memory");
+        for (from, to) in fifo_paths(f, "/", "_reg") {
+            let (from, to) = (cells(&from), cells(&to));
+            let _ = writeln!(
+                s,
+                "set_max_delay -datapath_only -from {from} -to {to} {x:.3}"
+            );
+            if !from.contains("/ram/") {
+                let _ = writeln!(s, "set_bus_skew -from {from} -to {to} {x:.3}");
+            }
+        }
+    }
     s
+}
+
+/// The three crossing paths of the asynchronous FIFO at `fifo` (an instance path with
+/// `/`), as (from, to) name patterns with hierarchy separator `sep` and the suffix
+/// `reg` the tool gives a register's cells: write pointer to its synchronizer, read
+/// pointer to its synchronizer, memory to the read-data register (rtl/src/cdc.rs).
+fn fifo_paths(fifo: &str, sep: &str, reg: &str) -> [(String, String); 3] {
+    let f = fifo.replace('/', sep);
+    [
+        (
+            format!("{f}{sep}wgray{sep}q{reg}"),
+            format!("{f}{sep}wsync{sep}sync_ff{sep}stage1{reg}"),
+        ),
+        (
+            format!("{f}{sep}rgray{sep}q{reg}"),
+            format!("{f}{sep}rsync{sep}sync_ff{sep}stage1{reg}"),
+        ),
+        (
+            format!("{f}{sep}ram{sep}mem{reg}"),
+            format!("{f}{sep}rdata{sep}q{reg}"),
+        ),
+    ]
 }
 
 fn sdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
@@ -359,10 +399,12 @@ fn sdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
     let _ = write!(
         s,
         "# Quartus (Synopsys Design Constraints) timing constraints for {}, out of context
-# (project/prnic.qip names this file). The same meaning as prnic.xdc; Quartus has no
-# -datapath_only, so each crossing gets a max delay of the shorter period, a min delay
-# of 0 (no hold requirement across unrelated clocks) and a max skew of the shorter
-# period across the bits of a crossing.
+# (project/prnic.qip names this file). The same meaning as prnic.xdc. Quartus has no
+# -datapath_only, so each crossing gets a max delay of the shorter period and a min
+# delay of 0 (no hold requirement across unrelated clocks); each pointer a max skew and
+# a max net delay of 80% of it, as Intel's dual-clock FIFO constrains its pointers
+# (both hold under set_clock_groups). project/prnic_ooc.qsf marks the synchronizers'
+# first stages SYNCHRONIZER_IDENTIFICATION \"FORCED IF ASYNCHRONOUS\".
 #
 {CONSTRAINT_NOTES}
 ",
@@ -381,15 +423,23 @@ fn sdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
         s,
         "set_false_path -from [get_ports {{{stat}}}]
 set_false_path -from [get_ports {{rst}}]
-set_max_delay -from [get_clocks {{clk_mac}}] -to [get_clocks {{clk_host}}] {x:.3}
-set_max_delay -from [get_clocks {{clk_host}}] -to [get_clocks {{clk_mac}}] {x:.3}
-set_min_delay -from [get_clocks {{clk_mac}}] -to [get_clocks {{clk_host}}] 0.000
-set_min_delay -from [get_clocks {{clk_host}}] -to [get_clocks {{clk_mac}}] 0.000
-set_max_skew -from_clock {{clk_mac}} -to_clock {{clk_host}} {x:.3}
-set_max_skew -from_clock {{clk_host}} -to_clock {{clk_mac}} {x:.3}
 ",
         stat = ports_of(top, project::Domain::Static, None),
     );
+    let keepers = |p: &str| format!("[get_keepers {{*{p}*}}]");
+    let tight = x * 0.8;
+    for f in &top.fifos {
+        let _ = writeln!(s, "# {f}: write pointer, read pointer, memory");
+        for (from, to) in fifo_paths(f, "|", "") {
+            let (from, to) = (keepers(&from), keepers(&to));
+            let _ = writeln!(s, "set_max_delay -from {from} -to {to} {x:.3}");
+            let _ = writeln!(s, "set_min_delay -from {from} -to {to} 0.000");
+            if !from.contains("|ram|") {
+                let _ = writeln!(s, "set_max_skew -from {from} -to {to} {tight:.3}");
+                let _ = writeln!(s, "set_net_delay -max -from {from} -to {to} {tight:.3}");
+            }
+        }
+    }
     s
 }
 

@@ -60,6 +60,10 @@ pub struct TwoClockTop {
     pub ports: Vec<(Port, Domain)>,
     pub wires: Vec<(String, usize)>,
     pub instances: Vec<Instance>,
+    /// The asynchronous FIFOs, by instance path from the top (`csr/req`): each is one
+    /// Gray write pointer and one Gray read pointer into a synchronizer and a memory
+    /// read on the other clock, the only paths between the two clocks.
+    pub fifos: Vec<String>,
 }
 
 impl TwoClockTop {
@@ -224,11 +228,37 @@ pub fn two_clock_top(
             wires.push((net.clone(), ends[0].0));
         }
     }
+    let mut fifos = vec![];
+    for (i, m) in instances.iter().zip(modules) {
+        fifos.extend(
+            async_fifos(m)
+                .into_iter()
+                .map(|f| format!("{}/{f}", i.name)),
+        );
+    }
+    if fifos.is_empty() {
+        return Err(err("no asynchronous FIFO found in the crossings".into()));
+    }
     Ok(TwoClockTop {
         ports,
         wires,
         instances,
+        fifos,
     })
+}
+
+/// The asynchronous FIFOs inside `m`, by instance path (`req`, `tx`): rust-hdl names each
+/// submodule by its path (`axil_cdc$req$wsync`), and every FIFO has a write-pointer
+/// synchronizer `wsync` (rtl/src/cdc.rs).
+pub fn async_fifos(m: &Module) -> Vec<String> {
+    let prefix = format!("module {}$", m.name);
+    m.verilog
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|l| l.split('(').next())
+        .filter_map(|name| name.strip_suffix("$wsync"))
+        .map(|path| path.replace('$', "/"))
+        .collect()
 }
 
 /// `prnic_2clk` as structural Verilog.
@@ -411,7 +441,8 @@ pub fn vivado_tcl(cfg: &PrnicConfig, header: &str) -> String {
 #   vivado -mode batch -source project/vivado_ooc.tcl [-tclargs <part> [<run folder>]]
 # The part defaults to fpga.vivado_part of the config; results go to <run folder>
 # (default: ooc_run in the current folder): post-route checkpoint, timing summary,
-# utilisation, and a timing_met / timing_failed marker. Exit status 1 if timing fails.
+# clock-domain crossing and bus-skew reports, utilisation, and a timing_met /
+# timing_failed marker. Exit status 1 if setup or hold slack is negative.
 
 set here [file dirname [file normalize [info script]]]
 set root [file dirname $here]
@@ -442,9 +473,13 @@ route_design
 write_checkpoint -force [file join $run post_route.dcp]
 report_timing_summary -max_paths 20 -file [file join $run timing_summary.rpt]
 report_utilization -file [file join $run utilization.rpt]
+# The crossings: every path between the clocks should be one of the FIFOs' (prnic.xdc).
+report_cdc -details -file [file join $run cdc.rpt]
+report_bus_skew -file [file join $run bus_skew.rpt]
 set wns [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
-puts \"prnic: {TOP2} at {mhz} MHz (clk_mac), {host} MHz (clk_host) on $part: worst setup slack $wns ns\"
-if {{$wns ne {{}} && $wns < 0}} {{
+set whs [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
+puts \"prnic: {TOP2} at {mhz} MHz (clk_mac), {host} MHz (clk_host) on $part: worst setup slack $wns ns, worst hold slack $whs ns\"
+if {{($wns ne {{}} && $wns < 0) || ($whs ne {{}} && $whs < 0)}} {{
     close [open [file join $run timing_failed] w]
     exit 1
 }}
@@ -501,6 +536,11 @@ set_global_assignment -name TOP_LEVEL_ENTITY {TOP2}
             "set_instance_assignment -name VIRTUAL_PIN ON -to {target}"
         );
     }
+    // The first stage of every pointer synchronizer (prnic.sdc bounds the paths into it).
+    let _ = writeln!(
+        s,
+        "set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION \"FORCED IF ASYNCHRONOUS\" -to {{*|sync_ff|stage1*}}"
+    );
     s
 }
 
@@ -671,6 +711,43 @@ mod tests {
         (find(TOP), find(STREAM_CDC), find(CSR_CDC))
     }
 
+    /// The constraints (output.rs) name each FIFO's cells by path: the pointer
+    /// registers `wgray`/`rgray` (`q`), the synchronizers' `sync_ff` with `stage1`, the
+    /// memory `ram` (`mem`) and `rdata` (`q`). Those names must be in the Verilog.
+    #[test]
+    fn the_cells_the_crossing_constraints_name_are_in_the_verilog() {
+        let (top, streams, csr) = three();
+        let t = two_clock_top(&top, &streams, &csr).unwrap();
+        for f in &t.fifos {
+            let (inst, path) = f.split_once('/').unwrap();
+            let m = if inst == "streams" { &streams } else { &csr };
+            let module = |leaf: &str| {
+                let name = format!("{}${}${leaf}", m.name, path.replace('/', "$"));
+                let start = m
+                    .verilog
+                    .find(&format!("module {name}("))
+                    .unwrap_or_else(|| panic!("{f}: no module {name}"));
+                let end = start + m.verilog[start..].find("endmodule").unwrap();
+                m.verilog[start..end].to_string()
+            };
+            for leaf in ["wgray", "rgray", "rdata"] {
+                assert!(module(leaf).contains("output reg "), "{f}/{leaf}");
+                assert!(module(leaf).contains("q <= d;"), "{f}/{leaf}");
+            }
+            assert!(module("ram").contains(" mem ["), "{f}/ram");
+            for leaf in ["wsync", "rsync"] {
+                let wrapper = module(leaf);
+                assert!(wrapper.contains(" sync_ff("), "{f}/{leaf}");
+                let core = format!("{}_{}_{leaf}", m.name, path.replace('/', "_"));
+                let body = &m.verilog[m.verilog.find(&format!("module {core}(")).unwrap()..];
+                assert!(
+                    body.contains("reg [") && body.contains(" stage1 "),
+                    "{core}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_port_is_connected_once_on_the_right_clock() {
         let (top, streams, csr) = three();
@@ -694,6 +771,17 @@ mod tests {
         assert_eq!(conn("core", "m_axis_cqe_tready"), "core_m_axis_cqe_tready");
         assert_eq!(conn("csr", "m_axil_rdata"), "core_s_axil_rdata");
         assert_eq!(conn("csr", "s_axil_rdata"), "s_axil_rdata");
+        // The constraints name every asynchronous FIFO by its path.
+        assert_eq!(
+            t.fifos,
+            [
+                "streams/ack",
+                "streams/place",
+                "streams/tx",
+                "csr/req",
+                "csr/rsp"
+            ]
+        );
         for (name, d) in [
             ("s_axis_tx_tdata", Domain::Host),
             ("m_axis_place_tuser", Domain::Host),

@@ -67,6 +67,8 @@ foreach c {opt_design place_design phys_opt_design route_design} { proc $c {args
 proc write_checkpoint {args} { close [open [lindex $args end] w] }
 proc report_utilization {args} { close [open [lindex $args end] w] }
 proc report_timing_summary {args} { close [open [lindex $args end] w] }
+proc report_cdc {args} { close [open [lindex $args end] w] }
+proc report_bus_skew {args} { close [open [lindex $args end] w] }
 proc get_timing_paths {args} { return path0 }
 proc get_property {p o} { return 0.125 }
 "#;
@@ -109,6 +111,8 @@ fn vivado_script_reads_existing_files_and_compiles_out_of_context_for_the_part()
     for f in [
         "timing_met",
         "timing_summary.rpt",
+        "cdc.rpt",
+        "bus_skew.rpt",
         "utilization.rpt",
         "post_route.dcp",
     ] {
@@ -412,5 +416,72 @@ fn the_two_clock_top_runs_csr_transactions_from_clk_host_in_icarus() {
                 .any(|l| l.starts_with(&format!("{want} after "))),
             "no `{want}` in:\n{text}"
         );
+    }
+}
+
+/// The XDC and SDC are Tcl: each runs in `tclsh` with its commands as stubs. Every port
+/// a constraint names is a port of the two-clock top, every port but the clocks and
+/// the static ones gets an input or output delay, and every asynchronous FIFO gets its
+/// three crossing paths bounded (and its two pointers skew-bounded).
+#[test]
+fn the_constraints_are_tcl_that_names_only_real_ports_and_bounds_every_crossing() {
+    let cfg = PrnicConfig::builtin();
+    let out = generated("constraints", cfg);
+    let top = two_clock_top(cfg);
+    let run_dir = out.parent().unwrap().to_path_buf();
+    let ports: Vec<String> = top.ports.iter().map(|(p, _)| p.name.clone()).collect();
+    let stubs = format!(
+        r#"
+set ports {{{ports}}}
+proc get_ports {{names}} {{
+    global ports
+    foreach n $names {{
+        regsub {{\[\*\]$}} $n {{}} n
+        if {{[lsearch -exact $ports $n] < 0}} {{ error "no port $n" }}
+    }}
+    return $names
+}}
+foreach c {{get_clocks get_cells get_keepers}} {{ proc $c {{args}} "return \[list $c \$args\]" }}
+foreach c {{create_clock set_input_delay set_output_delay set_false_path set_max_delay
+           set_min_delay set_bus_skew set_max_skew set_net_delay set_property
+           derive_clock_uncertainty}} {{
+    proc $c {{args}} "puts \"CALL $c \$args\""
+}}
+"#,
+        ports = ports.join(" ")
+    );
+    for (file, skew) in [("prnic.xdc", "set_bus_skew"), ("prnic.sdc", "set_max_skew")] {
+        let (ok, text) = tclsh(&stubs, &out.join("constraints").join(file), &run_dir);
+        assert!(ok && text.contains("DONE"), "{file}:\n{text}");
+        for (p, d) in &top.ports {
+            if matches!(d, project::Domain::Clock | project::Domain::Static) || p.name == "rst" {
+                continue;
+            }
+            let io = if p.dir == prnic_gen::blocks::Dir::Input {
+                "CALL set_input_delay"
+            } else {
+                "CALL set_output_delay"
+            };
+            assert!(
+                text.lines().any(|l| l.starts_with(io)
+                    && l.split_whitespace()
+                        .any(|w| w.trim_matches(|c| c == '{' || c == '}') == p.name
+                            || w.trim_matches(|c| c == '{' || c == '}')
+                                == format!("{}[*]", p.name))),
+                "{file}: no I/O delay for {}",
+                p.name
+            );
+        }
+        for f in &top.fifos {
+            let sep = if file.ends_with("xdc") { "/" } else { "|" };
+            let f = f.replace('/', sep);
+            let count = |cmd: &str| {
+                text.lines()
+                    .filter(|l| l.starts_with(&format!("CALL {cmd} ")) && l.contains(&f))
+                    .count()
+            };
+            assert_eq!(count("set_max_delay"), 3, "{file}: {f}");
+            assert_eq!(count(skew), 2, "{file}: {f}");
+        }
     }
 }

@@ -10,15 +10,21 @@
 # path from an input to a register has three quarters of the period and a path from
 # an input to an output half. `id_build_hash` is a constant the integrator ties off.
 #
-# `rst` may be asynchronous to both clocks: inside, it drives only the first flip-flops
-# of reset synchronizers (two in a row, marked ASYNC_REG), so its path is false.
+# `rst` may be asynchronous to both clocks, so its paths are false. Inside it drives
+# only reset synchronizers: the asynchronous clear of the two flip-flops of each one in
+# host_cdc and axil_cdc, and the first of the two in prnic_top (docs/integration.md).
+# Each domain leaves reset on an edge of its own clock.
 #
-# Clock-domain crossings: the only paths between clk_mac and clk_host are the Gray-coded
-# pointers of the asynchronous FIFOs in host_cdc and axil_cdc (each into a two-flop
-# synchronizer marked ASYNC_REG in the Verilog) and the FIFO memories read on the other
-# clock (docs/integration.md; the CDC gate checks this). Each is bounded to the shorter
-# period, without clock skew: enough for the pointer bits to arrive together and for a
-# word to settle before its pointer is seen.
+# Clock-domain crossings: the only paths between clk_mac and clk_host are those of the
+# asynchronous FIFOs in host_cdc and axil_cdc (the CDC gate checks this): per FIFO, its
+# Gray-coded write and read pointers, each into a two-flop synchronizer marked
+# ASYNC_REG in the Verilog, and its memory, read on the other clock. They are
+# constrained per FIFO, cell to cell, not clock to clock: each pointer's bits reach
+# their synchronizer within the shorter period of each other (bus skew) and each path
+# within that period, without clock skew, so a word settles before its pointer is seen.
+# Any other path between the clocks is left timed as synchronous, so it fails timing
+# where it should have gone through a FIFO. A shell that declares the clocks
+# asynchronous (set_clock_groups) overrides the max delays but not the skew bounds.
 
 create_clock -name clk_mac -period 3.103 [get_ports clk_mac]
 create_clock -name clk_host -period 4.000 [get_ports clk_host]
@@ -28,6 +34,34 @@ set_input_delay  -clock clk_host 1.000 [get_ports {s_axis_tx_tdata[*] s_axis_tx_
 set_output_delay -clock clk_host 1.000 [get_ports {s_axis_tx_tready m_axis_place_tdata[*] m_axis_place_tkeep[*] m_axis_place_tvalid m_axis_place_tlast m_axis_place_tuser[*] m_axis_cqe_tdata[*] m_axis_cqe_tvalid m_axis_ack_tdata[*] m_axis_ack_tvalid s_axil_awready s_axil_wready s_axil_bresp[*] s_axil_bvalid s_axil_arready s_axil_rdata[*] s_axil_rresp[*] s_axil_rvalid}]
 set_false_path -from [get_ports {id_build_hash[*]}]
 set_false_path -from [get_ports rst]
-set_max_delay -datapath_only -from [get_clocks clk_mac] -to [get_clocks clk_host] 3.103
-set_max_delay -datapath_only -from [get_clocks clk_host] -to [get_clocks clk_mac] 3.103
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ *rst_ok_meta* || NAME =~ *rst_ok_sync*)}]
+# streams/ack: write pointer, read pointer, memory
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rdata/q_reg*}] 3.103
+# streams/place: write pointer, read pointer, memory
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rdata/q_reg*}] 3.103
+# streams/tx: write pointer, read pointer, memory
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rdata/q_reg*}] 3.103
+# csr/req: write pointer, read pointer, memory
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rdata/q_reg*}] 3.103
+# csr/rsp: write pointer, read pointer, memory
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rdata/q_reg*}] 3.103

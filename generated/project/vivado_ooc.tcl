@@ -6,7 +6,8 @@
 #   vivado -mode batch -source project/vivado_ooc.tcl [-tclargs <part> [<run folder>]]
 # The part defaults to fpga.vivado_part of the config; results go to <run folder>
 # (default: ooc_run in the current folder): post-route checkpoint, timing summary,
-# utilisation, and a timing_met / timing_failed marker. Exit status 1 if timing fails.
+# clock-domain crossing and bus-skew reports, utilisation, and a timing_met /
+# timing_failed marker. Exit status 1 if setup or hold slack is negative.
 
 set here [file dirname [file normalize [info script]]]
 set root [file dirname $here]
@@ -34,9 +35,13 @@ route_design
 write_checkpoint -force [file join $run post_route.dcp]
 report_timing_summary -max_paths 20 -file [file join $run timing_summary.rpt]
 report_utilization -file [file join $run utilization.rpt]
+# The crossings: every path between the clocks should be one of the FIFOs' (prnic.xdc).
+report_cdc -details -file [file join $run cdc.rpt]
+report_bus_skew -file [file join $run bus_skew.rpt]
 set wns [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
-puts "prnic: prnic_2clk at 322.265625 MHz (clk_mac), 250 MHz (clk_host) on $part: worst setup slack $wns ns"
-if {$wns ne {} && $wns < 0} {
+set whs [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
+puts "prnic: prnic_2clk at 322.265625 MHz (clk_mac), 250 MHz (clk_host) on $part: worst setup slack $wns ns, worst hold slack $whs ns"
+if {($wns ne {} && $wns < 0) || ($whs ne {} && $whs < 0)} {
     close [open [file join $run timing_failed] w]
     exit 1
 }
