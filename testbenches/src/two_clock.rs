@@ -44,10 +44,22 @@ impl TwoClockRnic {
 
     /// [`TwoClockRnic::new`] around a given core model (one that writes a waveform).
     pub fn with_core(core: PrnicTop, host_ps: u64, mac_ps: u64) -> Self {
-        let mut streams = HostCdc::new();
+        Self::with_models(core, HostCdc::new(), AxilCdc::new(), host_ps, mac_ps)
+    }
+
+    /// [`TwoClockRnic::new`] around given models (ones that write waveforms). Each
+    /// writes its own trace; all three share one time base, in ps from the start
+    /// (`prnic_top`'s `clk` rises 1 ps before `clk_mac` in the crossings' traces when
+    /// the MAC period is odd).
+    pub fn with_models(
+        core: PrnicTop,
+        mut streams: HostCdc,
+        mut csr: AxilCdc,
+        host_ps: u64,
+        mac_ps: u64,
+    ) -> Self {
         streams.set_clk_host_period_ps(host_ps);
         streams.set_clk_mac_period_ps(mac_ps);
-        let mut csr = AxilCdc::new();
         csr.set_clk_s_period_ps(host_ps);
         csr.set_clk_m_period_ps(mac_ps);
         let mut r = TwoClockRnic {

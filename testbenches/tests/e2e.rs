@@ -377,3 +377,45 @@ fn rnic_soak_short_every_fault_at_once() {
     assert!(r.clean(), "{r:?}");
     assert!(r.csr_accesses > 0 && r.fabric_duplicated > 0, "{r:?}");
 }
+
+/// With its host side on its own clock, RNIC B's trace is three files on one time base:
+/// `prnic_top` in the file named, and each crossing, with both clocks, beside it.
+#[test]
+fn a_two_clock_trace_writes_the_core_and_both_crossings() {
+    let dir = std::env::temp_dir().join(format!("prnic-e2e-trace-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = load("two_rnics.toml");
+    s.messages = 2;
+    s.host_mhz = 250.0;
+    let trace = dir.join("b.vcd");
+    let r = prnic_testbenches::e2e::run_traced(&s, &trace, |_, _| {}).unwrap();
+    assert!(r.clean() && r.messages_completed == 2, "{r:?}");
+    let top = std::fs::read_to_string(&trace).unwrap();
+    assert!(top.contains(" clk $end") && top.contains(" m_axis_cqe_tvalid $end"));
+    for (file, clocks) in [
+        ("b.host_cdc.vcd", ["clk_host", "clk_mac"]),
+        ("b.axil_cdc.vcd", ["clk_s", "clk_m"]),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for c in clocks {
+            assert!(text.contains(&format!(" {c} $end")), "{file}: no {c}");
+        }
+    }
+    // One time base: the three traces end within a clk_host period of each other.
+    let last = |t: &str| -> u64 {
+        t.lines()
+            .rev()
+            .find_map(|l| l.strip_prefix('#').and_then(|n| n.parse().ok()))
+            .unwrap()
+    };
+    let end = last(&top);
+    for file in ["b.host_cdc.vcd", "b.axil_cdc.vcd"] {
+        let t = last(&std::fs::read_to_string(dir.join(file)).unwrap());
+        assert!(
+            t.abs_diff(end) <= 4_000,
+            "{file} ends at {t} ps, the core at {end}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

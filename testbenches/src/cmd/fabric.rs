@@ -24,7 +24,9 @@ pub struct Args {
     pub host_mhz: Option<f64>,
     /// Write RNIC B's waveform (the whole prnic_top) to this file: *.fst for
     /// GTKWave, or *.vcd (rtl backend; keep --messages small, the top is wide). With a
-    /// host clock, prnic_top on clk_mac; the crossings are not in the trace.
+    /// host clock, prnic_top (on clk_mac) is in FILE and each crossing, with both
+    /// clocks, beside it: b.fst gives b.host_cdc.fst and b.axil_cdc.fst, on the same
+    /// time base in ps.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<std::path::PathBuf>,
 }

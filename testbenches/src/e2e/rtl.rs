@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::axil::AxilPort;
+use crate::bridge::{AxilCdc, HostCdc};
 use crate::two_clock::TwoClockRnic;
 
 /// RNIC B: on one clock, or on two ([`TwoClockRnic`]) with what its host side saw.
@@ -200,6 +201,13 @@ pub(super) fn beat_bytes(data: &[u32], keep: &[u32], out: &mut Vec<u8>) {
     }
 }
 
+/// The trace of crossing `module` beside RNIC B's `trace`: `b.fst` gives
+/// `b.host_cdc.fst`.
+fn crossing_trace(trace: &std::path::Path, module: &str) -> std::path::PathBuf {
+    let ext = trace.extension().unwrap_or_default().to_string_lossy();
+    trace.with_extension(format!("{module}.{ext}"))
+}
+
 impl RtlRnics {
     /// Both RNICs out of reset and programmed through CSR for `s`; RNIC B writes a
     /// waveform to `trace` if given.
@@ -250,7 +258,15 @@ impl RtlRnics {
         };
         let mut b = if s.host_mhz > 0.0 {
             let host_ps = (1e6 / s.host_mhz).round() as u64;
-            let t = TwoClockRnic::with_core(core, host_ps, mac_ps);
+            // With a trace, each crossing writes its own next to the core's.
+            let (streams, csr) = match trace {
+                Some(t) => (
+                    HostCdc::with_trace(&crossing_trace(t, HostCdc::MODULE), host_ps)?,
+                    AxilCdc::with_trace(&crossing_trace(t, AxilCdc::MODULE), host_ps)?,
+                ),
+                None => (HostCdc::new(), AxilCdc::new()),
+            };
+            let t = TwoClockRnic::with_models(core, streams, csr, host_ps, mac_ps);
             RnicB::Two(Box::new(t), HostSide::default())
         } else {
             RnicB::One(VerilatorRnic::with_dut(core))
