@@ -19,13 +19,34 @@ fn two_clock_top(cfg: &PrnicConfig) -> project::TwoClockTop {
     .unwrap()
 }
 
-fn generated(tag: &str, cfg: &PrnicConfig) -> PathBuf {
+/// A generated output folder (`out`) in a scratch folder of its own, removed when the
+/// test passes and kept for a look when it fails.
+struct Generated {
+    out: PathBuf,
+}
+
+impl std::ops::Deref for Generated {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.out
+    }
+}
+
+impl Drop for Generated {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(self.out.parent().unwrap());
+        }
+    }
+}
+
+fn generated(tag: &str, cfg: &PrnicConfig) -> Generated {
     let d = std::env::temp_dir().join(format!("prnic-project-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     let out = d.join("out");
     output::write_atomically(&out, &output::all_files(cfg).unwrap()).unwrap();
-    out
+    Generated { out }
 }
 
 fn run(cmd: &mut Command) -> (bool, String) {

@@ -514,4 +514,5 @@ fn fabric_rejects_bad_scenario_files_with_status_2() {
     )
     .to_string();
     assert!(e.contains("messages"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,11 +10,35 @@ use std::process::Command;
 
 use prnic_gen::PrnicConfig;
 
-fn workdir(tag: &str) -> PathBuf {
+/// A scratch folder, removed when the test passes and kept for a look when it fails.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn workdir(tag: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("prnic-gates-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 fn waivers() -> PathBuf {
@@ -33,24 +57,27 @@ fn run(cmd: &mut Command) -> (bool, String) {
     (out.status.success(), text)
 }
 
-/// Each module's Verilog written to its own file, as `prnic generate` names them.
-fn emitted(tag: &str) -> Vec<(String, PathBuf)> {
+/// Each module's Verilog written to its own file, as `prnic generate` names them, in a
+/// scratch folder that lasts as long as the first value.
+fn emitted(tag: &str) -> (Scratch, Vec<(String, PathBuf)>) {
     let dir = workdir(tag);
     let modules = prnic_gen::blocks::modules(PrnicConfig::builtin()).unwrap();
     assert!(!modules.is_empty());
-    modules
+    let files = modules
         .into_iter()
         .map(|m| {
             let p = dir.join(format!("{}.v", m.name));
             std::fs::write(&p, &m.verilog).unwrap();
             (m.name.to_string(), p)
         })
-        .collect()
+        .collect();
+    (dir, files)
 }
 
 #[test]
 fn verilator_lint_wall_passes_with_only_the_waivers() {
-    for (name, file) in emitted("lint") {
+    let (_dir, files) = emitted("lint");
+    for (name, file) in files {
         let (ok, text) = run(Command::new("verilator")
             .args(["--lint-only", "-Wall", "--top-module", &name])
             .arg(waivers())
@@ -64,7 +91,8 @@ fn verilator_lint_wall_passes_with_only_the_waivers() {
 
 #[test]
 fn iverilog_2005_parses() {
-    for (name, file) in emitted("iverilog") {
+    let (_dir, files) = emitted("iverilog");
+    for (name, file) in files {
         let (ok, text) = run(Command::new("iverilog")
             .args(["-g2005", "-o", "/dev/null", "-s", &name])
             .arg(&file));
@@ -97,7 +125,8 @@ const COMB_IN_TO_OUT: &str = "memory -nomap; opt_clean; \
 fn yosys_synth_xilinx_no_latches_no_loops() {
     // One yosys per module, in parallel: the two modules holding the flow table's BRAMs
     // take about 90 s each on this machine.
-    let jobs: Vec<_> = emitted("yosys")
+    let (_dir, files) = emitted("yosys");
+    let jobs: Vec<_> = files
         .into_iter()
         .map(|(name, file)| {
             std::thread::spawn(move || {
@@ -465,7 +494,8 @@ fn cdc_check_tells_synchronized_from_unsynchronized() {
 fn cdc_gate_every_crossing_is_synchronized() {
     let mut checked = 0;
     let modules = prnic_gen::blocks::modules(PrnicConfig::builtin()).unwrap();
-    for (name, file) in emitted("cdc-gate") {
+    let (_dir, files) = emitted("cdc-gate");
+    for (name, file) in files {
         let m = modules.iter().find(|m| m.name == name).unwrap();
         if m.clock_ports().len() < 2 {
             continue;
