@@ -296,20 +296,19 @@ const CONSTRAINT_NOTES: &str = "\
 # an input to an output half. `id_build_hash` is a constant the integrator ties off.
 #
 # `rst` may be asynchronous to both clocks, so its paths are false. Inside it drives
-# only reset synchronizers: the asynchronous clear of the two flip-flops of each one in
+# only reset synchronizers: the asynchronous preset of the two flip-flops of each one in
 # host_cdc and axil_cdc, and the first of the two in prnic_top (docs/integration.md).
 # Each domain leaves reset on an edge of its own clock.
 #
 # Clock-domain crossings: the only paths between clk_mac and clk_host are those of the
 # asynchronous FIFOs in host_cdc and axil_cdc (the CDC gate checks this): per FIFO, its
-# Gray-coded write and read pointers, each into a two-flop synchronizer marked
-# ASYNC_REG in the Verilog, and its memory, read on the other clock. They are
-# constrained per FIFO, cell to cell, not clock to clock: each pointer's bits reach
-# their synchronizer within the shorter period of each other (bus skew) and each path
-# within that period, without clock skew, so a word settles before its pointer is seen.
-# Any other path between the clocks is left timed as synchronous, so it fails timing
-# where it should have gone through a FIFO. A shell that declares the clocks
-# asynchronous (set_clock_groups) overrides the max delays but not the skew bounds.
+# Gray-coded write and read pointers (each a register of its own module, kept from
+# merging with the binary pointer) into a two-flop synchronizer, and its memory, read
+# on the other clock. They are constrained per FIFO, cell to cell, not clock to clock:
+# each pointer's bits reach their synchronizer within the shorter period of each other
+# (skew) and each path's data delay is within that period, without clock skew, so a
+# word settles before its pointer is seen. Any other path between the clocks is left
+# timed as synchronous, so it fails timing where it should have gone through a FIFO.
 ";
 
 /// Input and output delays of every port on a clock, by its domain (XDC and SDC alike).
@@ -338,7 +337,11 @@ fn xdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
         "# Vivado timing constraints for {}, out of context (project/vivado_ooc.tcl reads
 # this file with USED_IN synthesis implementation out_of_context).
 #
-{CONSTRAINT_NOTES}
+{CONSTRAINT_NOTES}#
+# The synchronizers are marked ASYNC_REG in the Verilog. A shell that declares the
+# clocks asynchronous (set_clock_groups) overrides the max delays below but not the
+# bus skew bounds.
+
 ",
         project::TOP2
     );
@@ -380,11 +383,11 @@ fn fifo_paths(fifo: &str, sep: &str, reg: &str) -> [(String, String); 3] {
     let f = fifo.replace('/', sep);
     [
         (
-            format!("{f}{sep}wgray{sep}q{reg}"),
+            format!("{f}{sep}wgray{sep}gray_ff{sep}gray{reg}"),
             format!("{f}{sep}wsync{sep}sync_ff{sep}stage1{reg}"),
         ),
         (
-            format!("{f}{sep}rgray{sep}q{reg}"),
+            format!("{f}{sep}rgray{sep}gray_ff{sep}gray{reg}"),
             format!("{f}{sep}rsync{sep}sync_ff{sep}stage1{reg}"),
         ),
         (
@@ -399,12 +402,17 @@ fn sdc(cfg: &PrnicConfig, top: &project::TwoClockTop) -> String {
     let _ = write!(
         s,
         "# Quartus (Synopsys Design Constraints) timing constraints for {}, out of context
-# (project/prnic.qip names this file). The same meaning as prnic.xdc. Quartus has no
-# -datapath_only, so each crossing gets a max delay of the shorter period and a min
-# delay of 0 (no hold requirement across unrelated clocks); each pointer a max skew and
-# a max net delay of 80% of it, as Intel's dual-clock FIFO constrains its pointers
-# (both hold under set_clock_groups). project/prnic_ooc.qsf marks the synchronizers'
-# first stages SYNCHRONIZER_IDENTIFICATION \"FORCED IF ASYNCHRONOUS\".
+# (project/prnic.qip names this file), for Quartus Prime Pro (set_data_delay is
+# Pro's; the devices it targets, such as the default Agilex 7, need Pro). The same
+# meaning as prnic.xdc, in the form Intel's dual-clock FIFO constrains itself: each
+# crossing path gets set_data_delay of the shorter period (the data path alone, without
+# clock skew, as Vivado's -datapath_only), with its setup and hold relations relaxed
+# (set_max_delay 100, set_min_delay -100) so the clocks' phases do not matter; each
+# pointer a max skew and a max net delay of 80% of that period. set_data_delay,
+# set_max_skew and set_net_delay still hold if a shell declares the clocks
+# asynchronous with set_clock_groups -asynchronous. Quartus ignores ASYNC_REG:
+# project/prnic_ooc.qsf marks both synchronizer stages SYNCHRONIZER_IDENTIFICATION
+# FORCED instead.
 #
 {CONSTRAINT_NOTES}
 ",
@@ -432,11 +440,16 @@ set_false_path -from [get_ports {{rst}}]
         let _ = writeln!(s, "# {f}: write pointer, read pointer, memory");
         for (from, to) in fifo_paths(f, "|", "") {
             let (from, to) = (keepers(&from), keepers(&to));
-            let _ = writeln!(s, "set_max_delay -from {from} -to {to} {x:.3}");
-            let _ = writeln!(s, "set_min_delay -from {from} -to {to} 0.000");
+            let _ = writeln!(s, "set_max_delay -from {from} -to {to} 100.000");
+            let _ = writeln!(s, "set_min_delay -from {from} -to {to} -100.000");
+            let _ = writeln!(s, "set_data_delay -from {from} -to {to} {x:.3}");
             if !from.contains("|ram|") {
                 let _ = writeln!(s, "set_max_skew -from {from} -to {to} {tight:.3}");
-                let _ = writeln!(s, "set_net_delay -max -from {from} -to {to} {tight:.3}");
+                // Not during synthesis (quartus_syn), which does not take net delays.
+                let _ = writeln!(
+                    s,
+                    "if {{$::TimeQuestInfo(nameofexecutable) ne \"quartus_syn\"}} {{ set_net_delay -max -from {from} -to {to} {tight:.3} }}"
+                );
             }
         }
     }

@@ -536,11 +536,15 @@ set_global_assignment -name TOP_LEVEL_ENTITY {TOP2}
             "set_instance_assignment -name VIRTUAL_PIN ON -to {target}"
         );
     }
-    // The first stage of every pointer synchronizer (prnic.sdc bounds the paths into it).
-    let _ = writeln!(
-        s,
-        "set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION \"FORCED IF ASYNCHRONOUS\" -to {{*|sync_ff|stage1*}}"
-    );
+    // Both stages of every pointer synchronizer (prnic.sdc bounds the paths into them).
+    // FORCED, not FORCED IF ASYNCHRONOUS: Quartus takes all clocks as related unless a
+    // clock group says otherwise, and prnic.sdc leaves that to the shell.
+    for stage in ["stage1", "stage2"] {
+        let _ = writeln!(
+            s,
+            "set_instance_assignment -name SYNCHRONIZER_IDENTIFICATION FORCED -to {{*|sync_ff|{stage}*}}"
+        );
+    }
     s
 }
 
@@ -712,8 +716,9 @@ mod tests {
     }
 
     /// The constraints (output.rs) name each FIFO's cells by path: the pointer
-    /// registers `wgray`/`rgray` (`q`), the synchronizers' `sync_ff` with `stage1`, the
-    /// memory `ram` (`mem`) and `rdata` (`q`). Those names must be in the Verilog.
+    /// registers `wgray`/`rgray` (`gray_ff` with `gray`), the synchronizers' `sync_ff`
+    /// with `stage1`, the memory `ram` (`mem`) and `rdata` (`q`). Those names must be in
+    /// the Verilog.
     #[test]
     fn the_cells_the_crossing_constraints_name_are_in_the_verilog() {
         let (top, streams, csr) = three();
@@ -730,9 +735,12 @@ mod tests {
                 let end = start + m.verilog[start..].find("endmodule").unwrap();
                 m.verilog[start..end].to_string()
             };
-            for leaf in ["wgray", "rgray", "rdata"] {
-                assert!(module(leaf).contains("output reg "), "{f}/{leaf}");
-                assert!(module(leaf).contains("q <= d;"), "{f}/{leaf}");
+            assert!(module("rdata").contains("q <= d;"), "{f}/rdata");
+            for leaf in ["wgray", "rgray"] {
+                assert!(module(leaf).contains(" gray_ff("), "{f}/{leaf}");
+                let core = format!("{}_{}_{leaf}", m.name, path.replace('/', "_"));
+                let body = &m.verilog[m.verilog.find(&format!("module {core}(")).unwrap()..];
+                assert!(body.contains("reg [") && body.contains(" gray "), "{core}");
             }
             assert!(module("ram").contains(" mem ["), "{f}/ram");
             for leaf in ["wsync", "rsync"] {

@@ -462,10 +462,11 @@ proc get_ports {{names}} {{
     }}
     return $names
 }}
+set ::TimeQuestInfo(nameofexecutable) quartus_sta
 foreach c {{get_clocks get_cells get_keepers}} {{ proc $c {{args}} "return \[list $c \$args\]" }}
 foreach c {{create_clock set_input_delay set_output_delay set_false_path set_max_delay
-           set_min_delay set_bus_skew set_max_skew set_net_delay set_property
-           derive_clock_uncertainty}} {{
+           set_min_delay set_data_delay set_bus_skew set_max_skew set_net_delay
+           set_property derive_clock_uncertainty}} {{
     proc $c {{args}} "puts \"CALL $c \$args\""
 }}
 "#,
@@ -503,6 +504,10 @@ foreach c {{create_clock set_input_delay set_output_delay set_false_path set_max
             };
             assert_eq!(count("set_max_delay"), 3, "{file}: {f}");
             assert_eq!(count(skew), 2, "{file}: {f}");
+            if file.ends_with("sdc") {
+                assert_eq!(count("set_data_delay"), 3, "{file}: {f}");
+                assert_eq!(count("set_net_delay"), 2, "{file}: {f}");
+            }
         }
     }
 }

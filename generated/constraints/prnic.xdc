@@ -11,20 +11,23 @@
 # an input to an output half. `id_build_hash` is a constant the integrator ties off.
 #
 # `rst` may be asynchronous to both clocks, so its paths are false. Inside it drives
-# only reset synchronizers: the asynchronous clear of the two flip-flops of each one in
+# only reset synchronizers: the asynchronous preset of the two flip-flops of each one in
 # host_cdc and axil_cdc, and the first of the two in prnic_top (docs/integration.md).
 # Each domain leaves reset on an edge of its own clock.
 #
 # Clock-domain crossings: the only paths between clk_mac and clk_host are those of the
 # asynchronous FIFOs in host_cdc and axil_cdc (the CDC gate checks this): per FIFO, its
-# Gray-coded write and read pointers, each into a two-flop synchronizer marked
-# ASYNC_REG in the Verilog, and its memory, read on the other clock. They are
-# constrained per FIFO, cell to cell, not clock to clock: each pointer's bits reach
-# their synchronizer within the shorter period of each other (bus skew) and each path
-# within that period, without clock skew, so a word settles before its pointer is seen.
-# Any other path between the clocks is left timed as synchronous, so it fails timing
-# where it should have gone through a FIFO. A shell that declares the clocks
-# asynchronous (set_clock_groups) overrides the max delays but not the skew bounds.
+# Gray-coded write and read pointers (each a register of its own module, kept from
+# merging with the binary pointer) into a two-flop synchronizer, and its memory, read
+# on the other clock. They are constrained per FIFO, cell to cell, not clock to clock:
+# each pointer's bits reach their synchronizer within the shorter period of each other
+# (skew) and each path's data delay is within that period, without clock skew, so a
+# word settles before its pointer is seen. Any other path between the clocks is left
+# timed as synchronous, so it fails timing where it should have gone through a FIFO.
+#
+# The synchronizers are marked ASYNC_REG in the Verilog. A shell that declares the
+# clocks asynchronous (set_clock_groups) overrides the max delays below but not the
+# bus skew bounds.
 
 create_clock -name clk_mac -period 3.103 [get_ports clk_mac]
 create_clock -name clk_host -period 4.000 [get_ports clk_host]
@@ -36,32 +39,32 @@ set_false_path -from [get_ports {id_build_hash[*]}]
 set_false_path -from [get_ports rst]
 set_property ASYNC_REG TRUE [get_cells -hierarchical -filter {IS_SEQUENTIAL && (NAME =~ *rst_ok_meta* || NAME =~ *rst_ok_sync*)}]
 # streams/ack: write pointer, read pointer, memory
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rsync/sync_ff/stage1_reg*}] 3.103
 set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/ack/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/ack/rdata/q_reg*}] 3.103
 # streams/place: write pointer, read pointer, memory
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/place/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rsync/sync_ff/stage1_reg*}] 3.103
 set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/place/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/place/rdata/q_reg*}] 3.103
 # streams/tx: write pointer, read pointer, memory
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rsync/sync_ff/stage1_reg*}] 3.103
 set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *streams/tx/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *streams/tx/rdata/q_reg*}] 3.103
 # csr/req: write pointer, read pointer, memory
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/req/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rsync/sync_ff/stage1_reg*}] 3.103
 set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/req/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/req/rdata/q_reg*}] 3.103
 # csr/rsp: write pointer, read pointer, memory
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
-set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
-set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/wsync/sync_ff/stage1_reg*}] 3.103
+set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
+set_bus_skew -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rgray/gray_ff/gray_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rsync/sync_ff/stage1_reg*}] 3.103
 set_max_delay -datapath_only -from [get_cells -hierarchical -filter {NAME =~ *csr/rsp/ram/mem_reg*}] -to [get_cells -hierarchical -filter {NAME =~ *csr/rsp/rdata/q_reg*}] 3.103

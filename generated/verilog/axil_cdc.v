@@ -540,9 +540,9 @@ module axil_cdc$req(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [2:0] wbin1$d;
     wire  [2:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [2:0] wgray$d;
     wire  [2:0] wgray$q;
-    reg  wgray$clock;
     reg  [2:0] wgray1$d;
     wire  [2:0] wgray1$q;
     reg  wgray1$clock;
@@ -559,9 +559,9 @@ module axil_cdc$req(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [2:0] rbin1$d;
     wire  [2:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [2:0] rgray$d;
     wire  [2:0] rgray$q;
-    reg  rgray$clock;
     reg  [2:0] rgray1$d;
     wire  [2:0] rgray1$q;
     reg  rgray1$clock;
@@ -608,9 +608,9 @@ module axil_cdc$req(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(wbin1$clock)
     );
     axil_cdc$req$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     axil_cdc$req$wgray1 wgray1(
         .d(wgray1$d),
@@ -639,9 +639,9 @@ module axil_cdc$req(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(rbin1$clock)
     );
     axil_cdc$req$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     axil_cdc$req$rgray1 rgray1(
         .d(rgray1$d),
@@ -959,23 +959,18 @@ module axil_cdc$req$rdata(d,q,clock);
           
 endmodule // axil_cdc$req$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module axil_cdc$req$rgray(d,q,clock);
+
+module axil_cdc$req$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
     input wire  clock;
+    input wire  [2:0] d;
+    output wire  [2:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    axil_cdc_req_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // axil_cdc$req$rgray
 
 
@@ -1114,23 +1109,18 @@ module axil_cdc$req$wbin1$dff(d,q,clock);
           
 endmodule // axil_cdc$req$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module axil_cdc$req$wgray(d,q,clock);
+
+module axil_cdc$req$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
     input wire  clock;
+    input wire  [2:0] d;
+    output wire  [2:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    axil_cdc_req_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // axil_cdc$req$wgray
 
 
@@ -1233,9 +1223,9 @@ module axil_cdc$rsp(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [2:0] wbin1$d;
     wire  [2:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [2:0] wgray$d;
     wire  [2:0] wgray$q;
-    reg  wgray$clock;
     reg  [2:0] wgray1$d;
     wire  [2:0] wgray1$q;
     reg  wgray1$clock;
@@ -1252,9 +1242,9 @@ module axil_cdc$rsp(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [2:0] rbin1$d;
     wire  [2:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [2:0] rgray$d;
     wire  [2:0] rgray$q;
-    reg  rgray$clock;
     reg  [2:0] rgray1$d;
     wire  [2:0] rgray1$q;
     reg  rgray1$clock;
@@ -1301,9 +1291,9 @@ module axil_cdc$rsp(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(wbin1$clock)
     );
     axil_cdc$rsp$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     axil_cdc$rsp$wgray1 wgray1(
         .d(wgray1$d),
@@ -1332,9 +1322,9 @@ module axil_cdc$rsp(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(rbin1$clock)
     );
     axil_cdc$rsp$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     axil_cdc$rsp$rgray1 rgray1(
         .d(rgray1$d),
@@ -1652,23 +1642,18 @@ module axil_cdc$rsp$rdata(d,q,clock);
           
 endmodule // axil_cdc$rsp$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module axil_cdc$rsp$rgray(d,q,clock);
+
+module axil_cdc$rsp$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
     input wire  clock;
+    input wire  [2:0] d;
+    output wire  [2:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    axil_cdc_rsp_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // axil_cdc$rsp$rgray
 
 
@@ -1807,23 +1792,18 @@ module axil_cdc$rsp$wbin1$dff(d,q,clock);
           
 endmodule // axil_cdc$rsp$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module axil_cdc$rsp$wgray(d,q,clock);
+
+module axil_cdc$rsp$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
     input wire  clock;
+    input wire  [2:0] d;
+    output wire  [2:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    axil_cdc_rsp_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // axil_cdc$rsp$wgray
 
 
@@ -1999,6 +1979,20 @@ module axil_cdc_m_reset(clock, arst, rst);
     assign rst = stages[1];
 endmodule // axil_cdc_m_reset
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module axil_cdc_req_rgray(clock, d, q);
+    input wire clock;
+    input wire [2:0] d;
+    output wire [2:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [2:0] gray = 3'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // axil_cdc_req_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module axil_cdc_req_rsync(clock, rst, d, q);
@@ -2019,6 +2013,20 @@ module axil_cdc_req_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // axil_cdc_req_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module axil_cdc_req_wgray(clock, d, q);
+    input wire clock;
+    input wire [2:0] d;
+    output wire [2:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [2:0] gray = 3'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // axil_cdc_req_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
@@ -2041,6 +2049,20 @@ module axil_cdc_req_wsync(clock, rst, d, q);
     assign q = stage2;
 endmodule // axil_cdc_req_wsync
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module axil_cdc_rsp_rgray(clock, d, q);
+    input wire clock;
+    input wire [2:0] d;
+    output wire [2:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [2:0] gray = 3'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // axil_cdc_rsp_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module axil_cdc_rsp_rsync(clock, rst, d, q);
@@ -2061,6 +2083,20 @@ module axil_cdc_rsp_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // axil_cdc_rsp_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module axil_cdc_rsp_wgray(clock, d, q);
+    input wire clock;
+    input wire [2:0] d;
+    output wire [2:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [2:0] gray = 3'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // axil_cdc_rsp_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)

@@ -122,9 +122,9 @@ module cdc_fifo$fifo(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_re
     reg  [5:0] wbin1$d;
     wire  [5:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [5:0] wgray$d;
     wire  [5:0] wgray$q;
-    reg  wgray$clock;
     reg  [5:0] wgray1$d;
     wire  [5:0] wgray1$q;
     reg  wgray1$clock;
@@ -141,9 +141,9 @@ module cdc_fifo$fifo(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_re
     reg  [5:0] rbin1$d;
     wire  [5:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [5:0] rgray$d;
     wire  [5:0] rgray$q;
-    reg  rgray$clock;
     reg  [5:0] rgray1$d;
     wire  [5:0] rgray1$q;
     reg  rgray1$clock;
@@ -190,9 +190,9 @@ module cdc_fifo$fifo(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_re
         .clock(wbin1$clock)
     );
     cdc_fifo$fifo$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     cdc_fifo$fifo$wgray1 wgray1(
         .d(wgray1$d),
@@ -221,9 +221,9 @@ module cdc_fifo$fifo(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_re
         .clock(rbin1$clock)
     );
     cdc_fifo$fifo$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     cdc_fifo$fifo$rgray1 rgray1(
         .d(rgray1$d),
@@ -541,23 +541,18 @@ module cdc_fifo$fifo$rdata(d,q,clock);
           
 endmodule // cdc_fifo$fifo$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module cdc_fifo$fifo$rgray(d,q,clock);
+
+module cdc_fifo$fifo$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    cdc_fifo_fifo_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // cdc_fifo$fifo$rgray
 
 
@@ -696,23 +691,18 @@ module cdc_fifo$fifo$wbin1$dff(d,q,clock);
           
 endmodule // cdc_fifo$fifo$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module cdc_fifo$fifo$wgray(d,q,clock);
+
+module cdc_fifo$fifo$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    cdc_fifo_fifo_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // cdc_fifo$fifo$wgray
 
 
@@ -809,6 +799,20 @@ module cdc_fifo$s_reset(clock,arst,rst);
     cdc_fifo_s_reset reset_ff(.clock(clock), .arst(arst), .rst(rst));
 endmodule // cdc_fifo$s_reset
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module cdc_fifo_fifo_rgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // cdc_fifo_fifo_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module cdc_fifo_fifo_rsync(clock, rst, d, q);
@@ -829,6 +833,20 @@ module cdc_fifo_fifo_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // cdc_fifo_fifo_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module cdc_fifo_fifo_wgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // cdc_fifo_fifo_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)

@@ -252,9 +252,9 @@ module host_cdc$ack(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [3:0] wbin1$d;
     wire  [3:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [3:0] wgray$d;
     wire  [3:0] wgray$q;
-    reg  wgray$clock;
     reg  [3:0] wgray1$d;
     wire  [3:0] wgray1$q;
     reg  wgray1$clock;
@@ -271,9 +271,9 @@ module host_cdc$ack(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
     reg  [3:0] rbin1$d;
     wire  [3:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [3:0] rgray$d;
     wire  [3:0] rgray$q;
-    reg  rgray$clock;
     reg  [3:0] rgray1$d;
     wire  [3:0] rgray1$q;
     reg  rgray1$clock;
@@ -320,9 +320,9 @@ module host_cdc$ack(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(wbin1$clock)
     );
     host_cdc$ack$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     host_cdc$ack$wgray1 wgray1(
         .d(wgray1$d),
@@ -351,9 +351,9 @@ module host_cdc$ack(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_rea
         .clock(rbin1$clock)
     );
     host_cdc$ack$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     host_cdc$ack$rgray1 rgray1(
         .d(rgray1$d),
@@ -671,23 +671,18 @@ module host_cdc$ack$rdata(d,q,clock);
           
 endmodule // host_cdc$ack$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$ack$rgray(d,q,clock);
+
+module host_cdc$ack$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
     input wire  clock;
+    input wire  [3:0] d;
+    output wire  [3:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_ack_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$ack$rgray
 
 
@@ -826,23 +821,18 @@ module host_cdc$ack$wbin1$dff(d,q,clock);
           
 endmodule // host_cdc$ack$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$ack$wgray(d,q,clock);
+
+module host_cdc$ack$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
     input wire  clock;
+    input wire  [3:0] d;
+    output wire  [3:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_ack_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$ack$wgray
 
 
@@ -992,9 +982,9 @@ module host_cdc$place(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_r
     reg  [5:0] wbin1$d;
     wire  [5:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [5:0] wgray$d;
     wire  [5:0] wgray$q;
-    reg  wgray$clock;
     reg  [5:0] wgray1$d;
     wire  [5:0] wgray1$q;
     reg  wgray1$clock;
@@ -1011,9 +1001,9 @@ module host_cdc$place(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_r
     reg  [5:0] rbin1$d;
     wire  [5:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [5:0] rgray$d;
     wire  [5:0] rgray$q;
-    reg  rgray$clock;
     reg  [5:0] rgray1$d;
     wire  [5:0] rgray1$q;
     reg  rgray1$clock;
@@ -1060,9 +1050,9 @@ module host_cdc$place(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_r
         .clock(wbin1$clock)
     );
     host_cdc$place$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     host_cdc$place$wgray1 wgray1(
         .d(wgray1$d),
@@ -1091,9 +1081,9 @@ module host_cdc$place(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_r
         .clock(rbin1$clock)
     );
     host_cdc$place$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     host_cdc$place$rgray1 rgray1(
         .d(rgray1$d),
@@ -1411,23 +1401,18 @@ module host_cdc$place$rdata(d,q,clock);
           
 endmodule // host_cdc$place$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$place$rgray(d,q,clock);
+
+module host_cdc$place$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_place_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$place$rgray
 
 
@@ -1566,23 +1551,18 @@ module host_cdc$place$wbin1$dff(d,q,clock);
           
 endmodule // host_cdc$place$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$place$wgray(d,q,clock);
+
+module host_cdc$place$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_place_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$place$wgray
 
 
@@ -1685,9 +1665,9 @@ module host_cdc$tx(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_read
     reg  [5:0] wbin1$d;
     wire  [5:0] wbin1$q;
     reg  wbin1$clock;
+    reg  wgray$clock;
     reg  [5:0] wgray$d;
     wire  [5:0] wgray$q;
-    reg  wgray$clock;
     reg  [5:0] wgray1$d;
     wire  [5:0] wgray1$q;
     reg  wgray1$clock;
@@ -1704,9 +1684,9 @@ module host_cdc$tx(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_read
     reg  [5:0] rbin1$d;
     wire  [5:0] rbin1$q;
     reg  rbin1$clock;
+    reg  rgray$clock;
     reg  [5:0] rgray$d;
     wire  [5:0] rgray$q;
-    reg  rgray$clock;
     reg  [5:0] rgray1$d;
     wire  [5:0] rgray1$q;
     reg  rgray1$clock;
@@ -1753,9 +1733,9 @@ module host_cdc$tx(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_read
         .clock(wbin1$clock)
     );
     host_cdc$tx$wgray wgray(
+        .clock(wgray$clock),
         .d(wgray$d),
-        .q(wgray$q),
-        .clock(wgray$clock)
+        .q(wgray$q)
     );
     host_cdc$tx$wgray1 wgray1(
         .d(wgray1$d),
@@ -1784,9 +1764,9 @@ module host_cdc$tx(s_clk,s_rst,s_valid,s_ready,s_data,m_clk,m_rst,m_valid,m_read
         .clock(rbin1$clock)
     );
     host_cdc$tx$rgray rgray(
+        .clock(rgray$clock),
         .d(rgray$d),
-        .q(rgray$q),
-        .clock(rgray$clock)
+        .q(rgray$q)
     );
     host_cdc$tx$rgray1 rgray1(
         .d(rgray1$d),
@@ -2104,23 +2084,18 @@ module host_cdc$tx$rdata(d,q,clock);
           
 endmodule // host_cdc$tx$rdata
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$tx$rgray(d,q,clock);
+
+module host_cdc$tx$rgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_tx_rgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$tx$rgray
 
 
@@ -2259,23 +2234,18 @@ module host_cdc$tx$wbin1$dff(d,q,clock);
           
 endmodule // host_cdc$tx$wbin1$dff
 
+// v-- Setting output parameters to net type for wrapped code.
 
-module host_cdc$tx$wgray(d,q,clock);
+
+module host_cdc$tx$wgray(clock,d,q);
     
     // Module arguments
-    input wire  [5:0] d;
-    output reg  [5:0] q;
     input wire  clock;
+    input wire  [5:0] d;
+    output wire  [5:0] q;
     
-    // Update code (custom)
-    initial begin
-       q = 6'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
+    // Update code (wrapper)
+    host_cdc_tx_wgray gray_ff(.clock(clock), .d(d), .q(q));
 endmodule // host_cdc$tx$wgray
 
 
@@ -2344,6 +2314,20 @@ module host_cdc$tx$wsync(clock,rst,d,q);
     host_cdc_tx_wsync sync_ff(.clock(clock), .rst(rst), .d(d), .q(q));
 endmodule // host_cdc$tx$wsync
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_ack_rgray(clock, d, q);
+    input wire clock;
+    input wire [3:0] d;
+    output wire [3:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [3:0] gray = 4'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_ack_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module host_cdc_ack_rsync(clock, rst, d, q);
@@ -2364,6 +2348,20 @@ module host_cdc_ack_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // host_cdc_ack_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_ack_wgray(clock, d, q);
+    input wire clock;
+    input wire [3:0] d;
+    output wire [3:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [3:0] gray = 4'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_ack_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
@@ -2420,6 +2418,20 @@ module host_cdc_mac_reset(clock, arst, rst);
     assign rst = stages[1];
 endmodule // host_cdc_mac_reset
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_place_rgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_place_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module host_cdc_place_rsync(clock, rst, d, q);
@@ -2440,6 +2452,20 @@ module host_cdc_place_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // host_cdc_place_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_place_wgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_place_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
@@ -2462,6 +2488,20 @@ module host_cdc_place_wsync(clock, rst, d, q);
     assign q = stage2;
 endmodule // host_cdc_place_wsync
 
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_tx_rgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_tx_rgray
+
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)
 module host_cdc_tx_rsync(clock, rst, d, q);
@@ -2482,6 +2522,20 @@ module host_cdc_tx_rsync(clock, rst, d, q);
     end
     assign q = stage2;
 endmodule // host_cdc_tx_rsync
+
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = "yes" *)
+module host_cdc_tx_wgray(clock, d, q);
+    input wire clock;
+    input wire [5:0] d;
+    output wire [5:0] q;
+    (* dont_touch = "true", preserve = 1 *) reg [5:0] gray = 6'd0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // host_cdc_tx_wgray
 
 // A two-flip-flop synchronizer (rtl/src/cdc.rs): `d` comes from another clock domain.
 (* keep_hierarchy = "yes" *)

@@ -160,6 +160,89 @@ endmodule // {m}
     }
 }
 
+/// A register that holds a Gray-coded pointer on its way to another clock's
+/// [`SyncReg`]: its own Verilog module, the register marked `dont_touch` (Vivado) and
+/// `preserve` (Quartus). A Gray code's top bit equals the binary pointer's, so without
+/// the marks synthesis may merge the two registers, and the crossing constraints, which
+/// name this register (`<fifo>/wgray/gray_ff/gray`), would miss that bit.
+///
+/// ### Ports
+/// * `clock`, `d`
+/// * `q`: `d` one `clock` edge later; 0 at power-up.
+#[derive(LogicBlock)]
+pub struct GrayReg<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    pub d: Signal<In, Bits<N>>,
+    pub q: Signal<Out, Bits<N>>,
+    _module: String,
+    _q: Bits<N>,
+}
+
+impl<const N: usize> GrayReg<N> {
+    /// A register held in the Verilog module `module` (unique in the design).
+    pub fn new(module: &str) -> Self {
+        check_module_name(module);
+        Self {
+            clock: Default::default(),
+            d: Default::default(),
+            q: Default::default(),
+            _module: module.to_string(),
+            _q: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize> Logic for GrayReg<N> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self._q = self.d.val();
+        }
+        self.q.next = self._q;
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Wrapper(Wrapper {
+            code: format!(
+                "{m} gray_ff(.clock(clock), .d(d), .q(q));\n",
+                m = self._module
+            ),
+            cores: format!(
+                "
+// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
+(* keep_hierarchy = \"yes\" *)
+module {m}(clock, d, q);
+    input wire clock;
+    input wire [{msb}:0] d;
+    output wire [{msb}:0] q;
+    (* dont_touch = \"true\", preserve = 1 *) reg [{msb}:0] gray = {n}'d0;
+    always @(posedge clock) begin
+        gray <= d;
+    end
+    assign q = gray;
+endmodule // {m}
+",
+                m = self._module,
+                msb = N - 1,
+                n = N,
+            ),
+        })
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "gray_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
 /// The stages of [`ResetSync`].
 pub const RESET_SYNC_STAGES: u32 = 2;
 
@@ -288,7 +371,7 @@ pub struct AsyncFifo<const N: usize, const A: usize, const P: usize> {
     // registers), their Gray codes, the reader's pointer as synchronized, `full`.
     wbin: DFF<Bits<P>>,
     wbin1: DFFWithInit<Bits<P>>,
-    wgray: DFF<Bits<P>>,
+    wgray: GrayReg<P>,
     wgray1: DFFWithInit<Bits<P>>,
     rsync: SyncReg<P>,
     full: DFFWithInit<Bit>,
@@ -302,7 +385,7 @@ pub struct AsyncFifo<const N: usize, const A: usize, const P: usize> {
     // Reader: the same, and `empty`.
     rbin: DFF<Bits<P>>,
     rbin1: DFFWithInit<Bits<P>>,
-    rgray: DFF<Bits<P>>,
+    rgray: GrayReg<P>,
     rgray1: DFFWithInit<Bits<P>>,
     wsync: SyncReg<P>,
     empty: DFFWithInit<Bit>,
@@ -336,7 +419,7 @@ impl<const N: usize, const A: usize, const P: usize> AsyncFifo<N, A, P> {
             rdata: Default::default(),
             wbin: Default::default(),
             wbin1: DFFWithInit::new(1u64.into()),
-            wgray: Default::default(),
+            wgray: GrayReg::new(&format!("{name}_wgray")),
             wgray1: DFFWithInit::new(gray1),
             rsync: SyncReg::new(&format!("{name}_rsync")),
             full: DFFWithInit::new(true),
@@ -347,7 +430,7 @@ impl<const N: usize, const A: usize, const P: usize> AsyncFifo<N, A, P> {
             full_mask: Constant::new((3u64 << (P - 2)).into()),
             rbin: Default::default(),
             rbin1: DFFWithInit::new(1u64.into()),
-            rgray: Default::default(),
+            rgray: GrayReg::new(&format!("{name}_rgray")),
             rgray1: DFFWithInit::new(gray1),
             wsync: SyncReg::new(&format!("{name}_wsync")),
             empty: DFFWithInit::new(true),
