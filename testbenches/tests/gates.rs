@@ -109,6 +109,9 @@ const TOP_BLOCKS: [&str; 9] = [
 /// credit-port slices share one) and one for its own registers.
 const RESET_COPIES: usize = 13;
 
+/// The flip-flop and memory cells a combinational cone stops at.
+const STATE_CELLS: &str = "$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem";
+
 /// After `proc; flatten`: the input ports in the combinational fan-in of any output
 /// port (the cone stops at flip-flops and at memories, whose reads are registered).
 /// Every handshake of `prnic_top` is registered on the way out, so there must be none:
@@ -116,10 +119,14 @@ const RESET_COPIES: usize = 13;
 /// cycle budget (docs/integration.md). `rst` included: it goes through one inverter into
 /// the first flip-flop of the reset synchronizer and nowhere else, so it may be
 /// asynchronous to `clk` (the constraints false-path it).
-const COMB_IN_TO_OUT: &str = "memory -nomap; opt_clean; \
-     select -assert-none o:* %ci*:-$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem i:* %i; \
-     select -assert-max 1 i:rst %co*:-$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem t:* %i; \
-     select -assert-count 1 i:rst %co*:-$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem w:rst_ok_meta.d %i; ";
+fn comb_in_to_out() -> String {
+    format!(
+        "memory -nomap; opt_clean; \
+         select -assert-none o:* %ci*:-{STATE_CELLS} i:* %i; \
+         select -assert-max 1 i:rst %co*:-{STATE_CELLS} t:* %i; \
+         select -assert-count 1 i:rst %co*:-{STATE_CELLS} w:rst_ok_meta.d %i; "
+    )
+}
 
 #[test]
 fn yosys_synth_xilinx_no_latches_no_loops() {
@@ -145,7 +152,8 @@ fn yosys_synth_xilinx_no_latches_no_loops() {
                 // whole top is synthesized by `prnic synth --module prnic_top`.
                 let boxes = if name == "prnic_top" {
                     format!(
-                        "{COMB_IN_TO_OUT}design -reset; read_verilog {}; blackbox {}; hierarchy -check -top {name}; ",
+                        "{}design -reset; read_verilog {}; blackbox {}; hierarchy -check -top {name}; ",
+                        comb_in_to_out(),
                         file.display(),
                         TOP_BLOCKS.map(|b| format!("prnic_top${b}")).join(" ")
                     )
@@ -180,9 +188,6 @@ fn yosys_synth_xilinx_no_latches_no_loops() {
         );
     }
 }
-
-/// The flip-flop and memory cells a combinational cone stops at.
-const STATE_CELLS: &str = "$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem";
 
 /// For each output port of `module`, the input ports in its combinational fan-in, as
 /// `(input, output)` pairs (Yosys, after `proc; flatten`).
