@@ -163,6 +163,18 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [255:0] rot_lo$v;
     reg  [3:0] rot_lo$amt;
     wire  [255:0] rot_lo$out;
+    reg  [23:0] la_ge$d0;
+    reg  [23:0] la_ge$d1;
+    reg  [23:0] la_ge$w0;
+    reg  [23:0] la_ge$w1;
+    reg  [23:0] la_ge$h0;
+    reg  [23:0] la_ge$h1;
+    reg  [23:0] la_ge$h2;
+    reg  [23:0] la_ge$h3;
+    wire  [3:0] la_ge$ge_d0;
+    wire  [3:0] la_ge$ge_d1;
+    wire  [3:0] la_ge$ge_w0;
+    wire  [3:0] la_ge$ge_w1;
     reg  [27:0] sum_b$a;
     wire  [8:0] sum_b$total;
     reg  [7:0] ntop_dec$idx;
@@ -1360,22 +1372,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [23:0] la_dw$1;
     reg  [23:0] la_dw$2;
     reg  [23:0] la_dw$3;
-    reg  [23:0] la_g0$0;
-    reg  [23:0] la_g0$1;
-    reg  [23:0] la_g0$2;
-    reg  [23:0] la_g0$3;
-    reg  [23:0] la_g0w$0;
-    reg  [23:0] la_g0w$1;
-    reg  [23:0] la_g0w$2;
-    reg  [23:0] la_g0w$3;
-    reg  [23:0] la_g1w$0;
-    reg  [23:0] la_g1w$1;
-    reg  [23:0] la_g1w$2;
-    reg  [23:0] la_g1w$3;
-    reg  [23:0] la_g1$0;
-    reg  [23:0] la_g1$1;
-    reg  [23:0] la_g1$2;
-    reg  [23:0] la_g1$3;
     
     // Sub module instances
     rx_reorder$ram ram(
@@ -1532,6 +1528,20 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .v(rot_lo$v),
         .amt(rot_lo$amt),
         .out(rot_lo$out)
+    );
+    rx_reorder$la_ge la_ge(
+        .d0(la_ge$d0),
+        .d1(la_ge$d1),
+        .w0(la_ge$w0),
+        .w1(la_ge$w1),
+        .h0(la_ge$h0),
+        .h1(la_ge$h1),
+        .h2(la_ge$h2),
+        .h3(la_ge$h3),
+        .ge_d0(la_ge$ge_d0),
+        .ge_d1(la_ge$ge_d1),
+        .ge_w0(la_ge$ge_w0),
+        .ge_w1(la_ge$ge_w1)
     );
     rx_reorder$sum_b sum_b(
         .a(sum_b$a),
@@ -4318,30 +4328,22 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_ge0_d$d = ~d_g0[32'h17];
             e_ge1_d$d = ~d_g1[32'h17];
         end
+        la_ge$d0 = d_state$q[(32'h119)+:(24)];
+        la_ge$d1 = d_state$q[(32'h152)+:(24)];
+        la_ge$w0 = w_psn0$q;
+        la_ge$w1 = w_psn1$q;
+        la_ge$h0 = e_sv$0$q;
+        la_ge$h1 = e_sv$1$q;
+        la_ge$h2 = e_sv$2$q;
+        la_ge$h3 = e_sv$3$q;
         la_dp$0 = (d_p$q - e_sv$0$q);
         la_dw$0 = (e_sv$0$q - d_pw$q);
-        la_g0$0 = (d_state$q[(32'h119)+:(24)] - e_sv$0$q);
-        la_g1$0 = (d_state$q[(32'h152)+:(24)] - e_sv$0$q);
-        la_g0w$0 = (w_psn0$q - e_sv$0$q);
-        la_g1w$0 = (w_psn1$q - e_sv$0$q);
         la_dp$1 = (d_p$q - e_sv$1$q);
         la_dw$1 = (e_sv$1$q - d_pw$q);
-        la_g0$1 = (d_state$q[(32'h119)+:(24)] - e_sv$1$q);
-        la_g1$1 = (d_state$q[(32'h152)+:(24)] - e_sv$1$q);
-        la_g0w$1 = (w_psn0$q - e_sv$1$q);
-        la_g1w$1 = (w_psn1$q - e_sv$1$q);
         la_dp$2 = (d_p$q - e_sv$2$q);
         la_dw$2 = (e_sv$2$q - d_pw$q);
-        la_g0$2 = (d_state$q[(32'h119)+:(24)] - e_sv$2$q);
-        la_g1$2 = (d_state$q[(32'h152)+:(24)] - e_sv$2$q);
-        la_g0w$2 = (w_psn0$q - e_sv$2$q);
-        la_g1w$2 = (w_psn1$q - e_sv$2$q);
         la_dp$3 = (d_p$q - e_sv$3$q);
         la_dw$3 = (e_sv$3$q - d_pw$q);
-        la_g0$3 = (d_state$q[(32'h119)+:(24)] - e_sv$3$q);
-        la_g1$3 = (d_state$q[(32'h152)+:(24)] - e_sv$3$q);
-        la_g0w$3 = (w_psn0$q - e_sv$3$q);
-        la_g1w$3 = (w_psn1$q - e_sv$3$q);
         la_a = (e_s1$q & w_pacc$q);
         la_b = e_b2$q;
         if (la_a) begin
@@ -4368,12 +4370,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_nw_s$d = la_dw$0[32'h17];
             e_ath_s$d = (d_p$q == e_sv$0$q);
             if (d_s2r$q) begin
-                e_ge0_s$d = ~la_g0w$0[32'h17];
-                e_ge1_s$d = ~la_g1w$0[32'h17];
+                e_ge0_s$d = la_ge$ge_w0[32'h0];
+                e_ge1_s$d = la_ge$ge_w1[32'h0];
             end
             else begin
-                e_ge0_s$d = ~la_g0$0[32'h17];
-                e_ge1_s$d = ~la_g1$0[32'h17];
+                e_ge0_s$d = la_ge$ge_d0[32'h0];
+                e_ge1_s$d = la_ge$ge_d1[32'h0];
             end
         end
         if ((la_sel == 32'h1)) begin
@@ -4381,12 +4383,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_nw_s$d = la_dw$1[32'h17];
             e_ath_s$d = (d_p$q == e_sv$1$q);
             if (d_s2r$q) begin
-                e_ge0_s$d = ~la_g0w$1[32'h17];
-                e_ge1_s$d = ~la_g1w$1[32'h17];
+                e_ge0_s$d = la_ge$ge_w0[32'h1];
+                e_ge1_s$d = la_ge$ge_w1[32'h1];
             end
             else begin
-                e_ge0_s$d = ~la_g0$1[32'h17];
-                e_ge1_s$d = ~la_g1$1[32'h17];
+                e_ge0_s$d = la_ge$ge_d0[32'h1];
+                e_ge1_s$d = la_ge$ge_d1[32'h1];
             end
         end
         if ((la_sel == 32'h2)) begin
@@ -4394,12 +4396,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_nw_s$d = la_dw$2[32'h17];
             e_ath_s$d = (d_p$q == e_sv$2$q);
             if (d_s2r$q) begin
-                e_ge0_s$d = ~la_g0w$2[32'h17];
-                e_ge1_s$d = ~la_g1w$2[32'h17];
+                e_ge0_s$d = la_ge$ge_w0[32'h2];
+                e_ge1_s$d = la_ge$ge_w1[32'h2];
             end
             else begin
-                e_ge0_s$d = ~la_g0$2[32'h17];
-                e_ge1_s$d = ~la_g1$2[32'h17];
+                e_ge0_s$d = la_ge$ge_d0[32'h2];
+                e_ge1_s$d = la_ge$ge_d1[32'h2];
             end
         end
         if ((la_sel == 32'h3)) begin
@@ -4407,12 +4409,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             e_nw_s$d = la_dw$3[32'h17];
             e_ath_s$d = (d_p$q == e_sv$3$q);
             if (d_s2r$q) begin
-                e_ge0_s$d = ~la_g0w$3[32'h17];
-                e_ge1_s$d = ~la_g1w$3[32'h17];
+                e_ge0_s$d = la_ge$ge_w0[32'h3];
+                e_ge1_s$d = la_ge$ge_w1[32'h3];
             end
             else begin
-                e_ge0_s$d = ~la_g0$3[32'h17];
-                e_ge1_s$d = ~la_g1$3[32'h17];
+                e_ge0_s$d = la_ge$ge_d0[32'h3];
+                e_ge1_s$d = la_ge$ge_d1[32'h3];
             end
         end
         e_b2$d = (d_s2$q & w_pacc$q);
@@ -5284,7 +5286,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             k_c100$d = 32'h0;
             l_ncqe$d = 32'h0;
         end
-        unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | ((((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | (|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)])) | ((|la_g0$0[(32'h0)+:(23)] | |la_g1$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | (|la_dw$1[(32'h0)+:(23)] | |la_g0$1[(32'h0)+:(23)])))) | (((|la_g1$1[(32'h0)+:(23)] | |la_dp$2[(32'h0)+:(23)]) | (|la_dw$2[(32'h0)+:(23)] | |la_g0$2[(32'h0)+:(23)])) | ((|la_g1$2[(32'h0)+:(23)] | |la_dp$3[(32'h0)+:(23)]) | (|la_dw$3[(32'h0)+:(23)] | (|la_g0$3[(32'h0)+:(23)] | |la_g1$3[(32'h0)+:(23)]))))))) | ((|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]) | ((|la_g0w$0[(32'h0)+:(23)] | |la_g1w$0[(32'h0)+:(23)]) | (|la_g0w$1[(32'h0)+:(23)] | |la_g1w$1[(32'h0)+:(23)])) | ((|la_g0w$2[(32'h0)+:(23)] | |la_g1w$2[(32'h0)+:(23)]) | (|la_g0w$3[(32'h0)+:(23)] | |la_g1w$3[(32'h0)+:(23)]))));
+        unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | (((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | ((|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | |la_dw$1[(32'h0)+:(23)]))) | ((|la_dp$2[(32'h0)+:(23)] | |la_dw$2[(32'h0)+:(23)]) | (|la_dp$3[(32'h0)+:(23)] | |la_dw$3[(32'h0)+:(23)]))))) | (|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]));
         s_qp_ready = ~clearing$q;
         s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~m_hold) & ~|cfg_block$q);
         m_verdict_valid = o_valid$q;
@@ -10997,6 +10999,63 @@ module rx_reorder$l_wr(d,q,clock);
     end
           
 endmodule // rx_reorder$l_wr
+
+
+module rx_reorder$la_ge(d0,d1,w0,w1,h0,h1,h2,h3,ge_d0,ge_d1,ge_w0,ge_w1);
+    
+    // Module arguments
+    input wire  [23:0] d0;
+    input wire  [23:0] d1;
+    input wire  [23:0] w0;
+    input wire  [23:0] w1;
+    input wire  [23:0] h0;
+    input wire  [23:0] h1;
+    input wire  [23:0] h2;
+    input wire  [23:0] h3;
+    output reg  [3:0] ge_d0;
+    output reg  [3:0] ge_d1;
+    output reg  [3:0] ge_w0;
+    output reg  [3:0] ge_w1;
+    
+    // Update code (custom)
+    wire [95:0] a = {w1, w0, d1, d0};
+    wire [95:0] b = {h3, h2, h1, h0};
+    reg [15:0] ge;
+    reg [9:0] x;
+    reg [9:0] y;
+    // Only bit 9 of each sum is read: it is bit 23 of a - b.
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [9:0] t;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [2:0] u;
+    reg [2:0] v;
+    integer s;
+    integer i;
+    integer j;
+    always @(*) begin
+       for (s = 0; s < 4; s = s + 1) begin
+          for (i = 0; i < 4; i = i + 1) begin
+             x[0] = 1'b1;
+             y[0] = 1'b1;
+             for (j = 0; j < 8; j = j + 1) begin
+                u = a[24*s + 3*j +: 3] & ((j == 7) ? 3'b011 : 3'b111);
+                v = b[24*i + 3*j +: 3] & ((j == 7) ? 3'b011 : 3'b111);
+                x[j + 1] = (u[2] & ~v[2])
+                   | (~(u[2] ^ v[2]) & ((u[1] & ~v[1]) | (~(u[1] ^ v[1]) & (u[0] & ~v[0]))));
+                y[j + 1] = x[j + 1] | (u == v);
+             end
+             x[9] = a[24*s + 23];
+             y[9] = ~b[24*i + 23];
+             t = x + y;
+             ge[4*s + i] = ~t[9];
+          end
+       end
+       ge_d0 = ge[3:0];
+       ge_d1 = ge[7:4];
+       ge_w0 = ge[11:8];
+       ge_w1 = ge[15:12];
+    end
+endmodule // rx_reorder$la_ge
 
 
 module rx_reorder$lw_data(d,q,clock);

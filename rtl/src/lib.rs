@@ -22,6 +22,7 @@ pub mod host_cdc;
 pub mod mac_rx;
 pub mod ports;
 pub mod prnic_top;
+pub mod psn;
 pub mod ram;
 pub mod reset;
 pub mod rx_decap;

@@ -74,6 +74,7 @@
 //! `m_hold`: downstream cannot take the results of every header in flight; raise it while
 //! fewer than [`RX_REORDER_LATENCY`] + 2 results fit (headers already accepted still leave).
 
+use crate::psn::NotBelow4x4;
 use crate::ram::{BitRam, PipeRam};
 use crate::vecops::{
     Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256,
@@ -180,6 +181,7 @@ pub struct RxReorder {
     sum_a: [Sum4; 4],
     sfh: SetFinish2,
     rot_lo: RotR16,
+    la_ge: NotBelow4x4,
     sum_b: Sum4,
     ntop_dec: Decode256,
     ntop_thm: Thermo256,
@@ -630,10 +632,6 @@ pub struct RxReorder {
     d_x: Signal<Local, Bits<8>>,
     la_dp: [Signal<Local, Bits<24>>; 4],
     la_dw: [Signal<Local, Bits<24>>; 4],
-    la_g0: [Signal<Local, Bits<24>>; 4],
-    la_g0w: [Signal<Local, Bits<24>>; 4],
-    la_g1w: [Signal<Local, Bits<24>>; 4],
-    la_g1: [Signal<Local, Bits<24>>; 4],
 }
 
 impl RxReorder {
@@ -704,6 +702,7 @@ impl RxReorder {
             sum_a: array_init(|_| Sum4::default()),
             sfh: SetFinish2::new(true),
             rot_lo: RotR16::new(1),
+            la_ge: Default::default(),
             sum_b: Default::default(),
             ntop_dec: Default::default(),
             ntop_thm: Default::default(),
@@ -1139,10 +1138,6 @@ impl RxReorder {
             d_x: Default::default(),
             la_dp: array_init(|_| Default::default()),
             la_dw: array_init(|_| Default::default()),
-            la_g0: array_init(|_| Default::default()),
-            la_g0w: array_init(|_| Default::default()),
-            la_g1w: array_init(|_| Default::default()),
-            la_g1: array_init(|_| Default::default()),
         }
     }
 }
@@ -1843,30 +1838,24 @@ impl Logic for RxReorder {
         // Look-ahead: if the event just ahead (n−1, now in E) is accepted at the head,
         // the head becomes its search result. The same facts against each of its four
         // search variants, chosen by the outcomes it will see (n−2's, n−3's acceptance).
+        // Slot PSNs not below each head variant: one short carry chain each (psn.rs),
+        // so the pick of eight below still fits the stage.
+        self.la_ge.d0.next = self.d_state.q.val().get_bits::<24>(281);
+        self.la_ge.d1.next = self.d_state.q.val().get_bits::<24>(338);
+        self.la_ge.w0.next = self.w_psn0.q.val();
+        self.la_ge.w1.next = self.w_psn1.q.val();
+        self.la_ge.h0.next = self.e_sv[0].q.val();
+        self.la_ge.h1.next = self.e_sv[1].q.val();
+        self.la_ge.h2.next = self.e_sv[2].q.val();
+        self.la_ge.h3.next = self.e_sv[3].q.val();
         self.la_dp[0].next = (self.d_p.q.val() - self.e_sv[0].q.val());
         self.la_dw[0].next = (self.e_sv[0].q.val() - self.d_pw.q.val());
-        self.la_g0[0].next = (self.d_state.q.val().get_bits::<24>(281) - self.e_sv[0].q.val());
-        self.la_g1[0].next = (self.d_state.q.val().get_bits::<24>(338) - self.e_sv[0].q.val());
-        self.la_g0w[0].next = (self.w_psn0.q.val() - self.e_sv[0].q.val());
-        self.la_g1w[0].next = (self.w_psn1.q.val() - self.e_sv[0].q.val());
         self.la_dp[1].next = (self.d_p.q.val() - self.e_sv[1].q.val());
         self.la_dw[1].next = (self.e_sv[1].q.val() - self.d_pw.q.val());
-        self.la_g0[1].next = (self.d_state.q.val().get_bits::<24>(281) - self.e_sv[1].q.val());
-        self.la_g1[1].next = (self.d_state.q.val().get_bits::<24>(338) - self.e_sv[1].q.val());
-        self.la_g0w[1].next = (self.w_psn0.q.val() - self.e_sv[1].q.val());
-        self.la_g1w[1].next = (self.w_psn1.q.val() - self.e_sv[1].q.val());
         self.la_dp[2].next = (self.d_p.q.val() - self.e_sv[2].q.val());
         self.la_dw[2].next = (self.e_sv[2].q.val() - self.d_pw.q.val());
-        self.la_g0[2].next = (self.d_state.q.val().get_bits::<24>(281) - self.e_sv[2].q.val());
-        self.la_g1[2].next = (self.d_state.q.val().get_bits::<24>(338) - self.e_sv[2].q.val());
-        self.la_g0w[2].next = (self.w_psn0.q.val() - self.e_sv[2].q.val());
-        self.la_g1w[2].next = (self.w_psn1.q.val() - self.e_sv[2].q.val());
         self.la_dp[3].next = (self.d_p.q.val() - self.e_sv[3].q.val());
         self.la_dw[3].next = (self.e_sv[3].q.val() - self.d_pw.q.val());
-        self.la_g0[3].next = (self.d_state.q.val().get_bits::<24>(281) - self.e_sv[3].q.val());
-        self.la_g1[3].next = (self.d_state.q.val().get_bits::<24>(338) - self.e_sv[3].q.val());
-        self.la_g0w[3].next = (self.w_psn0.q.val() - self.e_sv[3].q.val());
-        self.la_g1w[3].next = (self.w_psn1.q.val() - self.e_sv[3].q.val());
         self.la_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
         self.la_b.next = self.e_b2.q.val();
         if self.la_a.val() {
@@ -1890,11 +1879,11 @@ impl Logic for RxReorder {
             self.e_nw_s.d.next = self.la_dw[0].val().get_bit(23);
             self.e_ath_s.d.next = (self.d_p.q.val() == self.e_sv[0].q.val());
             if self.d_s2r.q.val() {
-                self.e_ge0_s.d.next = !self.la_g0w[0].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1w[0].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_w0.val().get_bit(0);
+                self.e_ge1_s.d.next = self.la_ge.ge_w1.val().get_bit(0);
             } else {
-                self.e_ge0_s.d.next = !self.la_g0[0].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1[0].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_d0.val().get_bit(0);
+                self.e_ge1_s.d.next = self.la_ge.ge_d1.val().get_bit(0);
             }
         }
         if (self.la_sel.val().index() == 1) {
@@ -1902,11 +1891,11 @@ impl Logic for RxReorder {
             self.e_nw_s.d.next = self.la_dw[1].val().get_bit(23);
             self.e_ath_s.d.next = (self.d_p.q.val() == self.e_sv[1].q.val());
             if self.d_s2r.q.val() {
-                self.e_ge0_s.d.next = !self.la_g0w[1].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1w[1].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_w0.val().get_bit(1);
+                self.e_ge1_s.d.next = self.la_ge.ge_w1.val().get_bit(1);
             } else {
-                self.e_ge0_s.d.next = !self.la_g0[1].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1[1].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_d0.val().get_bit(1);
+                self.e_ge1_s.d.next = self.la_ge.ge_d1.val().get_bit(1);
             }
         }
         if (self.la_sel.val().index() == 2) {
@@ -1914,11 +1903,11 @@ impl Logic for RxReorder {
             self.e_nw_s.d.next = self.la_dw[2].val().get_bit(23);
             self.e_ath_s.d.next = (self.d_p.q.val() == self.e_sv[2].q.val());
             if self.d_s2r.q.val() {
-                self.e_ge0_s.d.next = !self.la_g0w[2].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1w[2].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_w0.val().get_bit(2);
+                self.e_ge1_s.d.next = self.la_ge.ge_w1.val().get_bit(2);
             } else {
-                self.e_ge0_s.d.next = !self.la_g0[2].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1[2].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_d0.val().get_bit(2);
+                self.e_ge1_s.d.next = self.la_ge.ge_d1.val().get_bit(2);
             }
         }
         if (self.la_sel.val().index() == 3) {
@@ -1926,11 +1915,11 @@ impl Logic for RxReorder {
             self.e_nw_s.d.next = self.la_dw[3].val().get_bit(23);
             self.e_ath_s.d.next = (self.d_p.q.val() == self.e_sv[3].q.val());
             if self.d_s2r.q.val() {
-                self.e_ge0_s.d.next = !self.la_g0w[3].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1w[3].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_w0.val().get_bit(3);
+                self.e_ge1_s.d.next = self.la_ge.ge_w1.val().get_bit(3);
             } else {
-                self.e_ge0_s.d.next = !self.la_g0[3].val().get_bit(23);
-                self.e_ge1_s.d.next = !self.la_g1[3].val().get_bit(23);
+                self.e_ge0_s.d.next = self.la_ge.ge_d0.val().get_bit(3);
+                self.e_ge1_s.d.next = self.la_ge.ge_d1.val().get_bit(3);
             }
         }
         self.e_b2.d.next = (self.d_s2.q.val() & self.w_pacc.q.val());
@@ -2909,34 +2898,18 @@ impl Logic for RxReorder {
                         | (self.d_g0.val().get_bits::<23>(0).any()
                             | (self.d_g1.val().get_bits::<23>(0).any()
                                 | self.f_d0.val().get_bits::<23>(0).any())))))
-                | ((((self.f_d1.val().get_bits::<23>(0).any()
+                | (((self.f_d1.val().get_bits::<23>(0).any()
                     | self.f_d01.val().get_bits::<23>(0).any())
-                    | (self.la_dp[0].val().get_bits::<23>(0).any()
-                        | self.la_dw[0].val().get_bits::<23>(0).any()))
-                    | ((self.la_g0[0].val().get_bits::<23>(0).any()
-                        | self.la_g1[0].val().get_bits::<23>(0).any())
+                    | ((self.la_dp[0].val().get_bits::<23>(0).any()
+                        | self.la_dw[0].val().get_bits::<23>(0).any())
                         | (self.la_dp[1].val().get_bits::<23>(0).any()
-                            | (self.la_dw[1].val().get_bits::<23>(0).any()
-                                | self.la_g0[1].val().get_bits::<23>(0).any()))))
-                    | (((self.la_g1[1].val().get_bits::<23>(0).any()
-                        | self.la_dp[2].val().get_bits::<23>(0).any())
-                        | (self.la_dw[2].val().get_bits::<23>(0).any()
-                            | self.la_g0[2].val().get_bits::<23>(0).any()))
-                        | ((self.la_g1[2].val().get_bits::<23>(0).any()
-                            | self.la_dp[3].val().get_bits::<23>(0).any())
-                            | (self.la_dw[3].val().get_bits::<23>(0).any()
-                                | (self.la_g0[3].val().get_bits::<23>(0).any()
-                                    | self.la_g1[3].val().get_bits::<23>(0).any())))))))
-            | ((self.d_g0w.val().get_bits::<23>(0).any()
-                | self.d_g1w.val().get_bits::<23>(0).any())
-                | ((self.la_g0w[0].val().get_bits::<23>(0).any()
-                    | self.la_g1w[0].val().get_bits::<23>(0).any())
-                    | (self.la_g0w[1].val().get_bits::<23>(0).any()
-                        | self.la_g1w[1].val().get_bits::<23>(0).any()))
-                | ((self.la_g0w[2].val().get_bits::<23>(0).any()
-                    | self.la_g1w[2].val().get_bits::<23>(0).any())
-                    | (self.la_g0w[3].val().get_bits::<23>(0).any()
-                        | self.la_g1w[3].val().get_bits::<23>(0).any()))));
+                            | self.la_dw[1].val().get_bits::<23>(0).any())))
+                    | ((self.la_dp[2].val().get_bits::<23>(0).any()
+                        | self.la_dw[2].val().get_bits::<23>(0).any())
+                        | (self.la_dp[3].val().get_bits::<23>(0).any()
+                            | self.la_dw[3].val().get_bits::<23>(0).any())))))
+            | (self.d_g0w.val().get_bits::<23>(0).any()
+                | self.d_g1w.val().get_bits::<23>(0).any()));
         // Neither ready looks at `rst`: the reset's net reaches nearly every register
         // here (about 9,800 loads), and through `rx_decap`'s header handshake it ended
         // paths 0.6 ns over budget. A command or header offered in a reset cycle is

@@ -112,6 +112,105 @@ const RESET_COPIES: usize = 13;
 /// The flip-flop and memory cells a combinational cone stops at.
 const STATE_CELLS: &str = "$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$dffsr,$aldff,$mem_v2,$mem";
 
+/// `rx_reorder`'s serial-number compare leaf (`psn.rs`), as emitted, run in Icarus
+/// against the plain subtraction: 16 compares on each of 3,000 vectors, edge cases at
+/// every group boundary and at the half-range, then random ones.
+#[test]
+fn psn_compare_leaf_agrees_with_the_subtraction_in_icarus() {
+    let dir = workdir("psn");
+    let modules = prnic_gen::blocks::modules(PrnicConfig::builtin()).unwrap();
+    let rxr = modules.iter().find(|m| m.name == "rx_reorder").unwrap();
+    let start = rxr
+        .verilog
+        .find("module rx_reorder$la_ge(")
+        .expect("leaf emitted");
+    let end = start + rxr.verilog[start..].find("endmodule").unwrap() + "endmodule".len();
+    let leaf = &rxr.verilog[start..end];
+
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed & 0xFF_FFFF) as u32
+    };
+    let offsets: Vec<u32> = (0..24)
+        .flat_map(|k| [1u32 << k, (1u32 << k) - 1, (1u32 << k) + 1])
+        .collect();
+    let (mut vecs, mut exps) = (String::new(), String::new());
+    let n = 3000;
+    for v in 0..n {
+        // Heads h0..h3, then PSNs d0, d1, w0, w1 near them (or anywhere).
+        let h: Vec<u32> = (0..4).map(|_| rnd()).collect();
+        let a: Vec<u32> = (0..4)
+            .map(|k| {
+                let off = offsets[(v * 4 + k) % offsets.len()];
+                let base = h[(v + k) % 4];
+                match (v / offsets.len()) % 3 {
+                    0 => base.wrapping_add(off) & 0xFF_FFFF,
+                    1 => base.wrapping_sub(off) & 0xFF_FFFF,
+                    _ => rnd(),
+                }
+            })
+            .collect();
+        let mut exp = 0u32;
+        for (s, av) in a.iter().enumerate() {
+            for (i, hv) in h.iter().enumerate() {
+                if (av.wrapping_sub(*hv) & 0xFF_FFFF) >> 23 == 0 {
+                    exp |= 1 << (4 * s + i);
+                }
+            }
+        }
+        // {w1, w0, d1, d0, h3, h2, h1, h0}
+        let words = [a[3], a[2], a[1], a[0], h[3], h[2], h[1], h[0]];
+        vecs += &words.iter().map(|w| format!("{w:06x}")).collect::<String>();
+        vecs += "\n";
+        exps += &format!("{exp:04x}\n");
+    }
+    std::fs::write(dir.join("vec.hex"), vecs).unwrap();
+    std::fs::write(dir.join("exp.hex"), exps).unwrap();
+    let tb = format!(
+        "{leaf}
+module tb;
+   reg [191:0] vec [0:{last}];
+   reg [15:0] exp [0:{last}];
+   reg [191:0] x;
+   wire [3:0] d0, d1, w0, w1;
+   rx_reorder$la_ge u(.d0(x[119:96]), .d1(x[143:120]), .w0(x[167:144]),
+      .w1(x[191:168]), .h0(x[23:0]), .h1(x[47:24]), .h2(x[71:48]), .h3(x[95:72]),
+      .ge_d0(d0), .ge_d1(d1), .ge_w0(w0), .ge_w1(w1));
+   integer k, bad;
+   initial begin
+      $readmemh(\"vec.hex\", vec);
+      $readmemh(\"exp.hex\", exp);
+      bad = 0;
+      for (k = 0; k <= {last}; k = k + 1) begin
+         x = vec[k];
+         #1;
+         if ({{w1, w0, d1, d0}} !== exp[k]) begin
+            if (bad < 5) $display(\"vector %0d: got %h, want %h\", k, {{w1, w0, d1, d0}}, exp[k]);
+            bad = bad + 1;
+         end
+      end
+      $display(\"mismatches %0d of {n}\", bad);
+      $finish;
+   end
+endmodule
+",
+        last = n - 1
+    );
+    std::fs::write(dir.join("tb.v"), tb).unwrap();
+    let (ok, text) = run(Command::new("iverilog")
+        .current_dir(&dir)
+        .args(["-g2005", "-o", "tb.vvp", "tb.v"]));
+    assert!(ok, "iverilog:\n{text}");
+    let (ok, text) = run(Command::new("vvp").current_dir(&dir).args(["-n", "tb.vvp"]));
+    assert!(
+        ok && text.contains(&format!("mismatches 0 of {n}")),
+        "vvp:\n{text}"
+    );
+}
+
 /// After `proc; flatten`: the input ports in the combinational fan-in of any output
 /// port (the cone stops at flip-flops and at memories, whose reads are registered).
 /// Every handshake of `prnic_top` is registered on the way out, so there must be none:
