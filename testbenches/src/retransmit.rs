@@ -5,11 +5,11 @@
 //! still arrives was requested needlessly (spurious). The same traffic runs twice: with
 //! the out-of-order threshold alone (missing share 0%) and with both thresholds.
 
-use crate::reorder::{default_settings, Stream};
+use crate::rx_reorder::{default_settings, Stream};
 use prnic_gen::PrnicConfig;
 use prnic_verif::ecmp::SwitchHash;
 use prnic_verif::fabric::{Fabric, PathSpec, Selection};
-use prnic_verif::reorder::{Header, ReorderSettings, Verdict};
+use prnic_verif::rx_reorder::{Header, ReorderSettings, Verdict};
 use std::collections::{BTreeSet, VecDeque};
 
 /// The stress scenario.

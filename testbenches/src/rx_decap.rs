@@ -1,16 +1,16 @@
 //! Harness for the receive path: the Verilated `rx_decap` and `rx_reorder` wired together
 //! cycle by cycle (headers out of `rx_decap` into `rx_reorder`, verdicts back), driven
-//! with wire frames, and checked against `prnic_verif::rx` and `prnic_verif::reorder`.
+//! with wire frames, and checked against `prnic_verif::rx_decap` and `prnic_verif::rx_reorder`.
 //!
 //! [`RxModelPath`] puts the reorder model in `rx_reorder`'s place, answering each header
 //! after a chosen number of cycles and refusing headers on a chosen pattern, so that
 //! `rx_decap` is checked against any verdict latency and header backpressure.
 
 use crate::bridge::{self, Dut};
-use crate::reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
+use crate::rx_reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
-use prnic_verif::reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
-use prnic_verif::rx::{decapsulate, RxDrop};
+use prnic_verif::rx_decap::{decapsulate, RxDrop};
+use prnic_verif::rx_reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
 use std::collections::VecDeque;
 
 /// Bytes per beat of the default config.

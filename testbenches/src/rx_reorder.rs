@@ -1,11 +1,13 @@
 //! Harness for `rx_reorder` under Verilator: headers and QP commands in, every verdict,
-//! CQE, ACK and retransmission request compared with `prnic_verif::reorder` in order.
+//! CQE, ACK and retransmission request compared with `prnic_verif::rx_reorder` in order.
 
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_rtl::rx_reorder::{QP_CMD_HOLD_CYCLES, RX_REORDER_LATENCY};
 use prnic_verif::flow_table::rng;
-use prnic_verif::reorder::{Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
+use prnic_verif::rx_reorder::{
+    Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD,
+};
 
 /// The settings of the default config.
 pub fn default_settings() -> ReorderSettings {

@@ -8,11 +8,11 @@
 //! tenant slot of the VNI it was sent on, so a placement whose address names a tenant
 //! other than the QP's owner is a packet of one tenant placed into another's QP.
 
-use crate::reorder::default_settings;
-use crate::rx::{compare, expected, RxPath, WireInput};
+use crate::rx_decap::{compare, expected, RxPath, WireInput};
+use crate::rx_reorder::default_settings;
 use prnic_verif::flow_table::rng;
-use prnic_verif::reorder::ReorderModel;
-use prnic_verif::rx::{wire_frame, RdmaPacket, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
+use prnic_verif::rx_decap::{wire_frame, RdmaPacket, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
+use prnic_verif::rx_reorder::ReorderModel;
 use std::collections::{BTreeMap, BTreeSet};
 
 const QPS: u32 = 64;

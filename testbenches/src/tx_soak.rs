@@ -9,10 +9,10 @@
 //! block are reported as `cut_by_reset` (documented loss). Other segments run until the
 //! block drains and must match the model completely, counters included.
 
-use crate::tx::{bench_for, expected_default, mixed_scenario, run, settings};
+use crate::tx_encap::{bench_for, expected_default, mixed_scenario, run, settings};
 use prnic_gen::PrnicConfig;
 use prnic_verif::flow_table::{key, rng};
-use prnic_verif::tx::{inner_dst_ip, DropReason, TxOutcome};
+use prnic_verif::tx_encap::{inner_dst_ip, DropReason, TxOutcome};
 
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct SoakReport {

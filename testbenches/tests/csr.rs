@@ -5,7 +5,7 @@
 use prnic_gen::PrnicConfig;
 use prnic_testbenches::axil::{read, write, OKAY, SLVERR};
 use prnic_testbenches::bridge::{Csr, Dut, PrnicTop};
-use prnic_testbenches::tx::{probe, Seen};
+use prnic_testbenches::tx_encap::{probe, Seen};
 use prnic_verif::flow_table::{value_for, Hashes, Value};
 use prnic_verif::regs::*;
 
@@ -374,14 +374,15 @@ fn the_sprayer_takes_its_range_from_csr() {
     d.step_n(3);
     // Outer UDP source port: bytes 34..36 of each frame on the wire.
     let frames: Vec<_> = (0..6)
-        .map(|i| prnic_verif::tx::TxFrame {
-            bytes: prnic_verif::tx::rocev2_frame(100, k as u32, 3, i, 0, i as u64),
+        .map(|i| prnic_verif::tx_encap::TxFrame {
+            bytes: prnic_verif::tx_encap::rocev2_frame(100, k as u32, 3, i, 0, i as u64),
             vni: 5,
             qp: 3,
             bad_keep_beat: None,
         })
         .collect();
-    let cap = prnic_testbenches::tx::run(&mut d, &frames, |_| false, |_| true, 6, 10, 500).unwrap();
+    let cap =
+        prnic_testbenches::tx_encap::run(&mut d, &frames, |_| false, |_| true, 6, 10, 500).unwrap();
     let ports: Vec<u16> = cap
         .frames
         .iter()

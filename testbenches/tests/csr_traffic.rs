@@ -8,7 +8,7 @@ use prnic_gen::PrnicConfig;
 use prnic_regs::{registers, Access, Kind};
 use prnic_testbenches::axil::{read, write, OKAY, SLVERR};
 use prnic_testbenches::dpu_link::VerilatorRnic;
-use prnic_testbenches::tx::{mixed_scenario, run_hooked, TxDut};
+use prnic_testbenches::tx_encap::{mixed_scenario, run_hooked, TxDut};
 use prnic_verif::dpu::{CheckMode, Dpu, Op};
 use prnic_verif::flow_table::rng;
 use prnic_verif::regs::*;
@@ -16,7 +16,7 @@ use prnic_verif::regs::*;
 #[test]
 fn csr_accesses_between_beats_leave_the_data_path_alone() {
     let cfg = PrnicConfig::builtin();
-    let s = prnic_testbenches::tx::settings(cfg);
+    let s = prnic_testbenches::tx_encap::settings(cfg);
     let geom = prnic_testbenches::flow_table::geometry(cfg);
     let hash = u64::from_str_radix(&cfg.hash_hex(), 16).unwrap();
     let mut dpu = Dpu::new(VerilatorRnic::new(), geom, hash, CheckMode::StateMachine);
@@ -55,8 +55,8 @@ fn csr_accesses_between_beats_leave_the_data_path_alone() {
     let mut slverr = 0u32;
     let mut accesses = 0u32;
     let mut checks: Vec<String> = vec![];
-    let want = prnic_testbenches::tx::expected_default(cfg, &s, &table, &frames);
-    let sent = prnic_testbenches::tx::sent_frames(&want);
+    let want = prnic_testbenches::tx_encap::expected_default(cfg, &s, &table, &frames);
+    let sent = prnic_testbenches::tx_encap::sent_frames(&want);
     let cap = run_hooked(
         d,
         &frames,

@@ -4,7 +4,7 @@
 
 use prnic_gen::PrnicConfig;
 use prnic_testbenches::dpu_link::VerilatorRnic;
-use prnic_testbenches::tx::{probe, Seen};
+use prnic_testbenches::tx_encap::{probe, Seen};
 use prnic_verif::csr::CsrError;
 use prnic_verif::dpu::fault::{CrashAfter, RestartAt};
 use prnic_verif::dpu::{touched, CheckMode, Dpu, DpuError, Op, RnicState};

@@ -8,13 +8,13 @@ use prnic_rtl::rx_decap::{
     RX_DECAP_HDR_LATENCY, RX_DECAP_VERDICT_TO_PLACE, RX_VERDICT_LATENCY_MAX,
 };
 use prnic_rtl::rx_reorder::RX_REORDER_LATENCY;
-use prnic_testbenches::reorder::default_settings;
-use prnic_testbenches::rx::{
+use prnic_testbenches::rx_decap::{
     compare, compare_decap, expected, max_wire_frame, RxModelPath, RxPath, RxRun, WireInput,
 };
+use prnic_testbenches::rx_reorder::default_settings;
 use prnic_verif::flow_table::rng;
-use prnic_verif::reorder::{ReorderModel, ReorderSettings, Verdict};
-use prnic_verif::rx::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
+use prnic_verif::rx_decap::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
+use prnic_verif::rx_reorder::{ReorderModel, ReorderSettings, Verdict};
 use proptest::prelude::*;
 
 /// Tenants 0..7 own VNIs 0x100 + slot; slot 6 is disabled.

@@ -3,8 +3,10 @@
 //! PSN, CQEs once and in PSN order with the sender's immediate, nothing foreign placed).
 
 use prnic_testbenches::bridge::reset_and_sweep;
-use prnic_testbenches::reorder::{compare, default_settings, rx_reorder, Compare, Event, Traffic};
-use prnic_verif::reorder::{Header, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
+use prnic_testbenches::rx_reorder::{
+    compare, default_settings, rx_reorder, Compare, Event, Traffic,
+};
+use prnic_verif::rx_reorder::{Header, ReorderModel, ReorderSettings, Verdict, PSN_MOD};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -347,7 +349,7 @@ fn verilator_and_rust_hdl_agree_on_every_output_every_cycle() {
         seed: 3,
     };
     let ev = t.events(&s);
-    let a = prnic_testbenches::reorder::hdl_agreement(&s, &ev);
+    let a = prnic_testbenches::rx_reorder::hdl_agreement(&s, &ev);
     assert!(a.diffs.is_empty(), "{}", a.diffs.join("\n"));
     let headers = ev.iter().filter(|e| matches!(e, Event::Hdr(_))).count() as u64;
     assert_eq!(a.verdicts, headers);

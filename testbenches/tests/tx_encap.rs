@@ -1,15 +1,15 @@
-//! `tx_encap` under Verilator against the golden model (`prnic_verif::tx`): every output
+//! `tx_encap` under Verilator against the golden model (`prnic_verif::tx_encap`): every output
 //! frame byte for byte, re-parsed by an independent parser (etherparse), drops counted
 //! by reason, the sink drained, AXI4-Stream rules kept under idle input and backpressure.
 
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 use prnic_gen::PrnicConfig;
-use prnic_testbenches::tx::{
+use prnic_testbenches::tx_encap::{
     expected, mixed_scenario, run, settings, TxCapture, TxEncapBench, BEAT_BYTES,
 };
 use prnic_verif::flow_table::{key, rng, value_for, Value};
 use prnic_verif::sprayer::{Mode, SprayerModel};
-use prnic_verif::tx::{rocev2_frame, DropReason, PcapWriter, TxFrame, TxOutcome, TxSettings};
+use prnic_verif::tx_encap::{rocev2_frame, DropReason, PcapWriter, TxFrame, TxOutcome, TxSettings};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -101,7 +101,7 @@ fn check(
         .map(|f| f.bytes.len().div_ceil(BEAT_BYTES) as u64)
         .sum();
     // Drain long enough for trailing dropped frames to be discarded and counted.
-    let drain = 200 + 40 * prnic_testbenches::soak::trailing_drops(&want);
+    let drain = 200 + 40 * prnic_testbenches::tx_soak::trailing_drops(&want);
     let cap = run(
         &mut b,
         frames,
@@ -121,7 +121,7 @@ fn check(
         assert_eq!(got.len(), w.len(), "frame {i}: length");
         assert!(got == *w, "frame {i}: bytes differ from the model");
         assert_eq!(dest, port, "frame {i}: tdest");
-        let v = table[&key(f.vni, prnic_verif::tx::inner_dst_ip(&f.bytes))];
+        let v = table[&key(f.vni, prnic_verif::tx_encap::inner_dst_ip(&f.bytes))];
         let b = &f.bytes;
         let marked = s.bth_mark && b[14] == 0x45 && b[23] == 17 && b[36] == 0x12 && b[37] == 0xb7;
         reparse(got, &f.bytes, v.vni, marked);
@@ -332,7 +332,7 @@ fn verilator_and_rust_hdl_agree_cycle_for_cycle() {
     }
     let mut v = TxEncapBench::new(&s, Mode::PerPacket, MIN, MAX);
     v.table.table = table.clone();
-    let mut h = prnic_testbenches::tx::HdlTxEncap::new(cfg(), &s, Mode::PerPacket, MIN, MAX);
+    let mut h = prnic_testbenches::tx_encap::HdlTxEncap::new(cfg(), &s, Mode::PerPacket, MIN, MAX);
     h.table.table = table.clone();
     let pat = |c: u64| c % 5 == 3;
     let rdy = |c: u64| c % 4 != 1;
@@ -457,7 +457,7 @@ fn reset_mid_traffic_recovers_cleanly() {
             MIN,
             MAX,
         );
-        let sent = prnic_testbenches::tx::sent_frames(&want);
+        let sent = prnic_testbenches::tx_encap::sent_frames(&want);
         let after = run(
             &mut b,
             &frames,
@@ -485,7 +485,7 @@ fn reset_mid_traffic_recovers_cleanly() {
 /// input. It is dropped as too long, and the next frame passes.
 #[test]
 fn empty_tkeep_beats_cannot_stall_the_input() {
-    use prnic_testbenches::tx::{beats_of, TxDut};
+    use prnic_testbenches::tx_encap::{beats_of, TxDut};
     let s = settings(cfg());
     let mut b = TxEncapBench::new(&s, Mode::PerPacket, MIN, MAX);
     b.table.table.insert(key(3, 0x0a00_0009), value_for(5));

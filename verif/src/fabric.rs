@@ -191,7 +191,7 @@ impl Fabric {
 mod tests {
     use super::*;
     use crate::flow_table::value_for;
-    use crate::tx::{encapsulate, rocev2_frame, TxFrame, TxOutcome, TxSettings};
+    use crate::tx_encap::{encapsulate, rocev2_frame, TxFrame, TxOutcome, TxSettings};
 
     fn frames(n: usize, sprayed: bool) -> Vec<Vec<u8>> {
         let s = TxSettings {

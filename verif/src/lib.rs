@@ -12,7 +12,7 @@ pub mod flow_table;
 pub mod hash;
 #[rustfmt::skip]
 pub mod regs;
-pub mod reorder;
-pub mod rx;
+pub mod rx_decap;
+pub mod rx_reorder;
 pub mod sprayer;
-pub mod tx;
+pub mod tx_encap;

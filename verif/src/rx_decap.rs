@@ -6,8 +6,8 @@
 //! address travels with every packet so it can be placed on arrival); the
 //! write-with-immediate opcodes add ImmDt. A 4-byte ICRC ends the frame.
 
-use crate::tx::ipv4_checksum;
-pub use crate::tx::{ROCEV2_PORT, VXLAN_PORT};
+use crate::tx_encap::ipv4_checksum;
+pub use crate::tx_encap::{ROCEV2_PORT, VXLAN_PORT};
 /// RC opcodes accepted.
 pub const OP_WRITE_FIRST: u8 = 0x06;
 pub const OP_WRITE_MIDDLE: u8 = 0x07;
@@ -79,8 +79,8 @@ pub struct Parsed {
 
 impl Parsed {
     /// What `rx_reorder` sees of the packet.
-    pub fn header(&self) -> crate::reorder::Header {
-        crate::reorder::Header {
+    pub fn header(&self) -> crate::rx_reorder::Header {
+        crate::rx_reorder::Header {
             qp: self.qp,
             psn: self.psn,
             vni_slot: self.vni_slot,

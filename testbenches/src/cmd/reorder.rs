@@ -17,7 +17,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> ExitCode {
     let Args { json, per_qp, seed } = a;
-    let r = prnic_testbenches::reorder::reorder_scenario(per_qp, seed);
+    let r = prnic_testbenches::rx_reorder::reorder_scenario(per_qp, seed);
     if !print_json(json, &r) {
         out!(
             "{} QPs x {} bytes of state, window {}: {} headers in {} cycles = {:.3} packets/cycle (one QP back to back: {:.3})",

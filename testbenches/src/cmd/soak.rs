@@ -22,7 +22,8 @@ pub fn run(a: Args) -> ExitCode {
         seed,
     } = a;
     let bar = Progress::new(json, packets, "frames");
-    let r = prnic_testbenches::soak::soak(PrnicConfig::builtin(), packets, seed, |d| bar.show(d));
+    let r =
+        prnic_testbenches::tx_soak::soak(PrnicConfig::builtin(), packets, seed, |d| bar.show(d));
     bar.finish();
     if !print_json(json, &r) {
         out!(

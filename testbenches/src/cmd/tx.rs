@@ -26,7 +26,7 @@ pub fn run(a: Args) -> ExitCode {
         frames,
         seed,
     } = a;
-    let r = match prnic_testbenches::tx::scenario(
+    let r = match prnic_testbenches::tx_encap::scenario(
         PrnicConfig::builtin(),
         seed,
         frames as usize,

@@ -15,9 +15,9 @@
 //!   DPU model installs A's flow entries, and the port, spray, tenant (`LOCAL_VNI`), QP
 //!   and threshold registers are written over AXI4-Lite. One loop iteration is one clock
 //!   cycle of both RNICs.
-//! * **model**: the golden models stand in for the RNICs (`verif::rx::wire_frame` with
-//!   the sprayer's source-port walk for A, `verif::rx::decapsulate` and
-//!   `verif::reorder::ReorderModel` for B), with no line-rate limit: for what-if studies
+//! * **model**: the golden models stand in for the RNICs (`verif::rx_decap::wire_frame` with
+//!   the sprayer's source-port walk for A, `verif::rx_decap::decapsulate` and
+//!   `verif::rx_reorder::ReorderModel` for B), with no line-rate limit: for what-if studies
 //!   (spraying against ECMP, rates the hardware does not have).
 //!
 //! The checker is independent of both: it knows every packet the sender built. Every
@@ -57,7 +57,7 @@ use rtl::*;
 use crate::axil::{read, write};
 use crate::bridge::{Dut, PrnicTop};
 use crate::dpu_link::VerilatorRnic;
-use crate::tx::{beats_of, Beat, TxDut, BEAT_BYTES};
+use crate::tx_encap::{beats_of, Beat, TxDut, BEAT_BYTES};
 use prnic_gen::PrnicConfig;
 use prnic_verif::credit::{ReceiverModel, Rule, SenderModel};
 use prnic_verif::dpu::{CheckMode, Dpu, Op};
@@ -65,12 +65,12 @@ use prnic_verif::ecmp::SwitchHash;
 use prnic_verif::fabric::{Fabric, FabricStats, PathSpec, Selection};
 use prnic_verif::flow_table::{key, rng, Value};
 use prnic_verif::regs;
-use prnic_verif::reorder::{ReorderModel, ReorderSettings, Verdict};
-use prnic_verif::rx::{
+use prnic_verif::rx_decap::{
     decapsulate, wire_frame, RdmaPacket, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
     OP_WRITE_MIDDLE, OP_WRITE_ONLY, OP_WRITE_ONLY_IMM,
 };
-use prnic_verif::tx::TxFrame;
+use prnic_verif::rx_reorder::{ReorderModel, ReorderSettings, Verdict};
+use prnic_verif::tx_encap::TxFrame;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 

@@ -11,7 +11,7 @@ use prnic_gen::PrnicConfig;
 use prnic_rtl::flow_table::FLOW_TABLE_LATENCY;
 use prnic_verif::flow_table::{key, Value};
 use prnic_verif::sprayer::{flow_id, Mode, SprayerModel};
-use prnic_verif::tx::{encapsulate, inner_dst_ip, TxFrame, TxOutcome, TxSettings};
+use prnic_verif::tx_encap::{encapsulate, inner_dst_ip, TxFrame, TxOutcome, TxSettings};
 use std::collections::{HashMap, VecDeque};
 
 mod bench;

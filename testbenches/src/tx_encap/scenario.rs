@@ -30,7 +30,7 @@ impl Seen {
 /// within 200 cycles (a miss is dropped).
 pub fn probe(d: &mut bridge::PrnicTop, k: u64) -> Option<Seen> {
     let f = TxFrame {
-        bytes: prnic_verif::tx::rocev2_frame(128, k as u32, 7, 1, 0, k),
+        bytes: prnic_verif::tx_encap::rocev2_frame(128, k as u32, 7, 1, 0, k),
         vni: (k >> 32) as u32,
         qp: 7,
         bad_keep_beat: None,
@@ -57,7 +57,7 @@ pub fn mixed_scenario(
     max_frame_bytes: usize,
 ) -> (HashMap<u64, Value>, Vec<TxFrame>) {
     use prnic_verif::flow_table::{rng, value_for};
-    use prnic_verif::tx::rocev2_frame;
+    use prnic_verif::tx_encap::rocev2_frame;
     let mut next = rng(seed);
     let mut table = HashMap::new();
     let dsts: Vec<u32> = (0..8).map(|i| 0x0a00_0100 + i).collect();
@@ -178,7 +178,7 @@ pub fn scenario(
     }
     let c = b.counters();
     let mut dropped = std::collections::BTreeMap::new();
-    for (i, r) in prnic_verif::tx::DropReason::ALL.iter().enumerate() {
+    for (i, r) in prnic_verif::tx_encap::DropReason::ALL.iter().enumerate() {
         dropped.insert(r.name().to_string(), c[i + 1]);
         let model = want
             .iter()
@@ -188,7 +188,7 @@ pub fn scenario(
     }
     if let Some(path) = pcap {
         let period_ps = 1e6 / cfg.clock.mhz;
-        let mut w = prnic_verif::tx::PcapWriter::new(std::io::BufWriter::new(
+        let mut w = prnic_verif::tx_encap::PcapWriter::new(std::io::BufWriter::new(
             std::fs::File::create(path)
                 .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
         ))?;
@@ -218,7 +218,7 @@ pub fn throughput(cfg: &PrnicConfig, len: usize, frames: usize) -> ThroughputRow
     table.insert(key(3, 0x0a00_0009), prnic_verif::flow_table::value_for(5));
     let fr: Vec<TxFrame> = (0..frames)
         .map(|i| TxFrame {
-            bytes: prnic_verif::tx::rocev2_frame(len, 0x0a00_0009, 1, i as u32, 0, i as u64),
+            bytes: prnic_verif::tx_encap::rocev2_frame(len, 0x0a00_0009, 1, i as u32, 0, i as u64),
             vni: 3,
             qp: 1,
             bad_keep_beat: None,
