@@ -78,21 +78,27 @@ fn bytes_of<const N: usize>(w: &[u32; N], n: usize) -> Vec<u8> {
     (0..n).map(|i| (w[i / 4] >> (8 * (i % 4))) as u8).collect()
 }
 
+/// A Verilated `rx_decap` with the tenants' VNIs set, one cycle in reset and then out.
+fn decap_out_of_reset(local_vni: &[u32; 8]) -> bridge::RxDecap {
+    let mut decap = bridge::RxDecap::new();
+    let v = local_vni;
+    decap.set_cfg_local_vni0(v[0] as u64);
+    decap.set_cfg_local_vni1(v[1] as u64);
+    decap.set_cfg_local_vni2(v[2] as u64);
+    decap.set_cfg_local_vni3(v[3] as u64);
+    decap.set_cfg_local_vni4(v[4] as u64);
+    decap.set_cfg_local_vni5(v[5] as u64);
+    decap.set_cfg_local_vni6(v[6] as u64);
+    decap.set_cfg_local_vni7(v[7] as u64);
+    decap.set_rst(1);
+    decap.step();
+    decap.set_rst(0);
+    decap
+}
+
 impl RxPath {
     pub fn new(local_vni: &[u32; 8], s: &ReorderSettings) -> Self {
-        let mut decap = bridge::RxDecap::new();
-        let v = local_vni;
-        decap.set_cfg_local_vni0(v[0] as u64);
-        decap.set_cfg_local_vni1(v[1] as u64);
-        decap.set_cfg_local_vni2(v[2] as u64);
-        decap.set_cfg_local_vni3(v[3] as u64);
-        decap.set_cfg_local_vni4(v[4] as u64);
-        decap.set_cfg_local_vni5(v[5] as u64);
-        decap.set_cfg_local_vni6(v[6] as u64);
-        decap.set_cfg_local_vni7(v[7] as u64);
-        decap.set_rst(1);
-        decap.step();
-        decap.set_rst(0);
+        let decap = decap_out_of_reset(local_vni);
         let reorder = rx_reorder(s);
         RxPath { decap, reorder }
     }
@@ -390,19 +396,7 @@ impl RxModelPath {
             latency >= 1,
             "a verdict comes at least a cycle after its header"
         );
-        let mut decap = bridge::RxDecap::new();
-        let v = local_vni;
-        decap.set_cfg_local_vni0(v[0] as u64);
-        decap.set_cfg_local_vni1(v[1] as u64);
-        decap.set_cfg_local_vni2(v[2] as u64);
-        decap.set_cfg_local_vni3(v[3] as u64);
-        decap.set_cfg_local_vni4(v[4] as u64);
-        decap.set_cfg_local_vni5(v[5] as u64);
-        decap.set_cfg_local_vni6(v[6] as u64);
-        decap.set_cfg_local_vni7(v[7] as u64);
-        decap.set_rst(1);
-        decap.step();
-        decap.set_rst(0);
+        let decap = decap_out_of_reset(local_vni);
         RxModelPath {
             decap,
             model: ReorderModel::new(*s),
