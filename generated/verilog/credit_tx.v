@@ -1652,7 +1652,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
         ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
-        s_send_ready = (((~g_hold_valid$q & ~s_haz) & ~clearing$q) & ~rst);
+        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~clearing$q);
         ev_send = (s_send_valid & s_send_ready);
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
