@@ -39,6 +39,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     localparam  depth_m1 = 16'h1fff;
     localparam  depth_hi = 16'he000;
     localparam  stash_len = 8'h20;
+    localparam  stash_lt = 128'hffffffff;
     localparam  tree_groups = 8'hb;
     localparam  op_write_slot = 2'b0;
     localparam  op_write_stash = 2'b1;
@@ -922,6 +923,9 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  c_bad0$d;
     wire  c_bad0$q;
     reg  c_bad0$clock;
+    reg  c_badh$d;
+    wire  c_badh$q;
+    reg  c_badh$clock;
     reg  c_ok$d;
     wire  c_ok$q;
     reg  c_ok$clock;
@@ -1087,6 +1091,18 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  k_bad0$3$d;
     wire  k_bad0$3$q;
     reg  k_bad0$3$clock;
+    reg  k_badh$0$d;
+    wire  k_badh$0$q;
+    reg  k_badh$0$clock;
+    reg  k_badh$1$d;
+    wire  k_badh$1$q;
+    reg  k_badh$1$clock;
+    reg  k_badh$2$d;
+    wire  k_badh$2$q;
+    reg  k_badh$2$clock;
+    reg  k_badh$3$d;
+    wire  k_badh$3$q;
+    reg  k_badh$3$clock;
     reg  k_write$0$d;
     wire  k_write$0$q;
     reg  k_write$0$clock;
@@ -1159,6 +1175,18 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  ka_bad0$3$d;
     wire  ka_bad0$3$q;
     reg  ka_bad0$3$clock;
+    reg  ka_badh$0$d;
+    wire  ka_badh$0$q;
+    reg  ka_badh$0$clock;
+    reg  ka_badh$1$d;
+    wire  ka_badh$1$q;
+    reg  ka_badh$1$clock;
+    reg  ka_badh$2$d;
+    wire  ka_badh$2$q;
+    reg  ka_badh$2$clock;
+    reg  ka_badh$3$d;
+    wire  ka_badh$3$q;
+    reg  ka_badh$3$clock;
     reg  ka_write$0$d;
     wire  ka_write$0$q;
     reg  ka_write$0$clock;
@@ -1720,6 +1748,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     reg  upd_stash_ok;
     reg  upd_home_ok;
     reg  upd_bad0;
+    reg  upd_badh;
     reg  upd_keyneq;
     reg  take_w$0;
     reg  take_w$1;
@@ -3294,6 +3323,11 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(c_bad0$q),
         .clock(c_bad0$clock)
     );
+    flow_table$c_badh c_badh(
+        .d(c_badh$d),
+        .q(c_badh$q),
+        .clock(c_badh$clock)
+    );
     flow_table$c_ok c_ok(
         .d(c_ok$d),
         .q(c_ok$q),
@@ -3569,6 +3603,26 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .q(k_bad0$3$q),
         .clock(k_bad0$3$clock)
     );
+    flow_table$k_badh$0 k_badh$0(
+        .d(k_badh$0$d),
+        .q(k_badh$0$q),
+        .clock(k_badh$0$clock)
+    );
+    flow_table$k_badh$1 k_badh$1(
+        .d(k_badh$1$d),
+        .q(k_badh$1$q),
+        .clock(k_badh$1$clock)
+    );
+    flow_table$k_badh$2 k_badh$2(
+        .d(k_badh$2$d),
+        .q(k_badh$2$q),
+        .clock(k_badh$2$clock)
+    );
+    flow_table$k_badh$3 k_badh$3(
+        .d(k_badh$3$d),
+        .q(k_badh$3$q),
+        .clock(k_badh$3$clock)
+    );
     flow_table$k_write$0 k_write$0(
         .d(k_write$0$d),
         .q(k_write$0$q),
@@ -3688,6 +3742,26 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         .d(ka_bad0$3$d),
         .q(ka_bad0$3$q),
         .clock(ka_bad0$3$clock)
+    );
+    flow_table$ka_badh$0 ka_badh$0(
+        .d(ka_badh$0$d),
+        .q(ka_badh$0$q),
+        .clock(ka_badh$0$clock)
+    );
+    flow_table$ka_badh$1 ka_badh$1(
+        .d(ka_badh$1$d),
+        .q(ka_badh$1$q),
+        .clock(ka_badh$1$clock)
+    );
+    flow_table$ka_badh$2 ka_badh$2(
+        .d(ka_badh$2$d),
+        .q(ka_badh$2$q),
+        .clock(ka_badh$2$clock)
+    );
+    flow_table$ka_badh$3 ka_badh$3(
+        .d(ka_badh$3$d),
+        .q(ka_badh$3$q),
+        .clock(ka_badh$3$clock)
     );
     flow_table$ka_write$0 ka_write$0(
         .d(ka_write$0$d),
@@ -4338,6 +4412,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         c_is_slot$clock = clk;
         c_is_write$clock = clk;
         c_bad0$clock = clk;
+        c_badh$clock = clk;
         c_ok$clock = clk;
         c_keyneq$clock = clk;
         c_fresh$clock = clk;
@@ -4407,6 +4482,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         c_is_slot$d = c_is_slot$q;
         c_is_write$d = c_is_write$q;
         c_bad0$d = c_bad0$q;
+        c_badh$d = c_badh$q;
         c_ok$d = c_ok$q;
         c_keyneq$d = c_keyneq$q;
         c_fresh$d = c_fresh$q;
@@ -4837,11 +4913,13 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         rd2_sel$0$clock = clk;
         k_ok$0$clock = clk;
         k_bad0$0$clock = clk;
+        k_badh$0$clock = clk;
         k_write$0$clock = clk;
         q_sel$0$clock = clk;
         k_fresh$0$clock = clk;
         ka_ok$0$clock = clk;
         ka_bad0$0$clock = clk;
+        ka_badh$0$clock = clk;
         ka_write$0$clock = clk;
         ka_fresh$0$clock = clk;
         k_sw$0$clock = clk;
@@ -4876,11 +4954,13 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         rd2_sel$1$clock = clk;
         k_ok$1$clock = clk;
         k_bad0$1$clock = clk;
+        k_badh$1$clock = clk;
         k_write$1$clock = clk;
         q_sel$1$clock = clk;
         k_fresh$1$clock = clk;
         ka_ok$1$clock = clk;
         ka_bad0$1$clock = clk;
+        ka_badh$1$clock = clk;
         ka_write$1$clock = clk;
         ka_fresh$1$clock = clk;
         k_sw$1$clock = clk;
@@ -4915,11 +4995,13 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         rd2_sel$2$clock = clk;
         k_ok$2$clock = clk;
         k_bad0$2$clock = clk;
+        k_badh$2$clock = clk;
         k_write$2$clock = clk;
         q_sel$2$clock = clk;
         k_fresh$2$clock = clk;
         ka_ok$2$clock = clk;
         ka_bad0$2$clock = clk;
+        ka_badh$2$clock = clk;
         ka_write$2$clock = clk;
         ka_fresh$2$clock = clk;
         k_sw$2$clock = clk;
@@ -4954,11 +5036,13 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         rd2_sel$3$clock = clk;
         k_ok$3$clock = clk;
         k_bad0$3$clock = clk;
+        k_badh$3$clock = clk;
         k_write$3$clock = clk;
         q_sel$3$clock = clk;
         k_fresh$3$clock = clk;
         ka_ok$3$clock = clk;
         ka_bad0$3$clock = clk;
+        ka_badh$3$clock = clk;
         ka_write$3$clock = clk;
         ka_fresh$3$clock = clk;
         k_sw$3$clock = clk;
@@ -5711,7 +5795,7 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         upd_slot_ok = 1'b1;
         upd_slot_ok = ((s_update_index & depth_hi) == 32'h0);
         upd_stash_ok = 1'b0;
-        upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
+        upd_stash_ok = (((s_update_index & 32'hff80) == 32'h0) & stash_lt[s_update_index[(32'h0)+:(7)]]);
         upd_home_ok = 1'b1;
         if (((s_update_op == op_write_slot) & (s_update_way == 0))) begin
             upd_home_ok = (s_update_index == pre_home$0$q);
@@ -5769,34 +5853,44 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         c_rst$d = rst;
         c_is_slot$d = upd_is_slot;
         c_is_write$d = upd_is_write;
-        upd_bad0 = (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok) | ~upd_home_ok);
+        upd_bad0 = (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok));
+        upd_badh = ~upd_home_ok;
         c_bad0$d = upd_bad0;
+        c_badh$d = upd_badh;
         upd_keyneq = (pre_key$q != s_update_key);
         c_keyneq$d = upd_keyneq;
         c_ok$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$0$d = upd_bad0;
+        k_badh$0$d = upd_badh;
         k_write$0$d = upd_is_write;
         ka_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$0$d = upd_bad0;
+        ka_badh$0$d = upd_badh;
         ka_write$0$d = upd_is_write;
         k_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$1$d = upd_bad0;
+        k_badh$1$d = upd_badh;
         k_write$1$d = upd_is_write;
         ka_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$1$d = upd_bad0;
+        ka_badh$1$d = upd_badh;
         ka_write$1$d = upd_is_write;
         k_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$2$d = upd_bad0;
+        k_badh$2$d = upd_badh;
         k_write$2$d = upd_is_write;
         ka_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$2$d = upd_bad0;
+        ka_badh$2$d = upd_badh;
         ka_write$2$d = upd_is_write;
         k_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$3$d = upd_bad0;
+        k_badh$3$d = upd_badh;
         k_write$3$d = upd_is_write;
         ka_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$3$d = upd_bad0;
+        ka_badh$3$d = upd_badh;
         ka_write$3$d = upd_is_write;
         c_index$d = s_update_index;
         c_key$d = s_update_key;
@@ -5873,27 +5967,27 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
         pm_infl$2$d = (infl_valid$q & (infl_slot$2$q == pre_home$2$q));
         pm_pend$3$d = (pend_valid$3$q & (pend_slot$3$q == pre_home$3$q));
         pm_infl$3$d = (infl_valid$q & (infl_slot$3$q == pre_home$3$q));
-        bad = (c_valid$q & (c_bad0$q | (c_is_write$q & (c_keyneq$q | ~c_fresh$q))));
-        take = ((c_ok$q & ~c_bad0$q) & ~(c_is_write$q & ~c_fresh$q));
+        bad = (c_valid$q & ((c_bad0$q | c_badh$q) | (c_is_write$q & (c_keyneq$q | ~c_fresh$q))));
+        take = (((c_ok$q & ~c_bad0$q) & ~c_badh$q) & ~(c_is_write$q & ~c_fresh$q));
         rd_take = (s_read_valid & ~s_update_valid);
         rd_refused = (s_read_valid & ~rd_take);
         pre_ok$d = ~((rd_take | clearing$q) | rst);
         c_fresh$d = (pre_ok$q & ~take);
-        take_w$0 = ((k_ok$0$q & ~k_bad0$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
+        take_w$0 = (((k_ok$0$q & ~k_bad0$0$q) & ~k_badh$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
         k_fresh$0$d = (pre_ok$q & ~take_w$0);
-        take_a$0 = ((ka_ok$0$q & ~ka_bad0$0$q) & ~(ka_write$0$q & ~ka_fresh$0$q));
+        take_a$0 = (((ka_ok$0$q & ~ka_bad0$0$q) & ~ka_badh$0$q) & ~(ka_write$0$q & ~ka_fresh$0$q));
         ka_fresh$0$d = (pre_ok$q & ~take_a$0);
-        take_w$1 = ((k_ok$1$q & ~k_bad0$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
+        take_w$1 = (((k_ok$1$q & ~k_bad0$1$q) & ~k_badh$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
         k_fresh$1$d = (pre_ok$q & ~take_w$1);
-        take_a$1 = ((ka_ok$1$q & ~ka_bad0$1$q) & ~(ka_write$1$q & ~ka_fresh$1$q));
+        take_a$1 = (((ka_ok$1$q & ~ka_bad0$1$q) & ~ka_badh$1$q) & ~(ka_write$1$q & ~ka_fresh$1$q));
         ka_fresh$1$d = (pre_ok$q & ~take_a$1);
-        take_w$2 = ((k_ok$2$q & ~k_bad0$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
+        take_w$2 = (((k_ok$2$q & ~k_bad0$2$q) & ~k_badh$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
         k_fresh$2$d = (pre_ok$q & ~take_w$2);
-        take_a$2 = ((ka_ok$2$q & ~ka_bad0$2$q) & ~(ka_write$2$q & ~ka_fresh$2$q));
+        take_a$2 = (((ka_ok$2$q & ~ka_bad0$2$q) & ~ka_badh$2$q) & ~(ka_write$2$q & ~ka_fresh$2$q));
         ka_fresh$2$d = (pre_ok$q & ~take_a$2);
-        take_w$3 = ((k_ok$3$q & ~k_bad0$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
+        take_w$3 = (((k_ok$3$q & ~k_bad0$3$q) & ~k_badh$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
         k_fresh$3$d = (pre_ok$q & ~take_w$3);
-        take_a$3 = ((ka_ok$3$q & ~ka_bad0$3$q) & ~(ka_write$3$q & ~ka_fresh$3$q));
+        take_a$3 = (((ka_ok$3$q & ~ka_bad0$3$q) & ~ka_badh$3$q) & ~(ka_write$3$q & ~ka_fresh$3$q));
         ka_fresh$3$d = (pre_ok$q & ~take_a$3);
         c_rdref$d = rd_refused;
         bad_inc$d = 32'h0;
@@ -6742,6 +6836,25 @@ module flow_table$c_bad0(d,q,clock);
        q <= d;
     end
 endmodule // flow_table$c_bad0
+
+
+module flow_table$c_badh(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$c_badh
 
 
 module flow_table$c_fresh(d,q,clock);
@@ -10975,6 +11088,82 @@ module flow_table$k_bad0$3(d,q,clock);
 endmodule // flow_table$k_bad0$3
 
 
+module flow_table$k_badh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_badh$0
+
+
+module flow_table$k_badh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_badh$1
+
+
+module flow_table$k_badh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_badh$2
+
+
+module flow_table$k_badh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$k_badh$3
+
+
 module flow_table$k_fresh$0(d,q,clock);
     
     // Module arguments
@@ -11429,6 +11618,82 @@ module flow_table$ka_bad0$3(d,q,clock);
        q <= d;
     end
 endmodule // flow_table$ka_bad0$3
+
+
+module flow_table$ka_badh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$ka_badh$0
+
+
+module flow_table$ka_badh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$ka_badh$1
+
+
+module flow_table$ka_badh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$ka_badh$2
+
+
+module flow_table$ka_badh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // flow_table$ka_badh$3
 
 
 module flow_table$ka_fresh$0(d,q,clock);
