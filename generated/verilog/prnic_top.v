@@ -11452,7 +11452,7 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
         ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
-        s_send_ready = (((~g_hold_valid$q & ~s_haz) & ~clearing$q) & ~rst);
+        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~clearing$q);
         ev_send = (s_send_valid & s_send_ready);
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
@@ -15437,6 +15437,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     localparam  depth_m1 = 16'h1fff;
     localparam  depth_hi = 16'he000;
     localparam  stash_len = 8'h20;
+    localparam  stash_lt = 128'hffffffff;
     localparam  tree_groups = 8'hb;
     localparam  op_write_slot = 2'b0;
     localparam  op_write_stash = 2'b1;
@@ -16320,6 +16321,9 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  c_bad0$d;
     wire  c_bad0$q;
     reg  c_bad0$clock;
+    reg  c_badh$d;
+    wire  c_badh$q;
+    reg  c_badh$clock;
     reg  c_ok$d;
     wire  c_ok$q;
     reg  c_ok$clock;
@@ -16485,6 +16489,18 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  k_bad0$3$d;
     wire  k_bad0$3$q;
     reg  k_bad0$3$clock;
+    reg  k_badh$0$d;
+    wire  k_badh$0$q;
+    reg  k_badh$0$clock;
+    reg  k_badh$1$d;
+    wire  k_badh$1$q;
+    reg  k_badh$1$clock;
+    reg  k_badh$2$d;
+    wire  k_badh$2$q;
+    reg  k_badh$2$clock;
+    reg  k_badh$3$d;
+    wire  k_badh$3$q;
+    reg  k_badh$3$clock;
     reg  k_write$0$d;
     wire  k_write$0$q;
     reg  k_write$0$clock;
@@ -16557,6 +16573,18 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  ka_bad0$3$d;
     wire  ka_bad0$3$q;
     reg  ka_bad0$3$clock;
+    reg  ka_badh$0$d;
+    wire  ka_badh$0$q;
+    reg  ka_badh$0$clock;
+    reg  ka_badh$1$d;
+    wire  ka_badh$1$q;
+    reg  ka_badh$1$clock;
+    reg  ka_badh$2$d;
+    wire  ka_badh$2$q;
+    reg  ka_badh$2$clock;
+    reg  ka_badh$3$d;
+    wire  ka_badh$3$q;
+    reg  ka_badh$3$clock;
     reg  ka_write$0$d;
     wire  ka_write$0$q;
     reg  ka_write$0$clock;
@@ -17118,6 +17146,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     reg  upd_stash_ok;
     reg  upd_home_ok;
     reg  upd_bad0;
+    reg  upd_badh;
     reg  upd_keyneq;
     reg  take_w$0;
     reg  take_w$1;
@@ -18692,6 +18721,11 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         .q(c_bad0$q),
         .clock(c_bad0$clock)
     );
+    prnic_top$flow$c_badh c_badh(
+        .d(c_badh$d),
+        .q(c_badh$q),
+        .clock(c_badh$clock)
+    );
     prnic_top$flow$c_ok c_ok(
         .d(c_ok$d),
         .q(c_ok$q),
@@ -18967,6 +19001,26 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         .q(k_bad0$3$q),
         .clock(k_bad0$3$clock)
     );
+    prnic_top$flow$k_badh$0 k_badh$0(
+        .d(k_badh$0$d),
+        .q(k_badh$0$q),
+        .clock(k_badh$0$clock)
+    );
+    prnic_top$flow$k_badh$1 k_badh$1(
+        .d(k_badh$1$d),
+        .q(k_badh$1$q),
+        .clock(k_badh$1$clock)
+    );
+    prnic_top$flow$k_badh$2 k_badh$2(
+        .d(k_badh$2$d),
+        .q(k_badh$2$q),
+        .clock(k_badh$2$clock)
+    );
+    prnic_top$flow$k_badh$3 k_badh$3(
+        .d(k_badh$3$d),
+        .q(k_badh$3$q),
+        .clock(k_badh$3$clock)
+    );
     prnic_top$flow$k_write$0 k_write$0(
         .d(k_write$0$d),
         .q(k_write$0$q),
@@ -19086,6 +19140,26 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         .d(ka_bad0$3$d),
         .q(ka_bad0$3$q),
         .clock(ka_bad0$3$clock)
+    );
+    prnic_top$flow$ka_badh$0 ka_badh$0(
+        .d(ka_badh$0$d),
+        .q(ka_badh$0$q),
+        .clock(ka_badh$0$clock)
+    );
+    prnic_top$flow$ka_badh$1 ka_badh$1(
+        .d(ka_badh$1$d),
+        .q(ka_badh$1$q),
+        .clock(ka_badh$1$clock)
+    );
+    prnic_top$flow$ka_badh$2 ka_badh$2(
+        .d(ka_badh$2$d),
+        .q(ka_badh$2$q),
+        .clock(ka_badh$2$clock)
+    );
+    prnic_top$flow$ka_badh$3 ka_badh$3(
+        .d(ka_badh$3$d),
+        .q(ka_badh$3$q),
+        .clock(ka_badh$3$clock)
     );
     prnic_top$flow$ka_write$0 ka_write$0(
         .d(ka_write$0$d),
@@ -19736,6 +19810,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         c_is_slot$clock = clk;
         c_is_write$clock = clk;
         c_bad0$clock = clk;
+        c_badh$clock = clk;
         c_ok$clock = clk;
         c_keyneq$clock = clk;
         c_fresh$clock = clk;
@@ -19805,6 +19880,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         c_is_slot$d = c_is_slot$q;
         c_is_write$d = c_is_write$q;
         c_bad0$d = c_bad0$q;
+        c_badh$d = c_badh$q;
         c_ok$d = c_ok$q;
         c_keyneq$d = c_keyneq$q;
         c_fresh$d = c_fresh$q;
@@ -20235,11 +20311,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         rd2_sel$0$clock = clk;
         k_ok$0$clock = clk;
         k_bad0$0$clock = clk;
+        k_badh$0$clock = clk;
         k_write$0$clock = clk;
         q_sel$0$clock = clk;
         k_fresh$0$clock = clk;
         ka_ok$0$clock = clk;
         ka_bad0$0$clock = clk;
+        ka_badh$0$clock = clk;
         ka_write$0$clock = clk;
         ka_fresh$0$clock = clk;
         k_sw$0$clock = clk;
@@ -20274,11 +20352,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         rd2_sel$1$clock = clk;
         k_ok$1$clock = clk;
         k_bad0$1$clock = clk;
+        k_badh$1$clock = clk;
         k_write$1$clock = clk;
         q_sel$1$clock = clk;
         k_fresh$1$clock = clk;
         ka_ok$1$clock = clk;
         ka_bad0$1$clock = clk;
+        ka_badh$1$clock = clk;
         ka_write$1$clock = clk;
         ka_fresh$1$clock = clk;
         k_sw$1$clock = clk;
@@ -20313,11 +20393,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         rd2_sel$2$clock = clk;
         k_ok$2$clock = clk;
         k_bad0$2$clock = clk;
+        k_badh$2$clock = clk;
         k_write$2$clock = clk;
         q_sel$2$clock = clk;
         k_fresh$2$clock = clk;
         ka_ok$2$clock = clk;
         ka_bad0$2$clock = clk;
+        ka_badh$2$clock = clk;
         ka_write$2$clock = clk;
         ka_fresh$2$clock = clk;
         k_sw$2$clock = clk;
@@ -20352,11 +20434,13 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         rd2_sel$3$clock = clk;
         k_ok$3$clock = clk;
         k_bad0$3$clock = clk;
+        k_badh$3$clock = clk;
         k_write$3$clock = clk;
         q_sel$3$clock = clk;
         k_fresh$3$clock = clk;
         ka_ok$3$clock = clk;
         ka_bad0$3$clock = clk;
+        ka_badh$3$clock = clk;
         ka_write$3$clock = clk;
         ka_fresh$3$clock = clk;
         k_sw$3$clock = clk;
@@ -21109,7 +21193,7 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         upd_slot_ok = 1'b1;
         upd_slot_ok = ((s_update_index & depth_hi) == 32'h0);
         upd_stash_ok = 1'b0;
-        upd_stash_ok = (s_update_index < ((stash_len) & 16'hffff));
+        upd_stash_ok = (((s_update_index & 32'hff80) == 32'h0) & stash_lt[s_update_index[(32'h0)+:(7)]]);
         upd_home_ok = 1'b1;
         if (((s_update_op == op_write_slot) & (s_update_way == 0))) begin
             upd_home_ok = (s_update_index == pre_home$0$q);
@@ -21167,34 +21251,44 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         c_rst$d = rst;
         c_is_slot$d = upd_is_slot;
         c_is_write$d = upd_is_write;
-        upd_bad0 = (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok) | ~upd_home_ok);
+        upd_bad0 = (clearing$q | (upd_is_slot & ~upd_slot_ok) | (upd_is_stash & ~upd_stash_ok));
+        upd_badh = ~upd_home_ok;
         c_bad0$d = upd_bad0;
+        c_badh$d = upd_badh;
         upd_keyneq = (pre_key$q != s_update_key);
         c_keyneq$d = upd_keyneq;
         c_ok$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$0$d = upd_bad0;
+        k_badh$0$d = upd_badh;
         k_write$0$d = upd_is_write;
         ka_ok$0$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$0$d = upd_bad0;
+        ka_badh$0$d = upd_badh;
         ka_write$0$d = upd_is_write;
         k_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$1$d = upd_bad0;
+        k_badh$1$d = upd_badh;
         k_write$1$d = upd_is_write;
         ka_ok$1$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$1$d = upd_bad0;
+        ka_badh$1$d = upd_badh;
         ka_write$1$d = upd_is_write;
         k_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$2$d = upd_bad0;
+        k_badh$2$d = upd_badh;
         k_write$2$d = upd_is_write;
         ka_ok$2$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$2$d = upd_bad0;
+        ka_badh$2$d = upd_badh;
         ka_write$2$d = upd_is_write;
         k_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         k_bad0$3$d = upd_bad0;
+        k_badh$3$d = upd_badh;
         k_write$3$d = upd_is_write;
         ka_ok$3$d = (s_update_valid & ~(upd_is_write & upd_keyneq));
         ka_bad0$3$d = upd_bad0;
+        ka_badh$3$d = upd_badh;
         ka_write$3$d = upd_is_write;
         c_index$d = s_update_index;
         c_key$d = s_update_key;
@@ -21271,27 +21365,27 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
         pm_infl$2$d = (infl_valid$q & (infl_slot$2$q == pre_home$2$q));
         pm_pend$3$d = (pend_valid$3$q & (pend_slot$3$q == pre_home$3$q));
         pm_infl$3$d = (infl_valid$q & (infl_slot$3$q == pre_home$3$q));
-        bad = (c_valid$q & (c_bad0$q | (c_is_write$q & (c_keyneq$q | ~c_fresh$q))));
-        take = ((c_ok$q & ~c_bad0$q) & ~(c_is_write$q & ~c_fresh$q));
+        bad = (c_valid$q & ((c_bad0$q | c_badh$q) | (c_is_write$q & (c_keyneq$q | ~c_fresh$q))));
+        take = (((c_ok$q & ~c_bad0$q) & ~c_badh$q) & ~(c_is_write$q & ~c_fresh$q));
         rd_take = (s_read_valid & ~s_update_valid);
         rd_refused = (s_read_valid & ~rd_take);
         pre_ok$d = ~((rd_take | clearing$q) | rst);
         c_fresh$d = (pre_ok$q & ~take);
-        take_w$0 = ((k_ok$0$q & ~k_bad0$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
+        take_w$0 = (((k_ok$0$q & ~k_bad0$0$q) & ~k_badh$0$q) & ~(k_write$0$q & ~k_fresh$0$q));
         k_fresh$0$d = (pre_ok$q & ~take_w$0);
-        take_a$0 = ((ka_ok$0$q & ~ka_bad0$0$q) & ~(ka_write$0$q & ~ka_fresh$0$q));
+        take_a$0 = (((ka_ok$0$q & ~ka_bad0$0$q) & ~ka_badh$0$q) & ~(ka_write$0$q & ~ka_fresh$0$q));
         ka_fresh$0$d = (pre_ok$q & ~take_a$0);
-        take_w$1 = ((k_ok$1$q & ~k_bad0$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
+        take_w$1 = (((k_ok$1$q & ~k_bad0$1$q) & ~k_badh$1$q) & ~(k_write$1$q & ~k_fresh$1$q));
         k_fresh$1$d = (pre_ok$q & ~take_w$1);
-        take_a$1 = ((ka_ok$1$q & ~ka_bad0$1$q) & ~(ka_write$1$q & ~ka_fresh$1$q));
+        take_a$1 = (((ka_ok$1$q & ~ka_bad0$1$q) & ~ka_badh$1$q) & ~(ka_write$1$q & ~ka_fresh$1$q));
         ka_fresh$1$d = (pre_ok$q & ~take_a$1);
-        take_w$2 = ((k_ok$2$q & ~k_bad0$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
+        take_w$2 = (((k_ok$2$q & ~k_bad0$2$q) & ~k_badh$2$q) & ~(k_write$2$q & ~k_fresh$2$q));
         k_fresh$2$d = (pre_ok$q & ~take_w$2);
-        take_a$2 = ((ka_ok$2$q & ~ka_bad0$2$q) & ~(ka_write$2$q & ~ka_fresh$2$q));
+        take_a$2 = (((ka_ok$2$q & ~ka_bad0$2$q) & ~ka_badh$2$q) & ~(ka_write$2$q & ~ka_fresh$2$q));
         ka_fresh$2$d = (pre_ok$q & ~take_a$2);
-        take_w$3 = ((k_ok$3$q & ~k_bad0$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
+        take_w$3 = (((k_ok$3$q & ~k_bad0$3$q) & ~k_badh$3$q) & ~(k_write$3$q & ~k_fresh$3$q));
         k_fresh$3$d = (pre_ok$q & ~take_w$3);
-        take_a$3 = ((ka_ok$3$q & ~ka_bad0$3$q) & ~(ka_write$3$q & ~ka_fresh$3$q));
+        take_a$3 = (((ka_ok$3$q & ~ka_bad0$3$q) & ~ka_badh$3$q) & ~(ka_write$3$q & ~ka_fresh$3$q));
         ka_fresh$3$d = (pre_ok$q & ~take_a$3);
         c_rdref$d = rd_refused;
         bad_inc$d = 32'h0;
@@ -22140,6 +22234,25 @@ module prnic_top$flow$c_bad0(d,q,clock);
        q <= d;
     end
 endmodule // prnic_top$flow$c_bad0
+
+
+module prnic_top$flow$c_badh(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$c_badh
 
 
 module prnic_top$flow$c_fresh(d,q,clock);
@@ -26373,6 +26486,82 @@ module prnic_top$flow$k_bad0$3(d,q,clock);
 endmodule // prnic_top$flow$k_bad0$3
 
 
+module prnic_top$flow$k_badh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$k_badh$0
+
+
+module prnic_top$flow$k_badh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$k_badh$1
+
+
+module prnic_top$flow$k_badh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$k_badh$2
+
+
+module prnic_top$flow$k_badh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$k_badh$3
+
+
 module prnic_top$flow$k_fresh$0(d,q,clock);
     
     // Module arguments
@@ -26827,6 +27016,82 @@ module prnic_top$flow$ka_bad0$3(d,q,clock);
        q <= d;
     end
 endmodule // prnic_top$flow$ka_bad0$3
+
+
+module prnic_top$flow$ka_badh$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_badh$0
+
+
+module prnic_top$flow$ka_badh$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_badh$1
+
+
+module prnic_top$flow$ka_badh$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_badh$2
+
+
+module prnic_top$flow$ka_badh$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$flow$ka_badh$3
 
 
 module prnic_top$flow$ka_fresh$0(d,q,clock);
@@ -42572,6 +42837,8 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     // Constant declarations
     localparam  c_max_frame = 16'h10cc;
     localparam  c_max_beats_m1 = 16'h21;
+    localparam  c_max_beats_m2 = 16'h20;
+    localparam  c_max_beats_1 = 1'b0;
     localparam  c_km1 = 16'h7f;
     localparam  c_skip = 16'h0;
     localparam  c_skip0 = 1'b1;
@@ -42646,6 +42913,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  in_over$d;
     wire  in_over$q;
     reg  in_over$clock;
+    reg  in_at_max$d;
+    wire  in_at_max$q;
+    reg  in_at_max$clock;
     reg  in_is1$d;
     wire  in_is1$q;
     reg  in_is1$clock;
@@ -43199,6 +43469,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  in_fire;
     reg  over_nx;
     reg  mid_nx;
+    reg  over_f;
+    reg  ready_f;
+    reg  ready_n;
     reg  [1023:0] beat_wide;
     reg  keep_gap;
     reg  [1023:0] h;
@@ -43310,6 +43583,11 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .d(in_over$d),
         .q(in_over$q),
         .clock(in_over$clock)
+    );
+    prnic_top$rxd$in_at_max in_at_max(
+        .d(in_at_max$d),
+        .q(in_at_max$q),
+        .clock(in_at_max$clock)
     );
     prnic_top$rxd$in_is1 in_is1(
         .d(in_is1$d),
@@ -44219,6 +44497,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         in_mid$clock = clk;
         in_beats$clock = clk;
         in_over$clock = clk;
+        in_at_max$clock = clk;
         in_is1$clock = clk;
         hdr$clock = clk;
         flight$clock = clk;
@@ -44379,6 +44658,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         in_mid$d = in_mid$q;
         in_beats$d = in_beats$q;
         in_over$d = in_over$q;
+        in_at_max$d = in_at_max$q;
         in_is1$d = in_is1$q;
         hdr$d = hdr$q;
         flight$d = flight$q;
@@ -44593,18 +44873,20 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         ready_fifo$rst = rst;
         verdict_fifo$rst = rst;
         in_fire = (s_axis_wire_tvalid & ready_q$q);
+        over_f = (~s_axis_wire_tlast & (in_over$q | in_at_max$q));
+        ready_f = ((~s_axis_wire_tlast | flight_lo$q) & (over_f | data_lo$q));
+        ready_n = ((in_mid$q | flight_lo$q) & (in_over$q | data_lo$q));
         if (in_fire) begin
-            if (s_axis_wire_tlast) begin
-                over_nx = 1'b0;
-            end
-            else begin
-                over_nx = (in_over$q | (in_beats$q == c_max_beats_m1));
-            end
+            over_nx = over_f;
             mid_nx = ~s_axis_wire_tlast;
+            ready_q$d = (ready_f & ~rst);
+            store_en$d = ((ready_f & ~over_f) & ~rst);
         end
         else begin
             over_nx = in_over$q;
             mid_nx = in_mid$q;
+            ready_q$d = (ready_n & ~rst);
+            store_en$d = ((ready_n & ~in_over$q) & ~rst);
         end
         in_over$d = over_nx;
         in_mid$d = mid_nx;
@@ -44612,13 +44894,13 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             in_is1$d = (~in_mid$q & ~s_axis_wire_tlast);
             if (s_axis_wire_tlast) begin
                 in_beats$d = 32'h0;
+                in_at_max$d = c_max_beats_1;
             end
             else if (~in_over$q) begin
                 in_beats$d = (in_beats$q + 32'h1);
+                in_at_max$d = (in_beats$q == c_max_beats_m2);
             end
         end
-        ready_q$d = (((mid_nx | flight_lo$q) & (over_nx | data_lo$q)) & ~rst);
-        store_en$d = (ready_q$d & ~over_nx);
         data_fifo$s_en = store_en$q;
         data_fifo$s_valid = (in_fire & ~in_over$q);
         data_fifo$s_data = s_axis_wire_tdata;
@@ -45088,6 +45370,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             store_en$d = 1'b0;
             in_mid$d = 1'b0;
             in_beats$d = 32'h0;
+            in_at_max$d = c_max_beats_1;
             in_over$d = 1'b0;
             in_is1$d = 1'b0;
             flight$d = 32'h0;
@@ -48436,6 +48719,25 @@ module prnic_top$rxd$i2_valid(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$i2_valid
+
+
+module prnic_top$rxd$in_at_max(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$in_at_max
 
 
 module prnic_top$rxd$in_beats(d,q,clock);

@@ -60,6 +60,8 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     // Constant declarations
     localparam  c_max_frame = 16'h10cc;
     localparam  c_max_beats_m1 = 16'h21;
+    localparam  c_max_beats_m2 = 16'h20;
+    localparam  c_max_beats_1 = 1'b0;
     localparam  c_km1 = 16'h7f;
     localparam  c_skip = 16'h0;
     localparam  c_skip0 = 1'b1;
@@ -134,6 +136,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  in_over$d;
     wire  in_over$q;
     reg  in_over$clock;
+    reg  in_at_max$d;
+    wire  in_at_max$q;
+    reg  in_at_max$clock;
     reg  in_is1$d;
     wire  in_is1$q;
     reg  in_is1$clock;
@@ -687,6 +692,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  in_fire;
     reg  over_nx;
     reg  mid_nx;
+    reg  over_f;
+    reg  ready_f;
+    reg  ready_n;
     reg  [1023:0] beat_wide;
     reg  keep_gap;
     reg  [1023:0] h;
@@ -798,6 +806,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .d(in_over$d),
         .q(in_over$q),
         .clock(in_over$clock)
+    );
+    rx_decap$in_at_max in_at_max(
+        .d(in_at_max$d),
+        .q(in_at_max$q),
+        .clock(in_at_max$clock)
     );
     rx_decap$in_is1 in_is1(
         .d(in_is1$d),
@@ -1707,6 +1720,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         in_mid$clock = clk;
         in_beats$clock = clk;
         in_over$clock = clk;
+        in_at_max$clock = clk;
         in_is1$clock = clk;
         hdr$clock = clk;
         flight$clock = clk;
@@ -1867,6 +1881,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         in_mid$d = in_mid$q;
         in_beats$d = in_beats$q;
         in_over$d = in_over$q;
+        in_at_max$d = in_at_max$q;
         in_is1$d = in_is1$q;
         hdr$d = hdr$q;
         flight$d = flight$q;
@@ -2081,18 +2096,20 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         ready_fifo$rst = rst;
         verdict_fifo$rst = rst;
         in_fire = (s_axis_wire_tvalid & ready_q$q);
+        over_f = (~s_axis_wire_tlast & (in_over$q | in_at_max$q));
+        ready_f = ((~s_axis_wire_tlast | flight_lo$q) & (over_f | data_lo$q));
+        ready_n = ((in_mid$q | flight_lo$q) & (in_over$q | data_lo$q));
         if (in_fire) begin
-            if (s_axis_wire_tlast) begin
-                over_nx = 1'b0;
-            end
-            else begin
-                over_nx = (in_over$q | (in_beats$q == c_max_beats_m1));
-            end
+            over_nx = over_f;
             mid_nx = ~s_axis_wire_tlast;
+            ready_q$d = (ready_f & ~rst);
+            store_en$d = ((ready_f & ~over_f) & ~rst);
         end
         else begin
             over_nx = in_over$q;
             mid_nx = in_mid$q;
+            ready_q$d = (ready_n & ~rst);
+            store_en$d = ((ready_n & ~in_over$q) & ~rst);
         end
         in_over$d = over_nx;
         in_mid$d = mid_nx;
@@ -2100,13 +2117,13 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             in_is1$d = (~in_mid$q & ~s_axis_wire_tlast);
             if (s_axis_wire_tlast) begin
                 in_beats$d = 32'h0;
+                in_at_max$d = c_max_beats_1;
             end
             else if (~in_over$q) begin
                 in_beats$d = (in_beats$q + 32'h1);
+                in_at_max$d = (in_beats$q == c_max_beats_m2);
             end
         end
-        ready_q$d = (((mid_nx | flight_lo$q) & (over_nx | data_lo$q)) & ~rst);
-        store_en$d = (ready_q$d & ~over_nx);
         data_fifo$s_en = store_en$q;
         data_fifo$s_valid = (in_fire & ~in_over$q);
         data_fifo$s_data = s_axis_wire_tdata;
@@ -2576,6 +2593,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             store_en$d = 1'b0;
             in_mid$d = 1'b0;
             in_beats$d = 32'h0;
+            in_at_max$d = c_max_beats_1;
             in_over$d = 1'b0;
             in_is1$d = 1'b0;
             flight$d = 32'h0;
@@ -5924,6 +5942,25 @@ module rx_decap$i2_valid(d,q,clock);
     end
           
 endmodule // rx_decap$i2_valid
+
+
+module rx_decap$in_at_max(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$in_at_max
 
 
 module rx_decap$in_beats(d,q,clock);
