@@ -59,7 +59,6 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     
     // Constant declarations
     localparam  c_max_frame = 16'h10cc;
-    localparam  c_max_beats_m1 = 16'h21;
     localparam  c_max_beats_m2 = 16'h20;
     localparam  c_max_beats_1 = 1'b0;
     localparam  c_km1 = 16'h7f;

@@ -172,7 +172,6 @@ pub struct RxDecap<const D: usize, const K: usize> {
     keep_count: KeepCount<K>,
     hdr_swap: ByteSwap<HDR_BITS>,
     c_max_frame: Constant<Bits<16>>,
-    c_max_beats_m1: Constant<Bits<16>>,
     /// `max_beats - 2` (modulo 2^16), and whether `max_beats` is 1.
     c_max_beats_m2: Constant<Bits<16>>,
     c_max_beats_1: Constant<Bit>,
@@ -476,7 +475,6 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             ready_fifo: LutFifo::new(RX_DESC_DEPTH),
             verdict_fifo: LutFifo::new(RX_DESC_DEPTH),
             c_max_frame: Constant::new((max_frame_bytes as LiteralType).into()),
-            c_max_beats_m1: Constant::new(((max_beats - 1) as LiteralType).into()),
             c_max_beats_m2: Constant::new(
                 (((max_beats as LiteralType).wrapping_sub(2)) & 0xffff).into(),
             ),
