@@ -26,13 +26,14 @@ pub fn synth_module(m: &Module, dir: &Path, period_ns: f64) -> Result<ModuleTimi
         .map_err(|e| SynthError(format!("cannot write {}: {e}", v.display())))?;
     let json = dir.join(format!("{}.json", m.name));
     let t = std::time::Instant::now();
-    // The top is mapped block by block (see [`timing::map_with_yosys`]); every other
-    // module is mapped whole, sub-blocks included.
-    let apart = if m.name == "prnic_top" {
+    // The top is mapped block by block, and a block's marked decoders each on their own
+    // (see [`timing::map_with_yosys`]); everything else is mapped whole.
+    let mut apart = if m.name == "prnic_top" {
         timing::child_modules(&m.verilog, m.name)
     } else {
         vec![]
     };
+    apart.extend(timing::marked_apart(&m.verilog));
     timing::map_with_yosys(&v, m.name, &json, &apart).map_err(|e| SynthError(e.0))?;
     let text = std::fs::read_to_string(&json)
         .map_err(|e| SynthError(format!("cannot read {}: {e}", json.display())))?;

@@ -7363,10 +7363,21 @@ module rx_reorder$dec(idx,oh);
     output reg  [255:0] oh;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: one LUT4 per half, then one LUT2 per position.
+    reg [15:0] hi_eq;
+    reg [15:0] lo_eq;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          oh[i] = (idx == i[7:0]);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_eq[k] = (idx[3:0] == k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             oh[16*g + k] = hi_eq[g] & lo_eq[k];
+          end
        end
     end
 endmodule // rx_reorder$dec
@@ -11150,10 +11161,21 @@ module rx_reorder$ntop_dec(idx,oh);
     output reg  [255:0] oh;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: one LUT4 per half, then one LUT2 per position.
+    reg [15:0] hi_eq;
+    reg [15:0] lo_eq;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          oh[i] = (idx == i[7:0]);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_eq[k] = (idx[3:0] == k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             oh[16*g + k] = hi_eq[g] & lo_eq[k];
+          end
        end
     end
 endmodule // rx_reorder$ntop_dec
@@ -11166,10 +11188,25 @@ module rx_reorder$ntop_thm(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // rx_reorder$ntop_thm
@@ -12235,10 +12272,25 @@ module rx_reorder$thm(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // rx_reorder$thm
@@ -12251,10 +12303,25 @@ module rx_reorder$thm_h(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // rx_reorder$thm_h

@@ -20,6 +20,12 @@ const G: usize = 16;
 /// Groups.
 const NG: usize = N / G;
 
+/// Marks a leaf's Verilog for `prnic timing` to map on its own (docs/timing.md, "How a
+/// path is measured"): a decoder of one value, two levels wherever it is placed, which
+/// Yosys's ABC would otherwise stretch to the depth of the deepest path of the block
+/// around it to save LUTs.
+pub const MAP_APART: &str = "prnic-timing: map apart";
+
 /// `oh[i] = (idx == i)`.
 #[derive(LogicBlock, Default)]
 pub struct Decode256 {
@@ -37,17 +43,27 @@ impl Logic for Decode256 {
         self.oh.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(
+        Verilog::Custom(format!(
             "\
-integer i;
+// {MAP_APART}
+// Predecoded halves: one LUT4 per half, then one LUT2 per position.
+reg [15:0] hi_eq;
+reg [15:0] lo_eq;
+integer g;
+integer k;
 always @(*) begin
-   for (i = 0; i < 256; i = i + 1) begin
-      oh[i] = (idx == i[7:0]);
+   for (k = 0; k < 16; k = k + 1) begin
+      hi_eq[k] = (idx[7:4] == k[3:0]);
+      lo_eq[k] = (idx[3:0] == k[3:0]);
+   end
+   for (g = 0; g < 16; g = g + 1) begin
+      for (k = 0; k < 16; k = k + 1) begin
+         oh[16*g + k] = hi_eq[g] & lo_eq[k];
+      end
    end
 end
 "
-            .into(),
-        )
+        ))
     }
 }
 
@@ -66,17 +82,31 @@ impl Logic for Thermo256 {
         self.lt.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(
+        Verilog::Custom(format!(
             "\
-integer i;
+// {MAP_APART}
+// Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+// or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+// one LUT3 per position: two levels where a comparator chain would take five.
+reg [15:0] hi_gt;
+reg [15:0] hi_eq;
+reg [15:0] lo_gt;
+integer g;
+integer k;
 always @(*) begin
-   for (i = 0; i < 256; i = i + 1) begin
-      lt[i] = (i[7:0] < idx);
+   for (k = 0; k < 16; k = k + 1) begin
+      hi_gt[k] = (idx[7:4] > k[3:0]);
+      hi_eq[k] = (idx[7:4] == k[3:0]);
+      lo_gt[k] = (idx[3:0] > k[3:0]);
+   end
+   for (g = 0; g < 16; g = g + 1) begin
+      for (k = 0; k < 16; k = k + 1) begin
+         lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+      end
    end
 end
 "
-            .into(),
-        )
+        ))
     }
 }
 

@@ -220,6 +220,26 @@ pub fn child_modules(verilog: &str, top: &str) -> Vec<String> {
         .collect()
 }
 
+/// The modules of `verilog` whose body carries the mark
+/// [`MAP_APART`](prnic_rtl::vecops::MAP_APART), in the order they are declared: decoders
+/// of one value (`rx_reorder`'s thermometers and one-hot decoders) that take two levels
+/// wherever they sit, mapped apart so ABC keeps them at that depth (see
+/// [`map_with_yosys`]).
+pub fn marked_apart(verilog: &str) -> Vec<String> {
+    let mut module: Option<&str> = None;
+    let mut out: Vec<String> = Vec::new();
+    for l in verilog.lines() {
+        if let Some(rest) = l.strip_prefix("module ") {
+            module = rest.split('(').next().map(str::trim);
+        } else if l.contains(prnic_rtl::vecops::MAP_APART) {
+            if let Some(m) = module.filter(|m| !out.iter().any(|o| o == m)) {
+                out.push(m.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Map `verilog` (top module `top`) with Yosys and write the JSON netlist to `json`.
 ///
 /// Each module named in `apart` is mapped on its own (Yosys `keep_hierarchy` during
@@ -228,7 +248,9 @@ pub fn child_modules(verilog: &str, top: &str) -> Vec<String> {
 /// that depth for area, so in one flattened `prnic_top` the loop of `rx_reorder` sets the
 /// depth every other block is mapped to; a timing-driven vendor flow maps each path to its
 /// own slack instead. Mapping the top's blocks apart keeps each block at its own depth,
-/// as `prnic synth` maps it alone (docs/timing.md has both counts of the same RTL).
+/// as `prnic synth` maps it alone (docs/timing.md has both counts of the same RTL). For the
+/// same reason a block's decoders ([`marked_apart`]) are mapped each on its own: inside
+/// `rx_reorder` ABC stretched its 256-bit thermometers from two levels to five.
 pub fn map_with_yosys(
     verilog: &Path,
     top: &str,
@@ -295,7 +317,36 @@ pub fn path_steps_md(p: &Path_) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::child_modules;
+    use super::{child_modules, marked_apart};
+
+    fn builtin_module(name: &str) -> crate::blocks::Module {
+        crate::blocks::modules(crate::PrnicConfig::builtin())
+            .unwrap()
+            .into_iter()
+            .find(|m| m.name == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn marked_modules_are_found_once_each_at_any_depth() {
+        let mark = prnic_rtl::vecops::MAP_APART;
+        let v = format!(
+            "module top(clk);\nendmodule\nmodule top$a$thm(idx, lt);\n// {mark}\n\
+             // {mark}\nendmodule\nmodule top$b(d);\nendmodule\nmodule top$dec(i);\n\
+             // {mark}\nendmodule\n"
+        );
+        assert_eq!(marked_apart(&v), ["top$a$thm", "top$dec"]);
+    }
+
+    #[test]
+    fn rx_reorder_s_decoders_are_marked() {
+        let mut apart = marked_apart(&builtin_module("rx_reorder").verilog);
+        apart.sort();
+        assert_eq!(
+            apart,
+            ["dec", "ntop_dec", "ntop_thm", "thm", "thm_h"].map(|d| format!("rx_reorder${d}"))
+        );
+    }
 
     #[test]
     fn child_modules_are_the_top_s_direct_instances_only() {
@@ -307,11 +358,7 @@ mod tests {
 
     #[test]
     fn the_generated_top_has_its_blocks_as_children() {
-        let top = crate::blocks::modules(crate::PrnicConfig::builtin())
-            .unwrap()
-            .into_iter()
-            .find(|m| m.name == "prnic_top")
-            .unwrap();
+        let top = builtin_module("prnic_top");
         let kids = child_modules(&top.verilog, top.name);
         for b in [
             "csr", "flow", "tx", "ctx", "crx", "rxd", "rxr", "mac0", "mac1", "arb",
