@@ -41,10 +41,10 @@ module flow_table(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_vali
     localparam  stash_len = 8'h20;
     localparam  stash_lt = 128'hffffffff;
     localparam  tree_groups = 8'hb;
-    localparam  op_write_slot = 2'b0;
-    localparam  op_write_stash = 2'b1;
-    localparam  op_invalidate_slot = 2'b10;
-    localparam  op_invalidate_stash = 2'b11;
+    localparam  op_write_slot = 2'b1;
+    localparam  op_write_stash = 2'b10;
+    localparam  op_invalidate_slot = 2'b11;
+    localparam  op_invalidate_stash = 2'b0;
     localparam  all_ones = 112'hffffffffffffffffffffffffffff;
     localparam  gpos = 56'h49249249249249;
     localparam  gfill = 56'hb6db6db6db6db4;

@@ -605,7 +605,6 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     
     // Local signals
     reg  [2:0] cmd_op;
-    reg  [2:0] cmd_op_m1;
     reg  unused_cfg;
     
     // Sub module instances
@@ -1284,8 +1283,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         csr$hw_id_build_hash_hash = id_build_hash;
         cmd_op = csr$cmd_ft_cmd_op;
         flow$s_update_valid = (csr$cmd_ft_cmd_valid & ((cmd_op >= 32'h1) & (cmd_op <= 32'h4)));
-        cmd_op_m1 = (cmd_op - 32'h1);
-        flow$s_update_op = cmd_op_m1[(32'h0)+:(2)];
+        flow$s_update_op = cmd_op[(32'h0)+:(2)];
         flow$s_read_valid = (csr$cmd_ft_cmd_valid & ((cmd_op == 32'h5) | (cmd_op == 32'h6)));
         flow$s_read_stash = (cmd_op == 32'h6);
         ft_way$d = csr$cfg_ft_loc_way;
@@ -1547,7 +1545,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         csr$hw_cnt_rx_port1_drop_full = ((mac1$status_drop_full) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_port1_drop_error = ((mac1$status_drop_error) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_port1_drop_long = ((mac1$status_drop_long) & 64'hffffffffffffffff);
-        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots | cmd_op_m1[32'h2]);
+        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots);
     end
     
 endmodule // prnic_top
@@ -15439,10 +15437,10 @@ module prnic_top$flow(clk,rst,s_lookup_valid,s_lookup_key,s_lookup_tag,m_result_
     localparam  stash_len = 8'h20;
     localparam  stash_lt = 128'hffffffff;
     localparam  tree_groups = 8'hb;
-    localparam  op_write_slot = 2'b0;
-    localparam  op_write_stash = 2'b1;
-    localparam  op_invalidate_slot = 2'b10;
-    localparam  op_invalidate_stash = 2'b11;
+    localparam  op_write_slot = 2'b1;
+    localparam  op_write_stash = 2'b10;
+    localparam  op_invalidate_slot = 2'b11;
+    localparam  op_invalidate_stash = 2'b0;
     localparam  all_ones = 112'hffffffffffffffffffffffffffff;
     localparam  gpos = 56'h49249249249249;
     localparam  gfill = 56'hb6db6db6db6db4;
@@ -59452,10 +59450,21 @@ module prnic_top$rxr$dec(idx,oh);
     output reg  [255:0] oh;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: one LUT4 per half, then one LUT2 per position.
+    reg [15:0] hi_eq;
+    reg [15:0] lo_eq;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          oh[i] = (idx == i[7:0]);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_eq[k] = (idx[3:0] == k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             oh[16*g + k] = hi_eq[g] & lo_eq[k];
+          end
        end
     end
 endmodule // prnic_top$rxr$dec
@@ -63239,10 +63248,21 @@ module prnic_top$rxr$ntop_dec(idx,oh);
     output reg  [255:0] oh;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: one LUT4 per half, then one LUT2 per position.
+    reg [15:0] hi_eq;
+    reg [15:0] lo_eq;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          oh[i] = (idx == i[7:0]);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_eq[k] = (idx[3:0] == k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             oh[16*g + k] = hi_eq[g] & lo_eq[k];
+          end
        end
     end
 endmodule // prnic_top$rxr$ntop_dec
@@ -63255,10 +63275,25 @@ module prnic_top$rxr$ntop_thm(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // prnic_top$rxr$ntop_thm
@@ -64324,10 +64359,25 @@ module prnic_top$rxr$thm(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // prnic_top$rxr$thm
@@ -64340,10 +64390,25 @@ module prnic_top$rxr$thm_h(idx,lt);
     output reg  [255:0] lt;
     
     // Update code (custom)
-    integer i;
+    // prnic-timing: map apart
+    // Predecoded halves: position 16g+k is below idx when group g is below idx's group,
+    // or is idx's group and k is below idx's low half. One LUT4 per predecoded signal, then
+    // one LUT3 per position: two levels where a comparator chain would take five.
+    reg [15:0] hi_gt;
+    reg [15:0] hi_eq;
+    reg [15:0] lo_gt;
+    integer g;
+    integer k;
     always @(*) begin
-       for (i = 0; i < 256; i = i + 1) begin
-          lt[i] = (i[7:0] < idx);
+       for (k = 0; k < 16; k = k + 1) begin
+          hi_gt[k] = (idx[7:4] > k[3:0]);
+          hi_eq[k] = (idx[7:4] == k[3:0]);
+          lo_gt[k] = (idx[3:0] > k[3:0]);
+       end
+       for (g = 0; g < 16; g = g + 1) begin
+          for (k = 0; k < 16; k = k + 1) begin
+             lt[16*g + k] = hi_gt[g] | (hi_eq[g] & lo_gt[k]);
+          end
        end
     end
 endmodule // prnic_top$rxr$thm_h

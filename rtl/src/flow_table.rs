@@ -30,8 +30,8 @@
 //!   are refused and counted as bad updates. Lookups and read-backs whose results have
 //!   not come out by the reset cycle are dropped.
 //! * `s_lookup_valid`, `s_lookup_key` (`{VNI[55:32], IPv4[31:0]}`), `s_lookup_tag`.
-//! * `s_update_valid`, `s_update_op` (0 write way slot, 1 write stash slot, 2 invalidate
-//!   way slot, 3 invalidate stash slot), `s_update_way`, `s_update_index`, `s_update_key`,
+//! * `s_update_valid`, `s_update_op` (1 write way slot, 2 write stash slot, 3 invalidate
+//!   way slot, 0 invalidate stash slot: [`OP_WRITE_SLOT`] and the others), `s_update_way`, `s_update_index`, `s_update_key`,
 //!   `s_update_value`: one whole entry. For a write, `s_update_key` must be set up one
 //!   cycle ahead (the CSR staging registers are) and the cycle before must carry no
 //!   other command (update or read-back); see *Updates* below. Refused and counted in
@@ -120,10 +120,14 @@ pub const FLOW_TABLE_LATENCY: u32 = 5;
 /// Cycles from an accepted `s_read_valid` to the matching `m_read_valid`.
 pub const FLOW_TABLE_READ_LATENCY: u32 = 4;
 
-pub const OP_WRITE_SLOT: u64 = 0;
-pub const OP_WRITE_STASH: u64 = 1;
-pub const OP_INVALIDATE_SLOT: u64 = 2;
-pub const OP_INVALIDATE_STASH: u64 = 3;
+/// Update ops on `s_update_op`: the low two bits of the FT_CMD register's op (1 write way
+/// slot, 2 write stash slot, 3 invalidate way slot, 4 invalidate stash slot;
+/// docs/regmap.md), so `prnic_top` wires the CSR field to the port with no logic between
+/// (an `op − 1` there was a level of its own ahead of the refusal checks).
+pub const OP_WRITE_SLOT: u64 = 1;
+pub const OP_WRITE_STASH: u64 = 2;
+pub const OP_INVALIDATE_SLOT: u64 = 3;
+pub const OP_INVALIDATE_STASH: u64 = 0;
 
 /// Stash entries per OR / AND group of the value select (one LUT6: three hit-and-value
 /// pairs).

@@ -223,7 +223,6 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     ft_key: DFF<Bits<KEY_BITS>>,
     ft_value: DFF<Bits<VALUE_BITS>>,
     cmd_op: Signal<Local, Bits<3>>,
-    cmd_op_m1: Signal<Local, Bits<3>>,
     // Configuration for blocks that are not in the top yet (TX encapsulation, RX, credit
     // engine), folded into one signal Verilator's lint knows as deliberately unused
     // (`*unused*`); synthesis removes it. Each field leaves this list when its block lands.
@@ -363,7 +362,6 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             ft_key: Default::default(),
             ft_value: Default::default(),
             cmd_op: Default::default(),
-            cmd_op_m1: Default::default(),
             unused_cfg: Default::default(),
         }
     }
@@ -469,9 +467,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.cmd_op.next = self.csr.cmd_ft_cmd_op.val();
         self.flow.s_update_valid.next = (self.csr.cmd_ft_cmd_valid.val()
             & ((self.cmd_op.val() >= 1) & (self.cmd_op.val() <= 4)));
-        // A part-select of an expression is not Verilog: subtract into a local first.
-        self.cmd_op_m1.next = (self.cmd_op.val() - 1);
-        self.flow.s_update_op.next = self.cmd_op_m1.val().get_bits::<2>(0);
+        // The table's update ops are the FT_CMD op's low two bits (flow_table::OP_*).
+        self.flow.s_update_op.next = self.cmd_op.val().get_bits::<2>(0);
         self.flow.s_read_valid.next = (self.csr.cmd_ft_cmd_valid.val()
             & ((self.cmd_op.val() == 5) | (self.cmd_op.val() == 6)));
         self.flow.s_read_stash.next = (self.cmd_op.val() == 6);
@@ -823,7 +820,6 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
             | self.ctx.m_credit_value.val().any()
             | self.ctx.m_credit_waiting.val()
             | self.ctx.status_starved.val()
-            | self.crx.status_slots.val().any()
-            | self.cmd_op_m1.val().get_bit(2));
+            | self.crx.status_slots.val().any());
     }
 }

@@ -1,7 +1,9 @@
 //! Harness for the `flow_table` block: one cycle-level interface over both simulators.
 
 use crate::bridge::{self, Dut};
-use prnic_rtl::flow_table::FlowTable as HdlBlock;
+use prnic_rtl::flow_table::{
+    FlowTable as HdlBlock, OP_INVALIDATE_SLOT, OP_INVALIDATE_STASH, OP_WRITE_SLOT, OP_WRITE_STASH,
+};
 use prnic_verif::flow_table::{SlotWrite, Value};
 use rust_hdl::prelude::*;
 
@@ -37,17 +39,17 @@ impl From<&SlotWrite> for Update {
                 way,
                 index,
                 entry: Some(e),
-            } => (0, way, index, Some(e)),
+            } => (OP_WRITE_SLOT as u8, way, index, Some(e)),
             SlotWrite::Stash {
                 index,
                 entry: Some(e),
-            } => (1, 0, index, Some(e)),
+            } => (OP_WRITE_STASH as u8, 0, index, Some(e)),
             SlotWrite::Slot {
                 way,
                 index,
                 entry: None,
-            } => (2, way, index, None),
-            SlotWrite::Stash { index, entry: None } => (3, 0, index, None),
+            } => (OP_INVALIDATE_SLOT as u8, way, index, None),
+            SlotWrite::Stash { index, entry: None } => (OP_INVALIDATE_STASH as u8, 0, index, None),
         };
         let (key, value) = entry.map(|(k, v)| (k, v.to_bits())).unwrap_or((0, 0));
         Update {

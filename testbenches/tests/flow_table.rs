@@ -6,7 +6,9 @@
 //! and that nothing is left in flight at the end.
 
 use prnic_gen::PrnicConfig;
-use prnic_rtl::flow_table::{FLOW_TABLE_LATENCY, FLOW_TABLE_READ_LATENCY};
+use prnic_rtl::flow_table::{
+    FLOW_TABLE_LATENCY, FLOW_TABLE_READ_LATENCY, OP_INVALIDATE_STASH, OP_WRITE_SLOT, OP_WRITE_STASH,
+};
 use prnic_testbenches::bridge::{Dut, FlowTable};
 use prnic_testbenches::flow_table::{FlowTableSim, HdlFlowTable, Inputs, Outputs, Update};
 use prnic_verif::flow_table::{
@@ -77,7 +79,9 @@ impl Tb {
     /// cycle with the key set up comes first.
     fn cycle(&mut self, lookup: Option<u64>, update: Option<&SlotWrite>) -> Outputs {
         let u = update.map(Update::from);
-        let key = u.filter(|u| u.op <= 1).map(|u| u.key);
+        let key = u
+            .filter(|u| [OP_WRITE_SLOT, OP_WRITE_STASH].contains(&(u.op as u64)))
+            .map(|u| u.key);
         if key.is_some() && self.staged != key {
             self.staged = key;
             self.cycle(None, None);
@@ -520,21 +524,21 @@ fn refused_updates_change_nothing_and_are_counted() {
     let home = |w: usize, k: u64| h.index(w, k) as u16;
     let bad = [
         Update {
-            op: 0,
+            op: OP_WRITE_SLOT as u8,
             way: 1,
             index: g.slots_per_way as u16,
             key: 5,
             value: v.to_bits(),
         },
         Update {
-            op: 1,
+            op: OP_WRITE_STASH as u8,
             way: 0,
             index: g.stash as u16,
             key: 5,
             value: v.to_bits(),
         },
         Update {
-            op: 3,
+            op: OP_INVALIDATE_STASH as u8,
             way: 0,
             index: 60,
             key: 0,
@@ -542,7 +546,7 @@ fn refused_updates_change_nothing_and_are_counted() {
         },
         // Key 5 in way 2, one slot away from its own.
         Update {
-            op: 0,
+            op: OP_WRITE_SLOT as u8,
             way: 2,
             index: (home(2, 5) + 1) % g.slots_per_way as u16,
             key: 5,
@@ -572,7 +576,7 @@ fn refused_updates_change_nothing_and_are_counted() {
     });
     tb.dut.clock(&Inputs {
         update: Some(Update {
-            op: 0,
+            op: OP_WRITE_SLOT as u8,
             way: 1,
             index: home(1, 5),
             key: 5,
@@ -589,7 +593,7 @@ fn refused_updates_change_nothing_and_are_counted() {
     // Two updates back to back: the first is taken, the second refused (and so is a
     // read-back in the same cycle as an update).
     let at_home = |k: u64| Update {
-        op: 0,
+        op: OP_WRITE_SLOT as u8,
         way: 1,
         index: home(1, k),
         key: k,
