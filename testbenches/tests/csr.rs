@@ -337,12 +337,6 @@ fn a_key_written_twice_through_csr_moves_and_is_never_found_twice() {
     let (i0, i3) = (h.index(0, k) as u32, h.index(3, k) as u32);
     program(&mut d, ft_op::WRITE_SLOT, 0, i0, k, value_for(1));
     program(&mut d, ft_op::WRITE_SLOT, 3, i3, k, value_for(2));
-    eprintln!(
-        "DBG bad {} back0 {:?} back3 {:?}",
-        rd(&mut d, CNT_FT_BAD_UPDATE_LO),
-        read_back(&mut d, ft_op::READ_SLOT, 0, i0),
-        read_back(&mut d, ft_op::READ_SLOT, 3, i3)
-    );
     assert_eq!(lookup(&mut d, k), Some(Seen::of(&value_for(2))));
     assert_eq!(read_back(&mut d, ft_op::READ_SLOT, 0, i0), None);
     assert_eq!(
