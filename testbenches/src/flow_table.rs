@@ -226,7 +226,8 @@ impl FlowTableSim for HdlFlowTable {
     }
 }
 
-/// Geometry of the flow table the testbench model was built for (default config).
+/// The flow table's geometry in `cfg`: the golden model's side of the config mapping, used
+/// by every flow-table harness and test.
 pub fn geometry(cfg: &prnic_gen::PrnicConfig) -> prnic_verif::flow_table::Geometry {
     let s = &cfg.flow_table.hash_seeds;
     prnic_verif::flow_table::Geometry {

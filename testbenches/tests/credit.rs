@@ -4,7 +4,7 @@
 use prnic_gen::PrnicConfig;
 use prnic_testbenches::bridge::Dut;
 use prnic_testbenches::credit::{
-    compare_tx, compare_tx_on, credit_rx, params, random_tx_events, run_rx, TxEvent,
+    compare_tx, compare_tx_on, credit_rx, random_tx_events, run_rx, CreditParams, TxEvent,
 };
 use prnic_verif::credit::{Rule, SenderModel};
 use proptest::prelude::*;
@@ -32,7 +32,7 @@ fn check_tx(rule: Rule, seed: u64, n: usize, qps: Vec<u32>, batch: u32, bdp: u32
 
 #[test]
 fn credit_tx_matches_the_model_eq1_and_eq2() {
-    let (batch, bdp, _) = params(cfg());
+    let CreditParams { batch, bdp, .. } = CreditParams::from_config(cfg());
     for rule in [Rule::Eq1, Rule::Eq2] {
         check_tx(rule, 1, 4000, vec![0, 1, 7, 2047], batch, bdp);
         // A small BDP so the credit phase starts early, and same-QP back-to-back events.
@@ -136,7 +136,11 @@ fn on_off_when_credit_exceeds_the_data_left() {
 
 #[test]
 fn credit_rx_round_robin_is_fair_and_paced_without_drift() {
-    let (_, _, (num, den)) = params(cfg());
+    let CreditParams {
+        slot_num: num,
+        slot_den: den,
+        ..
+    } = CreditParams::from_config(cfg());
     let mut d = credit_rx(1024, 2);
     let start = d.cycle();
     let cycles = 200_000u64;
@@ -427,7 +431,7 @@ fn credit_rx_grants_in_the_models_order() {
 /// and every grant after the sweep counts (none lost).
 #[test]
 fn reset_mid_traffic_returns_every_qp_to_its_initial_state_and_conjures_nothing() {
-    let (batch, bdp, _) = params(cfg());
+    let CreditParams { batch, bdp, .. } = CreditParams::from_config(cfg());
     let qps = vec![0, 1, 7, 2047];
     let mut d = prnic_testbenches::credit::credit_tx(Rule::Eq2, batch, bdp);
     let before = compare_tx_on(
@@ -488,7 +492,7 @@ fn reset_mid_traffic_returns_every_qp_to_its_initial_state_and_conjures_nothing(
 #[test]
 fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
     use prnic_rtl::credit_tx::{CREDIT_TX_GRANT_LATENCY, CREDIT_TX_LATENCY, CREDIT_TX_QP_SPACING};
-    let (batch, bdp, _) = params(cfg());
+    let CreditParams { batch, bdp, .. } = CreditParams::from_config(cfg());
     let mut d = prnic_testbenches::credit::credit_tx(Rule::Eq2, batch, bdp);
     let spacing = CREDIT_TX_QP_SPACING as u64;
     // Each request is held until taken; the cycle it is taken in, relative to the first.
@@ -673,7 +677,7 @@ fn credit_tx_two_simulators_agree_cycle_by_cycle() {
         ]
     }
 
-    let (batch, bdp, _) = params(cfg());
+    let CreditParams { batch, bdp, .. } = CreditParams::from_config(cfg());
     let qps = cfg().reorder.qps as u64;
     let mut checked_events = 0u32;
     for (rule, seed) in [(Rule::Eq1, 0x7e11u64), (Rule::Eq2, 0x7e12)] {

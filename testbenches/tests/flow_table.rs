@@ -17,13 +17,7 @@ use prnic_verif::flow_table::{
 use std::collections::VecDeque;
 
 fn geometry() -> Geometry {
-    let c = PrnicConfig::builtin();
-    let s = &c.flow_table.hash_seeds;
-    Geometry {
-        slots_per_way: c.slots_per_way() as usize,
-        stash: c.flow_table.stash as usize,
-        seeds: [s[0], s[1], s[2], s[3]],
-    }
+    prnic_testbenches::flow_table::geometry(PrnicConfig::builtin())
 }
 
 /// Testbench: the DUT, the model image, and the lookups in flight.

@@ -75,7 +75,12 @@ pub fn default_loop_delay(cfg: &PrnicConfig) -> u64 {
 /// a refused QP waits for a grant before it is asked again.
 /// Fails only when the trace file cannot be opened.
 pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridge::TraceError> {
-    let (batch, _, (num, den)) = params(cfg);
+    let CreditParams {
+        batch,
+        slot_num: num,
+        slot_den: den,
+        ..
+    } = CreditParams::from_config(cfg);
     let bdp = lc.bdp;
     let mut d = match &lc.trace {
         Some(p) => bridge::CreditScope::with_trace(p, trace_period_ps(cfg))?,

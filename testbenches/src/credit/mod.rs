@@ -326,11 +326,28 @@ pub fn run_rx(
     grants
 }
 
-/// The default config's credit parameters.
-pub fn params(cfg: &PrnicConfig) -> (u32, u32, (u64, u64)) {
-    (
-        cfg.credit.batch_bytes,
-        cfg.credit.bdp_bytes,
-        cfg.grant_slot_fraction(),
-    )
+/// The credit engine's parameters, taken from the config: the one mapping every credit
+/// harness, test and scenario uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreditParams {
+    /// `credit.batch_bytes`: bytes one grant covers.
+    pub batch: u32,
+    /// `credit.bdp_bytes`: the window a QP may send before credits are needed.
+    pub bdp: u32,
+    /// One batch time in clock cycles is `slot_num / slot_den`: the grant pacing
+    /// ([`PrnicConfig::grant_slot_fraction`]).
+    pub slot_num: u64,
+    pub slot_den: u64,
+}
+
+impl CreditParams {
+    pub fn from_config(cfg: &PrnicConfig) -> Self {
+        let (slot_num, slot_den) = cfg.grant_slot_fraction();
+        Self {
+            batch: cfg.credit.batch_bytes,
+            bdp: cfg.credit.bdp_bytes,
+            slot_num,
+            slot_den,
+        }
+    }
 }
