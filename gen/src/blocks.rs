@@ -11,13 +11,13 @@ use prnic_rtl::cdc::CdcStream;
 use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
-use prnic_rtl::flow_table::{FlowTable, ENTRY_BITS, FLOW_TABLE_LATENCY, WAYS};
-use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc, ACK_BITS};
+use prnic_rtl::flow_table::{FlowTable, FLOW_TABLE_LATENCY};
+use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc};
 use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
-use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES, RX_DESC_DEPTH};
-use prnic_rtl::rx_events::{ACK_REC_BITS, CQE_REC_BITS, EVENT_DEPTH};
-use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY, STATE_BITS_PER_QP as RX_STATE_BITS};
+use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES};
+use prnic_rtl::rx_events::RxEvents;
+use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
 use prnic_rtl::tx_encap::TxEncap;
 use rust_hdl::prelude::*;
@@ -239,20 +239,21 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
     let scope = credit_scope(cfg);
     let rxr = rx_reorder(cfg);
     let rxd = rx_decap::<D, K>(cfg);
-    let rxd_ram_bits =
-        (RxDecap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize + OUTER_BYTES) * D)
-            as u64
-            + (RX_DESC_DEPTH * (2 * 256 + 3)) as u64;
+    let max_frame = cfg.packet.max_frame_bytes as usize;
+    let qps = cfg.reorder.qps as usize;
+    let rxd_ram_bits = RxDecap::<D, K>::ram_bits(max_frame + OUTER_BYTES) as u64;
     let mac = mac_rx::<D, K>(cfg);
-    let mac_ram_bits = (mac_rx_geometry::<D>(cfg).0 * (D + K + 2)) as u64;
+    let mac_ram_bits = MacRxFifo::<D, K>::ram_bits(mac_rx_geometry::<D>(cfg).0) as u64;
     let top = prnic_top::<D, K>(cfg);
     let cdc = cdc_fifo::<D, K, W>();
     let axil = axil_cdc();
     let hcdc = host_cdc::<D, K, WT, WP>();
-    let ram_bits = (WAYS * ENTRY_BITS) as u64 * cfg.slots_per_way() as u64;
-    let tx_ram_bits = (TxEncap::<D, K>::data_fifo_depth(cfg.packet.max_frame_bytes as usize) * D)
-        as u64
-        + (prnic_rtl::tx_encap::DESC_DEPTH * (64 + 113 + 16)) as u64;
+    let ft_ram_bits =
+        FlowTable::ram_bits(cfg.slots_per_way() as usize, cfg.flow_table.stash as usize) as u64;
+    let tx_ram_bits = TxEncap::<D, K>::ram_bits(max_frame) as u64;
+    let ctx_ram_bits = CreditTx::ram_bits(qps) as u64;
+    let crx_ram_bits = CreditRx::ram_bits(qps) as u64;
+    let rxr_ram_bits = RxReorder::ram_bits(qps) as u64;
     Ok(vec![
         Module {
             name: "prnic_top",
@@ -260,12 +261,13 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("prnic_top", &top)?,
             ports: ports_of(&top),
             latency_cycles: None,
-            ram_bits: ram_bits
+            ram_bits: ft_ram_bits
                 + tx_ram_bits
-                + cfg.reorder.qps as u64 * (160 + 32 + 16)
+                + ctx_ram_bits
+                + crx_ram_bits
                 + rxd_ram_bits
-                + cfg.reorder.qps as u64 * RX_STATE_BITS as u64
-                + (EVENT_DEPTH * (CQE_REC_BITS + ACK_REC_BITS)) as u64
+                + rxr_ram_bits
+                + RxEvents::RAM_BITS as u64
                 + 2 * mac_ram_bits,
         },
         Module {
@@ -283,7 +285,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("flow_table", &ft)?,
             ports: ports_of(&ft),
             latency_cycles: Some(FLOW_TABLE_LATENCY),
-            ram_bits,
+            ram_bits: ft_ram_bits,
         },
         Module {
             name: "sprayer",
@@ -307,7 +309,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("credit_tx", &ctx)?,
             ports: ports_of(&ctx),
             latency_cycles: Some(CREDIT_TX_LATENCY),
-            ram_bits: cfg.reorder.qps as u64 * 160,
+            ram_bits: ctx_ram_bits,
         },
         Module {
             name: "credit_rx",
@@ -315,7 +317,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("credit_rx", &crx)?,
             ports: ports_of(&crx),
             latency_cycles: None,
-            ram_bits: cfg.reorder.qps as u64 * (32 + 16),
+            ram_bits: crx_ram_bits,
         },
         Module {
             name: "credit_scope",
@@ -323,7 +325,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("credit_scope", &scope)?,
             ports: ports_of(&scope),
             latency_cycles: None,
-            ram_bits: cfg.reorder.qps as u64 * (160 + 32 + 16),
+            ram_bits: ctx_ram_bits + crx_ram_bits,
         },
         Module {
             name: "rx_reorder",
@@ -331,7 +333,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("rx_reorder", &rxr)?,
             ports: ports_of(&rxr),
             latency_cycles: Some(RX_REORDER_LATENCY),
-            ram_bits: cfg.reorder.qps as u64 * RX_STATE_BITS as u64,
+            ram_bits: rxr_ram_bits,
         },
         Module {
             name: "rx_decap",
@@ -355,7 +357,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("cdc_fifo", &cdc)?,
             ports: ports_of(&cdc),
             latency_cycles: None,
-            ram_bits: 32 * W as u64,
+            ram_bits: CdcStream::<D, K, W>::RAM_BITS as u64,
         },
         Module {
             name: "axil_cdc",
@@ -363,7 +365,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("axil_cdc", &axil)?,
             ports: ports_of(&axil),
             latency_cycles: None,
-            ram_bits: 4 * (49 + 34),
+            ram_bits: AxilCdc::RAM_BITS as u64,
         },
         Module {
             name: "host_cdc",
@@ -371,7 +373,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             verilog: emit("host_cdc", &hcdc)?,
             ports: ports_of(&hcdc),
             latency_cycles: None,
-            ram_bits: 32 * (WT + WP) as u64 + 8 * ACK_BITS as u64,
+            ram_bits: HostCdc::<D, K, WT, WP>::RAM_BITS as u64,
         },
     ])
 }

@@ -116,6 +116,10 @@ pub struct AxilCdc {
 }
 
 impl AxilCdc {
+    /// RAM bits of the request and response FIFOs.
+    pub const RAM_BITS: usize =
+        AsyncFifo::<REQ_BITS, 2, 3>::RAM_BITS + AsyncFifo::<RSP_BITS, 2, 3>::RAM_BITS;
+
     /// `name`: the prefix of the synchronizer modules (unique in the design).
     pub fn new(name: &str) -> Self {
         Self {

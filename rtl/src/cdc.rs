@@ -396,6 +396,9 @@ pub struct AsyncFifo<const N: usize, const A: usize, const P: usize> {
 }
 
 impl<const N: usize, const A: usize, const P: usize> AsyncFifo<N, A, P> {
+    /// RAM bits: 2^`A` words of `N` bits.
+    pub const RAM_BITS: usize = N << A;
+
     /// A FIFO whose two synchronizers are the Verilog modules `<name>_wsync` and
     /// `<name>_rsync` (`name` unique in the design). 2 <= `A` <= 15, `P` = `A` + 1.
     pub fn new(name: &str) -> Self {
@@ -569,6 +572,9 @@ pub struct CdcStream<const D: usize, const K: usize, const W: usize> {
 }
 
 impl<const D: usize, const K: usize, const W: usize> CdcStream<D, K, W> {
+    /// RAM bits of the one FIFO.
+    pub const RAM_BITS: usize = AsyncFifo::<W, 5, 6>::RAM_BITS;
+
     /// `name`: the prefix of the synchronizer modules (unique in the design).
     pub fn new(name: &str) -> Self {
         assert!(W == D + K + 1, "CdcStream<{D}, {K}, {W}>");

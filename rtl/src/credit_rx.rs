@@ -180,6 +180,12 @@ pub struct CreditRx {
 }
 
 impl CreditRx {
+    /// RAM bits for `qps` QP contexts: one request word each, and the ring that holds
+    /// each QP at most once.
+    pub fn ram_bits(qps: usize) -> usize {
+        qps * (WORD_BITS + QP_BITS)
+    }
+
     /// `qps`: QP contexts (power of two); one grant slot every `slot_num / slot_den`
     /// cycles.
     pub fn new(qps: usize, slot_num: u64, slot_den: u64) -> Self {

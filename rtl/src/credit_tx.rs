@@ -359,6 +359,11 @@ pub struct CreditTx {
 }
 
 impl CreditTx {
+    /// RAM bits for `qps` QP contexts: one state word each.
+    pub fn ram_bits(qps: usize) -> usize {
+        qps * STATE_BITS
+    }
+
     /// `qps`: QP contexts (a power of two, 2..=65536).
     pub fn new(qps: usize) -> Self {
         Self {

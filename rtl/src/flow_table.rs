@@ -111,6 +111,8 @@ pub const KEY_BITS: usize = 56;
 pub const VALUE_BITS: usize = 112;
 /// RAM word: `{valid[168], key[167:112], value[111:0]}`.
 pub const ENTRY_BITS: usize = 1 + KEY_BITS + VALUE_BITS;
+/// Stash word: an entry without its valid bit (the stash keeps valid bits in registers).
+const STASH_BITS: usize = ENTRY_BITS - 1;
 pub const TAG_BITS: usize = 16;
 pub const INDEX_BITS: usize = 16;
 pub const WAYS: usize = 4;
@@ -192,7 +194,7 @@ pub struct FlowTable {
     /// `{key, value}` of every stash entry, for read-back only: a copy of the register
     /// stash (which the parallel compare and the value select need), so read-back costs a
     /// few LUTs instead of a 32-way select of 168 bits.
-    stash_ram: DistRam<Bits<168>>,
+    stash_ram: DistRam<Bits<STASH_BITS>>,
     stash_valid: Vec<DFF<Bit>>,
     stash_key: Vec<DFF<Bits<KEY_BITS>>>,
     stash_value: Vec<DFF<Bits<VALUE_BITS>>>,
@@ -419,6 +421,12 @@ fn group_masks() -> (Bits<KEY_BITS>, Bits<KEY_BITS>, Bits<KEY_BITS>) {
 }
 
 impl FlowTable {
+    /// RAM bits of a table with `slots_per_way` slots per way and `stash` stash entries:
+    /// the four ways' block RAM and the stash's distributed RAM.
+    pub fn ram_bits(slots_per_way: usize, stash: usize) -> usize {
+        WAYS * ENTRY_BITS * slots_per_way + STASH_BITS * stash.max(2).next_power_of_two()
+    }
+
     /// `slots_per_way`: power of two, 2..=65536; `stash`: 0..=64; one H3 seed per way.
     pub fn new(slots_per_way: usize, stash: usize, seeds: [u64; WAYS]) -> Self {
         assert!(stash <= MAX_STASH);

@@ -131,6 +131,11 @@ pub struct HostCdc<const D: usize, const K: usize, const WT: usize, const WP: us
 }
 
 impl<const D: usize, const K: usize, const WT: usize, const WP: usize> HostCdc<D, K, WT, WP> {
+    /// RAM bits of the TX, placement and ACK FIFOs.
+    pub const RAM_BITS: usize = AsyncFifo::<WT, 5, 6>::RAM_BITS
+        + AsyncFifo::<WP, 5, 6>::RAM_BITS
+        + AsyncFifo::<ACK_BITS, 3, 4>::RAM_BITS;
+
     /// `name`: the prefix of the synchronizer modules (unique in the design).
     pub fn new(name: &str) -> Self {
         assert!(

@@ -109,6 +109,11 @@ pub struct MacRxFifo<const D: usize, const K: usize> {
 }
 
 impl<const D: usize, const K: usize> MacRxFifo<D, K> {
+    /// RAM bits of a FIFO `depth` beats deep: data, keep, last and the frame mark.
+    pub fn ram_bits(depth: usize) -> usize {
+        depth * (D + K + 2)
+    }
+
     /// `depth`: entries (beats), a power of two; `max_beats`: the longest frame taken,
     /// in beats, 2..=`depth / 2` (so that a frame can be taken while another leaves).
     pub fn new(depth: usize, max_beats: usize) -> Self {

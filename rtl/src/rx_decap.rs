@@ -454,6 +454,12 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             .max(RX_DESC_DEPTH)
     }
 
+    /// RAM bits for `max_frame_bytes` (outer headers included): the data FIFO, and
+    /// the descriptor, ready and verdict FIFOs.
+    pub fn ram_bits(max_frame_bytes: usize) -> usize {
+        Self::data_fifo_depth(max_frame_bytes) * D + RX_DESC_DEPTH * (2 * DESC_BITS + 3)
+    }
+
     /// `max_frame_bytes`: the largest wire frame accepted (outer headers included).
     pub fn new(max_frame_bytes: usize) -> Self {
         assert!(D == 8 * K && (K == 64 || K == 128), "RxDecap bus {D}");

@@ -145,6 +145,9 @@ pub struct RxEvents {
 }
 
 impl RxEvents {
+    /// RAM bits of the CQE and ACK queues.
+    pub const RAM_BITS: usize = EVENT_DEPTH * (CQE_REC_BITS + ACK_REC_BITS);
+
     pub fn new() -> Self {
         Self {
             clk: Default::default(),

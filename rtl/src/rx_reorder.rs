@@ -635,6 +635,11 @@ pub struct RxReorder {
 }
 
 impl RxReorder {
+    /// RAM bits for `qps` QP contexts: the window word and the NAK bit of each.
+    pub fn ram_bits(qps: usize) -> usize {
+        qps * STATE_BITS_PER_QP
+    }
+
     /// `qps`: QP contexts (a power of two, 2..=65536).
     pub fn new(qps: usize) -> Self {
         Self {

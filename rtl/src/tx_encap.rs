@@ -745,6 +745,14 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
         }
     }
 
+    /// RAM bits for `max_frame_bytes`: the frame FIFO, the descriptor, result and port
+    /// FIFOs, and the header FIFO.
+    pub fn ram_bits(max_frame_bytes: usize) -> usize {
+        Self::data_fifo_depth(max_frame_bytes) * D
+            + DESC_DEPTH * (DESC_BITS + RES_BITS + 16)
+            + HDR_DEPTH * HDR_BITS
+    }
+
     /// Depth of the frame FIFO in beats: twice the longest stored frame, rounded up.
     pub fn data_fifo_depth(max_frame_bytes: usize) -> usize {
         (2 * max_frame_bytes.div_ceil(K))
