@@ -3,30 +3,29 @@
 //! the Rust constants `prnic-verif` uses.
 
 use crate::config::{CreditRule, PrnicConfig};
-use prnic_regs::{registers, Access, Kind, Register, Reset, MAGIC};
+use prnic_regs::{registers, Access, ConfigKey, Kind, Register, Reset, MAGIC};
 use prnic_rtl::csr::Csr;
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 
-/// The value of a `Reset::Config` name for this config.
-pub fn config_value(cfg: &PrnicConfig, name: &str) -> u64 {
+/// The value of a `Reset::Config` key for this config.
+pub fn config_value(cfg: &PrnicConfig, key: ConfigKey) -> u64 {
     let hash = u64::from_str_radix(&cfg.hash_hex(), 16).expect("hash is hex");
-    match name {
-        "config_hash_lo" => hash & 0xffff_ffff,
-        "config_hash_hi" => hash >> 32,
-        "sprayer_mode" => cfg.sprayer.mode.encoding(),
-        "sprayer_port_min" => cfg.sprayer.port_min as u64,
-        "sprayer_port_max" => cfg.sprayer.port_max as u64,
-        "reorder_ooo_threshold" => cfg.reorder.ooo_threshold as u64,
-        "reorder_missing_share_pct" => cfg.reorder.missing_share_pct as u64,
-        "reorder_window" => cfg.reorder.window_bits as u64,
-        "credit_rule" => match cfg.credit.rule {
+    match key {
+        ConfigKey::ConfigHashLo => hash & 0xffff_ffff,
+        ConfigKey::ConfigHashHi => hash >> 32,
+        ConfigKey::SprayerMode => cfg.sprayer.mode.encoding(),
+        ConfigKey::SprayerPortMin => cfg.sprayer.port_min as u64,
+        ConfigKey::SprayerPortMax => cfg.sprayer.port_max as u64,
+        ConfigKey::ReorderOooThreshold => cfg.reorder.ooo_threshold as u64,
+        ConfigKey::ReorderMissingSharePct => cfg.reorder.missing_share_pct as u64,
+        ConfigKey::ReorderWindow => cfg.reorder.window_bits as u64,
+        ConfigKey::CreditRule => match cfg.credit.rule {
             CreditRule::Eq1 => 0,
             CreditRule::Eq2 => 1,
         },
-        "credit_batch_bytes" => cfg.credit.batch_bytes as u64,
-        "credit_bdp_bytes" => cfg.credit.bdp_bytes as u64,
-        other => panic!("register description names unknown config value {other}"),
+        ConfigKey::CreditBatchBytes => cfg.credit.batch_bytes as u64,
+        ConfigKey::CreditBdpBytes => cfg.credit.bdp_bytes as u64,
     }
 }
 

@@ -42,12 +42,40 @@ impl Access {
     }
 }
 
+/// A config value a field's reset comes from. `prnic_gen::csr::config_value` maps every
+/// key to the config, exhaustively, so a new key cannot be left unmapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigKey {
+    /// Bits 31:0 of the config's hash.
+    ConfigHashLo,
+    /// Bits 63:32 of the config's hash.
+    ConfigHashHi,
+    /// `sprayer.mode`, encoded as `SPRAY_CTRL.MODE`.
+    SprayerMode,
+    /// `sprayer.port_min`.
+    SprayerPortMin,
+    /// `sprayer.port_max`.
+    SprayerPortMax,
+    /// `reorder.ooo_threshold`.
+    ReorderOooThreshold,
+    /// `reorder.missing_share_pct`.
+    ReorderMissingSharePct,
+    /// `reorder.window_bits`.
+    ReorderWindow,
+    /// `credit.rule`: 0 for Eq. 1, 1 for Eq. 2.
+    CreditRule,
+    /// `credit.batch_bytes`.
+    CreditBatchBytes,
+    /// `credit.bdp_bytes`.
+    CreditBdpBytes,
+}
+
 /// A field's reset (RW) or constant (RO) value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reset {
     Value(u64),
-    /// Filled in from the configuration by name (see `prnic_gen::csr::config_value`).
-    Config(&'static str),
+    /// Filled in from the configuration (see `prnic_gen::csr::config_value`).
+    Config(ConfigKey),
     /// RO: the value comes from a hardware input.
     Hw,
     /// RO: a value the CSR block itself computes (its own error flags).
@@ -187,8 +215,8 @@ pub fn registers() -> Vec<Register> {
             f("MINOR", 0, 16, Ro, Value((MAP_VERSION & 0xffff) as u64), "minor version"),
             f("MAJOR", 16, 16, Ro, Value((MAP_VERSION >> 16) as u64), "major version"),
         ]),
-        reg("ID_CONFIG_HASH_LO", 0x008, "id", "Bits 31:0 of the generating config's hash (manifest.json `config_hash`).", vec![f("HASH", 0, 32, Ro, Config("config_hash_lo"), "config hash low word")]),
-        reg("ID_CONFIG_HASH_HI", 0x00c, "id", "Bits 63:32 of the generating config's hash.", vec![f("HASH", 0, 32, Ro, Config("config_hash_hi"), "config hash high word")]),
+        reg("ID_CONFIG_HASH_LO", 0x008, "id", "Bits 31:0 of the generating config's hash (manifest.json `config_hash`).", vec![f("HASH", 0, 32, Ro, Config(ConfigKey::ConfigHashLo), "config hash low word")]),
+        reg("ID_CONFIG_HASH_HI", 0x00c, "id", "Bits 63:32 of the generating config's hash.", vec![f("HASH", 0, 32, Ro, Config(ConfigKey::ConfigHashHi), "config hash high word")]),
         reg("ID_BUILD_HASH", 0x010, "id", "Build git hash (first 8 hex digits), driven by the integrator so the RTL text does not change with every commit.", vec![f("HASH", 0, 32, Ro, Hw, "git hash, 32 bits")]),
     ];
     for p in 0..2u32 {
@@ -242,7 +270,7 @@ pub fn registers() -> Vec<Register> {
                     0,
                     2,
                     Rw,
-                    Config("sprayer_mode"),
+                    Config(ConfigKey::SprayerMode),
                     "0 per-packet, 1 per-flow hash, 2 fixed (port_min)",
                 ),
                 f(
@@ -261,13 +289,13 @@ pub fn registers() -> Vec<Register> {
             "tx",
             "Outer UDP source-port range (inclusive).",
             vec![
-                f("MIN", 0, 16, Rw, Config("sprayer_port_min"), "lowest port"),
+                f("MIN", 0, 16, Rw, Config(ConfigKey::SprayerPortMin), "lowest port"),
                 f(
                     "MAX",
                     16,
                     16,
                     Rw,
-                    Config("sprayer_port_max"),
+                    Config(ConfigKey::SprayerPortMax),
                     "highest port",
                 ),
             ],
@@ -307,7 +335,7 @@ pub fn registers() -> Vec<Register> {
                     0,
                     16,
                     Rw,
-                    Config("reorder_ooo_threshold"),
+                    Config(ConfigKey::ReorderOooThreshold),
                     "out-of-order degree, packets",
                 ),
                 f(
@@ -315,7 +343,7 @@ pub fn registers() -> Vec<Register> {
                     16,
                     8,
                     Rw,
-                    Config("reorder_missing_share_pct"),
+                    Config(ConfigKey::ReorderMissingSharePct),
                     "missing share in [head, highest], percent",
                 ),
             ],
@@ -330,7 +358,7 @@ pub fn registers() -> Vec<Register> {
                 0,
                 1,
                 Rw,
-                Config("credit_rule"),
+                Config(ConfigKey::CreditRule),
                 "0 Eq.1 min(data, credit); 1 Eq.2 one-batch overdraft",
             )],
         ),
@@ -344,7 +372,7 @@ pub fn registers() -> Vec<Register> {
                 0,
                 32,
                 Rw,
-                Config("credit_batch_bytes"),
+                Config(ConfigKey::CreditBatchBytes),
                 "batch size in bytes",
             )],
         ),
@@ -358,7 +386,7 @@ pub fn registers() -> Vec<Register> {
                 0,
                 32,
                 Rw,
-                Config("credit_bdp_bytes"),
+                Config(ConfigKey::CreditBdpBytes),
                 "BDP in bytes",
             )],
         ),
@@ -404,7 +432,7 @@ pub fn registers() -> Vec<Register> {
             0x068,
             "rx",
             "Receive window in PSNs: packets further than this beyond a QP's head are dropped (at most 256, the per-QP word's size).",
-            vec![f("PSNS", 0, 16, Rw, Config("reorder_window"), "window, PSNs (1..=256)")],
+            vec![f("PSNS", 0, 16, Rw, Config(ConfigKey::ReorderWindow), "window, PSNs (1..=256)")],
         ),
         reg(
             "RX_STATUS",
