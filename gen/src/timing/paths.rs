@@ -2,7 +2,7 @@
 //! of a mapped netlist, from every start point to every end point.
 
 use super::netlist::{
-    is_clock_pin, lutram_arc, parse_netlist, point, readable, role, Cell, Graph, Role,
+    is_clock_pin, lutram_arc, parse_netlist, point, readable, role, Cell, Graph, Netlist, Role,
 };
 use super::{DelayModel, ModuleTiming, Path_, Point, PointKind, Step, TimingError};
 use std::collections::HashMap;
@@ -19,6 +19,53 @@ struct Arrival {
 struct Starts {
     /// (point, clock-to-out) per start id.
     list: Vec<(Point, f64)>,
+}
+
+impl Starts {
+    /// A start point driving net bit `b`, leaving after `tco`.
+    fn add(&mut self, arr: &mut HashMap<u32, Arrival>, point: Point, tco: f64, b: u32) {
+        arr.insert(
+            b,
+            Arrival {
+                delay: tco,
+                levels: 0.0,
+                start: self.list.len(),
+                prev: None,
+            },
+        );
+        self.list.push((point, tco));
+    }
+}
+
+/// The bits of the top's input (`outputs` false) or output ports, each with its label:
+/// the port's name, indexed when the port is wider than one bit.
+fn port_bits(nl: &Netlist, outputs: bool) -> impl Iterator<Item = (String, u32)> + '_ {
+    nl.ports
+        .iter()
+        .filter(move |(_, out, _)| *out == outputs)
+        .flat_map(|(name, _, bits)| {
+            bits.iter().enumerate().filter_map(move |(bi, b)| {
+                let label = if bits.len() == 1 {
+                    name.clone()
+                } else {
+                    format!("{name}[{bi}]")
+                };
+                b.map(|b| (label, b))
+            })
+        })
+}
+
+/// The netlist's clocked cells (flip-flops, RAMs, hard blocks) with their roles.
+fn clocked_cells(nl: &Netlist) -> impl Iterator<Item = (&Cell, Role)> {
+    nl.cells.iter().filter_map(|c| {
+        let r = role(&c.ty).unwrap();
+        (r != Role::Comb).then_some((c, r))
+    })
+}
+
+/// A clocked cell's name as a start or end point label.
+fn cell_label(c: &Cell) -> String {
+    c.name.trim_start_matches('\\').to_string()
 }
 
 /// Analyse a JSON netlist written by [`map_with_yosys`](super::map_with_yosys).
@@ -91,36 +138,11 @@ fn start_points(g: &Graph, m: &DelayModel) -> (Starts, HashMap<u32, Arrival>, Ve
     // Start points.
     let mut starts = Starts { list: vec![] };
     let mut arr: HashMap<u32, Arrival> = HashMap::new();
-    for (name, out, bits) in &nl.ports {
-        if *out {
-            continue;
-        }
-        for (bi, b) in bits.iter().enumerate() {
-            let Some(b) = b else { continue };
-            let label = if bits.len() == 1 {
-                name.clone()
-            } else {
-                format!("{name}[{bi}]")
-            };
-            let id = starts.list.len();
-            starts.list.push((point(PointKind::Port, &label), 0.0));
-            arr.insert(
-                *b,
-                Arrival {
-                    delay: 0.0,
-                    levels: 0.0,
-                    start: id,
-                    prev: None,
-                },
-            );
-        }
+    for (label, b) in port_bits(nl, false) {
+        starts.add(&mut arr, point(PointKind::Port, &label), 0.0, b);
     }
     let mut bram_unreg = vec![];
-    for c in &nl.cells {
-        let r = role(&c.ty).unwrap();
-        if r == Role::Comb {
-            continue;
-        }
+    for (c, r) in clocked_cells(nl) {
         let is_bram = c.ty.starts_with("RAMB");
         let reg_out = |pin: &str| -> bool {
             // RAMB36E2/RAMB18E2: DOA_REG applies to DOUTADOUT*, DOB_REG to DOUTBDOUT*.
@@ -155,26 +177,16 @@ fn start_points(g: &Graph, m: &DelayModel) -> (Starts, HashMap<u32, Arrival>, Ve
                 let raw = if kind == PointKind::Register {
                     name_of(*b)
                 } else {
-                    c.name.trim_start_matches('\\').to_string()
+                    cell_label(c)
                 };
-                let id = starts.list.len();
-                starts.list.push((point(kind, &raw), tco));
-                arr.insert(
-                    *b,
-                    Arrival {
-                        delay: tco,
-                        levels: 0.0,
-                        start: id,
-                        prev: None,
-                    },
-                );
+                starts.add(&mut arr, point(kind, &raw), tco, *b);
                 if kind == PointKind::BramOut {
                     let feeds_logic = loads.get(b).is_some_and(|ls| {
                         ls.iter()
                             .any(|(ci, _)| role(&nl.cells[*ci].ty) == Some(Role::Comb))
                     });
                     if feeds_logic {
-                        let n = readable(c.name.trim_start_matches('\\'));
+                        let n = readable(&cell_label(c));
                         if !bram_unreg.contains(&n) {
                             bram_unreg.push(n);
                         }
@@ -453,11 +465,7 @@ fn end_points(
             *slot = Some(path);
         }
     };
-    for c in &nl.cells {
-        let r = role(&c.ty).unwrap();
-        if r == Role::Comb {
-            continue;
-        }
+    for (c, r) in clocked_cells(nl) {
         for (pin, out, bits) in &c.pins {
             if *out || is_clock_pin(pin) {
                 continue;
@@ -488,25 +496,14 @@ fn end_points(
                         .map(&name_of)
                         .unwrap_or_else(|| c.name.clone())
                 } else {
-                    c.name.trim_start_matches('\\').to_string()
+                    cell_label(c)
                 };
                 consider(point(kind, &raw), tsu, *b, arr);
             }
         }
     }
-    for (name, out, bits) in &nl.ports {
-        if !*out {
-            continue;
-        }
-        for (bi, b) in bits.iter().enumerate() {
-            let Some(b) = b else { continue };
-            let label = if bits.len() == 1 {
-                name.clone()
-            } else {
-                format!("{name}[{bi}]")
-            };
-            consider(point(PointKind::Port, &label), 0.0, *b, arr);
-        }
+    for (label, b) in port_bits(nl, true) {
+        consider(point(PointKind::Port, &label), 0.0, b, arr);
     }
     Ends {
         reg_paths,
