@@ -73071,9 +73071,9 @@ module prnic_top_rst_arb(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_arb
@@ -73085,9 +73085,9 @@ module prnic_top_rst_crx(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_crx
@@ -73099,9 +73099,9 @@ module prnic_top_rst_csr(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_csr
@@ -73113,9 +73113,9 @@ module prnic_top_rst_ctx(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_ctx
@@ -73127,9 +73127,9 @@ module prnic_top_rst_flow(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_flow
@@ -73141,9 +73141,9 @@ module prnic_top_rst_glue(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_glue
@@ -73155,9 +73155,9 @@ module prnic_top_rst_mac0(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_mac0
@@ -73169,9 +73169,9 @@ module prnic_top_rst_mac1(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_mac1
@@ -73183,9 +73183,9 @@ module prnic_top_rst_rxd(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_rxd
@@ -73197,9 +73197,9 @@ module prnic_top_rst_rxe(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_rxe
@@ -73211,9 +73211,9 @@ module prnic_top_rst_rxr(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_rxr
@@ -73225,9 +73225,9 @@ module prnic_top_rst_slices(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_slices
@@ -73239,9 +73239,9 @@ module prnic_top_rst_tx(clock, d, q);
     input wire clock;
     input wire d;
     output wire q;
-    (* dont_merge *) reg r = 1'b1;
+    (* dont_merge *) reg r = 1'd1;
     always @(posedge clock) begin
-       r <= d;
+        r <= d;
     end
     assign q = r;
 endmodule // prnic_top_rst_tx

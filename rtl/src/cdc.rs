@@ -27,14 +27,65 @@
 use crate::ram::DistRam;
 use rust_hdl::prelude::*;
 
-fn check_module_name(module: &str) {
+/// Panics unless `module` is a plain Verilog identifier (letters, digits, `_`).
+pub(crate) fn check_module_name(module: &str) {
     assert!(
         !module.is_empty()
             && module
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_'),
-        "synchronizer module name {module}"
+        "hand-written module name {module}"
     );
+}
+
+/// One register kept apart in its own Verilog module `(clock, d, q)`: how [`GrayReg`] and
+/// the reset copies (`reset.rs`) carry synthesis attributes rust-hdl cannot write.
+pub(crate) struct KeptRegister<'a> {
+    /// The module (unique in the design) and the instance inside the wrapper.
+    pub module: &'a str,
+    pub instance: &'a str,
+    /// The comment above the module.
+    pub comment: &'a str,
+    /// The register's name and its attributes, e.g. `(* dont_merge *)`.
+    pub reg: &'a str,
+    pub attributes: &'a str,
+    /// Width in bits; a width of 1 declares scalars.
+    pub width: usize,
+    /// The power-up value.
+    pub init: u64,
+}
+
+impl KeptRegister<'_> {
+    pub fn hdl(&self) -> Verilog {
+        let (m, r, w) = (self.module, self.reg, self.width);
+        let range = if w == 1 {
+            String::new()
+        } else {
+            format!("[{}:0] ", w - 1)
+        };
+        Verilog::Wrapper(Wrapper {
+            code: format!("{m} {i}(.clock(clock), .d(d), .q(q));\n", i = self.instance),
+            cores: format!(
+                "
+{comment}
+(* keep_hierarchy = \"yes\" *)
+module {m}(clock, d, q);
+    input wire clock;
+    input wire {range}d;
+    output wire {range}q;
+    {attr} reg {range}{r} = {w}'d{init};
+    always @(posedge clock) begin
+        {r} <= d;
+    end
+    assign q = {r};
+endmodule // {m}
+",
+                comment = self.comment,
+                attr = self.attributes,
+                init = self.init,
+            ),
+        })
+    }
 }
 
 /// Two flip-flops of the destination clock in a row, nothing between them, both marked
@@ -205,32 +256,17 @@ impl<const N: usize> Logic for GrayReg<N> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Wrapper(Wrapper {
-            code: format!(
-                "{m} gray_ff(.clock(clock), .d(d), .q(q));\n",
-                m = self._module
-            ),
-            cores: format!(
-                "
-// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
-// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.
-(* keep_hierarchy = \"yes\" *)
-module {m}(clock, d, q);
-    input wire clock;
-    input wire [{msb}:0] d;
-    output wire [{msb}:0] q;
-    (* dont_touch = \"true\", preserve = 1 *) reg [{msb}:0] gray = {n}'d0;
-    always @(posedge clock) begin
-        gray <= d;
-    end
-    assign q = gray;
-endmodule // {m}
-",
-                m = self._module,
-                msb = N - 1,
-                n = N,
-            ),
-        })
+        KeptRegister {
+            module: &self._module,
+            instance: "gray_ff",
+            comment: "// A Gray-coded pointer register (rtl/src/cdc.rs): its bits cross to another clock's
+// synchronizer. Kept whole so synthesis does not merge it with the binary pointer.",
+            reg: "gray",
+            attributes: "(* dont_touch = \"true\", preserve = 1 *)",
+            width: N,
+            init: 0,
+        }
+        .hdl()
     }
 
     fn timing(&self) -> Vec<TimingInfo> {

@@ -21,6 +21,7 @@
 //! * `d`: the reset, active high.
 //! * `q`: `d` one clock later; 1 at power-up.
 
+use crate::cdc::{check_module_name, KeptRegister};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -37,12 +38,7 @@ pub struct ResetCopy {
 impl ResetCopy {
     /// A copy held in the Verilog module `module` (unique in the file: one per block).
     pub fn new(module: &str) -> Self {
-        assert!(
-            module
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_'),
-            "reset copy module name {module}"
-        );
+        check_module_name(module);
         Self {
             clock: Default::default(),
             d: Default::default(),
@@ -66,27 +62,17 @@ impl Logic for ResetCopy {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Wrapper(Wrapper {
-            code: format!("{m} copy(.clock(clock), .d(d), .q(q));\n", m = self._module),
-            cores: format!(
-                "
-// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
-// module, kept apart, so synthesis does not merge the copies back into one net.
-(* keep_hierarchy = \"yes\" *)
-module {m}(clock, d, q);
-    input wire clock;
-    input wire d;
-    output wire q;
-    (* dont_merge *) reg r = 1'b1;
-    always @(posedge clock) begin
-       r <= d;
-    end
-    assign q = r;
-endmodule // {m}
-",
-                m = self._module
-            ),
-        })
+        KeptRegister {
+            module: &self._module,
+            instance: "copy",
+            comment: "// A copy of the synchronized reset for one block of the top (rtl/src/reset.rs): its own
+// module, kept apart, so synthesis does not merge the copies back into one net.",
+            reg: "r",
+            attributes: "(* dont_merge *)",
+            width: 1,
+            init: 1,
+        }
+        .hdl()
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
