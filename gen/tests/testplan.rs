@@ -59,6 +59,24 @@ fn test_functions(src: &str) -> Vec<String> {
 }
 
 /// What is wrong with `plan` against the files under `root`; empty when it is right.
+/// Every `.rs` file under `dir`, sorted: a test binary may be one file or a folder of
+/// modules (`tests/<name>/main.rs`).
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
 fn problems(plan: &str, root: &Path, integration_dirs: &[&str]) -> Vec<String> {
     let mut found = vec![];
     let refs = references(plan);
@@ -75,16 +93,13 @@ fn problems(plan: &str, root: &Path, integration_dirs: &[&str]) -> Vec<String> {
         listed.insert(format!("{file}::{func}"));
     }
     for dir in integration_dirs {
-        let mut files: Vec<_> = fs::read_dir(root.join(dir))
-            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        for path in files
-            .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        {
-            let name = path.file_name().unwrap().to_string_lossy();
-            let src = fs::read_to_string(path).unwrap_or_default();
+        for path in rust_files(&root.join(dir)) {
+            let name = path
+                .strip_prefix(root.join(dir))
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let src = fs::read_to_string(&path).unwrap_or_default();
             for func in test_functions(&src) {
                 let r = format!("{dir}/{name}::{func}");
                 if !listed.contains(&r) {
