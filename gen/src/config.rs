@@ -302,6 +302,10 @@ mod d {
 
 /// Per-QP reorder state must fit the paper's 80 bytes.
 pub const MAX_REORDER_STATE_BYTES: u32 = 80;
+/// The largest `credit.batch_bytes`.
+pub const MAX_BATCH_BYTES: u32 = 1 << 20;
+/// The largest `credit.bdp_bytes`.
+pub const MAX_BDP_BYTES: u32 = 1 << 26;
 /// PSNs are 24 bits in the BTH.
 pub const PSN_BITS: u32 = 24;
 

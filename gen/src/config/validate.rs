@@ -184,19 +184,19 @@ impl PrnicConfig {
                 ),
             ));
         }
-        if cr.batch_bytes > 1 << 20 {
+        if cr.batch_bytes > MAX_BATCH_BYTES {
             return Err(invalid(
                 "credit.batch_bytes",
-                format!("{} is above 1048576", cr.batch_bytes),
+                format!("{} is above {MAX_BATCH_BYTES}", cr.batch_bytes),
             ));
         }
         if cr.bdp_bytes < cr.batch_bytes
             || !cr.bdp_bytes.is_multiple_of(cr.batch_bytes)
-            || cr.bdp_bytes > 1 << 26
+            || cr.bdp_bytes > MAX_BDP_BYTES
         {
             return Err(invalid(
                 "credit.bdp_bytes",
-                format!("{} must be a whole number of batches (credit.batch_bytes = {}), at most 67108864", cr.bdp_bytes, cr.batch_bytes),
+                format!("{} must be a whole number of batches (credit.batch_bytes = {}), at most {MAX_BDP_BYTES}", cr.bdp_bytes, cr.batch_bytes),
             ));
         }
         let r = &c.reorder;

@@ -1,6 +1,7 @@
 //! The scenario file: its schema, defaults and limits (`Scenario::parse`).
 
 use super::*;
+use prnic_gen::config::{MAX_BATCH_BYTES, MAX_BDP_BYTES};
 
 /// Which RNICs a scenario runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -160,11 +161,13 @@ pub(super) fn d_senders() -> u32 {
 pub(super) fn d_credits() -> Credits {
     Credits::Off
 }
+// The receive window, thresholds and credit parameters default to the config's, so a
+// scenario that leaves them out runs what the generated CSRs reset to.
 pub(super) fn d_batch() -> u64 {
-    16 << 10
+    PrnicConfig::builtin().credit.batch_bytes as u64
 }
 pub(super) fn d_bdp() -> u64 {
-    64 << 10
+    PrnicConfig::builtin().credit.bdp_bytes as u64
 }
 
 pub(super) fn d_policy() -> PathPolicy {
@@ -193,13 +196,13 @@ pub(super) fn d_rto() -> f64 {
 pub const MODEL_MAX_WINDOW: u32 = 65_536;
 
 pub(super) fn d_window() -> u32 {
-    256
+    PrnicConfig::builtin().reorder.window_bits
 }
 pub(super) fn d_ooo() -> u32 {
-    64
+    PrnicConfig::builtin().reorder.ooo_threshold
 }
 pub(super) fn d_pct() -> u32 {
-    25
+    PrnicConfig::builtin().reorder.missing_share_pct
 }
 pub(super) fn d_seed() -> u64 {
     1
@@ -418,16 +421,28 @@ impl Scenario {
         if self.credits != Credits::Off && self.backend == Backend::Rtl {
             return bad("credits", "the credit loop runs with backend = \"model\" (credit messages are not framed by the RTL)".into());
         }
-        if self.credit_batch_bytes < 1024 || self.credit_batch_bytes > 1 << 30 {
+        // The limits of the config's credit.batch_bytes and credit.bdp_bytes.
+        if !(1024..=MAX_BATCH_BYTES as u64).contains(&self.credit_batch_bytes) {
             return bad(
                 "credit_batch_bytes",
-                format!("{} is not in 1024..=2^30", self.credit_batch_bytes),
+                format!(
+                    "{} is not in 1024..={MAX_BATCH_BYTES}",
+                    self.credit_batch_bytes
+                ),
             );
         }
-        if self.credit_bdp_bytes > 1 << 30 {
+        if self.credit_bdp_bytes < self.credit_batch_bytes
+            || !self
+                .credit_bdp_bytes
+                .is_multiple_of(self.credit_batch_bytes)
+            || self.credit_bdp_bytes > MAX_BDP_BYTES as u64
+        {
             return bad(
                 "credit_bdp_bytes",
-                format!("{} is above 2^30", self.credit_bdp_bytes),
+                format!(
+                    "{} must be a whole number of batches (credit_batch_bytes = {}), at most {MAX_BDP_BYTES}",
+                    self.credit_bdp_bytes, self.credit_batch_bytes
+                ),
             );
         }
         if !(self.credit_rate_gbps >= 0.0 && self.credit_rate_gbps <= 100_000.0) {
