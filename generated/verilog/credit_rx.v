@@ -52,12 +52,10 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
     reg  ring$m_pop;
     wire  ring$full;
     wire  ring$status_overflow;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  [47:0] z$d;
     wire  [47:0] z$q;
     reg  z$clock;
@@ -253,15 +251,11 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         .full(ring$full),
         .status_overflow(ring$status_overflow)
     );
-    credit_rx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    credit_rx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    credit_rx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     credit_rx$z z(
         .d(z$d),
@@ -496,8 +490,6 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
     
     // Update code
     always @(*) begin
-        clearing$clock = clk;
-        clear_index$clock = clk;
         z$clock = clk;
         bp$clock = clk;
         bp_count$clock = clk;
@@ -544,8 +536,6 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         cnt_grants$clock = clk;
         cnt_idle$clock = clk;
         cnt_slots$clock = clk;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         z$d = z$q;
         bp$d = bp$q;
         bp_count$d = bp_count$q;
@@ -592,13 +582,15 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         cnt_grants$d = cnt_grants$q;
         cnt_idle$d = cnt_idle$q;
         cnt_slots$d = cnt_slots$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         ring$clk = clk;
         ring$rst = rst;
         bp$d = (s_pcie_depth > cfg_bp_threshold);
-        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~clearing$q);
+        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~sweep$active);
         if (bp$q) begin
             if ((bp_count$q == 32'h0)) begin
                 bp_count$d = (cfg_bp_slowdown - 32'h1);
@@ -610,9 +602,9 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         else begin
             bp_count$d = 32'h0;
         end
-        ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
+        ev_onoff = ((s_onoff_valid & ~sweep$active) & ~rst);
         ev_slot = ((slot_pending$q & ring$m_valid) & ~s_onoff_valid);
-        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~sweep$active) & ~rst);
         slot_empty = ((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid);
         if (slot_empty) begin
             slot_wait$d = (slot_wait$q + 32'h1);
@@ -790,18 +782,12 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
         ram$write_address = w1_qp$q;
         ram$write_data = w1_word$q;
         ram$write_enable = w1_valid$q;
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             z$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
@@ -820,10 +806,10 @@ module credit_rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_onoff_
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~sweep$active) & ~rst);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_idle_slots = cnt_idle$q;
@@ -869,44 +855,6 @@ module credit_rx$bp_count(d,q,clock);
     end
           
 endmodule // credit_rx$bp_count
-
-
-module credit_rx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_rx$clear_index
-
-
-module credit_rx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_rx$clearing
 
 
 module credit_rx$cnt_grants(d,q,clock);
@@ -2204,6 +2152,98 @@ module credit_rx$slot_wait(d,q,clock);
     end
           
 endmodule // credit_rx$slot_wait
+
+
+module credit_rx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    credit_rx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    credit_rx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // credit_rx$sweep
+
+
+module credit_rx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$sweep$clear_index
+
+
+module credit_rx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_rx$sweep$clearing
 
 
 module credit_rx$w1_all(d,q,clock);

@@ -887,12 +887,10 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     reg  ring$m_pop;
     wire  ring$full;
     wire  ring$status_overflow;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  [47:0] z$d;
     wire  [47:0] z$q;
     reg  z$clock;
@@ -1088,15 +1086,11 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         .full(ring$full),
         .status_overflow(ring$status_overflow)
     );
-    credit_scope$rx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    credit_scope$rx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    credit_scope$rx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     credit_scope$rx$z z(
         .d(z$d),
@@ -1331,8 +1325,6 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
     
     // Update code
     always @(*) begin
-        clearing$clock = clk;
-        clear_index$clock = clk;
         z$clock = clk;
         bp$clock = clk;
         bp_count$clock = clk;
@@ -1379,8 +1371,6 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         cnt_grants$clock = clk;
         cnt_idle$clock = clk;
         cnt_slots$clock = clk;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         z$d = z$q;
         bp$d = bp$q;
         bp_count$d = bp_count$q;
@@ -1427,13 +1417,15 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         cnt_grants$d = cnt_grants$q;
         cnt_idle$d = cnt_idle$q;
         cnt_slots$d = cnt_slots$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         ring$clk = clk;
         ring$rst = rst;
         bp$d = (s_pcie_depth > cfg_bp_threshold);
-        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~clearing$q);
+        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~sweep$active);
         if (bp$q) begin
             if ((bp_count$q == 32'h0)) begin
                 bp_count$d = (cfg_bp_slowdown - 32'h1);
@@ -1445,9 +1437,9 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         else begin
             bp_count$d = 32'h0;
         end
-        ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
+        ev_onoff = ((s_onoff_valid & ~sweep$active) & ~rst);
         ev_slot = ((slot_pending$q & ring$m_valid) & ~s_onoff_valid);
-        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~sweep$active) & ~rst);
         slot_empty = ((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid);
         if (slot_empty) begin
             slot_wait$d = (slot_wait$q + 32'h1);
@@ -1625,18 +1617,12 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
         ram$write_address = w1_qp$q;
         ram$write_data = w1_word$q;
         ram$write_enable = w1_valid$q;
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             z$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
@@ -1655,10 +1641,10 @@ module credit_scope$rx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~sweep$active) & ~rst);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_idle_slots = cnt_idle$q;
@@ -1704,44 +1690,6 @@ module credit_scope$rx$bp_count(d,q,clock);
     end
           
 endmodule // credit_scope$rx$bp_count
-
-
-module credit_scope$rx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_scope$rx$clear_index
-
-
-module credit_scope$rx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_scope$rx$clearing
 
 
 module credit_scope$rx$cnt_grants(d,q,clock);
@@ -3041,6 +2989,98 @@ module credit_scope$rx$slot_wait(d,q,clock);
 endmodule // credit_scope$rx$slot_wait
 
 
+module credit_scope$rx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    credit_scope$rx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    credit_scope$rx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // credit_scope$rx$sweep
+
+
+module credit_scope$rx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$sweep$clear_index
+
+
+module credit_scope$rx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$rx$sweep$clearing
+
+
 module credit_scope$rx$w1_all(d,q,clock);
     
     // Module arguments
@@ -3352,12 +3392,10 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     reg  [15:0] g_hold_qp$d;
     wire  [15:0] g_hold_qp$q;
     reg  g_hold_qp$clock;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -3879,15 +3917,11 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         .q(g_hold_qp$q),
         .clock(g_hold_qp$clock)
     );
-    credit_scope$tx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    credit_scope$tx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    credit_scope$tx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     credit_scope$tx$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -4619,8 +4653,6 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
     always @(*) begin
         g_hold_valid$clock = clk;
         g_hold_qp$clock = clk;
-        clearing$clock = clk;
-        clear_index$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -4768,8 +4800,6 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         neg_batch_p$clock = clk;
         g_hold_valid$d = g_hold_valid$q;
         g_hold_qp$d = g_hold_qp$q;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -4915,12 +4945,14 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         p_pos_old$d = p_pos_old$q;
         p_debt$d = p_debt$q;
         neg_batch_p$d = neg_batch_p$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         gq$clk = clk;
         gq$rst = rst;
-        g_push = (((s_grant_valid & ~gq$full) & ~clearing$q) & ~rst);
+        g_push = (((s_grant_valid & ~gq$full) & ~sweep$active) & ~rst);
         gq$s_valid = g_push;
         gq$s_data = (s_grant_qp & depth_m1);
         if ((s_grant_valid & ~g_push)) begin
@@ -4935,8 +4967,8 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         send_qp = (s_send_qp & depth_m1);
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
-        ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
-        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~clearing$q);
+        ev_grant = (((g_hold_valid$q & ~g_haz) & ~sweep$active) & ~rst);
+        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~sweep$active);
         ev_send = (s_send_valid & s_send_ready);
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
@@ -5275,18 +5307,12 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
             debt_error$d = 1'b1;
         end
         init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = init_state;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             s1_valid$d = 1'b0;
             s2_valid$d = 1'b0;
             s3_valid$d = 1'b0;
@@ -5334,7 +5360,7 @@ module credit_scope$tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remain
         m_onoff_valid = out_onoff_valid$q;
         m_onoff_qp = out_send_qp$q;
         m_onoff_on = out_onoff_on$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_wasted_bytes = cnt_wasted$q;
@@ -6561,44 +6587,6 @@ module credit_scope$tx$c_waiting(d,q,clock);
     end
           
 endmodule // credit_scope$tx$c_waiting
-
-
-module credit_scope$tx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_scope$tx$clear_index
-
-
-module credit_scope$tx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_scope$tx$clearing
 
 
 module credit_scope$tx$cnt_grants(d,q,clock);
@@ -8447,6 +8435,98 @@ module credit_scope$tx$s3_valid(d,q,clock);
     end
           
 endmodule // credit_scope$tx$s3_valid
+
+
+module credit_scope$tx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    credit_scope$tx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    credit_scope$tx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // credit_scope$tx$sweep
+
+
+module credit_scope$tx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$tx$sweep$clear_index
+
+
+module credit_scope$tx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_scope$tx$sweep$clearing
 
 
 module credit_scope$tx$u_active(d,q,clock);

@@ -68,12 +68,10 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     reg  [15:0] g_hold_qp$d;
     wire  [15:0] g_hold_qp$q;
     reg  g_hold_qp$clock;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -595,15 +593,11 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         .q(g_hold_qp$q),
         .clock(g_hold_qp$clock)
     );
-    credit_tx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    credit_tx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    credit_tx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     credit_tx$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -1335,8 +1329,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
     always @(*) begin
         g_hold_valid$clock = clk;
         g_hold_qp$clock = clk;
-        clearing$clock = clk;
-        clear_index$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -1484,8 +1476,6 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         neg_batch_p$clock = clk;
         g_hold_valid$d = g_hold_valid$q;
         g_hold_qp$d = g_hold_qp$q;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -1631,12 +1621,14 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         p_pos_old$d = p_pos_old$q;
         p_debt$d = p_debt$q;
         neg_batch_p$d = neg_batch_p$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         gq$clk = clk;
         gq$rst = rst;
-        g_push = (((s_grant_valid & ~gq$full) & ~clearing$q) & ~rst);
+        g_push = (((s_grant_valid & ~gq$full) & ~sweep$active) & ~rst);
         gq$s_valid = g_push;
         gq$s_data = (s_grant_qp & depth_m1);
         if ((s_grant_valid & ~g_push)) begin
@@ -1651,8 +1643,8 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         send_qp = (s_send_qp & depth_m1);
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
-        ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
-        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~clearing$q);
+        ev_grant = (((g_hold_valid$q & ~g_haz) & ~sweep$active) & ~rst);
+        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~sweep$active);
         ev_send = (s_send_valid & s_send_ready);
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
@@ -1991,18 +1983,12 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
             debt_error$d = 1'b1;
         end
         init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = init_state;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             s1_valid$d = 1'b0;
             s2_valid$d = 1'b0;
             s3_valid$d = 1'b0;
@@ -2050,7 +2036,7 @@ module credit_tx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remaining,m_
         m_onoff_valid = out_onoff_valid$q;
         m_onoff_qp = out_send_qp$q;
         m_onoff_on = out_onoff_on$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_wasted_bytes = cnt_wasted$q;
@@ -3277,44 +3263,6 @@ module credit_tx$c_waiting(d,q,clock);
     end
           
 endmodule // credit_tx$c_waiting
-
-
-module credit_tx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$clear_index
-
-
-module credit_tx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // credit_tx$clearing
 
 
 module credit_tx$cnt_grants(d,q,clock);
@@ -5163,6 +5111,98 @@ module credit_tx$s3_valid(d,q,clock);
     end
           
 endmodule // credit_tx$s3_valid
+
+
+module credit_tx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    credit_tx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    credit_tx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // credit_tx$sweep
+
+
+module credit_tx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$sweep$clear_index
+
+
+module credit_tx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // credit_tx$sweep$clearing
 
 
 module credit_tx$u_active(d,q,clock);

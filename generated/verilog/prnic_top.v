@@ -1792,12 +1792,10 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     reg  ring$m_pop;
     wire  ring$full;
     wire  ring$status_overflow;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  [47:0] z$d;
     wire  [47:0] z$q;
     reg  z$clock;
@@ -1993,15 +1991,11 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         .full(ring$full),
         .status_overflow(ring$status_overflow)
     );
-    prnic_top$crx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    prnic_top$crx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    prnic_top$crx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     prnic_top$crx$z z(
         .d(z$d),
@@ -2236,8 +2230,6 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
     
     // Update code
     always @(*) begin
-        clearing$clock = clk;
-        clear_index$clock = clk;
         z$clock = clk;
         bp$clock = clk;
         bp_count$clock = clk;
@@ -2284,8 +2276,6 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         cnt_grants$clock = clk;
         cnt_idle$clock = clk;
         cnt_slots$clock = clk;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         z$d = z$q;
         bp$d = bp$q;
         bp_count$d = bp_count$q;
@@ -2332,13 +2322,15 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         cnt_grants$d = cnt_grants$q;
         cnt_idle$d = cnt_idle$q;
         cnt_slots$d = cnt_slots$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         ring$clk = clk;
         ring$rst = rst;
         bp$d = (s_pcie_depth > cfg_bp_threshold);
-        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~clearing$q);
+        tick = ((~bp$q | (bp_count$q == 32'h0)) & ~sweep$active);
         if (bp$q) begin
             if ((bp_count$q == 32'h0)) begin
                 bp_count$d = (cfg_bp_slowdown - 32'h1);
@@ -2350,9 +2342,9 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         else begin
             bp_count$d = 32'h0;
         end
-        ev_onoff = ((s_onoff_valid & ~clearing$q) & ~rst);
+        ev_onoff = ((s_onoff_valid & ~sweep$active) & ~rst);
         ev_slot = ((slot_pending$q & ring$m_valid) & ~s_onoff_valid);
-        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        ev_req = ((((s_req_valid & ~ev_slot) & ~s_onoff_valid) & ~sweep$active) & ~rst);
         slot_empty = ((slot_pending$q & ~ring$m_valid) & ~s_onoff_valid);
         if (slot_empty) begin
             slot_wait$d = (slot_wait$q + 32'h1);
@@ -2530,18 +2522,12 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
         ram$write_address = w1_qp$q;
         ram$write_data = w1_word$q;
         ram$write_enable = w1_valid$q;
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             z$d = 32'h0;
             bp_count$d = 32'h0;
             slot_pending$d = 1'b0;
@@ -2560,10 +2546,10 @@ module prnic_top$crx(clk,rst,s_req_valid,s_req_ready,s_req_qp,s_onoff_valid,s_on
             cnt_idle$d = 32'h0;
             cnt_slots$d = 32'h0;
         end
-        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~clearing$q) & ~rst);
+        s_req_ready = (((~ev_slot & ~s_onoff_valid) & ~sweep$active) & ~rst);
         m_grant_valid = out_valid$q;
         m_grant_qp = out_qp$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_idle_slots = cnt_idle$q;
@@ -2609,44 +2595,6 @@ module prnic_top$crx$bp_count(d,q,clock);
     end
           
 endmodule // prnic_top$crx$bp_count
-
-
-module prnic_top$crx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$crx$clear_index
-
-
-module prnic_top$crx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$crx$clearing
 
 
 module prnic_top$crx$cnt_grants(d,q,clock);
@@ -3944,6 +3892,98 @@ module prnic_top$crx$slot_wait(d,q,clock);
     end
           
 endmodule // prnic_top$crx$slot_wait
+
+
+module prnic_top$crx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    prnic_top$crx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    prnic_top$crx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // prnic_top$crx$sweep
+
+
+module prnic_top$crx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$sweep$clear_index
+
+
+module prnic_top$crx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$crx$sweep$clearing
 
 
 module prnic_top$crx$w1_all(d,q,clock);
@@ -9866,12 +9906,10 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     reg  [15:0] g_hold_qp$d;
     wire  [15:0] g_hold_qp$q;
     reg  g_hold_qp$clock;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -10393,15 +10431,11 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         .q(g_hold_qp$q),
         .clock(g_hold_qp$clock)
     );
-    prnic_top$ctx$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    prnic_top$ctx$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    prnic_top$ctx$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     prnic_top$ctx$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -11133,8 +11167,6 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     always @(*) begin
         g_hold_valid$clock = clk;
         g_hold_qp$clock = clk;
-        clearing$clock = clk;
-        clear_index$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -11282,8 +11314,6 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         neg_batch_p$clock = clk;
         g_hold_valid$d = g_hold_valid$q;
         g_hold_qp$d = g_hold_qp$q;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -11429,12 +11459,14 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         p_pos_old$d = p_pos_old$q;
         p_debt$d = p_debt$q;
         neg_batch_p$d = neg_batch_p$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         ram$clk = clk;
         ram$read_enable = 1'b1;
         ram$out_enable = 1'b1;
         gq$clk = clk;
         gq$rst = rst;
-        g_push = (((s_grant_valid & ~gq$full) & ~clearing$q) & ~rst);
+        g_push = (((s_grant_valid & ~gq$full) & ~sweep$active) & ~rst);
         gq$s_valid = g_push;
         gq$s_data = (s_grant_qp & depth_m1);
         if ((s_grant_valid & ~g_push)) begin
@@ -11449,8 +11481,8 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         send_qp = (s_send_qp & depth_m1);
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
-        ev_grant = (((g_hold_valid$q & ~g_haz) & ~clearing$q) & ~rst);
-        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~clearing$q);
+        ev_grant = (((g_hold_valid$q & ~g_haz) & ~sweep$active) & ~rst);
+        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~sweep$active);
         ev_send = (s_send_valid & s_send_ready);
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
@@ -11789,18 +11821,12 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
             debt_error$d = 1'b1;
         end
         init_state = (((cfg_bdp) & 160'hffffffffffffffffffffffffffffffffffffffff) << 32'h20);
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = init_state;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             s1_valid$d = 1'b0;
             s2_valid$d = 1'b0;
             s3_valid$d = 1'b0;
@@ -11848,7 +11874,7 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         m_onoff_valid = out_onoff_valid$q;
         m_onoff_qp = out_send_qp$q;
         m_onoff_on = out_onoff_on$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_requests = cnt_requests$q;
         status_grants = cnt_grants$q;
         status_wasted_bytes = cnt_wasted$q;
@@ -13075,44 +13101,6 @@ module prnic_top$ctx$c_waiting(d,q,clock);
     end
           
 endmodule // prnic_top$ctx$c_waiting
-
-
-module prnic_top$ctx$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$ctx$clear_index
-
-
-module prnic_top$ctx$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$ctx$clearing
 
 
 module prnic_top$ctx$cnt_grants(d,q,clock);
@@ -14961,6 +14949,98 @@ module prnic_top$ctx$s3_valid(d,q,clock);
     end
           
 endmodule // prnic_top$ctx$s3_valid
+
+
+module prnic_top$ctx$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    prnic_top$ctx$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    prnic_top$ctx$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // prnic_top$ctx$sweep
+
+
+module prnic_top$ctx$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$sweep$clear_index
+
+
+module prnic_top$ctx$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$sweep$clearing
 
 
 module prnic_top$ctx$u_active(d,q,clock);
@@ -52270,12 +52350,10 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     wire  [255:0] ntop_thm$lt;
     reg  [15:0] spread$v;
     wire  [255:0] spread$out;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  [2:0] cfg_block$d;
     wire  [2:0] cfg_block$q;
     reg  cfg_block$clock;
@@ -53646,15 +53724,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .v(spread$v),
         .out(spread$out)
     );
-    prnic_top$rxr$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    prnic_top$rxr$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    prnic_top$rxr$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     prnic_top$rxr$cfg_block cfg_block(
         .d(cfg_block$d),
@@ -55454,8 +55528,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     
     // Update code
     always @(*) begin
-        clearing$clock = clk;
-        clear_index$clock = clk;
         cfg_block$clock = clk;
         cfg_wm1$clock = clk;
         cfg_q$clock = clk;
@@ -55784,8 +55856,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         g_rel0$clock = clk;
         g_rel1$clock = clk;
         g_ord$clock = clk;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         cfg_block$d = cfg_block$q;
         cfg_wm1$d = cfg_wm1$q;
         cfg_q$d = cfg_q$q;
@@ -56114,6 +56184,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         g_rel0$d = g_rel0$q;
         g_rel1$d = g_rel1$q;
         g_ord$d = g_ord$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         d_gf_any$0$clock = clk;
         d_gf_any$0$d = d_gf_any$0$q;
         d_gf_idx$0$clock = clk;
@@ -56183,8 +56255,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cfg_wm1$d = (((cfg_window) & 24'hffffff) - 32'h1);
         cfg_q$d = (32'h64 - ((cfg_miss_pct) & 8'hff));
         cfg_never$d = (cfg_miss_pct > 32'h64);
-        ev_cfg = ((s_qp_valid & ~clearing$q) & ~rst);
-        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~clearing$q) & ~rst) & (~m_hold & ~|cfg_block$q));
+        ev_cfg = ((s_qp_valid & ~sweep$active) & ~rst);
+        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~sweep$active) & ~rst) & (~m_hold & ~|cfg_block$q));
         if (ev_cfg) begin
             cfg_block$d = 32'h5;
         end
@@ -57012,18 +57084,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         if (o_nak$q) begin
             cnt_naks$d = (cnt_naks$q + 32'h1);
         end
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             cfg_block$d = 32'h0;
             a_valid$d = 1'b0;
             b_valid$d = 1'b0;
@@ -57374,8 +57440,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             l_ncqe$d = 32'h0;
         end
         unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | (((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | ((|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | |la_dw$1[(32'h0)+:(23)]))) | ((|la_dp$2[(32'h0)+:(23)] | |la_dw$2[(32'h0)+:(23)]) | (|la_dp$3[(32'h0)+:(23)] | |la_dw$3[(32'h0)+:(23)]))))) | (|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]));
-        s_qp_ready = ~clearing$q;
-        s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~m_hold) & ~|cfg_block$q);
+        s_qp_ready = ~sweep$active;
+        s_hdr_ready = (((~s_qp_valid & ~sweep$active) & ~m_hold) & ~|cfg_block$q);
         m_verdict_valid = o_valid$q;
         m_verdict_code = o_code$q;
         m_verdict_qp = o_qp$q;
@@ -57395,7 +57461,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         m_nak_valid = o_nak$q;
         m_nak_psn = o_h$q;
         m_nak_missing = o_missing$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_placed = cnt_placed$q;
         status_duplicate = cnt_duplicate$q;
         status_beyond_window = cnt_beyond$q;
@@ -58548,44 +58614,6 @@ module prnic_top$rxr$cfg_wm1(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$cfg_wm1
-
-
-module prnic_top$rxr$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$clear_index
-
-
-module prnic_top$rxr$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$clearing
 
 
 module prnic_top$rxr$cnt_acks(d,q,clock);
@@ -64350,6 +64378,98 @@ module prnic_top$rxr$sum_b(a,total);
        total = {1'b0, lo} + {1'b0, hi};
     end
 endmodule // prnic_top$rxr$sum_b
+
+
+module prnic_top$rxr$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    prnic_top$rxr$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    prnic_top$rxr$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // prnic_top$rxr$sweep
+
+
+module prnic_top$rxr$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$sweep$clear_index
+
+
+module prnic_top$rxr$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$sweep$clearing
 
 
 module prnic_top$rxr$thm(idx,lt);

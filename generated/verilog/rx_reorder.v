@@ -183,12 +183,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     wire  [255:0] ntop_thm$lt;
     reg  [15:0] spread$v;
     wire  [255:0] spread$out;
-    reg  clearing$d;
-    wire  clearing$q;
-    reg  clearing$clock;
-    reg  [15:0] clear_index$d;
-    wire  [15:0] clear_index$q;
-    reg  clear_index$clock;
+    reg  sweep$clk;
+    reg  sweep$rst;
+    wire  sweep$active;
+    wire  [15:0] sweep$index;
     reg  [2:0] cfg_block$d;
     wire  [2:0] cfg_block$q;
     reg  cfg_block$clock;
@@ -1559,15 +1557,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .v(spread$v),
         .out(spread$out)
     );
-    rx_reorder$clearing clearing(
-        .d(clearing$d),
-        .q(clearing$q),
-        .clock(clearing$clock)
-    );
-    rx_reorder$clear_index clear_index(
-        .d(clear_index$d),
-        .q(clear_index$q),
-        .clock(clear_index$clock)
+    rx_reorder$sweep sweep(
+        .clk(sweep$clk),
+        .rst(sweep$rst),
+        .active(sweep$active),
+        .index(sweep$index)
     );
     rx_reorder$cfg_block cfg_block(
         .d(cfg_block$d),
@@ -3367,8 +3361,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     
     // Update code
     always @(*) begin
-        clearing$clock = clk;
-        clear_index$clock = clk;
         cfg_block$clock = clk;
         cfg_wm1$clock = clk;
         cfg_q$clock = clk;
@@ -3697,8 +3689,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         g_rel0$clock = clk;
         g_rel1$clock = clk;
         g_ord$clock = clk;
-        clearing$d = clearing$q;
-        clear_index$d = clear_index$q;
         cfg_block$d = cfg_block$q;
         cfg_wm1$d = cfg_wm1$q;
         cfg_q$d = cfg_q$q;
@@ -4027,6 +4017,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         g_rel0$d = g_rel0$q;
         g_rel1$d = g_rel1$q;
         g_ord$d = g_ord$q;
+        sweep$clk = clk;
+        sweep$rst = rst;
         d_gf_any$0$clock = clk;
         d_gf_any$0$d = d_gf_any$0$q;
         d_gf_idx$0$clock = clk;
@@ -4096,8 +4088,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cfg_wm1$d = (((cfg_window) & 24'hffffff) - 32'h1);
         cfg_q$d = (32'h64 - ((cfg_miss_pct) & 8'hff));
         cfg_never$d = (cfg_miss_pct > 32'h64);
-        ev_cfg = ((s_qp_valid & ~clearing$q) & ~rst);
-        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~clearing$q) & ~rst) & (~m_hold & ~|cfg_block$q));
+        ev_cfg = ((s_qp_valid & ~sweep$active) & ~rst);
+        ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~sweep$active) & ~rst) & (~m_hold & ~|cfg_block$q));
         if (ev_cfg) begin
             cfg_block$d = 32'h5;
         end
@@ -4925,18 +4917,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         if (o_nak$q) begin
             cnt_naks$d = (cnt_naks$q + 32'h1);
         end
-        if (clearing$q) begin
-            ram$write_address = clear_index$q;
+        if (sweep$active) begin
+            ram$write_address = sweep$index;
             ram$write_data = 32'h0;
             ram$write_enable = 1'b1;
-            clear_index$d = (clear_index$q + 32'h1);
-            if ((clear_index$q == depth_m1)) begin
-                clearing$d = 1'b0;
-            end
         end
         if (rst) begin
-            clearing$d = 1'b1;
-            clear_index$d = 32'h0;
             cfg_block$d = 32'h0;
             a_valid$d = 1'b0;
             b_valid$d = 1'b0;
@@ -5287,8 +5273,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             l_ncqe$d = 32'h0;
         end
         unused_bits = (((|k_diff[(32'h0)+:(16)] | (cs_c1[32'h0] | |cs_a[(32'h0)+:(6)])) | (((((sf$0$found | sf$1$found) | (sf$2$found | sf$3$found)) | ((d_s1$q | sfh$from_b) | (|sum_a$0$total[(32'h7)+:(2)] | |sum_a$1$total[(32'h7)+:(2)]))) | (((|sum_a$2$total[(32'h7)+:(2)] | |sum_a$3$total[(32'h7)+:(2)]) | (|j_hi$q | (|w2_word$q[(32'h18c)+:(2)] | |w3_word$q[(32'h18c)+:(2)]))) | ((|d_dp[(32'h0)+:(23)] | |d_dw[(32'h0)+:(23)]) | (|d_g0[(32'h0)+:(23)] | (|d_g1[(32'h0)+:(23)] | |f_d0[(32'h0)+:(23)]))))) | (((|f_d1[(32'h0)+:(23)] | |f_d01[(32'h0)+:(23)]) | ((|la_dp$0[(32'h0)+:(23)] | |la_dw$0[(32'h0)+:(23)]) | (|la_dp$1[(32'h0)+:(23)] | |la_dw$1[(32'h0)+:(23)]))) | ((|la_dp$2[(32'h0)+:(23)] | |la_dw$2[(32'h0)+:(23)]) | (|la_dp$3[(32'h0)+:(23)] | |la_dw$3[(32'h0)+:(23)]))))) | (|d_g0w[(32'h0)+:(23)] | |d_g1w[(32'h0)+:(23)]));
-        s_qp_ready = ~clearing$q;
-        s_hdr_ready = (((~s_qp_valid & ~clearing$q) & ~m_hold) & ~|cfg_block$q);
+        s_qp_ready = ~sweep$active;
+        s_hdr_ready = (((~s_qp_valid & ~sweep$active) & ~m_hold) & ~|cfg_block$q);
         m_verdict_valid = o_valid$q;
         m_verdict_code = o_code$q;
         m_verdict_qp = o_qp$q;
@@ -5308,7 +5294,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         m_nak_valid = o_nak$q;
         m_nak_psn = o_h$q;
         m_nak_missing = o_missing$q;
-        status_clearing = clearing$q;
+        status_clearing = sweep$active;
         status_placed = cnt_placed$q;
         status_duplicate = cnt_duplicate$q;
         status_beyond_window = cnt_beyond$q;
@@ -6461,44 +6447,6 @@ module rx_reorder$cfg_wm1(d,q,clock);
     end
           
 endmodule // rx_reorder$cfg_wm1
-
-
-module rx_reorder$clear_index(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$clear_index
-
-
-module rx_reorder$clearing(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$clearing
 
 
 module rx_reorder$cnt_acks(d,q,clock);
@@ -12263,6 +12211,98 @@ module rx_reorder$sum_b(a,total);
        total = {1'b0, lo} + {1'b0, hi};
     end
 endmodule // rx_reorder$sum_b
+
+
+module rx_reorder$sweep(clk,rst,active,index);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    output reg  active;
+    output reg  [15:0] index;
+    
+    // Constant declarations
+    localparam  last = 16'h7ff;
+    
+    // Stub signals
+    reg  clearing$d;
+    wire  clearing$q;
+    reg  clearing$clock;
+    reg  [15:0] clear_index$d;
+    wire  [15:0] clear_index$q;
+    reg  clear_index$clock;
+    
+    // Sub module instances
+    rx_reorder$sweep$clearing clearing(
+        .d(clearing$d),
+        .q(clearing$q),
+        .clock(clearing$clock)
+    );
+    rx_reorder$sweep$clear_index clear_index(
+        .d(clear_index$d),
+        .q(clear_index$q),
+        .clock(clear_index$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        clearing$clock = clk;
+        clear_index$clock = clk;
+        clearing$d = clearing$q;
+        clear_index$d = clear_index$q;
+        if (clearing$q) begin
+            clear_index$d = (clear_index$q + 32'h1);
+            if ((clear_index$q == last)) begin
+                clearing$d = 1'b0;
+            end
+        end
+        if (rst) begin
+            clearing$d = 1'b1;
+            clear_index$d = 32'h0;
+        end
+        active = clearing$q;
+        index = clear_index$q;
+    end
+    
+endmodule // rx_reorder$sweep
+
+
+module rx_reorder$sweep$clear_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$sweep$clear_index
+
+
+module rx_reorder$sweep$clearing(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$sweep$clearing
 
 
 module rx_reorder$thm(idx,lt);

@@ -41,7 +41,7 @@
 
 use crate::credit_tx::QP_BITS;
 use crate::fifo::Fifo;
-use crate::ram::PipeRam;
+use crate::ram::{PipeRam, RamSweep};
 use rust_hdl::prelude::*;
 
 const WORD_BITS: usize = 32;
@@ -85,8 +85,7 @@ pub struct CreditRx {
     z_sign: Constant<Bits<48>>,
     z_low: Constant<Bits<48>>,
     slot_wait_max: Constant<Bits<3>>,
-    clearing: DFF<Bit>,
-    clear_index: DFF<Bits<QP_BITS>>,
+    sweep: RamSweep,
     /// `acc + den - num`, stored XORed with its reset value so the power-up zero means
     /// what reset means: a slot is due at the next tick when it is >= 0.
     z: DFF<Bits<48>>,
@@ -227,8 +226,7 @@ impl CreditRx {
             z_sign: Constant::new((1u64 << (bits - 1)).into()),
             z_low: Constant::new(((1u64 << (bits - 1)) - 1).into()),
             slot_wait_max: Constant::new(SLOT_WAIT.into()),
-            clearing: Default::default(),
-            clear_index: Default::default(),
+            sweep: RamSweep::new(qps),
             z: Default::default(),
             bp: Default::default(),
             bp_count: Default::default(),
@@ -317,8 +315,6 @@ impl Logic for CreditRx {
         dff_setup!(
             self,
             clk,
-            clearing,
-            clear_index,
             z,
             bp,
             bp_count,
@@ -366,6 +362,8 @@ impl Logic for CreditRx {
             cnt_idle,
             cnt_slots
         );
+        self.sweep.clk.next = self.clk.val();
+        self.sweep.rst.next = self.rst.val();
         self.ram.clk.next = self.clk.val();
         self.ram.read_enable.next = true;
         self.ram.out_enable.next = true;
@@ -377,7 +375,7 @@ impl Logic for CreditRx {
         self.bp.d.next = (self.s_pcie_depth.val() > self.cfg_bp_threshold.val());
         // No slots during the reset sweep.
         self.tick.next =
-            ((!self.bp.q.val() | (self.bp_count.q.val() == 0)) & !self.clearing.q.val());
+            ((!self.bp.q.val() | (self.bp_count.q.val() == 0)) & !self.sweep.active.val());
         if self.bp.q.val() {
             if (self.bp_count.q.val() == 0) {
                 self.bp_count.d.next = (self.cfg_bp_slowdown.val() - 1);
@@ -391,14 +389,14 @@ impl Logic for CreditRx {
         // ON/OFF has no ready: it always goes first (a due slot waits a cycle; the
         // accumulator keeps running, so the pacing does not drift).
         self.ev_onoff.next =
-            ((self.s_onoff_valid.val() & !self.clearing.q.val()) & !self.rst.val());
+            ((self.s_onoff_valid.val() & !self.sweep.active.val()) & !self.rst.val());
         // No slot is pending during the sweep (reset clears it and no tick sets it), so
         // the pop needs no `clearing` term.
         self.ev_slot.next =
             ((self.slot_pending.q.val() & self.ring.m_valid.val()) & !self.s_onoff_valid.val());
         self.ev_req.next = ((((self.s_req_valid.val() & !self.ev_slot.val())
             & !self.s_onoff_valid.val())
-            & !self.clearing.q.val())
+            & !self.sweep.active.val())
             & !self.rst.val());
         // A due slot with nobody in the ring waits SLOT_WAIT cycles (a request taken just
         // before it reaches the ring that late), then passes unused; slots never bank up.
@@ -599,18 +597,12 @@ impl Logic for CreditRx {
         self.ram.write_address.next = self.w1_qp.q.val();
         self.ram.write_data.next = self.w1_word.q.val();
         self.ram.write_enable.next = self.w1_valid.q.val();
-        if self.clearing.q.val() {
-            self.ram.write_address.next = self.clear_index.q.val();
+        if self.sweep.active.val() {
+            self.ram.write_address.next = self.sweep.index.val();
             self.ram.write_data.next = 0.into();
             self.ram.write_enable.next = true;
-            self.clear_index.d.next = (self.clear_index.q.val() + 1);
-            if (self.clear_index.q.val() == self.depth_m1.val()) {
-                self.clearing.d.next = false;
-            }
         }
         if self.rst.val() {
-            self.clearing.d.next = true;
-            self.clear_index.d.next = 0.into();
             self.z.d.next = 0.into();
             self.bp_count.d.next = 0.into();
             self.slot_pending.d.next = false;
@@ -631,11 +623,11 @@ impl Logic for CreditRx {
         }
 
         self.s_req_ready.next = (((!self.ev_slot.val() & !self.s_onoff_valid.val())
-            & !self.clearing.q.val())
+            & !self.sweep.active.val())
             & !self.rst.val());
         self.m_grant_valid.next = self.out_valid.q.val();
         self.m_grant_qp.next = self.out_qp.q.val();
-        self.status_clearing.next = self.clearing.q.val();
+        self.status_clearing.next = self.sweep.active.val();
         self.status_requests.next = self.cnt_requests.q.val();
         self.status_grants.next = self.cnt_grants.q.val();
         self.status_idle_slots.next = self.cnt_idle.q.val();

@@ -69,7 +69,7 @@
 //! count.
 
 use crate::fifo::Fifo;
-use crate::ram::PipeRam;
+use crate::ram::{PipeRam, RamSweep};
 use rust_hdl::prelude::*;
 
 /// QP index width on every port (the RAM uses the low bits).
@@ -138,8 +138,7 @@ pub struct CreditTx {
     g_hold_qp: DFF<Bits<QP_BITS>>,
     depth_m1: Constant<Bits<QP_BITS>>,
     ones: Constant<Bits<32>>,
-    clearing: DFF<Bit>,
-    clear_index: DFF<Bits<QP_BITS>>,
+    sweep: RamSweep,
     s1_valid: DFF<Bit>,
     s1_grant: DFF<Bit>,
     s1_qp: DFF<Bits<QP_BITS>>,
@@ -405,8 +404,7 @@ impl CreditTx {
             g_hold_qp: Default::default(),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             ones: Constant::new(0xffff_ffff_u64.into()),
-            clearing: Default::default(),
-            clear_index: Default::default(),
+            sweep: RamSweep::new(qps),
             s1_valid: Default::default(),
             s1_grant: Default::default(),
             s1_qp: Default::default(),
@@ -615,8 +613,6 @@ impl Logic for CreditTx {
             clk,
             g_hold_valid,
             g_hold_qp,
-            clearing,
-            clear_index,
             s1_valid,
             s1_grant,
             s1_qp,
@@ -763,6 +759,8 @@ impl Logic for CreditTx {
             p_debt,
             neg_batch_p
         );
+        self.sweep.clk.next = self.clk.val();
+        self.sweep.rst.next = self.rst.val();
         self.ram.clk.next = self.clk.val();
         self.ram.read_enable.next = true;
         self.ram.out_enable.next = true;
@@ -771,7 +769,7 @@ impl Logic for CreditTx {
 
         // ---- Grants: into the queue (they cannot wait), or dropped and counted. -----
         self.g_push.next = (((self.s_grant_valid.val() & !self.gq.full.val())
-            & !self.clearing.q.val())
+            & !self.sweep.active.val())
             & !self.rst.val());
         self.gq.s_valid.next = self.g_push.val();
         self.gq.s_data.next = (self.s_grant_qp.val() & self.depth_m1.val());
@@ -796,7 +794,7 @@ impl Logic for CreditTx {
             | (self.s2_valid.q.val() & (self.s2_qp.q.val() == self.send_qp.val())))
             | (self.s3_valid.q.val() & (self.s3_qp.q.val() == self.send_qp.val())));
         self.ev_grant.next = (((self.g_hold_valid.q.val() & !self.g_haz.val())
-            & !self.clearing.q.val())
+            & !self.sweep.active.val())
             & !self.rst.val());
         // `s_send_ready` does not look at `rst`: a request taken in a reset cycle sets
         // only S1's valid, which the reset clears in that cycle, and the sender in
@@ -804,7 +802,7 @@ impl Logic for CreditTx {
         // high from the cycle after. Gating it put the reset copy's 425 loads ahead of the
         // slice's 43 load enables (4 levels, 3.30 ns of the 2.95 ns cycle).
         self.s_send_ready.next =
-            ((!self.g_hold_valid.q.val() & !self.s_haz.val()) & !self.clearing.q.val());
+            ((!self.g_hold_valid.q.val() & !self.s_haz.val()) & !self.sweep.active.val());
         self.ev_send.next = (self.s_send_valid.val() & self.s_send_ready.val());
         if self.ev_grant.val() {
             self.g_hold_valid.d.next = false;
@@ -1212,18 +1210,12 @@ impl Logic for CreditTx {
 
         // ---- Reset: sweep every QP word to {free = BDP}. ---------------------------
         self.init_state.next = (bit_cast::<STATE_BITS, 32>(self.cfg_bdp.val()) << 32);
-        if self.clearing.q.val() {
-            self.ram.write_address.next = self.clear_index.q.val();
+        if self.sweep.active.val() {
+            self.ram.write_address.next = self.sweep.index.val();
             self.ram.write_data.next = self.init_state.val();
             self.ram.write_enable.next = true;
-            self.clear_index.d.next = (self.clear_index.q.val() + 1);
-            if (self.clear_index.q.val() == self.depth_m1.val()) {
-                self.clearing.d.next = false;
-            }
         }
         if self.rst.val() {
-            self.clearing.d.next = true;
-            self.clear_index.d.next = 0.into();
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
             self.s3_valid.d.next = false;
@@ -1276,7 +1268,7 @@ impl Logic for CreditTx {
         self.m_onoff_valid.next = self.out_onoff_valid.q.val();
         self.m_onoff_qp.next = self.out_send_qp.q.val();
         self.m_onoff_on.next = self.out_onoff_on.q.val();
-        self.status_clearing.next = self.clearing.q.val();
+        self.status_clearing.next = self.sweep.active.val();
         self.status_requests.next = self.cnt_requests.q.val();
         self.status_grants.next = self.cnt_grants.q.val();
         self.status_wasted_bytes.next = self.cnt_wasted.q.val();

@@ -75,7 +75,7 @@
 //! fewer than [`RX_REORDER_LATENCY`] + 2 results fit (headers already accepted still leave).
 
 use crate::psn::NotBelow4x4;
-use crate::ram::{BitRam, PipeRam};
+use crate::ram::{BitRam, PipeRam, RamSweep};
 use crate::vecops::{
     Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256,
 };
@@ -188,8 +188,7 @@ pub struct RxReorder {
     depth_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     spread: Spread16,
-    clearing: DFF<Bit>,
-    clear_index: DFF<Bits<16>>,
+    sweep: RamSweep,
     cfg_block: DFF<Bits<3>>,
     cfg_wm1: DFF<Bits<24>>,
     cfg_q: DFF<Bits<8>>,
@@ -714,8 +713,7 @@ impl RxReorder {
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             one16: Constant::new(1.into()),
             spread: Default::default(),
-            clearing: Default::default(),
-            clear_index: Default::default(),
+            sweep: RamSweep::new(qps),
             cfg_block: Default::default(),
             cfg_wm1: Default::default(),
             cfg_q: Default::default(),
@@ -1153,8 +1151,6 @@ impl Logic for RxReorder {
         dff_setup!(
             self,
             clk,
-            clearing,
-            clear_index,
             cfg_block,
             cfg_wm1,
             cfg_q,
@@ -1484,6 +1480,8 @@ impl Logic for RxReorder {
             g_rel1,
             g_ord
         );
+        self.sweep.clk.next = self.clk.val();
+        self.sweep.rst.next = self.rst.val();
         // The register arrays, clocked and holding by default like dff_setup's.
         self.d_gf_any[0].clock.next = self.clk.val();
         self.d_gf_any[0].d.next = self.d_gf_any[0].q.val();
@@ -1562,9 +1560,9 @@ impl Logic for RxReorder {
         // ============ Accept: QP commands first, one event per cycle. ================
         // A QP command rewrites its word five cycles later; headers wait until then, so
         // no header ever needs a command's result forwarded.
-        self.ev_cfg.next = ((self.s_qp_valid.val() & !self.clearing.q.val()) & !self.rst.val());
+        self.ev_cfg.next = ((self.s_qp_valid.val() & !self.sweep.active.val()) & !self.rst.val());
         self.ev_hdr.next = ((((self.s_hdr_valid.val() & !self.s_qp_valid.val())
-            & !self.clearing.q.val())
+            & !self.sweep.active.val())
             & !self.rst.val())
             & (!self.m_hold.val() & !self.cfg_block.q.val().any()));
         if self.ev_cfg.val() {
@@ -2525,21 +2523,15 @@ impl Logic for RxReorder {
         // ============ Reset: sweep every QP word to zero (disabled). ====================
         // The request flags are not swept: a QP command clears its QP's flag, and a
         // disabled QP never reads it.
-        if self.clearing.q.val() {
-            self.ram.write_address.next = self.clear_index.q.val();
+        if self.sweep.active.val() {
+            self.ram.write_address.next = self.sweep.index.val();
             self.ram.write_data.next = 0.into();
             self.ram.write_enable.next = true;
-            self.clear_index.d.next = (self.clear_index.q.val() + 1);
-            if (self.clear_index.q.val() == self.depth_m1.val()) {
-                self.clearing.d.next = false;
-            }
         }
         // Every register is reset, the pipeline's data included: a chain of registers
         // without a reset is mapped to a shift-register LUT, whose clock-to-out costs
         // two logic levels of the next stage.
         if self.rst.val() {
-            self.clearing.d.next = true;
-            self.clear_index.d.next = 0.into();
             self.cfg_block.d.next = 0.into();
             self.a_valid.d.next = false;
             self.b_valid.d.next = false;
@@ -2921,8 +2913,8 @@ impl Logic for RxReorder {
         // taken and dropped (`ev_cfg`/`ev_hdr` do look at `rst`); `clearing` holds both
         // low from the next cycle until the sweep ends. Inside `prnic_top` both senders
         // (`rx_decap`, the QP command register) are reset in the same cycle.
-        self.s_qp_ready.next = !self.clearing.q.val();
-        self.s_hdr_ready.next = (((!self.s_qp_valid.val() & !self.clearing.q.val())
+        self.s_qp_ready.next = !self.sweep.active.val();
+        self.s_hdr_ready.next = (((!self.s_qp_valid.val() & !self.sweep.active.val())
             & !self.m_hold.val())
             & !self.cfg_block.q.val().any());
         self.m_verdict_valid.next = self.o_valid.q.val();
@@ -2944,7 +2936,7 @@ impl Logic for RxReorder {
         self.m_nak_valid.next = self.o_nak.q.val();
         self.m_nak_psn.next = self.o_h.q.val();
         self.m_nak_missing.next = self.o_missing.q.val();
-        self.status_clearing.next = self.clearing.q.val();
+        self.status_clearing.next = self.sweep.active.val();
         self.status_placed.next = self.cnt_placed.q.val();
         self.status_duplicate.next = self.cnt_duplicate.q.val();
         self.status_beyond_window.next = self.cnt_beyond.q.val();
