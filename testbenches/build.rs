@@ -69,6 +69,18 @@ fn verilator() -> PathBuf {
     }
 }
 
+/// What built the models, for `prnic-sim bench` to report beside its figures.
+fn model_build_label() -> String {
+    let v = verilator();
+    let pin = std::fs::read_to_string(PINNED).unwrap_or_default();
+    let name = if v.starts_with(Path::new(TOOLS).canonicalize().unwrap_or_default()) {
+        format!("Verilator {} (pinned, .tools/)", pin.trim())
+    } else {
+        format!("{} ({})", verilator_version(), v.display())
+    };
+    format!("{name}, C++ -O3")
+}
+
 fn verilator_root() -> PathBuf {
     let out = Command::new(verilator())
         .args(["--getenv", "VERILATOR_ROOT"])
@@ -371,6 +383,7 @@ fn main() {
     println!("cargo:rerun-if-changed={PINNED}");
     println!("cargo:rerun-if-changed={TOOLS}");
 
+    println!("cargo:rustc-env=PRNIC_MODEL_BUILD={}", model_build_label());
     let root = verilator_root();
     println!(
         "cargo:rerun-if-changed={}",

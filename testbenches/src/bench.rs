@@ -10,6 +10,8 @@ use std::time::Instant;
 
 #[derive(Debug, Serialize)]
 pub struct BenchResult {
+    /// The Verilator and C++ optimisation that built the models (testbenches/build.rs).
+    pub model_build: &'static str,
     pub block: &'static str,
     /// Cycles through the Rust harness: set every input, step, read every output.
     pub verilator_cycles: u64,
@@ -74,6 +76,7 @@ pub fn bench(
     let vl_rate = verilator_cycles as f64 / vl_s;
     let hdl_rate = rust_hdl_cycles as f64 / hdl_s;
     BenchResult {
+        model_build: env!("PRNIC_MODEL_BUILD"),
         block: "sprayer",
         verilator_cycles,
         verilator_cycles_per_s: vl_rate,

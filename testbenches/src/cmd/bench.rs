@@ -38,6 +38,7 @@ pub fn run(a: Args) -> ExitCode {
         top_hdl_cycles,
     );
     if !print_json(json, &r) {
+        out!("models: {}", r.model_build);
         out!("block: {}", r.block);
         out!(
             "verilator (harness, all ports per cycle): {:>14.0} cycles/s over {} cycles",
