@@ -53260,6 +53260,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  l_neg$d;
     wire  l_neg$q;
     reg  l_neg$clock;
+    reg  l_ref$d;
+    wire  l_ref$q;
+    reg  l_ref$clock;
     reg  l_rd$d;
     wire  l_rd$q;
     reg  l_rd$clock;
@@ -53326,6 +53329,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  o_nak$d;
     wire  o_nak$q;
     reg  o_nak$clock;
+    reg  [23:0] o_nak_psn$d;
+    wire  [23:0] o_nak_psn$q;
+    reg  o_nak_psn$clock;
     reg  [255:0] o_missing$d;
     wire  [255:0] o_missing$q;
     reg  o_missing$clock;
@@ -55240,6 +55246,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(l_neg$q),
         .clock(l_neg$clock)
     );
+    prnic_top$rxr$l_ref l_ref(
+        .d(l_ref$d),
+        .q(l_ref$q),
+        .clock(l_ref$clock)
+    );
     prnic_top$rxr$l_rd l_rd(
         .d(l_rd$d),
         .q(l_rd$q),
@@ -55349,6 +55360,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .d(o_nak$d),
         .q(o_nak$q),
         .clock(o_nak$clock)
+    );
+    prnic_top$rxr$o_nak_psn o_nak_psn(
+        .d(o_nak_psn$d),
+        .q(o_nak_psn$q),
+        .clock(o_nak_psn$clock)
     );
     prnic_top$rxr$o_missing o_missing(
         .d(o_missing$d),
@@ -55811,6 +55827,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         k_found$clock = clk;
         k_missing$clock = clk;
         l_okp$clock = clk;
+        l_ref$clock = clk;
         l_neg$clock = clk;
         l_rd$clock = clk;
         k_rd$clock = clk;
@@ -55834,6 +55851,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         o_ack$clock = clk;
         o_h$clock = clk;
         o_nak$clock = clk;
+        o_nak_psn$clock = clk;
         o_missing$clock = clk;
         o_ncqe$clock = clk;
         cnt_placed$clock = clk;
@@ -56139,6 +56157,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         k_found$d = k_found$q;
         k_missing$d = k_missing$q;
         l_okp$d = l_okp$q;
+        l_ref$d = l_ref$q;
         l_neg$d = l_neg$q;
         l_rd$d = l_rd$q;
         k_rd$d = k_rd$q;
@@ -56162,6 +56181,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         o_ack$d = o_ack$q;
         o_h$d = o_h$q;
         o_nak$d = o_nak$q;
+        o_nak_psn$d = o_nak_psn$q;
         o_missing$d = o_missing$q;
         o_ncqe$d = o_ncqe$q;
         cnt_placed$d = cnt_placed$q;
@@ -56915,6 +56935,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         k_diff = (k_s + (k_cy | 32'h1));
         l_okp$d = (((k_acc$q & k_found$q) & k_ooo$q) & ~cfg_never$q);
         l_neg$d = k_diff[32'h10];
+        l_ref$d = (k_valid$q & ((k_code$q == 32'h2) | (k_code$q == 32'h5)));
         l_missing$d = k_missing$q;
         l_ncqe$d = ((((k_cqe0$q) & 2'h3) + ((k_cqe1$q) & 2'h3)) + ((k_cqe2$q) & 2'h3));
         nak_mem$read_address = j_qp$q;
@@ -56938,8 +56959,15 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         else begin
             l_rd$d = k_rd$q;
         end
-        o_nak$d = l_nak;
-        o_missing$d = l_missing$q;
+        o_nak$d = (l_nak | l_ref$q);
+        if (l_ref$q) begin
+            o_nak_psn$d = l_p$q;
+            o_missing$d = 32'h1;
+        end
+        else begin
+            o_nak_psn$d = l_h$q;
+            o_missing$d = l_missing$q;
+        end
         o_valid$d = l_valid$q;
         o_code$d = l_code$q;
         o_qp$d = l_qp$q;
@@ -57123,6 +57151,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             l_valid$d = 1'b0;
             l_wr$d = 1'b0;
             l_okp$d = 1'b0;
+            l_ref$d = 1'b0;
             o_valid$d = 1'b0;
             l_rd$d = 1'b0;
             lw_en$d = 1'b0;
@@ -57260,6 +57289,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             o_cqe2_psn$d = 32'h0;
             o_cqe2_imm$d = 32'h0;
             o_h$d = 32'h0;
+            o_nak_psn$d = 32'h0;
             i_found$d = 1'b0;
             j_found$d = 1'b0;
             k_found$d = 1'b0;
@@ -57459,7 +57489,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         m_ack_valid = o_ack$q;
         m_ack_psn = o_h$q;
         m_nak_valid = o_nak$q;
-        m_nak_psn = o_h$q;
+        m_nak_psn = o_nak_psn$q;
         m_nak_missing = o_missing$q;
         status_clearing = sweep$active;
         status_placed = cnt_placed$q;
@@ -63089,6 +63119,25 @@ module prnic_top$rxr$l_rd(d,q,clock);
 endmodule // prnic_top$rxr$l_rd
 
 
+module prnic_top$rxr$l_ref(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$l_ref
+
+
 module prnic_top$rxr$l_valid(d,q,clock);
     
     // Module arguments
@@ -63572,6 +63621,25 @@ module prnic_top$rxr$o_nak(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$o_nak
+
+
+module prnic_top$rxr$o_nak_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$o_nak_psn
 
 
 module prnic_top$rxr$o_ncqe(d,q,clock);

@@ -1093,6 +1093,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  l_neg$d;
     wire  l_neg$q;
     reg  l_neg$clock;
+    reg  l_ref$d;
+    wire  l_ref$q;
+    reg  l_ref$clock;
     reg  l_rd$d;
     wire  l_rd$q;
     reg  l_rd$clock;
@@ -1159,6 +1162,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  o_nak$d;
     wire  o_nak$q;
     reg  o_nak$clock;
+    reg  [23:0] o_nak_psn$d;
+    wire  [23:0] o_nak_psn$q;
+    reg  o_nak_psn$clock;
     reg  [255:0] o_missing$d;
     wire  [255:0] o_missing$q;
     reg  o_missing$clock;
@@ -3073,6 +3079,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(l_neg$q),
         .clock(l_neg$clock)
     );
+    rx_reorder$l_ref l_ref(
+        .d(l_ref$d),
+        .q(l_ref$q),
+        .clock(l_ref$clock)
+    );
     rx_reorder$l_rd l_rd(
         .d(l_rd$d),
         .q(l_rd$q),
@@ -3182,6 +3193,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .d(o_nak$d),
         .q(o_nak$q),
         .clock(o_nak$clock)
+    );
+    rx_reorder$o_nak_psn o_nak_psn(
+        .d(o_nak_psn$d),
+        .q(o_nak_psn$q),
+        .clock(o_nak_psn$clock)
     );
     rx_reorder$o_missing o_missing(
         .d(o_missing$d),
@@ -3644,6 +3660,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         k_found$clock = clk;
         k_missing$clock = clk;
         l_okp$clock = clk;
+        l_ref$clock = clk;
         l_neg$clock = clk;
         l_rd$clock = clk;
         k_rd$clock = clk;
@@ -3667,6 +3684,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         o_ack$clock = clk;
         o_h$clock = clk;
         o_nak$clock = clk;
+        o_nak_psn$clock = clk;
         o_missing$clock = clk;
         o_ncqe$clock = clk;
         cnt_placed$clock = clk;
@@ -3972,6 +3990,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         k_found$d = k_found$q;
         k_missing$d = k_missing$q;
         l_okp$d = l_okp$q;
+        l_ref$d = l_ref$q;
         l_neg$d = l_neg$q;
         l_rd$d = l_rd$q;
         k_rd$d = k_rd$q;
@@ -3995,6 +4014,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         o_ack$d = o_ack$q;
         o_h$d = o_h$q;
         o_nak$d = o_nak$q;
+        o_nak_psn$d = o_nak_psn$q;
         o_missing$d = o_missing$q;
         o_ncqe$d = o_ncqe$q;
         cnt_placed$d = cnt_placed$q;
@@ -4748,6 +4768,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         k_diff = (k_s + (k_cy | 32'h1));
         l_okp$d = (((k_acc$q & k_found$q) & k_ooo$q) & ~cfg_never$q);
         l_neg$d = k_diff[32'h10];
+        l_ref$d = (k_valid$q & ((k_code$q == 32'h2) | (k_code$q == 32'h5)));
         l_missing$d = k_missing$q;
         l_ncqe$d = ((((k_cqe0$q) & 2'h3) + ((k_cqe1$q) & 2'h3)) + ((k_cqe2$q) & 2'h3));
         nak_mem$read_address = j_qp$q;
@@ -4771,8 +4792,15 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         else begin
             l_rd$d = k_rd$q;
         end
-        o_nak$d = l_nak;
-        o_missing$d = l_missing$q;
+        o_nak$d = (l_nak | l_ref$q);
+        if (l_ref$q) begin
+            o_nak_psn$d = l_p$q;
+            o_missing$d = 32'h1;
+        end
+        else begin
+            o_nak_psn$d = l_h$q;
+            o_missing$d = l_missing$q;
+        end
         o_valid$d = l_valid$q;
         o_code$d = l_code$q;
         o_qp$d = l_qp$q;
@@ -4956,6 +4984,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             l_valid$d = 1'b0;
             l_wr$d = 1'b0;
             l_okp$d = 1'b0;
+            l_ref$d = 1'b0;
             o_valid$d = 1'b0;
             l_rd$d = 1'b0;
             lw_en$d = 1'b0;
@@ -5093,6 +5122,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             o_cqe2_psn$d = 32'h0;
             o_cqe2_imm$d = 32'h0;
             o_h$d = 32'h0;
+            o_nak_psn$d = 32'h0;
             i_found$d = 1'b0;
             j_found$d = 1'b0;
             k_found$d = 1'b0;
@@ -5292,7 +5322,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         m_ack_valid = o_ack$q;
         m_ack_psn = o_h$q;
         m_nak_valid = o_nak$q;
-        m_nak_psn = o_h$q;
+        m_nak_psn = o_nak_psn$q;
         m_nak_missing = o_missing$q;
         status_clearing = sweep$active;
         status_placed = cnt_placed$q;
@@ -10922,6 +10952,25 @@ module rx_reorder$l_rd(d,q,clock);
 endmodule // rx_reorder$l_rd
 
 
+module rx_reorder$l_ref(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$l_ref
+
+
 module rx_reorder$l_valid(d,q,clock);
     
     // Module arguments
@@ -11405,6 +11454,25 @@ module rx_reorder$o_nak(d,q,clock);
     end
           
 endmodule // rx_reorder$o_nak
+
+
+module rx_reorder$o_nak_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$o_nak_psn
 
 
 module rx_reorder$o_ncqe(d,q,clock);

@@ -46,8 +46,8 @@
 //!
 //! **Immediates** of write-with-immediates above the head wait in the QP's two slots until
 //! the head passes them; one at the head completes at once and needs no slot; a third
-//! pending one is refused (`IMM_FULL`, counted, not placed) and comes back as a
-//! retransmission. A slot is pending while its PSN is not below the head, so passing it
+//! pending one is refused (`IMM_FULL`, counted, not placed) and a request naming its PSN
+//! leaves with the verdict, so the sender resends it without waiting for a timeout. A slot is pending while its PSN is not below the head, so passing it
 //! frees it without a write.
 //!
 //! **Verdicts** (`m_verdict_code`): 0 place, 1 duplicate (below head or already arrived;
@@ -64,7 +64,9 @@
 //! missing PSNs at least `cfg_ooo_thresh` behind the highest) only when the out-of-order
 //! degree (highest arrived − head) ≥ `cfg_ooo_thresh` *and* missing × 100 ≥
 //! `cfg_miss_pct` × (degree + 1); at most one per head position. Count and degree are
-//! derived from the new word's bitmap in F..I, off the loop.
+//! derived from the new word's bitmap in F..I, off the loop. **A refusal the sender
+//! cannot otherwise see** (verdict 2 or 5) raises a request at once that names the
+//! refused PSN alone (`m_nak_psn` = that PSN, bit 0 of the bitmap), on every refusal.
 //!
 //! **QP commands** (`s_qp_*`) take priority over headers and rewrite the QP's word; headers
 //! then wait five cycles, so no header needs a command's word forwarded.
@@ -148,7 +150,8 @@ pub struct RxReorder {
     pub m_ack_psn: Signal<Out, Bits<24>>,
     pub m_nak_valid: Signal<Out, Bit>,
     pub m_nak_psn: Signal<Out, Bits<24>>,
-    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest − `cfg_ooo_thresh`]).
+    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest − `cfg_ooo_thresh`]);
+    /// for a refusal (verdict 2 or 5), `m_nak_psn` is the refused PSN and only bit 0 is set.
     pub m_nak_missing: Signal<Out, Bits<MAX_WINDOW>>,
     /// Window in PSNs (1..=256; CSR `REORDER_WINDOW`).
     pub cfg_window: Signal<In, Bits<16>>,
@@ -501,6 +504,9 @@ pub struct RxReorder {
     /// so the AND is made at L, where it joins the flag logic's LUT, not after K's carry.
     l_neg: DFF<Bit>,
     l_ok: Signal<Local, Bit>,
+    /// Refused for want of room (no immediate slot, or beyond the window): a request
+    /// naming the header's own PSN leaves with its verdict.
+    l_ref: DFF<Bit>,
     l_rd: DFF<Bit>,
     k_rd: DFF<Bit>,
     lw_en: DFF<Bit>,
@@ -524,6 +530,7 @@ pub struct RxReorder {
     o_ack: DFF<Bit>,
     o_h: DFF<Bits<24>>,
     o_nak: DFF<Bit>,
+    o_nak_psn: DFF<Bits<24>>,
     o_missing: DFF<Bits<256>>,
     o_ncqe: DFF<Bits<2>>,
     cnt_placed: DFF<Bits<32>>,
@@ -1009,6 +1016,7 @@ impl RxReorder {
             k_l456: Default::default(),
             k_c100: Default::default(),
             l_okp: Default::default(),
+            l_ref: Default::default(),
             l_neg: Default::default(),
             l_ok: Default::default(),
             l_rd: Default::default(),
@@ -1034,6 +1042,7 @@ impl RxReorder {
             o_ack: Default::default(),
             o_h: Default::default(),
             o_nak: Default::default(),
+            o_nak_psn: Default::default(),
             o_missing: Default::default(),
             o_ncqe: Default::default(),
             cnt_placed: Default::default(),
@@ -1434,6 +1443,7 @@ impl Logic for RxReorder {
             k_found,
             k_missing,
             l_okp,
+            l_ref,
             l_neg,
             l_rd,
             k_rd,
@@ -1457,6 +1467,7 @@ impl Logic for RxReorder {
             o_ack,
             o_h,
             o_nak,
+            o_nak_psn,
             o_missing,
             o_ncqe,
             cnt_placed,
@@ -2338,6 +2349,9 @@ impl Logic for RxReorder {
         self.l_okp.d.next = (((self.k_acc.q.val() & self.k_found.q.val()) & self.k_ooo.q.val())
             & !self.cfg_never.q.val());
         self.l_neg.d.next = self.k_diff.val().get_bit(16);
+        // Verdicts 2 (beyond the window) and 5 (no immediate slot).
+        self.l_ref.d.next =
+            (self.k_valid.q.val() & ((self.k_code.q.val() == 2) | (self.k_code.q.val() == 5)));
         self.l_missing.d.next = self.k_missing.q.val();
         self.l_ncqe.d.next = ((bit_cast::<2, 1>(self.k_cqe0.q.val().into())
             + bit_cast::<2, 1>(self.k_cqe1.q.val().into()))
@@ -2369,8 +2383,16 @@ impl Logic for RxReorder {
         } else {
             self.l_rd.d.next = self.k_rd.q.val();
         }
-        self.o_nak.d.next = self.l_nak.val();
-        self.o_missing.d.next = self.l_missing.q.val();
+        // A refusal's request names the refused PSN alone (bit 0 of the bitmap). A
+        // refused header is not accepted, so it never raises the share request too.
+        self.o_nak.d.next = (self.l_nak.val() | self.l_ref.q.val());
+        if self.l_ref.q.val() {
+            self.o_nak_psn.d.next = self.l_p.q.val();
+            self.o_missing.d.next = 1.into();
+        } else {
+            self.o_nak_psn.d.next = self.l_h.q.val();
+            self.o_missing.d.next = self.l_missing.q.val();
+        }
         self.o_valid.d.next = self.l_valid.q.val();
         self.o_code.d.next = self.l_code.q.val();
         self.o_qp.d.next = self.l_qp.q.val();
@@ -2565,6 +2587,7 @@ impl Logic for RxReorder {
             self.l_valid.d.next = false;
             self.l_wr.d.next = false;
             self.l_okp.d.next = false;
+            self.l_ref.d.next = false;
             self.o_valid.d.next = false;
             self.l_rd.d.next = false;
             self.lw_en.d.next = false;
@@ -2702,6 +2725,7 @@ impl Logic for RxReorder {
             self.o_cqe2_psn.d.next = 0.into();
             self.o_cqe2_imm.d.next = 0.into();
             self.o_h.d.next = 0.into();
+            self.o_nak_psn.d.next = 0.into();
             self.i_found.d.next = false;
             self.j_found.d.next = false;
             self.k_found.d.next = false;
@@ -2934,7 +2958,7 @@ impl Logic for RxReorder {
         self.m_ack_valid.next = self.o_ack.q.val();
         self.m_ack_psn.next = self.o_h.q.val();
         self.m_nak_valid.next = self.o_nak.q.val();
-        self.m_nak_psn.next = self.o_h.q.val();
+        self.m_nak_psn.next = self.o_nak_psn.q.val();
         self.m_nak_missing.next = self.o_missing.q.val();
         self.status_clearing.next = self.sweep.active.val();
         self.status_placed.next = self.cnt_placed.q.val();

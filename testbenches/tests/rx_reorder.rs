@@ -178,6 +178,19 @@ fn every_drop_reason_and_its_counter() {
     assert_eq!(r.outcomes[1].1.ack, Some(51));
     assert_eq!(d.status_acks(), 2);
     assert_eq!(d.status_cqes(), 1);
+    // The two refusals the sender cannot see raise a request naming their own PSN, at
+    // once; no other header here raises one.
+    let named: Vec<(Verdict, u32, Vec<u32>)> = r
+        .outcomes
+        .iter()
+        .filter_map(|(h, o)| o.nak.clone().map(|n| (o.verdict, h.psn, n.missing)))
+        .collect();
+    let far = r.outcomes[4].0.psn;
+    assert_eq!(
+        named,
+        vec![(BeyondWindow, far, vec![far]), (ImmFull, 62, vec![62])]
+    );
+    assert_eq!(d.status_naks(), 2);
 }
 
 #[test]
@@ -278,6 +291,15 @@ fn many_tenants_permuted_duplicated_lost() {
     }
     assert!(r.outcomes.iter().any(|(_, o)| o.nak.is_some()));
     assert!(r.outcomes.iter().any(|(_, o)| o.cqes.len() >= 2));
+    // Every refusal for want of a slot names its PSN to the sender, at once.
+    for (h, o) in r
+        .outcomes
+        .iter()
+        .filter(|(_, o)| o.verdict == Verdict::ImmFull)
+    {
+        let n = o.nak.as_ref().expect("a refusal raises a request");
+        assert_eq!((n.head, n.missing.as_slice()), (h.psn, &[h.psn][..]));
+    }
 }
 
 proptest! {

@@ -63,7 +63,8 @@ pub struct Header {
     pub imm: Option<u32>,
 }
 
-/// A retransmission request: the head and the PSNs missing in [head, highest].
+/// A retransmission request: the head and the PSNs missing in [head, highest]; for a
+/// refusal (beyond the window, no immediate slot), the refused PSN as both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nak {
     pub head: u32,
@@ -177,6 +178,13 @@ impl ReorderModel {
             out.ack = Some(q.head);
             return out;
         }
+        if matches!(out.verdict, Verdict::BeyondWindow | Verdict::ImmFull) {
+            // The sender cannot see the refusal otherwise: name the PSN at once.
+            out.nak = Some(Nak {
+                head: psn,
+                missing: vec![psn],
+            });
+        }
         if out.verdict != Verdict::Place {
             return out;
         }
@@ -287,5 +295,31 @@ mod tests {
         assert_eq!(n.missing, vec![100]);
         // Not again at the same head.
         assert!(m.packet(&hdr(110, None)).nak.is_none());
+    }
+
+    #[test]
+    fn refusals_name_their_psn_every_time() {
+        let mut m = model();
+        let named = |psn| {
+            Some(Nak {
+                head: psn,
+                missing: vec![psn],
+            })
+        };
+        let far = m.packet(&hdr(100 + 256, None));
+        assert_eq!((far.verdict, far.nak), (Verdict::BeyondWindow, named(356)));
+        assert_eq!(m.packet(&hdr(105, Some(1))).verdict, Verdict::Place);
+        assert_eq!(m.packet(&hdr(106, Some(2))).verdict, Verdict::Place);
+        for _ in 0..2 {
+            let o = m.packet(&hdr(107, Some(3)));
+            assert_eq!(
+                (o.verdict, o.nak, o.ack),
+                (Verdict::ImmFull, named(107), None)
+            );
+        }
+        // Unknown and foreign QPs are the sender's own error: no request.
+        let mut foreign = hdr(108, None);
+        foreign.vni_slot = 3;
+        assert!(m.packet(&foreign).nak.is_none());
     }
 }
