@@ -118,6 +118,42 @@ fn both_mac_ports_at_full_rate_lose_only_whole_counted_frames() {
     );
 }
 
+/// No silent refusal: a write-with-immediate that finds its QP's two immediate slots
+/// full is refused, and `rx_reorder` names its PSN in a request at once, so the sender
+/// resends it instead of waiting for the timeout. Every message here is one packet with
+/// an immediate, on a lossless fabric with 3 µs of delay spread, so refusals are common;
+/// with the share request off (100%), a refusal's request is the only way back short of
+/// the 40 µs timeout, and the run must need none.
+#[test]
+fn a_refused_write_with_immediate_is_requested_at_once_not_by_timeout() {
+    let mut s = load("two_rnics.toml");
+    s.messages = 200;
+    s.qps = 2;
+    s.tenants = 1;
+    s.imm_share = 1.0;
+    (s.message_bytes_min, s.message_bytes_max) = (1, s.packet_bytes);
+    s.injection_gbps = 100.0;
+    s.missing_share_pct = 100;
+    for (i, p) in s.paths.iter_mut().enumerate() {
+        (p.loss, p.dup) = (0.0, 0.0);
+        (p.delay_ns, p.jitter_ns) = (2000.0 + 500.0 * i as f64, 1500.0);
+    }
+    let r = run(&s, |_, _| {});
+    assert!(r.clean(), "{r:?}");
+    let c = &r.rx_counters;
+    let refused = c["cnt_rx_reorder_imm_full"];
+    println!(
+        "refused {refused}, requests {}, resent {}, timeouts {}, last arrival {:.1} us",
+        c["cnt_rx_naks"], r.retransmitted_packets, r.timeouts, r.last_arrival_us
+    );
+    assert!(refused > 0, "no refusal to recover from: {c:?}");
+    assert_eq!(
+        c["cnt_rx_naks"], refused,
+        "one request per refusal, no other: {c:?}"
+    );
+    assert_eq!(r.timeouts, 0, "{r:?}");
+}
+
 /// Frames the MAC marks bad (`tuser` at `tlast`, an FCS error) are dropped whole at
 /// their port, counted there, and never placed; the transport resends them.
 #[test]

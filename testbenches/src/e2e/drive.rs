@@ -67,7 +67,21 @@ pub(super) fn drive_until(
     let mut last_progress = vec![0f64; nq];
     let mut resend: VecDeque<(f64, u32, u32)> = VecDeque::new();
     let mut replies: VecDeque<(f64, u32, Option<u32>, Vec<u32>)> = VecDeque::new();
-    let mut requested: BTreeSet<(u32, u32)> = BTreeSet::new();
+    // When each (QP, PSN) was last resent on request, and the QP's ACKed PSN then. A
+    // request naming it again means the resend was refused again (no immediate slot yet)
+    // or lost. It is honoured once the fastest round trip has passed (a request sooner
+    // was raised before the resend could arrive), and only if the receiver's head has
+    // moved since or the PSN is the head itself: otherwise a refused write-with-immediate
+    // would meet the same full slots again. Such a request waits in `parked` until an
+    // ACK moves the head.
+    let mut requested: BTreeMap<(u32, u32), (f64, u32)> = BTreeMap::new();
+    let mut parked: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let round_trip_ns = s
+        .paths
+        .iter()
+        .map(|p| (p.delay_ns - p.jitter_ns).max(0.0))
+        .fold(f64::INFINITY, f64::min)
+        + s.reverse_delay_ns;
     let ns = s.senders as usize;
     let mut cur = vec![0usize; ns];
     let mut next_send_ns = vec![0.0f64; ns];
@@ -113,15 +127,35 @@ pub(super) fn drive_until(
         while replies.front().is_some_and(|r| r.0 <= now) {
             let (_, qp, ack, missing) = replies.pop_front().unwrap();
             let q = qp as usize;
+            let mut named = missing;
             if let Some(a) = ack {
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
+                    // The head moved: the lowest request parked for it is due (the
+                    // ones above it would most likely meet the same full slots).
+                    parked.retain(|&(pq, pp)| pq != qp || pp >= a);
+                    let first = parked.range((qp, a)..=(qp, u32::MAX)).next().copied();
+                    if let Some(k) = first {
+                        parked.remove(&k);
+                        requested.remove(&k);
+                        named.push(k.1);
+                    }
                 }
             }
-            for p in missing {
-                if p >= acked[q] && p < next_psn[q] && requested.insert((qp, p)) {
-                    resend.push_back((now, qp, p));
+            for p in named {
+                if p < acked[q] || p >= next_psn[q] {
+                    continue;
+                }
+                match requested.get(&(qp, p)) {
+                    Some(&(t, _)) if now - t < round_trip_ns => {}
+                    Some(&(_, a)) if acked[q] == a && p != acked[q] => {
+                        parked.insert((qp, p));
+                    }
+                    _ => {
+                        requested.insert((qp, p), (now, acked[q]));
+                        resend.push_back((now, qp, p));
+                    }
                 }
             }
         }
