@@ -176,6 +176,10 @@ pub struct ReorderConfig {
     pub ooo_threshold: u32,
     #[serde(default = "d::reorder_missing_share_pct")]
     pub missing_share_pct: u32,
+    /// A hole is taken for a loss once this many packets above it have arrived (with the
+    /// out-of-order degree at its threshold too), whatever the missing share; 0 = off.
+    #[serde(default = "d::reorder_loss_after")]
+    pub loss_after: u32,
 }
 
 /// The devices the generated project scripts compile for (out of context). They change
@@ -283,6 +287,7 @@ mod d {
         reorder_window_bits: u32 = "reorder"."window_bits";
         reorder_ooo_threshold: u32 = "reorder"."ooo_threshold";
         reorder_missing_share_pct: u32 = "reorder"."missing_share_pct";
+        reorder_loss_after: u32 = "reorder"."loss_after";
         fpga_vivado_part: String = "fpga"."vivado_part";
         fpga_quartus_family: String = "fpga"."quartus_family";
         fpga_quartus_device: String = "fpga"."quartus_device";

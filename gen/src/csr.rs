@@ -19,6 +19,7 @@ pub fn config_value(cfg: &PrnicConfig, key: ConfigKey) -> u64 {
         ConfigKey::SprayerPortMax => cfg.sprayer.port_max as u64,
         ConfigKey::ReorderOooThreshold => cfg.reorder.ooo_threshold as u64,
         ConfigKey::ReorderMissingSharePct => cfg.reorder.missing_share_pct as u64,
+        ConfigKey::ReorderLossAfter => cfg.reorder.loss_after as u64,
         ConfigKey::ReorderWindow => cfg.reorder.window_bits as u64,
         ConfigKey::CreditRule => match cfg.credit.rule {
             CreditRule::Eq1 => 0,

@@ -53,6 +53,7 @@ fn field_value() -> impl Strategy<Value = (&'static str, &'static str, String)> 
         ("reorder", "window_bits"),
         ("reorder", "ooo_threshold"),
         ("reorder", "missing_share_pct"),
+        ("reorder", "loss_after"),
     ]);
     (field, ints).prop_map(|((s, f), v)| (s, f, v.to_string()))
 }

@@ -60,6 +60,8 @@ pub enum ConfigKey {
     ReorderOooThreshold,
     /// `reorder.missing_share_pct`.
     ReorderMissingSharePct,
+    /// `reorder.loss_after`.
+    ReorderLossAfter,
     /// `reorder.window_bits`.
     ReorderWindow,
     /// `credit.rule`: 0 for Eq. 1, 1 for Eq. 2.
@@ -328,7 +330,7 @@ pub fn registers() -> Vec<Register> {
             "REORDER_THRESH",
             0x050,
             "rx",
-            "Selective retransmission thresholds (both must pass).",
+            "Selective retransmission thresholds: OOO and MISSING_PCT both pass, or OOO and LOSS_AFTER.",
             vec![
                 f(
                     "OOO",
@@ -345,6 +347,14 @@ pub fn registers() -> Vec<Register> {
                     Rw,
                     Config(ConfigKey::ReorderMissingSharePct),
                     "missing share in [head, highest], percent",
+                ),
+                f(
+                    "LOSS_AFTER",
+                    24,
+                    8,
+                    Rw,
+                    Config(ConfigKey::ReorderLossAfter),
+                    "a hole is a loss once this many packets above it have arrived; 0 = off",
                 ),
             ],
         ),

@@ -713,6 +713,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
                 .val()
                 .get_bits::<7>(0);
         }
+        self.rxr.cfg_loss_after.next = self.csr.cfg_reorder_thresh_loss_after.val();
         // Only OP = 1 is a command; any other value is ignored (as FT_CMD's unknown ops).
         if (self.csr.cmd_qp_cmd_valid.val() & self.csr.cmd_qp_cmd_op.val().any()) {
             self.qp_busy.d.next = true;

@@ -63,7 +63,9 @@
 //! every duplicate. **Retransmission request** (`m_nak_*`: head PSN and the bitmap of
 //! missing PSNs at least `cfg_ooo_thresh` behind the highest) only when the out-of-order
 //! degree (highest arrived − head) ≥ `cfg_ooo_thresh` *and* missing × 100 ≥
-//! `cfg_miss_pct` × (degree + 1); at most one per head position. Count and degree are
+//! `cfg_miss_pct` × (degree + 1), *or* the degree passes and at least `cfg_loss_after`
+//! packets above the head have arrived (the age test: a lone loss never reaches the
+//! share; 0 turns it off); at most one per head position. Count and degree are
 //! derived from the new word's bitmap in F..I, off the loop. **A refusal the sender
 //! cannot otherwise see** (verdict 2 or 5) raises a request at once that names the
 //! refused PSN alone (`m_nak_psn` = that PSN, bit 0 of the bitmap), on every refusal.
@@ -158,6 +160,8 @@ pub struct RxReorder {
     pub cfg_ooo_thresh: Signal<In, Bits<16>>,
     /// Missing share threshold in percent (0..=100).
     pub cfg_miss_pct: Signal<In, Bits<7>>,
+    /// A hole is a loss once this many packets above it have arrived (0 = off).
+    pub cfg_loss_after: Signal<In, Bits<8>>,
     pub status_clearing: Signal<Out, Bit>,
     pub status_placed: Signal<Out, Bits<32>>,
     pub status_duplicate: Signal<Out, Bits<32>>,
@@ -196,6 +200,12 @@ pub struct RxReorder {
     cfg_wm1: DFF<Bits<24>>,
     cfg_q: DFF<Bits<8>>,
     cfg_never: DFF<Bit>,
+    /// `cfg_loss_after`, with off as 511 (no count reaches it).
+    cfg_la: DFF<Bits<9>>,
+    /// The age test: packets arrived above the head ≥ `cfg_loss_after`.
+    k_age: DFF<Bit>,
+    /// The request's conditions with the age test instead of the share test.
+    l_agep: DFF<Bit>,
     a_valid: DFF<Bit>,
     a_cfg: DFF<Bit>,
     a_qp: DFF<Bits<16>>,
@@ -688,6 +698,7 @@ impl RxReorder {
             cfg_window: Default::default(),
             cfg_ooo_thresh: Default::default(),
             cfg_miss_pct: Default::default(),
+            cfg_loss_after: Default::default(),
             status_clearing: Default::default(),
             status_placed: Default::default(),
             status_duplicate: Default::default(),
@@ -725,6 +736,9 @@ impl RxReorder {
             cfg_wm1: Default::default(),
             cfg_q: Default::default(),
             cfg_never: Default::default(),
+            cfg_la: Default::default(),
+            k_age: Default::default(),
+            l_agep: Default::default(),
             a_valid: Default::default(),
             a_cfg: Default::default(),
             a_qp: Default::default(),
@@ -1164,6 +1178,9 @@ impl Logic for RxReorder {
             cfg_wm1,
             cfg_q,
             cfg_never,
+            cfg_la,
+            k_age,
+            l_agep,
             a_valid,
             a_cfg,
             a_qp,
@@ -1567,6 +1584,11 @@ impl Logic for RxReorder {
         self.cfg_wm1.d.next = (bit_cast::<24, 16>(self.cfg_window.val()) - 1);
         self.cfg_q.d.next = (100 - bit_cast::<8, 7>(self.cfg_miss_pct.val()));
         self.cfg_never.d.next = (self.cfg_miss_pct.val() > 100);
+        if self.cfg_loss_after.val().any() {
+            self.cfg_la.d.next = bit_cast::<9, 8>(self.cfg_loss_after.val());
+        } else {
+            self.cfg_la.d.next = 511.into();
+        }
 
         // ============ Accept: QP commands first, one event per cycle. ================
         // A QP command rewrites its word five cycles later; headers wait until then, so
@@ -2336,6 +2358,9 @@ impl Logic for RxReorder {
             (self.j_rot.q.val() & (self.ntop_dec.oh.val() | self.ntop_thm.lt.val()));
         self.k_ooo.d.next = self.j_ooo.q.val();
         self.k_found.d.next = self.j_found.q.val();
+        // The age test: a lone loss never reaches the share, but every packet above it
+        // that arrives ages it (count ≤ 256; off is 511).
+        self.k_age.d.next = (self.j_count.q.val() >= self.cfg_la.q.val());
 
         // ============ K: the missing share (second half): l0123 + l456 − c100. =========
         self.k_nc.next = !self.k_c100.q.val();
@@ -2349,6 +2374,8 @@ impl Logic for RxReorder {
         self.l_okp.d.next = (((self.k_acc.q.val() & self.k_found.q.val()) & self.k_ooo.q.val())
             & !self.cfg_never.q.val());
         self.l_neg.d.next = self.k_diff.val().get_bit(16);
+        self.l_agep.d.next = (((self.k_acc.q.val() & self.k_found.q.val()) & self.k_ooo.q.val())
+            & self.k_age.q.val());
         // Verdicts 2 (beyond the window) and 5 (no immediate slot).
         self.l_ref.d.next =
             (self.k_valid.q.val() & ((self.k_code.q.val() == 2) | (self.k_code.q.val() == 5)));
@@ -2367,7 +2394,7 @@ impl Logic for RxReorder {
         self.k_rd.d.next = self.nak_mem.read_data.val();
         self.nak_mem.write_address.next = self.l_qp.q.val();
         self.l_sent.next = (self.l_rd.q.val() & !self.l_adv.q.val());
-        self.l_ok.next = (self.l_okp.q.val() & !self.l_neg.q.val());
+        self.l_ok.next = ((self.l_okp.q.val() & !self.l_neg.q.val()) | self.l_agep.q.val());
         self.l_nak.next = (self.l_ok.val() & !self.l_sent.val());
         // A QP command clears the flag; a header keeps it until the head moves.
         self.nak_mem.write_enable.next = self.l_wr.q.val();
@@ -2587,6 +2614,8 @@ impl Logic for RxReorder {
             self.l_valid.d.next = false;
             self.l_wr.d.next = false;
             self.l_okp.d.next = false;
+            self.l_agep.d.next = false;
+            self.k_age.d.next = false;
             self.l_ref.d.next = false;
             self.o_valid.d.next = false;
             self.l_rd.d.next = false;

@@ -71,6 +71,8 @@ impl Stress {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct RunCounts {
     pub missing_share_pct: u32,
+    /// The age test's bound (packets above the head; 0 = off).
+    pub loss_after: u32,
     pub requests: u64,
     /// PSNs resent because a request named them.
     pub resent: u64,
@@ -164,6 +166,7 @@ pub fn run(st: &Stress, s: ReorderSettings) -> RunCounts {
     let mut arrivals: VecDeque<(u32, u32, u8)> = VecDeque::new();
     let mut out = RunCounts {
         missing_share_pct: s.missing_share_pct,
+        loss_after: s.loss_after,
         ..Default::default()
     };
     let mut next_send_ns = 0.0;
@@ -271,6 +274,7 @@ pub fn stress(st: &Stress) -> RetransmitReport {
         st,
         ReorderSettings {
             missing_share_pct: 0,
+            loss_after: 0,
             ..s
         },
     );

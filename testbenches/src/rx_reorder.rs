@@ -17,6 +17,7 @@ pub fn default_settings() -> ReorderSettings {
         window: r.window_bits,
         ooo_threshold: r.ooo_threshold,
         missing_share_pct: r.missing_share_pct,
+        loss_after: r.loss_after,
     }
 }
 
@@ -26,6 +27,7 @@ pub fn rx_reorder(s: &ReorderSettings) -> bridge::RxReorder {
     d.set_cfg_window(s.window as u64);
     d.set_cfg_ooo_thresh(s.ooo_threshold as u64);
     d.set_cfg_miss_pct(s.missing_share_pct as u64);
+    d.set_cfg_loss_after(s.loss_after as u64);
     bridge::reset_and_sweep(&mut d, |d, v| d.set_rst(v), |d| d.status_clearing());
     d
 }
@@ -463,9 +465,11 @@ pub fn hdl_agreement(s: &ReorderSettings, events: &[Event]) -> Agreement {
     v.set_cfg_window(s.window as u64);
     v.set_cfg_ooo_thresh(s.ooo_threshold as u64);
     v.set_cfg_miss_pct(s.missing_share_pct as u64);
+    v.set_cfg_loss_after(s.loss_after as u64);
     u.cfg_window.next = (s.window as u64).into();
     u.cfg_ooo_thresh.next = (s.ooo_threshold as u64).into();
     u.cfg_miss_pct.next = (s.missing_share_pct as u64).into();
+    u.cfg_loss_after.next = (s.loss_after as u64).into();
     u.clk.next = false.into();
     crate::hdl_sim::settle(&mut u, "initial values");
     let mut out = Agreement::default();

@@ -237,6 +237,34 @@ fn retransmission_requests_name_the_missing_psns() {
     assert_eq!(naks[0].1.missing, want);
 }
 
+/// A lone loss never reaches the missing share; the age test requests it once
+/// `loss_after` packets above it have arrived, and only then.
+#[test]
+fn a_lone_loss_is_requested_by_its_age() {
+    let s = ReorderSettings {
+        ooo_threshold: 8,
+        missing_share_pct: 25,
+        loss_after: 20,
+        ..default_settings()
+    };
+    // PSN 0 is lost; 1..=40 arrive: 1 missing in up to 41 (2.4%), under the share.
+    let mut ev = vec![create(2, 5, 0)];
+    for p in 1..=40 {
+        ev.push(hdr(2, p, 5, None));
+    }
+    let r = run(s, &ev);
+    let naks: Vec<(u32, u32, Vec<u32>)> = r
+        .outcomes
+        .iter()
+        .filter_map(|(h, o)| o.nak.clone().map(|n| (h.psn, n.head, n.missing)))
+        .collect();
+    // The 20th packet above the hole (PSN 20) raises the one request, naming PSN 0.
+    assert_eq!(naks, vec![(20, 0, vec![0])]);
+    // Off, the same traffic raises none.
+    let r = run(ReorderSettings { loss_after: 0, ..s }, &ev);
+    assert!(r.outcomes.iter().all(|(_, o)| o.nak.is_none()));
+}
+
 #[test]
 fn reset_disables_every_qp() {
     let s = default_settings();
@@ -315,8 +343,9 @@ proptest! {
         window in prop::sample::select(vec![32u32, 64, 128, 256]),
         ooo in 1u32..31,
         pct in 0u32..=100,
+        age in prop_oneof![Just(0u32), 1u32..80],
     ) {
-        let s = ReorderSettings { window, ooo_threshold: ooo, missing_share_pct: pct, ..default_settings() };
+        let s = ReorderSettings { window, ooo_threshold: ooo, missing_share_pct: pct, loss_after: age, ..default_settings() };
         traffic_run(
             Traffic { qps, per_qp: 120, msg, reorder_distance: distance, dup_pct: dup, loss_pct: loss, foreign_pct: 2, idle_pct: 5, seed },
             s,
@@ -357,6 +386,7 @@ fn verilator_and_rust_hdl_agree_on_every_output_every_cycle() {
     let s = ReorderSettings {
         ooo_threshold: 6,
         missing_share_pct: 20,
+        loss_after: 10,
         ..default_settings()
     };
     let t = Traffic {

@@ -75,12 +75,14 @@ pub const TX_STATUS_SPRAY_CFG_ERROR_SHIFT: u32 = 0;
 pub const TX_STATUS_SPRAY_CFG_ERROR_MASK: u32 = 0x00000001;
 pub const TX_STATUS_FIFO_OVERFLOW_SHIFT: u32 = 1;
 pub const TX_STATUS_FIFO_OVERFLOW_MASK: u32 = 0x00000002;
-/// Selective retransmission thresholds (both must pass).
+/// Selective retransmission thresholds: OOO and MISSING_PCT both pass, or OOO and LOSS_AFTER.
 pub const REORDER_THRESH: u32 = 0x050;
 pub const REORDER_THRESH_OOO_SHIFT: u32 = 0;
 pub const REORDER_THRESH_OOO_MASK: u32 = 0x0000ffff;
 pub const REORDER_THRESH_MISSING_PCT_SHIFT: u32 = 16;
 pub const REORDER_THRESH_MISSING_PCT_MASK: u32 = 0x00ff0000;
+pub const REORDER_THRESH_LOSS_AFTER_SHIFT: u32 = 24;
+pub const REORDER_THRESH_LOSS_AFTER_MASK: u32 = 0xff000000;
 /// Credit send rule.
 pub const CREDIT: u32 = 0x054;
 pub const CREDIT_RULE_SHIFT: u32 = 0;

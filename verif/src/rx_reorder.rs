@@ -99,6 +99,9 @@ pub struct ReorderSettings {
     pub window: u32,
     pub ooo_threshold: u32,
     pub missing_share_pct: u32,
+    /// A hole is taken for a loss once this many packets above the head have arrived
+    /// (with the degree at `ooo_threshold`), whatever the share; 0 = off.
+    pub loss_after: u32,
 }
 
 /// The receive windows of every QP.
@@ -211,8 +214,11 @@ impl ReorderModel {
         }
         if let Some(hi) = q.arrived.iter().map(|&p| fwd(q.head, p)).max() {
             let span = hi + 1;
-            let missing = span - q.arrived.len() as u32;
-            if !q.nak_sent && hi >= s.ooo_threshold && missing * 100 >= s.missing_share_pct * span {
+            let above = q.arrived.len() as u32;
+            let missing = span - above;
+            let share = missing * 100 >= s.missing_share_pct * span;
+            let aged = s.loss_after > 0 && above >= s.loss_after;
+            if !q.nak_sent && hi >= s.ooo_threshold && (share || aged) {
                 q.nak_sent = true;
                 out.nak = Some(Nak {
                     head: q.head,
@@ -238,6 +244,7 @@ mod tests {
             window: 256,
             ooo_threshold: 4,
             missing_share_pct: 25,
+            loss_after: 0,
         });
         m.configure(1, true, 2, 100);
         m
@@ -295,6 +302,23 @@ mod tests {
         assert_eq!(n.missing, vec![100]);
         // Not again at the same head.
         assert!(m.packet(&hdr(110, None)).nak.is_none());
+    }
+
+    #[test]
+    fn a_lone_loss_is_requested_once_enough_packets_arrive_above_it() {
+        let mut m = model();
+        m.settings.loss_after = 8;
+        // 100 is lost; 101..=107 arrive: 7 above the head, 1 missing of 8 (12.5%).
+        for p in 101..=107 {
+            assert!(m.packet(&hdr(p, None)).nak.is_none(), "{p}");
+        }
+        // The eighth packet above it ages the hole: a request naming 100 (at least 4
+        // behind 108), though the share is 1 of 9.
+        let n = m.packet(&hdr(108, None)).nak.expect("request");
+        assert_eq!((n.head, n.missing), (100, vec![100]));
+        // Off (0), the same traffic raises none.
+        let mut off = model();
+        assert!((101..=120).all(|p| off.packet(&hdr(p, None)).nak.is_none()));
     }
 
     #[test]

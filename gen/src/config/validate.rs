@@ -229,6 +229,16 @@ impl PrnicConfig {
                 format!("{} is outside 0..=100", r.missing_share_pct),
             ));
         }
+        if r.loss_after >= r.window_bits.min(256) {
+            return Err(invalid(
+                "reorder.loss_after",
+                format!(
+                    "{} is outside 0..{} (0 = off; below reorder.window_bits)",
+                    r.loss_after,
+                    r.window_bits.min(256)
+                ),
+            ));
+        }
         // The names go into Tcl: letters, digits, '-', '_', and spaces in the family name
         // only, so no value can break out of its quoting.
         let f = &c.fpga;

@@ -23,6 +23,10 @@ pub struct Args {
     /// Missing-share threshold in percent for the dual run (default: the config's).
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub missing_share_pct: Option<u32>,
+    /// Age test for the dual run: a hole is also requested once this many packets above
+    /// it have arrived; 0 is off (default: the config's `reorder.loss_after`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=255))]
+    pub loss_after: Option<u32>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -35,6 +39,7 @@ pub fn run(a: Args) -> ExitCode {
         jitter_ns,
         ooo_threshold,
         missing_share_pct,
+        loss_after,
         seed,
     } = a;
     let mut st = prnic_testbenches::retransmit::Stress {
@@ -49,18 +54,22 @@ pub fn run(a: Args) -> ExitCode {
     if let Some(p) = missing_share_pct {
         st.settings.missing_share_pct = p;
     }
+    if let Some(n) = loss_after {
+        st.settings.loss_after = n;
+    }
     for p in &mut st.paths {
         p.jitter_ns = jitter_ns;
     }
     let r = prnic_testbenches::retransmit::stress(&st);
     if !print_json(json, &r) {
         out!(
-            "{} flows, {} packets over {} paths; out-of-order threshold {}, missing share {}%",
+            "{} flows, {} packets over {} paths; out-of-order threshold {}, missing share {}%, loss after {} packets (0 = off)",
             r.flows,
             r.packets,
             r.paths,
             r.ooo_threshold,
-            r.missing_share_pct
+            r.missing_share_pct,
+            r.dual.loss_after
         );
         for (name, c) in [
             ("ooo threshold only", &r.ooo_only),

@@ -166,7 +166,7 @@ pub(super) fn program_b(d: &mut dyn AxilPort, s: &Scenario) {
     csr_write(
         d,
         regs::REORDER_THRESH,
-        s.ooo_threshold | s.missing_share_pct << 16,
+        s.ooo_threshold | s.missing_share_pct << 16 | s.loss_after << 24,
     );
     for q in 0..s.qps {
         csr_write(d, regs::QP_ID, q);

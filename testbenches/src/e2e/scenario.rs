@@ -97,6 +97,9 @@ pub struct Scenario {
     pub ooo_threshold: u32,
     #[serde(default = "d_pct")]
     pub missing_share_pct: u32,
+    /// A hole is taken for a loss once this many packets above it have arrived; 0 = off.
+    #[serde(default = "d_loss_after")]
+    pub loss_after: u32,
     #[serde(default = "d_seed")]
     pub seed: u64,
     /// Share of cycles RNIC B's host side holds `tready` low on the placement, CQE and
@@ -203,6 +206,9 @@ pub(super) fn d_ooo() -> u32 {
 }
 pub(super) fn d_pct() -> u32 {
     PrnicConfig::builtin().reorder.missing_share_pct
+}
+pub(super) fn d_loss_after() -> u32 {
+    PrnicConfig::builtin().reorder.loss_after
 }
 pub(super) fn d_seed() -> u64 {
     1
@@ -460,6 +466,12 @@ impl Scenario {
                 format!("{} is above 100", self.missing_share_pct),
             );
         }
+        if self.loss_after > 255 {
+            return bad(
+                "loss_after",
+                format!("{} is above 255 (0 = off)", self.loss_after),
+            );
+        }
         Ok(())
     }
 
@@ -469,6 +481,7 @@ impl Scenario {
             window: self.window,
             ooo_threshold: self.ooo_threshold,
             missing_share_pct: self.missing_share_pct,
+            loss_after: self.loss_after,
         }
     }
 }
