@@ -122,7 +122,7 @@ fn both_mac_ports_at_full_rate_lose_only_whole_counted_frames() {
 /// full is refused, and `rx_reorder` names its PSN in a request at once, so the sender
 /// resends it instead of waiting for the timeout. Every message here is one packet with
 /// an immediate, on a lossless fabric with 3 µs of delay spread, so refusals are common;
-/// with the share request off (100%), a refusal's request is the only way back short of
+/// with the share and age requests off, a refusal's request is the only way back short of
 /// the 40 µs timeout, and the run must need none.
 #[test]
 fn a_refused_write_with_immediate_is_requested_at_once_not_by_timeout() {
@@ -133,7 +133,7 @@ fn a_refused_write_with_immediate_is_requested_at_once_not_by_timeout() {
     s.imm_share = 1.0;
     (s.message_bytes_min, s.message_bytes_max) = (1, s.packet_bytes);
     s.injection_gbps = 100.0;
-    s.missing_share_pct = 100;
+    (s.missing_share_pct, s.loss_after) = (100, 0);
     for (i, p) in s.paths.iter_mut().enumerate() {
         (p.loss, p.dup) = (0.0, 0.0);
         (p.delay_ns, p.jitter_ns) = (2000.0 + 500.0 * i as f64, 1500.0);
