@@ -101,7 +101,9 @@ enum Cmd {
     /// programmed through CSR by the DPU model; backend = "model" runs the golden models
     /// at any rate. Every payload byte and CQE is checked exactly once and in order (the
     /// exit status is 1 otherwise). Reports last_arrival_us, peak_ooo_packets, peak_span_psns,
-    /// throughput_gbps, messages_completed and more. Bad files exit with status 2.
+    /// throughput_gbps beside rx_bound_gbps (what one beat per cycle carries for the
+    /// traffic), timeouts, probes, messages_completed and more. Bad files exit with
+    /// status 2.
     Fabric(cmd::fabric::Args),
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.

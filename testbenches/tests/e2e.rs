@@ -154,6 +154,51 @@ fn a_refused_write_with_immediate_is_requested_at_once_not_by_timeout() {
     assert_eq!(r.timeouts, 0, "{r:?}");
 }
 
+/// A QP whose ACK stalls is probed instead of left to the timeout: after `probe_ns`
+/// its head is resent (the receiver names a hole once per head position, so a resend
+/// lost again raises no second request), and once it has stopped sending, each hole its
+/// ACKs then reveal is resent at once (a loss with too few packets behind it passes
+/// neither threshold). The same traffic with the probe off waits for the timeout.
+#[test]
+fn stalled_heads_and_tail_losses_are_probed_not_left_to_the_timeout() {
+    let mut s = load("two_rnics.toml");
+    s.messages = 150;
+    assert!(s.probe_ns > 0.0 && s.probe_ns < s.rto_ns, "{}", s.probe_ns);
+    let on = run(&s, |_, _| {});
+    let off = run(
+        &Scenario {
+            probe_ns: 0.0,
+            ..s.clone()
+        },
+        |_, _| {},
+    );
+    for (name, r) in [("probe", &on), ("no probe", &off)] {
+        println!(
+            "{name}: {:.1} us, {:.1} Gb/s, {} probes, {} timeouts, {} resent ({} by probes)",
+            r.last_arrival_us,
+            r.throughput_gbps,
+            r.probes,
+            r.timeouts,
+            r.retransmitted_packets,
+            r.probe_resent_packets
+        );
+        assert!(r.clean(), "{name}: {r:?}");
+    }
+    assert!(off.timeouts > 0, "nothing for the probe to do: {off:?}");
+    assert_eq!(on.timeouts, 0, "{on:?}");
+    assert!(on.probes > 0 && on.probe_resent_packets > 0, "{on:?}");
+    assert_eq!(off.probes + off.probe_resent_packets, 0, "{off:?}");
+    assert!(
+        on.last_arrival_us < off.last_arrival_us,
+        "{} us with the probe, {} us without",
+        on.last_arrival_us,
+        off.last_arrival_us
+    );
+    // The bound is the traffic's, not the run's.
+    assert_eq!(on.rx_bound_gbps, off.rx_bound_gbps);
+    assert!(on.throughput_gbps < on.rx_bound_gbps);
+}
+
 /// Frames the MAC marks bad (`tuser` at `tlast`, an FCS error) are dropped whole at
 /// their port, counted there, and never placed; the transport resends them.
 #[test]
@@ -343,6 +388,8 @@ fn scenario_errors_name_the_field() {
         ),
         ("seed = 1", "seed = 1\nrx_bad_frames = 0.6", "rx_bad_frames"),
         ("seed = 1", "seed = 1\nhost_mhz = 20", "host_mhz"),
+        ("probe_ns = 10000", "probe_ns = 40000", "probe_ns"),
+        ("probe_ns = 10000", "probe_ns = 500", "probe_ns"),
         (
             "backend = \"rtl\"",
             "backend = \"model\"\nhost_mhz = 250",

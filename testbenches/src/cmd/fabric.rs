@@ -96,14 +96,16 @@ pub fn run(a: Args) -> ExitCode {
     bar.finish();
     if !print_json(json, &r) {
         out!(
-            "{} ({}): {}/{} messages, {} packets, {} bytes; last arrival {:.3} us, {:.1} Gb/s, peak out-of-order {} packets, widest window used {} PSNs (of {})",
+            "{} ({}): {}/{} messages, {} packets, {} bytes; last arrival {:.3} us, {:.1} Gb/s ({:.0}% of the {:.1} Gb/s one beat per cycle carries for this traffic), peak out-of-order {} packets, widest window used {} PSNs (of {})",
             r.name, r.backend, r.messages_completed, r.messages, r.packets, r.payload_bytes,
-            r.last_arrival_us, r.throughput_gbps, r.peak_ooo_packets, r.peak_span_psns, sc.window
+            r.last_arrival_us, r.throughput_gbps, 100.0 * r.throughput_gbps / r.rx_bound_gbps,
+            r.rx_bound_gbps, r.peak_ooo_packets, r.peak_span_psns, sc.window
         );
         out!(
-            "fabric: {} lost, {} duplicated, {} queue drops, peak queue {} bytes; {} requests, {} timeouts, {} packets resent; {} CQEs",
+            "fabric: {} lost, {} duplicated, {} queue drops, peak queue {} bytes; {} requests, {} probes, {} timeouts, {} packets resent ({} by probes); {} CQEs",
             r.fabric_lost, r.fabric_duplicated, r.fabric_queue_drops, r.peak_fabric_queue_bytes,
-            r.retransmission_requests, r.timeouts, r.retransmitted_packets, r.cqes
+            r.retransmission_requests, r.probes, r.timeouts, r.retransmitted_packets,
+            r.probe_resent_packets, r.cqes
         );
         out!(
             "checks: misplaced {}, placed twice {}, never placed {}, CQE wrong {}, twice {}, misordered {}, missing {}",

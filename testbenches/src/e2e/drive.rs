@@ -53,18 +53,31 @@ pub(super) fn drive_until(
         .flatten()
         .map(|p| ((p.p.qp, p.p.va), p.p.psn))
         .collect();
+    // The most this traffic can carry through RNIC B's one beat per cycle: every frame
+    // once, whole beats each, no idle cycle.
+    let beat_bytes = u64::from(cfg.keep_bits());
+    let min_beats: u64 = tr
+        .per_qp
+        .iter()
+        .flatten()
+        .map(|p| (wire_frame(&p.p).len() as u64).div_ceil(beat_bytes))
+        .sum();
     let mut rep = FabricReport {
         name: s.name.clone(),
         backend: format!("{:?}", s.backend).to_lowercase(),
         messages: s.messages,
         packets: total_pkts,
         payload_bytes,
+        rx_bound_gbps: payload_bytes as f64 * 8.0 / (min_beats as f64 * period_ns),
         ..Default::default()
     };
     // Sender state per QP.
     let mut next_psn = vec![0u32; nq];
     let mut acked = vec![0u32; nq];
     let mut last_progress = vec![0f64; nq];
+    let mut probed = vec![0f64; nq];
+    // Where a probed QP had stopped sending: its ACKs short of it are chased.
+    let mut chase_to = vec![0u32; nq];
     let mut resend: VecDeque<(f64, u32, u32)> = VecDeque::new();
     let mut replies: VecDeque<(f64, u32, Option<u32>, Vec<u32>)> = VecDeque::new();
     // When each (QP, PSN) was last resent on request, and the QP's ACKed PSN then. A
@@ -132,6 +145,19 @@ pub(super) fn drive_until(
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
+                    // Chasing after a probe: the new head is the next hole.
+                    if a < chase_to[q] {
+                        let key = (qp, a);
+                        if !requested
+                            .get(&key)
+                            .is_some_and(|&(t, _)| now - t < round_trip_ns)
+                        {
+                            parked.remove(&key);
+                            requested.insert(key, (now, a));
+                            resend.push_back((now, qp, a));
+                            rep.probe_resent_packets += 1;
+                        }
+                    }
                     // The head moved: the lowest request parked for it is due (the
                     // ones above it would most likely meet the same full slots).
                     parked.retain(|&(pq, pp)| pq != qp || pp >= a);
@@ -156,6 +182,36 @@ pub(super) fn drive_until(
                         requested.insert((qp, p), (now, acked[q]));
                         resend.push_back((now, qp, p));
                     }
+                }
+            }
+        }
+        // Probe: a QP whose ACK has not moved for `probe_ns` resends its head. The
+        // receiver names a hole once per head position, so a resend lost again would
+        // otherwise wait for the timeout; and a QP that has stopped sending (all sent,
+        // or its window full) gets no request for a loss with nothing sent behind it.
+        // After a probe of such a QP, each ACK that moves its head short of where the
+        // sending stopped names the next hole: that one is resent at once.
+        for q in 0..nq {
+            if s.probe_ns > 0.0
+                && acked[q] < next_psn[q]
+                && now - last_progress[q].max(probed[q]) > s.probe_ns
+            {
+                rep.probes += 1;
+                probed[q] = now;
+                let stopped = next_psn[q] as usize >= tr.per_qp[q].len()
+                    || next_psn[q] >= acked[q] + s.window;
+                if stopped {
+                    chase_to[q] = next_psn[q];
+                }
+                let key = (q as u32, acked[q]);
+                if !requested
+                    .get(&key)
+                    .is_some_and(|&(t, _)| now - t < round_trip_ns)
+                {
+                    parked.remove(&key);
+                    requested.insert(key, (now, acked[q]));
+                    resend.push_back((now, key.0, key.1));
+                    rep.probe_resent_packets += 1;
                 }
             }
         }

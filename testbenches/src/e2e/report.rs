@@ -15,6 +15,10 @@ pub struct FabricReport {
     pub last_arrival_us: f64,
     /// Payload bytes over `last_arrival_us`.
     pub throughput_gbps: f64,
+    /// The payload rate this traffic would reach if RNIC B took every frame exactly once
+    /// at one beat per cycle with no idle cycle: each frame's headers and its partly
+    /// filled last beat included. `throughput_gbps` over this is the share reached.
+    pub rx_bound_gbps: f64,
     /// Most packets placed at once above their QP's in-order point (received but not yet
     /// deliverable in order), over all QPs.
     pub peak_ooo_packets: u64,
@@ -27,6 +31,10 @@ pub struct FabricReport {
     pub retransmitted_packets: u64,
     pub retransmission_requests: u64,
     pub timeouts: u64,
+    /// Probes (`probe_ns`: a QP's ACK stalled), and the packets they and the chase
+    /// after them resent.
+    pub probes: u64,
+    pub probe_resent_packets: u64,
     pub fabric_lost: u64,
     pub fabric_duplicated: u64,
     pub fabric_queue_drops: u64,

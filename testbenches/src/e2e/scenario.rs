@@ -90,6 +90,14 @@ pub struct Scenario {
     /// ACK advancing it.
     #[serde(default = "d_rto")]
     pub rto_ns: f64,
+    /// Probe: a QP whose ACK has not moved for this long resends its oldest
+    /// unacknowledged PSN, before the timeout. If it had stopped sending (all sent, or
+    /// its window full), each ACK after that which moves its head short of where it
+    /// stopped has the new head resent at once. 0 = off. It belongs above the longest
+    /// round trip the fabric can give (path delay, jitter and queueing, plus the reverse
+    /// delay), and below `rto_ns`.
+    #[serde(default)]
+    pub probe_ns: f64,
     /// Receive window (PSNs) and retransmission thresholds, written to RNIC B's CSRs.
     #[serde(default = "d_window")]
     pub window: u32,
@@ -346,6 +354,15 @@ impl Scenario {
         }
         if !(self.rto_ns >= 1000.0 && self.rto_ns <= 1e10) {
             return bad("rto_ns", format!("{} is not in [1000, 1e10]", self.rto_ns));
+        }
+        if !(self.probe_ns == 0.0 || (self.probe_ns >= 1000.0 && self.probe_ns < self.rto_ns)) {
+            return bad(
+                "probe_ns",
+                format!(
+                    "{} is neither 0 (off) nor in [1000, rto_ns = {})",
+                    self.probe_ns, self.rto_ns
+                ),
+            );
         }
         // The rtl backend holds what rx_reorder holds; the golden model keeps its window
         // in a set, so a what-if study may ask for more than the hardware has.
