@@ -154,11 +154,12 @@ fn a_refused_write_with_immediate_is_requested_at_once_not_by_timeout() {
     assert_eq!(r.timeouts, 0, "{r:?}");
 }
 
-/// A QP whose ACK stalls is probed instead of left to the timeout: after `probe_ns`
-/// its head is resent (the receiver names a hole once per head position, so a resend
-/// lost again raises no second request), and once it has stopped sending, each hole its
-/// ACKs then reveal is resent at once (a loss with too few packets behind it passes
-/// neither threshold). The same traffic with the probe off waits for the timeout.
+/// The sender's probe recovers what no request names, instead of the timeout: a head
+/// whose ACK comes back `probe_ns` after its last send without moving it, a head
+/// resent on request whose resend was lost too (the receiver names a hole once per head
+/// position), and the losses of a QP that has stopped sending (too few packets behind
+/// them for either threshold). The same traffic with the probe off waits for the
+/// timeout.
 #[test]
 fn stalled_heads_and_tail_losses_are_probed_not_left_to_the_timeout() {
     let mut s = load("two_rnics.toml");
@@ -174,19 +175,23 @@ fn stalled_heads_and_tail_losses_are_probed_not_left_to_the_timeout() {
     );
     for (name, r) in [("probe", &on), ("no probe", &off)] {
         println!(
-            "{name}: {:.1} us, {:.1} Gb/s, {} probes, {} timeouts, {} resent ({} by probes)",
+            "{name}: {:.1} us, {:.1} Gb/s, {} probes, {} timeouts, {} resent ({} by probes, {} on a late ACK)",
             r.last_arrival_us,
             r.throughput_gbps,
             r.probes,
             r.timeouts,
             r.retransmitted_packets,
-            r.probe_resent_packets
+            r.probe_resent_packets,
+            r.late_ack_resends
         );
         assert!(r.clean(), "{name}: {r:?}");
     }
     assert!(off.timeouts > 0, "nothing for the probe to do: {off:?}");
     assert_eq!(on.timeouts, 0, "{on:?}");
-    assert!(on.probes > 0 && on.probe_resent_packets > 0, "{on:?}");
+    // Both triggers fired: a quiet QP, and an ACK that came back late without
+    // moving the head.
+    assert!(on.probes > 0 && on.late_ack_resends > 0, "{on:?}");
+    assert!(on.probe_resent_packets >= on.late_ack_resends, "{on:?}");
     assert_eq!(off.probes + off.probe_resent_packets, 0, "{off:?}");
     assert!(
         on.last_arrival_us < off.last_arrival_us,

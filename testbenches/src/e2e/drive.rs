@@ -76,6 +76,9 @@ pub(super) fn drive_until(
     let mut acked = vec![0u32; nq];
     let mut last_progress = vec![0f64; nq];
     let mut probed = vec![0f64; nq];
+    let mut last_sent = vec![0f64; nq];
+    // When each packet was last sent.
+    let mut sent_at: Vec<Vec<f64>> = tr.per_qp.iter().map(|v| vec![0.0; v.len()]).collect();
     // Where a probed QP had stopped sending: its ACKs short of it are chased.
     let mut chase_to = vec![0u32; nq];
     let mut resend: VecDeque<(f64, u32, u32)> = VecDeque::new();
@@ -142,6 +145,23 @@ pub(super) fn drive_until(
             let q = qp as usize;
             let mut named = missing;
             if let Some(a) = ack {
+                // An ACK that does not move the head, generated longer after the head's
+                // last send than any forward delay: packets behind the head arrived
+                // and it did not. Resend it (TCP's RACK, timed on the head).
+                if s.probe_ns > 0.0
+                    && a == acked[q]
+                    && a < next_psn[q]
+                    && now - sent_at[q][a as usize] > s.probe_ns
+                    && !requested
+                        .get(&(qp, a))
+                        .is_some_and(|&(t, _)| now - t < s.probe_ns)
+                {
+                    parked.remove(&(qp, a));
+                    requested.insert((qp, a), (now, a));
+                    resend.push_back((now, qp, a));
+                    rep.probe_resent_packets += 1;
+                    rep.late_ack_resends += 1;
+                }
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
@@ -185,34 +205,44 @@ pub(super) fn drive_until(
                 }
             }
         }
-        // Probe: a QP whose ACK has not moved for `probe_ns` resends its head. The
-        // receiver names a hole once per head position, so a resend lost again would
-        // otherwise wait for the timeout; and a QP that has stopped sending (all sent,
-        // or its window full) gets no request for a loss with nothing sent behind it.
-        // After a probe of such a QP, each ACK that moves its head short of where the
-        // sending stopped names the next hole: that one is resent at once.
+        // Probe, for the two stalls no request will end (the timeout would):
+        // - a QP that has stopped sending (all sent, or its window full) and heard
+        //   nothing for `probe_ns`: a loss with nothing sent behind it passes neither
+        //   threshold. Its head is resent, and after that each ACK that moves the head
+        //   short of where the sending stopped names the next hole, resent at once;
+        // - a head resent on request over `probe_ns` ago that the ACK has not passed:
+        //   the resend was lost too, and the receiver names a hole once per head
+        //   position.
         for q in 0..nq {
-            if s.probe_ns > 0.0
-                && acked[q] < next_psn[q]
-                && now - last_progress[q].max(probed[q]) > s.probe_ns
+            if s.probe_ns <= 0.0
+                || acked[q] >= next_psn[q]
+                || now - last_progress[q].max(probed[q]) <= s.probe_ns
             {
-                rep.probes += 1;
-                probed[q] = now;
-                let stopped = next_psn[q] as usize >= tr.per_qp[q].len()
-                    || next_psn[q] >= acked[q] + s.window;
-                if stopped {
-                    chase_to[q] = next_psn[q];
-                }
-                let key = (q as u32, acked[q]);
-                if !requested
-                    .get(&key)
-                    .is_some_and(|&(t, _)| now - t < round_trip_ns)
-                {
-                    parked.remove(&key);
-                    requested.insert(key, (now, acked[q]));
-                    resend.push_back((now, key.0, key.1));
-                    rep.probe_resent_packets += 1;
-                }
+                continue;
+            }
+            let stopped =
+                next_psn[q] as usize >= tr.per_qp[q].len() || next_psn[q] >= acked[q] + s.window;
+            let key = (q as u32, acked[q]);
+            let quiet = stopped && now - last_sent[q] > s.probe_ns;
+            let resend_lost = requested
+                .get(&key)
+                .is_some_and(|&(t, _)| now - t > s.probe_ns);
+            if !(quiet || resend_lost) {
+                continue;
+            }
+            rep.probes += 1;
+            probed[q] = now;
+            if quiet {
+                chase_to[q] = next_psn[q];
+            }
+            if !requested
+                .get(&key)
+                .is_some_and(|&(t, _)| now - t < round_trip_ns)
+            {
+                parked.remove(&key);
+                requested.insert(key, (now, acked[q]));
+                resend.push_back((now, key.0, key.1));
+                rep.probe_resent_packets += 1;
             }
         }
         for q in 0..nq {
@@ -255,6 +285,7 @@ pub(super) fn drive_until(
             if let Some(i) = resend.iter().position(|&(_, qp, _)| qp as usize % ns == h) {
                 let (_, qp, psn) = resend.remove(i).unwrap();
                 if psn >= acked[qp as usize] {
+                    sent_at[qp as usize][psn as usize] = now;
                     let mut p = tr.per_qp[qp as usize][psn as usize].p.clone();
                     p.ack_req = true;
                     r.tx_push(&p);
@@ -294,6 +325,8 @@ pub(super) fn drive_until(
                     if next_psn[q] == acked[q] {
                         last_progress[q] = now;
                     }
+                    last_sent[q] = now;
+                    sent_at[q][next_psn[q] as usize] = now;
                     let p = &tr.per_qp[q][next_psn[q] as usize].p;
                     r.tx_push(p);
                     next_psn[q] += 1;

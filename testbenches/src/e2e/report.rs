@@ -34,6 +34,9 @@ pub struct FabricReport {
     /// Probes (`probe_ns`: a QP's ACK stalled), and the packets they and the chase
     /// after them resent.
     pub probes: u64,
+    /// Heads resent because an ACK that did not move them came back longer after
+    /// their last send than `probe_ns` (counted in `probe_resent_packets` too).
+    pub late_ack_resends: u64,
     pub probe_resent_packets: u64,
     pub fabric_lost: u64,
     pub fabric_duplicated: u64,

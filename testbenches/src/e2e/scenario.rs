@@ -90,10 +90,12 @@ pub struct Scenario {
     /// ACK advancing it.
     #[serde(default = "d_rto")]
     pub rto_ns: f64,
-    /// Probe: a QP whose ACK has not moved for this long resends its oldest
-    /// unacknowledged PSN, before the timeout. If it had stopped sending (all sent, or
-    /// its window full), each ACK after that which moves its head short of where it
-    /// stopped has the new head resent at once. 0 = off. It belongs above the longest
+    /// The sender's probe, its loss detection by time (0 = off): a QP's oldest
+    /// unacknowledged PSN is resent when an ACK that does not pass it comes back longer
+    /// than this after its last send, when it was resent on request longer ago than this,
+    /// or when the QP has stopped sending (all sent, or its window full) and heard
+    /// nothing for this long; after the last, each ACK that moves the head short of where
+    /// the sending stopped has the new head resent at once. It belongs above the longest
     /// round trip the fabric can give (path delay, jitter and queueing, plus the reverse
     /// delay), and below `rto_ns`.
     #[serde(default)]
