@@ -95,9 +95,10 @@ pub struct Scenario {
     /// than this after its last send, when it was resent on request longer ago than this,
     /// or when the QP has stopped sending (all sent, or its window full) and heard
     /// nothing for this long; after the last, each ACK that moves the head short of where
-    /// the sending stopped has the new head resent at once. It belongs above the longest
-    /// round trip the fabric can give (path delay, jitter and queueing, plus the reverse
-    /// delay), and below `rto_ns`.
+    /// the sending stopped has the new head resent at once. It must be below `rto_ns`
+    /// and belongs above the usual round trip (path delay and jitter plus the reverse
+    /// delay); below the longest one, queueing included, it also resends heads that
+    /// were only late.
     #[serde(default)]
     pub probe_ns: f64,
     /// Receive window (PSNs) and retransmission thresholds, written to RNIC B's CSRs.
