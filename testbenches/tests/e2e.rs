@@ -394,7 +394,7 @@ fn scenario_errors_name_the_field() {
         ("seed = 1", "seed = 1\nrx_bad_frames = 0.6", "rx_bad_frames"),
         ("seed = 1", "seed = 1\nhost_mhz = 20", "host_mhz"),
         ("probe_ns = 10000", "probe_ns = 40000", "probe_ns"),
-        ("probe_ns = 10000", "probe_ns = 500", "probe_ns"),
+        ("probe_ns = 10000", "probe_ns = 5500", "probe_ns"),
         (
             "backend = \"rtl\"",
             "backend = \"model\"\nhost_mhz = 250",

@@ -3,6 +3,15 @@
 
 use super::*;
 
+/// Why a packet waits in the resend queue: named by a request or the timeout, or by
+/// the sender's probe (its timers, or an ACK that came back late).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Why {
+    Asked,
+    Probe,
+    LateAck,
+}
+
 pub(super) fn drive(
     s: &Scenario,
     r: &mut impl Rnics,
@@ -81,7 +90,7 @@ pub(super) fn drive_until(
     let mut sent_at: Vec<Vec<f64>> = tr.per_qp.iter().map(|v| vec![0.0; v.len()]).collect();
     // Where a probed QP had stopped sending: its ACKs short of it are chased.
     let mut chase_to = vec![0u32; nq];
-    let mut resend: VecDeque<(f64, u32, u32)> = VecDeque::new();
+    let mut resend: VecDeque<(Why, u32, u32)> = VecDeque::new();
     let mut replies: VecDeque<(f64, u32, Option<u32>, Vec<u32>)> = VecDeque::new();
     // When each (QP, PSN) was last resent on request, and the QP's ACKed PSN then. A
     // request naming it again means the resend was refused again (no immediate slot yet)
@@ -158,15 +167,13 @@ pub(super) fn drive_until(
                 {
                     parked.remove(&(qp, a));
                     requested.insert((qp, a), (now, a));
-                    resend.push_back((now, qp, a));
-                    rep.probe_resent_packets += 1;
-                    rep.late_ack_resends += 1;
+                    resend.push_back((Why::LateAck, qp, a));
                 }
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
                     // Chasing after a probe: the new head is the next hole.
-                    if a < chase_to[q] {
+                    if a < chase_to[q] && now - sent_at[q][a as usize] > s.probe_ns {
                         let key = (qp, a);
                         if !requested
                             .get(&key)
@@ -174,8 +181,7 @@ pub(super) fn drive_until(
                         {
                             parked.remove(&key);
                             requested.insert(key, (now, a));
-                            resend.push_back((now, qp, a));
-                            rep.probe_resent_packets += 1;
+                            resend.push_back((Why::Probe, qp, a));
                         }
                     }
                     // The head moved: the lowest request parked for it is due (the
@@ -200,7 +206,7 @@ pub(super) fn drive_until(
                     }
                     _ => {
                         requested.insert((qp, p), (now, acked[q]));
-                        resend.push_back((now, qp, p));
+                        resend.push_back((Why::Asked, qp, p));
                     }
                 }
             }
@@ -209,7 +215,8 @@ pub(super) fn drive_until(
         // - a QP that has stopped sending (all sent, or its window full) and heard
         //   nothing for `probe_ns`: a loss with nothing sent behind it passes neither
         //   threshold. Its head is resent, and after that each ACK that moves the head
-        //   short of where the sending stopped names the next hole, resent at once;
+        //   short of where the sending stopped names the next hole, resent at once if
+        //   it was last sent over `probe_ns` ago;
         // - a head resent on request over `probe_ns` ago that the ACK has not passed:
         //   the resend was lost too, and the receiver names a hole once per head
         //   position.
@@ -241,14 +248,13 @@ pub(super) fn drive_until(
             {
                 parked.remove(&key);
                 requested.insert(key, (now, acked[q]));
-                resend.push_back((now, key.0, key.1));
-                rep.probe_resent_packets += 1;
+                resend.push_back((Why::Probe, key.0, key.1));
             }
         }
         for q in 0..nq {
             if acked[q] < next_psn[q] && now - last_progress[q] > s.rto_ns {
                 rep.timeouts += 1;
-                resend.push_back((now, q as u32, acked[q]));
+                resend.push_back((Why::Asked, q as u32, acked[q]));
                 last_progress[q] = now;
             }
         }
@@ -283,9 +289,15 @@ pub(super) fn drive_until(
             }
             let mut sent: Option<usize> = None;
             if let Some(i) = resend.iter().position(|&(_, qp, _)| qp as usize % ns == h) {
-                let (_, qp, psn) = resend.remove(i).unwrap();
+                let (why, qp, psn) = resend.remove(i).unwrap();
                 if psn >= acked[qp as usize] {
                     sent_at[qp as usize][psn as usize] = now;
+                    if why != Why::Asked {
+                        rep.probe_resent_packets += 1;
+                    }
+                    if why == Why::LateAck {
+                        rep.late_ack_resends += 1;
+                    }
                     let mut p = tr.per_qp[qp as usize][psn as usize].p.clone();
                     p.ack_req = true;
                     r.tx_push(&p);

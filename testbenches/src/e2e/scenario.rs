@@ -358,15 +358,6 @@ impl Scenario {
         if !(self.rto_ns >= 1000.0 && self.rto_ns <= 1e10) {
             return bad("rto_ns", format!("{} is not in [1000, 1e10]", self.rto_ns));
         }
-        if !(self.probe_ns == 0.0 || (self.probe_ns >= 1000.0 && self.probe_ns < self.rto_ns)) {
-            return bad(
-                "probe_ns",
-                format!(
-                    "{} is neither 0 (off) nor in [1000, rto_ns = {})",
-                    self.probe_ns, self.rto_ns
-                ),
-            );
-        }
         // The rtl backend holds what rx_reorder holds; the golden model keeps its window
         // in a set, so a what-if study may ask for more than the hardware has.
         let hw = PrnicConfig::builtin().reorder.window_bits;
@@ -490,6 +481,23 @@ impl Scenario {
             return bad(
                 "loss_after",
                 format!("{} is above 255 (0 = off)", self.loss_after),
+            );
+        }
+        // Below the round trip without queueing, every ACK that does not move a head
+        // would resend it.
+        let round_trip = self
+            .paths
+            .iter()
+            .map(|p| p.delay_ns + p.jitter_ns)
+            .fold(0.0, f64::max)
+            + self.reverse_delay_ns;
+        if !(self.probe_ns == 0.0 || (self.probe_ns > round_trip && self.probe_ns < self.rto_ns)) {
+            return bad(
+                "probe_ns",
+                format!(
+                    "{} is neither 0 (off) nor above the round trip without queueing ({round_trip}: the slowest path's delay and jitter, plus reverse_delay_ns) and below rto_ns ({})",
+                    self.probe_ns, self.rto_ns
+                ),
             );
         }
         Ok(())
