@@ -12,6 +12,28 @@ enum Why {
     LateAck,
 }
 
+/// The sender's resend bookkeeping, shared by the probe's three triggers: queue `key`
+/// (QP, PSN) for a resend unless it was resent less than `within` ago, and note when and
+/// at which ACKed PSN (`acked`). A request parked for it is taken over.
+#[allow(clippy::too_many_arguments)]
+fn resend_unless_recent(
+    requested: &mut BTreeMap<(u32, u32), (f64, u32)>,
+    parked: &mut BTreeSet<(u32, u32)>,
+    resend: &mut VecDeque<(Why, u32, u32)>,
+    key: (u32, u32),
+    acked: u32,
+    now: f64,
+    within: f64,
+    why: Why,
+) {
+    if requested.get(&key).is_some_and(|&(t, _)| now - t < within) {
+        return;
+    }
+    parked.remove(&key);
+    requested.insert(key, (now, acked));
+    resend.push_back((why, key.0, key.1));
+}
+
 pub(super) fn drive(
     s: &Scenario,
     r: &mut impl Rnics,
@@ -161,28 +183,33 @@ pub(super) fn drive_until(
                     && a == acked[q]
                     && a < next_psn[q]
                     && now - sent_at[q][a as usize] > s.probe_ns
-                    && !requested
-                        .get(&(qp, a))
-                        .is_some_and(|&(t, _)| now - t < s.probe_ns)
                 {
-                    parked.remove(&(qp, a));
-                    requested.insert((qp, a), (now, a));
-                    resend.push_back((Why::LateAck, qp, a));
+                    resend_unless_recent(
+                        &mut requested,
+                        &mut parked,
+                        &mut resend,
+                        (qp, a),
+                        a,
+                        now,
+                        s.probe_ns,
+                        Why::LateAck,
+                    );
                 }
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
                     // Chasing after a probe: the new head is the next hole.
                     if a < chase_to[q] && now - sent_at[q][a as usize] > s.probe_ns {
-                        let key = (qp, a);
-                        if !requested
-                            .get(&key)
-                            .is_some_and(|&(t, _)| now - t < round_trip_ns)
-                        {
-                            parked.remove(&key);
-                            requested.insert(key, (now, a));
-                            resend.push_back((Why::Probe, qp, a));
-                        }
+                        resend_unless_recent(
+                            &mut requested,
+                            &mut parked,
+                            &mut resend,
+                            (qp, a),
+                            a,
+                            now,
+                            round_trip_ns,
+                            Why::Probe,
+                        );
                     }
                     // The head moved: the lowest request parked for it is due (the
                     // ones above it would most likely meet the same full slots).
@@ -242,14 +269,16 @@ pub(super) fn drive_until(
             if quiet {
                 chase_to[q] = next_psn[q];
             }
-            if !requested
-                .get(&key)
-                .is_some_and(|&(t, _)| now - t < round_trip_ns)
-            {
-                parked.remove(&key);
-                requested.insert(key, (now, acked[q]));
-                resend.push_back((Why::Probe, key.0, key.1));
-            }
+            resend_unless_recent(
+                &mut requested,
+                &mut parked,
+                &mut resend,
+                key,
+                acked[q],
+                now,
+                round_trip_ns,
+                Why::Probe,
+            );
         }
         for q in 0..nq {
             if acked[q] < next_psn[q] && now - last_progress[q] > s.rto_ns {
