@@ -12,3 +12,8 @@ pub mod synth;
 pub mod timing;
 
 pub use config::{ConfigError, PrnicConfig};
+
+/// Generator version (the crate version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The commit the generator was built from ("unknown" outside a checkout).
+pub const GIT_HASH: &str = env!("PRNIC_GIT_HASH");

@@ -8,10 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Generator version (the crate version).
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The commit the generator was built from ("unknown" outside a checkout).
-pub const GIT_HASH: &str = env!("PRNIC_GIT_HASH");
+pub use crate::{GIT_HASH, VERSION};
 
 /// Relative path → contents. A BTreeMap, so every listing is in one fixed order.
 pub type FileSet = BTreeMap<PathBuf, Vec<u8>>;
@@ -20,15 +17,19 @@ pub type FileSet = BTreeMap<PathBuf, Vec<u8>>;
 /// are the ones committed in the repository for the default config and checked for
 /// staleness. `manifest.json` (which records the git hash) is not among them.
 pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError> {
-    let modules = blocks::modules(cfg)?;
+    reproducible_from(cfg, &blocks::modules(cfg)?)
+}
+
+/// [`reproducible_files`] from modules already built for `cfg`.
+fn reproducible_from(cfg: &PrnicConfig, modules: &[Module]) -> Result<FileSet, blocks::GenError> {
     let mut files = FileSet::new();
-    for m in &modules {
+    for m in modules {
         files.insert(
             PathBuf::from(format!("verilog/{}.v", m.name)),
             verilog_file(cfg, m).into_bytes(),
         );
     }
-    files.insert("report.md".into(), report(cfg, &modules).into_bytes());
+    files.insert("report.md".into(), report(cfg, modules).into_bytes());
     files.insert(
         "regmap/regmap.md".into(),
         crate::csr::regmap_md(cfg).into_bytes(),
@@ -83,10 +84,10 @@ pub fn reproducible_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError
     Ok(files)
 }
 
-/// Everything `prnic generate` writes.
+/// Everything `prnic generate` writes. The design is built once.
 pub fn all_files(cfg: &PrnicConfig) -> Result<FileSet, blocks::GenError> {
-    let mut files = reproducible_files(cfg)?;
     let modules = blocks::modules(cfg)?;
+    let mut files = reproducible_from(cfg, &modules)?;
     files.insert("manifest.json".into(), manifest(cfg, &modules).into_bytes());
     files.insert("config.toml".into(), cfg.to_toml().into_bytes());
     Ok(files)
