@@ -357,6 +357,10 @@ impl PrnicConfig {
     pub fn clock_period_ns(&self) -> f64 {
         1000.0 / self.clock.mhz
     }
+    /// Clock period in whole picoseconds (rounded): the time step of every waveform.
+    pub fn clock_period_ps(&self) -> u64 {
+        period_ps(self.clock.mhz)
+    }
     /// The host-side clock period in nanoseconds.
     pub fn host_period_ns(&self) -> f64 {
         1000.0 / self.clock.host_mhz
@@ -439,3 +443,8 @@ mod validate;
 
 #[cfg(test)]
 mod tests;
+
+/// A clock's period in whole picoseconds (rounded), from its frequency in MHz.
+pub fn period_ps(mhz: f64) -> u64 {
+    (1e6 / mhz).round() as u64
+}

@@ -182,7 +182,7 @@ pub fn c_header(cfg: &PrnicConfig) -> String {
             Kind::Reg(fs) => {
                 let _ = writeln!(s, "#define PRNIC_{n} 0x{:03x}u /* {} */", r.offset, r.desc);
                 for f in fs {
-                    let mask = ((1u64 << f.width) - 1) << f.lsb;
+                    let mask = f.mask();
                     let _ = writeln!(s, "#define PRNIC_{n}_{}_SHIFT {}u", f.name, f.lsb);
                     let _ = writeln!(s, "#define PRNIC_{n}_{}_MASK 0x{mask:08x}u", f.name);
                 }
@@ -321,7 +321,7 @@ pub fn rust_consts() -> String {
                         s,
                         "pub const {n}_{}_MASK: u32 = 0x{:08x};",
                         f.name,
-                        ((1u64 << f.width) - 1) << f.lsb
+                        f.mask()
                     );
                 }
             }

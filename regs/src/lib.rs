@@ -94,6 +94,17 @@ pub struct Field {
     pub desc: &'static str,
 }
 
+impl Field {
+    /// The field's bits in its register word.
+    pub fn mask(&self) -> u64 {
+        ((1u64 << self.width) - 1) << self.lsb
+    }
+    /// The field's value in the register word `word`.
+    pub fn get(&self, word: u64) -> u64 {
+        (word & self.mask()) >> self.lsb
+    }
+}
+
 /// A 32-bit register, or a 64-bit counter read as two words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
@@ -591,7 +602,7 @@ pub fn check(regs: &[Register]) -> Result<(), String> {
                     fl.lsb + fl.width
                 ));
             }
-            let m = ((1u64 << fl.width) - 1) << fl.lsb;
+            let m = fl.mask();
             if used & m != 0 {
                 return Err(format!("{}.{} overlaps another field", r.name, fl.name));
             }

@@ -75,6 +75,8 @@ use rust_hdl::prelude::*;
 pub const OUTER_BYTES: usize = 50;
 /// Smallest inner frame: Ethernet 14, IPv4 20, UDP 8, BTH 12.
 pub const MIN_INNER_BYTES: usize = 54;
+/// Largest inner frame `max_frame_bytes` may name: frame lengths are 14-bit counts.
+pub const MAX_INNER_BYTES: usize = 16383;
 /// `tuser` carries `{QP[47:24], VNI[23:0]}`, set by the RNIC, never by the tenant.
 pub const TUSER_BITS: usize = 48;
 
@@ -466,7 +468,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             D == 8 * K && (512..=1024).contains(&D) && K.is_power_of_two(),
             "TxEncap width {D}"
         );
-        assert!((MIN_INNER_BYTES..=16383).contains(&max_frame_bytes));
+        assert!((MIN_INNER_BYTES..=MAX_INNER_BYTES).contains(&max_frame_bytes));
         let max_beats = max_frame_bytes.div_ceil(K);
         // The beat index of a frame is 8 bits (I1 .. streamer).
         assert!(max_beats <= 256);

@@ -372,15 +372,12 @@ pub fn lookup_latency(cfg: &prnic_gen::PrnicConfig, lookups: u64) -> LatencyRepo
     let mut sent = std::collections::VecDeque::new();
     let (mut lat_max, mut lat_min, mut got, mut in_order) = (0u64, u64::MAX, 0u64, true);
     let start = dut.cycle();
-    let mut key = 0x1234_5678u64;
+    let mut next = prnic_verif::rng::rng(0x1234_5678);
     let mut c = 0u64;
     while got < lookups {
         let lookup = (c < lookups).then(|| {
-            key = key
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
             sent.push_back((dut.cycle(), c as u16));
-            (key >> 8, c as u16)
+            (next() >> 8, c as u16)
         });
         let o = dut.clock(&Inputs {
             lookup,

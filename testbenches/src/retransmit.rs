@@ -139,7 +139,7 @@ fn parse(f: &[u8]) -> (u32, u32, u8) {
 /// thresholds do not report). Every 8th packet and every resend asks for an ACK.
 pub fn run(st: &Stress, s: ReorderSettings) -> RunCounts {
     let cfg = PrnicConfig::builtin();
-    let period_ns = 1000.0 / cfg.clock.mhz;
+    let period_ns = cfg.clock_period_ns();
     let mut rx = Stream::new(&s);
     for f in 0..st.flows {
         rx.create(f, (f % 8) as u8, 0);

@@ -4,7 +4,7 @@
 use crate::bridge::{self, Dut};
 use prnic_gen::PrnicConfig;
 use prnic_rtl::rx_reorder::{QP_CMD_HOLD_CYCLES, RX_REORDER_LATENCY};
-use prnic_verif::flow_table::rng;
+use prnic_verif::rng::rng;
 use prnic_verif::rx_reorder::{
     Header, Nak, Outcome, ReorderModel, ReorderSettings, Verdict, PSN_MOD,
 };

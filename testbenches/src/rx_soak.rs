@@ -10,7 +10,7 @@
 
 use crate::rx_decap::{compare, expected, RxPath, WireInput};
 use crate::rx_reorder::default_settings;
-use prnic_verif::flow_table::rng;
+use prnic_verif::rng::rng;
 use prnic_verif::rx_decap::{wire_frame, RdmaPacket, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
 use prnic_verif::rx_reorder::ReorderModel;
 use std::collections::{BTreeMap, BTreeSet};

@@ -88,14 +88,7 @@ impl SprayerSim for HdlSprayer {
 /// A deterministic stimulus stream for benchmarks and agreement runs: requests on most
 /// cycles, all modes, range changes now and then, and an occasional reset.
 pub fn stimulus(seed: u64, cycles: usize) -> Vec<Inputs> {
-    let mut x = seed | 1;
-    let mut next = move || {
-        // xorshift64*: cheap, deterministic, good enough to vary stimulus.
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let mut next = prnic_verif::rng::xorshift64star(seed | 1);
     let mut mode = 0u8;
     let (mut lo, mut hi) = (49152u16, 65535u16);
     (0..cycles)

@@ -11,7 +11,8 @@
 
 use crate::tx_encap::{bench_for, expected_default, mixed_scenario, run, settings};
 use prnic_gen::PrnicConfig;
-use prnic_verif::flow_table::{key, rng};
+use prnic_verif::flow_table::key;
+use prnic_verif::rng::rng;
 use prnic_verif::tx_encap::{inner_dst_ip, DropReason, TxOutcome};
 
 #[derive(Debug, Default, Clone, serde::Serialize)]

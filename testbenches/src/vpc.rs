@@ -5,7 +5,8 @@
 use crate::dpu_link::VerilatorRnic;
 use prnic_verif::csr::{Channel, RnicLink, RnicModel};
 use prnic_verif::dpu::{touched, CheckMode, Dpu, Op};
-use prnic_verif::flow_table::{key, rng, value_for, Geometry};
+use prnic_verif::flow_table::{key, value_for, Geometry};
+use prnic_verif::rng::rng;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]

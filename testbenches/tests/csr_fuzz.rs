@@ -105,7 +105,7 @@ impl Model {
                         (Access::Wo, _) => 0,
                         _ => unreachable!(),
                     };
-                    v |= (x & ((1 << f.width) - 1)) << f.lsb;
+                    v |= (x << f.lsb) & f.mask();
                 }
                 v as u32
             }
@@ -131,7 +131,7 @@ impl Model {
                     self.ro_write += 1;
                 }
                 for f in r.fields() {
-                    let fm = ((1u64 << f.width) - 1) << f.lsb;
+                    let fm = f.mask();
                     let m = mask & fm;
                     match (f.access, f.reset) {
                         (Access::Rw, _) => {
@@ -174,8 +174,7 @@ proptest! {
         d.set_rst(0);
         // Constant values on every hardware input, known to the model.
         let mut hw = HashMap::new();
-        let mut x = hw_seed | 1;
-        let mut next = move || { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x };
+        let mut next = prnic_verif::rng::rng(hw_seed);
         let build = next() as u32;
         d.set_hw_id_build_hash_hash(build as u64);
         hw.insert(("ID_BUILD_HASH", "HASH"), build as u64);

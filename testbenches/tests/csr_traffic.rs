@@ -10,8 +10,8 @@ use prnic_testbenches::axil::{read, write, OKAY, SLVERR};
 use prnic_testbenches::dpu_link::VerilatorRnic;
 use prnic_testbenches::tx_encap::{mixed_scenario, run_hooked, TxDut};
 use prnic_verif::dpu::{CheckMode, Dpu, Op};
-use prnic_verif::flow_table::rng;
 use prnic_verif::regs::*;
+use prnic_verif::rng::rng;
 
 #[test]
 fn csr_accesses_between_beats_leave_the_data_path_alone() {

@@ -8,7 +8,8 @@ use prnic_testbenches::tx_encap::{probe, Seen};
 use prnic_verif::csr::CsrError;
 use prnic_verif::dpu::fault::{CrashAfter, RestartAt};
 use prnic_verif::dpu::{touched, CheckMode, Dpu, DpuError, Op, RnicState};
-use prnic_verif::flow_table::{key, rng, value_for, Geometry, Value};
+use prnic_verif::flow_table::{key, value_for, Geometry, Value};
+use prnic_verif::rng::rng;
 
 fn geometry() -> Geometry {
     prnic_testbenches::flow_table::geometry(PrnicConfig::builtin())

@@ -12,7 +12,7 @@ use prnic_testbenches::rx_decap::{
     compare, compare_decap, expected, max_wire_frame, RxModelPath, RxPath, RxRun, WireInput,
 };
 use prnic_testbenches::rx_reorder::default_settings;
-use prnic_verif::flow_table::rng;
+use prnic_verif::rng::rng;
 use prnic_verif::rx_decap::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
 use prnic_verif::rx_reorder::{ReorderModel, ReorderSettings, Verdict};
 use proptest::prelude::*;

@@ -7,7 +7,8 @@ use prnic_gen::PrnicConfig;
 use prnic_testbenches::tx_encap::{
     expected, mixed_scenario, run, settings, TxCapture, TxEncapBench, BEAT_BYTES,
 };
-use prnic_verif::flow_table::{key, rng, value_for, Value};
+use prnic_verif::flow_table::{key, value_for, Value};
+use prnic_verif::rng::rng;
 use prnic_verif::sprayer::{Mode, SprayerModel};
 use prnic_verif::tx_encap::{rocev2_frame, DropReason, PcapWriter, TxFrame, TxOutcome, TxSettings};
 use proptest::prelude::*;

@@ -101,7 +101,7 @@ impl Fabric {
             rr: 0,
             seq: 0,
             heap: BinaryHeap::new(),
-            next: Box::new(crate::flow_table::rng(seed)),
+            next: Box::new(crate::rng::rng(seed)),
             stats: FabricStats {
                 per_path: vec![0; n],
                 ..Default::default()
@@ -110,7 +110,7 @@ impl Fabric {
     }
 
     fn uniform(&mut self) -> f64 {
-        ((self.next)() >> 11) as f64 / (1u64 << 53) as f64
+        crate::rng::unit((self.next)())
     }
 
     /// The path a frame takes.

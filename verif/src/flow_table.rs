@@ -15,6 +15,7 @@
 //! Written from the specification (docs/blocks/flow_table.md), independently of the RTL.
 
 use crate::hash::H3;
+use crate::rng::rng;
 use std::collections::{HashMap, VecDeque};
 
 pub const WAYS: usize = 4;
@@ -439,17 +440,6 @@ pub struct FillResult {
     pub load_factor: f64,
     pub stash_used: usize,
     pub writes: usize,
-}
-
-/// A deterministic 64-bit generator for keys (xorshift64*).
-pub fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    move || {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// A random value for a key (any bit pattern is legal).

@@ -12,6 +12,7 @@ pub mod flow_table;
 pub mod hash;
 #[rustfmt::skip]
 pub mod regs;
+pub mod rng;
 pub mod rx_decap;
 pub mod rx_reorder;
 pub mod sprayer;

@@ -183,7 +183,7 @@ pub fn rocev2_frame(len: usize, dst_ip: u32, qp: u32, psn: u32, ecn: u8, fill: u
     b.extend_from_slice(&qp.to_be_bytes()[1..4]);
     b.push(0);
     b.extend_from_slice(&psn.to_be_bytes()[1..4]);
-    let mut next = crate::flow_table::rng(fill);
+    let mut next = crate::rng::rng(fill);
     while b.len() < len {
         b.push(next() as u8);
     }

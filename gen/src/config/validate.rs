@@ -3,6 +3,12 @@
 
 use super::*;
 
+// The limits the blocks are built for, as the config's field types.
+const MAX_STASH: u32 = prnic_rtl::flow_table::MAX_STASH as u32;
+const MAX_WINDOW: u32 = prnic_rtl::rx_reorder::MAX_WINDOW as u32;
+const MAX_INNER_BYTES: u32 = prnic_rtl::tx_encap::MAX_INNER_BYTES as u32;
+const OUTER_BYTES: u32 = prnic_rtl::tx_encap::OUTER_BYTES as u32;
+
 impl PrnicConfig {
     /// Check every field and combination. The error names the field and the allowed range.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -80,10 +86,10 @@ impl PrnicConfig {
                 ),
             ));
         }
-        if ft.stash > 64 {
+        if ft.stash > MAX_STASH {
             return Err(invalid(
                 "flow_table.stash",
-                format!("{} is outside 0..=64", ft.stash),
+                format!("{} is outside 0..={MAX_STASH}", ft.stash),
             ));
         }
         if ft.key_bits != 56 {
@@ -134,10 +140,15 @@ impl PrnicConfig {
                 ),
             ));
         }
-        if p.max_frame_bytes < 64 + 50 || p.max_frame_bytes > 16383 {
+        // At least the smallest Ethernet frame (64 bytes) with the outer header.
+        let min_frame = 64 + OUTER_BYTES;
+        if p.max_frame_bytes < min_frame || p.max_frame_bytes > MAX_INNER_BYTES {
             return Err(invalid(
                 "packet.max_frame_bytes",
-                format!("{} is outside 114..=16383", p.max_frame_bytes),
+                format!(
+                    "{} is outside {min_frame}..={MAX_INNER_BYTES}",
+                    p.max_frame_bytes
+                ),
             ));
         }
         if p.max_frame_bytes < p.mtu_bytes {
@@ -208,10 +219,13 @@ impl PrnicConfig {
                 format!("{} is not a power of two in 2..=4096", r.qps),
             ));
         }
-        if !r.window_bits.is_power_of_two() || !(32..=256).contains(&r.window_bits) {
+        if !r.window_bits.is_power_of_two() || !(32..=MAX_WINDOW).contains(&r.window_bits) {
             return Err(invalid(
                 "reorder.window_bits",
-                format!("{} is not a power of two in 32..=256", r.window_bits),
+                format!(
+                    "{} is not a power of two in 32..={MAX_WINDOW}",
+                    r.window_bits
+                ),
             ));
         }
         if r.ooo_threshold == 0 || r.ooo_threshold >= r.window_bits {
@@ -229,7 +243,7 @@ impl PrnicConfig {
                 format!("{} is outside 0..=100", r.missing_share_pct),
             ));
         }
-        if r.loss_after >= r.window_bits.min(256) {
+        if r.loss_after >= r.window_bits.min(MAX_WINDOW) {
             return Err(invalid(
                 "reorder.loss_after",
                 format!(

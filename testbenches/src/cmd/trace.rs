@@ -16,7 +16,7 @@ pub struct Args {
 pub fn run(a: Args) -> ExitCode {
     let Args { out, cycles } = a;
     let cfg = PrnicConfig::builtin();
-    let period_ps = (1e6 / cfg.clock.mhz).round() as u64;
+    let period_ps = cfg.clock_period_ps();
     let mut dut = match prnic_testbenches::bridge::Sprayer::with_trace(&out, period_ps) {
         Ok(d) => d,
         Err(e) => {

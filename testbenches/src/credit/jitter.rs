@@ -83,7 +83,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
     } = CreditParams::from_config(cfg);
     let bdp = lc.bdp;
     let mut d = match &lc.trace {
-        Some(p) => bridge::CreditScope::with_trace(p, trace_period_ps(cfg))?,
+        Some(p) => bridge::CreditScope::with_trace(p, cfg.clock_period_ps())?,
         None => bridge::CreditScope::new(),
     };
     d.set_cfg_rule((lc.rule == Rule::Eq2) as u64);
@@ -226,7 +226,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
             let j = match lc.dist {
                 JitterDist::Uniform => next() % (lc.jitter + 1),
                 JitterDist::Exponential => {
-                    let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                    let u = prnic_verif::rng::unit(next());
                     let mean = lc.jitter as f64 / 2.0;
                     ((-mean * (1.0 - u).ln()).round() as u64).min(4 * lc.jitter)
                 }
@@ -244,7 +244,7 @@ pub fn run_loop(cfg: &PrnicConfig, lc: &LoopConfig) -> Result<LoopOutcome, bridg
                 let st = cur.get_or_insert(Starvation {
                     start_cycle: now,
                     // Trace time: the bridge's integer period in ps.
-                    start_ns: (now * trace_period_ps(cfg)) as f64 / 1000.0,
+                    start_ns: (now * cfg.clock_period_ps()) as f64 / 1000.0,
                     cycles: 0,
                     qps: (0..lc.qps)
                         .filter(|q| state[*q as usize] == QpState::Parked)

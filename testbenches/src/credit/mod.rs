@@ -9,7 +9,7 @@ use prnic_rtl::credit_tx::{
     CREDIT_TX_GRANT_LATENCY, CREDIT_TX_GRANT_QUEUE, CREDIT_TX_LATENCY, CREDIT_TX_QP_SPACING,
 };
 use prnic_verif::credit::{Rule, SenderModel};
-use prnic_verif::flow_table::rng;
+use prnic_verif::rng::rng;
 use std::collections::{BTreeMap, VecDeque};
 
 mod jitter;

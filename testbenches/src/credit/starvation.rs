@@ -3,12 +3,6 @@
 
 use super::*;
 
-/// The whole picoseconds per cycle of a `credit_scope` trace: the trace, the interval
-/// report and the save file's markers all use this one period.
-pub(super) fn trace_period_ps(cfg: &PrnicConfig) -> u64 {
-    (1e6 / cfg.clock.mhz) as u64
-}
-
 /// How many starved intervals `credit-starvation` reports, longest first; the save file
 /// puts named markers A, B, ... on the same ones.
 pub const REPORTED_INTERVALS: usize = 5;
@@ -111,7 +105,7 @@ pub fn starvation(
         };
         let o = run_loop(cfg, &lc).map_err(|e| std::io::Error::other(e.to_string()))?;
         let save = path.with_extension("gtkw");
-        std::fs::write(&save, gtkw(&path, qps, &o.intervals, trace_period_ps(cfg)))?;
+        std::fs::write(&save, gtkw(&path, qps, &o.intervals, cfg.clock_period_ps()))?;
         out.push(StarvationReport {
             rule: rule.name(),
             qps,

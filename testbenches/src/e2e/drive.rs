@@ -50,7 +50,7 @@ pub(super) fn drive_until(
     stop_at: Option<u64>,
 ) -> FabricReport {
     let cfg = PrnicConfig::builtin();
-    let period_ns = 1000.0 / cfg.clock.mhz;
+    let period_ns = cfg.clock_period_ns();
     let tr = build_traffic(s);
     let nq = s.qps as usize;
     let paths: Vec<PathSpec> = s

@@ -63,8 +63,9 @@ use prnic_verif::credit::{ReceiverModel, Rule, SenderModel};
 use prnic_verif::dpu::{CheckMode, Dpu, Op};
 use prnic_verif::ecmp::SwitchHash;
 use prnic_verif::fabric::{Fabric, FabricStats, PathSpec, Selection};
-use prnic_verif::flow_table::{key, rng, Value};
+use prnic_verif::flow_table::{key, Value};
 use prnic_verif::regs;
+use prnic_verif::rng::{rng, unit};
 use prnic_verif::rx_decap::{
     decapsulate, wire_frame, RdmaPacket, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
     OP_WRITE_MIDDLE, OP_WRITE_ONLY, OP_WRITE_ONLY_IMM,

@@ -49,7 +49,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
     rep.cut_placement_bytes = r.place.len() as u64;
     r.place.clear();
     // The frames already on their way keep arriving while B sweeps and sits idle.
-    let period_ns = 1000.0 / PrnicConfig::builtin().clock.mhz;
+    let period_ns = PrnicConfig::builtin().clock_period_ns();
     let mut sink = Fabric::new(
         vec![PathSpec {
             rate_gbps: 1e5,

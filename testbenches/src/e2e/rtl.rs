@@ -72,11 +72,6 @@ pub(super) struct RtlRnics {
     pub(super) releasing: bool,
 }
 
-/// A random draw as a number in [0, 1).
-pub(super) fn unit(r: u64) -> f64 {
-    (r >> 11) as f64 / (1u64 << 53) as f64
-}
-
 /// Random CSR accesses with their expected answers.
 #[derive(Default)]
 pub(super) struct CsrFuzz {
@@ -251,13 +246,13 @@ impl RtlRnics {
                 .expect("the DPU installs a tenant's flow");
         }
         // B: tenants, thresholds, QPs.
-        let mac_ps = (1e6 / cfg.clock.mhz).round() as u64;
+        let mac_ps = cfg.clock_period_ps();
         let core = match trace {
             Some(t) => PrnicTop::with_trace(t, mac_ps)?,
             None => PrnicTop::new(),
         };
         let mut b = if s.host_mhz > 0.0 {
-            let host_ps = (1e6 / s.host_mhz).round() as u64;
+            let host_ps = prnic_gen::config::period_ps(s.host_mhz);
             // With a trace, each crossing writes its own next to the core's.
             let (streams, csr) = match trace {
                 Some(t) => (

@@ -56,7 +56,8 @@ pub fn mixed_scenario(
     bad_pct: u64,
     max_frame_bytes: usize,
 ) -> (HashMap<u64, Value>, Vec<TxFrame>) {
-    use prnic_verif::flow_table::{rng, value_for};
+    use prnic_verif::flow_table::value_for;
+    use prnic_verif::rng::rng;
     use prnic_verif::tx_encap::rocev2_frame;
     let mut next = rng(seed);
     let mut table = HashMap::new();

@@ -11,7 +11,7 @@ fn credit_rx_grants_in_the_models_order() {
     use prnic_rtl::credit_rx::CREDIT_RX_GRANT_LATENCY;
     use prnic_testbenches::bridge::CreditRx;
     use prnic_verif::credit::ReceiverModel;
-    use prnic_verif::flow_table::rng;
+    use prnic_verif::rng::rng;
     for seed in 1..4u64 {
         let mut d: CreditRx = credit_rx(0xffff, 1);
         let mut m = ReceiverModel::default();
@@ -276,7 +276,7 @@ fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
 #[test]
 fn credit_tx_two_simulators_agree_cycle_by_cycle() {
     use prnic_testbenches::bridge::CreditTx;
-    use prnic_verif::flow_table::rng;
+    use prnic_verif::rng::rng;
     use rust_hdl::prelude::*;
 
     /// Every output of `credit_tx`, as numbers.

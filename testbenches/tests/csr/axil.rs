@@ -135,15 +135,10 @@ fn back_to_back(
     out
 }
 
-/// xorshift: `true` with probability `num`/8 per cycle.
+/// `true` with probability `num`/8 per cycle.
 fn random_ready(seed: u64, num: u64) -> impl FnMut(u64) -> bool {
-    let mut x = seed | 1;
-    move |_| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % 8 < num
-    }
+    let mut r = prnic_verif::rng::rng(seed);
+    move |_| (r() >> 61) < num
 }
 
 /// Back-to-back accesses on both channels at once, with and without backpressure on B
@@ -162,7 +157,7 @@ fn back_to_back_accesses_with_and_without_backpressure_get_every_response() {
         let mut v = 0u32;
         for f in r.fields() {
             if f.access == prnic_regs::Access::Rw {
-                let fm = (((1u64 << f.width) - 1) << f.lsb) as u32;
+                let fm = f.mask() as u32;
                 m |= fm;
                 v |= ((prnic_gen::csr::reset_value(cfg, r.name, f.name) << f.lsb) as u32) & fm;
             }

@@ -61,7 +61,7 @@ fn every_field_resets_to_its_described_value() {
                         prnic_regs::Reset::Value(_) | prnic_regs::Reset::Config(_)
                     ) && f.access == prnic_regs::Access::Ro
                 {
-                    let got = (v >> f.lsb) as u64 & ((1u64 << f.width) - 1);
+                    let got = f.get(v as u64);
                     assert_eq!(
                         got,
                         prnic_gen::csr::reset_value(cfg, r.name, f.name),

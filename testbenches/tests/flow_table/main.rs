@@ -12,8 +12,9 @@ use prnic_rtl::flow_table::{
 use prnic_testbenches::bridge::{Dut, FlowTable};
 use prnic_testbenches::flow_table::{FlowTableSim, HdlFlowTable, Inputs, Outputs, Update};
 use prnic_verif::flow_table::{
-    fill_until_failure, rng, value_for, Geometry, HwImage, SlotWrite, SoftTable, Value, KEY_BITS,
+    fill_until_failure, value_for, Geometry, HwImage, SlotWrite, SoftTable, Value, KEY_BITS,
 };
+use prnic_verif::rng::rng;
 use std::collections::VecDeque;
 
 fn geometry() -> Geometry {

@@ -1,7 +1,8 @@
 use super::fault::{CrashAfter, RestartAt};
 use super::*;
 use crate::csr::{Channel, RnicModel};
-use crate::flow_table::{rng, value_for};
+use crate::flow_table::value_for;
+use crate::rng::rng;
 
 const HASH: u64 = 0x1234_5678_9abc_def0;
 
