@@ -1,6 +1,7 @@
 //! `prnic`: the P-RNIC RTL generator.
 
 use clap::{Parser, Subcommand};
+use prnic_gen::timing::ModuleTiming;
 use prnic_gen::{output, PrnicConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -199,24 +200,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
             let report = prnic_gen::synth::report(&cfg, &rows);
             std::fs::write(&out, report)
                 .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-            use std::io::Write as _;
-            let text = if json {
-                serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())? + "\n"
-            } else {
-                rows.iter()
-                    .map(|r| {
-                        let worst = r
-                            .worst()
-                            .map(prnic_gen::timing::path_line)
-                            .unwrap_or_default();
-                        format!(
-                            "{:<12} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>4} RAMB18  worst {}\n",
-                            r.module, r.luts, r.ffs, r.ramb36, r.ramb18, worst
-                        )
-                    })
-                    .collect()
-            };
-            let _ = std::io::stdout().write_all(text.as_bytes());
+            print_rows(json, &rows, |r| r.summary_line())?;
             eprintln!("prnic: wrote {}", out.display());
             Ok(())
         }
@@ -245,33 +229,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
                 }
                 _ => prnic_gen::synth::synth(&cfg, &modules).map_err(|e| e.to_string())?,
             };
-            use std::io::Write as _;
-            let mut text = String::new();
-            if json {
-                text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())? + "\n";
-            } else {
-                for r in &rows {
-                    let bad = r.violations().count();
-                    text += &format!(
-                        "{}: {} path groups, {} over budget (levels/budget, est. ns/budget)\n",
-                        r.module,
-                        r.reg_paths.len(),
-                        bad
-                    );
-                    for p in r.reg_paths.iter().take(paths) {
-                        text += &format!("  {}\n", prnic_gen::timing::path_line(p));
-                        if detail {
-                            for st in &p.steps {
-                                text += &format!(
-                                    "      {:>5.1} {:>6.2} ns  {:<8} {} (fan-out {})\n",
-                                    st.levels, st.arrival_ns, st.cell_type, st.net, st.fanout
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-            let _ = std::io::stdout().write_all(text.as_bytes());
+            print_rows(json, &rows, |r| r.listing(paths, detail))?;
             let over: usize = rows.iter().map(|r| r.violations().count()).sum();
             if check && over > 0 {
                 return Err(GateFailed(format!(
@@ -296,6 +254,23 @@ fn run(cli: Cli) -> Result<(), Fail> {
             Ok(())
         }
     }
+}
+
+/// Print `rows` as one JSON array with `--json`, else each row's text. A closed pipe
+/// (`prnic ... | head`) is not an error.
+fn print_rows(
+    json: bool,
+    rows: &[ModuleTiming],
+    text: impl Fn(&ModuleTiming) -> String,
+) -> Result<(), Fail> {
+    use std::io::Write as _;
+    let out = if json {
+        serde_json::to_string_pretty(rows).map_err(|e| e.to_string())? + "\n"
+    } else {
+        rows.iter().map(text).collect()
+    };
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -3,30 +3,7 @@
 //! same figures as one JSON object for scripts and CI.
 
 use clap::{Parser, Subcommand};
-use prnic_gen::PrnicConfig;
-use prnic_testbenches::bench;
 use std::process::ExitCode;
-
-/// Print to stdout; a closed pipe (`prnic-sim ... | head`) ends output quietly instead of
-/// panicking as `println!` does.
-macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
-    }};
-}
-
-/// With `--json`, print `r` as one JSON object and return true; without, return false
-/// and let the caller print its table.
-fn print_json<T: serde::Serialize>(json: bool, r: &T) -> bool {
-    if json {
-        match serde_json::to_string_pretty(r) {
-            Ok(s) => out!("{s}"),
-            Err(e) => eprintln!("prnic-sim: error: the report is not JSON: {e}"),
-        }
-    }
-    json
-}
 
 mod cmd;
 
@@ -108,74 +85,6 @@ enum Cmd {
     /// Write a waveform of the sprayer under the benchmark stimulus (FST or VCD by the
     /// file's extension), with real time in picoseconds at the configured clock.
     Trace(cmd::trace::Args),
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum BackendArg {
-    Rtl,
-    Model,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum DistArg {
-    Uniform,
-    Exponential,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum BdpArg {
-    PerQp,
-    Shared,
-    Both,
-}
-
-/// A progress line on stderr for long runs: only on a terminal, never under `--json`.
-struct Progress {
-    tty: bool,
-    total: u64,
-    unit: &'static str,
-}
-
-impl Progress {
-    fn new(json: bool, total: u64, unit: &'static str) -> Self {
-        use std::io::IsTerminal;
-        Progress {
-            tty: !json && std::io::stderr().is_terminal(),
-            total,
-            unit,
-        }
-    }
-
-    fn show(&self, done: u64) {
-        use std::io::Write as _;
-        if self.tty {
-            let _ = write!(
-                std::io::stderr(),
-                "\r{done}/{} {} ({:.0}%)",
-                self.total,
-                self.unit,
-                100.0 * done as f64 / self.total as f64
-            );
-        }
-    }
-
-    fn finish(&self) {
-        if self.tty {
-            eprintln!();
-        }
-    }
-}
-
-/// A delay in ns: finite, 0..=1 s.
-fn parse_ns(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("`{s}` is not a number of ns"))?;
-    if v.is_finite() && (0.0..=1e9).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is outside 0..=1000000000 ns"))
-    }
 }
 
 fn main() -> ExitCode {

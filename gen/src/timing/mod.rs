@@ -195,6 +195,36 @@ impl ModuleTiming {
     pub fn violations(&self) -> impl Iterator<Item = &Path_> {
         self.reg_paths.iter().filter(|p| !p.within_budget())
     }
+    /// `prnic synth`'s line for the module: cells, block RAMs and its worst path.
+    pub fn summary_line(&self) -> String {
+        let worst = self.worst().map(path_line).unwrap_or_default();
+        format!(
+            "{:<12} {:>6} LUTs {:>6} FFs {:>4} RAMB36 {:>4} RAMB18  worst {}\n",
+            self.module, self.luts, self.ffs, self.ramb36, self.ramb18, worst
+        )
+    }
+    /// `prnic timing`'s listing of the module: its `paths` worst paths, each element by
+    /// element with `detail`.
+    pub fn listing(&self, paths: usize, detail: bool) -> String {
+        let mut text = format!(
+            "{}: {} path groups, {} over budget (levels/budget, est. ns/budget)\n",
+            self.module,
+            self.reg_paths.len(),
+            self.violations().count()
+        );
+        for p in self.reg_paths.iter().take(paths) {
+            text += &format!("  {}\n", path_line(p));
+            if detail {
+                for st in &p.steps {
+                    text += &format!(
+                        "      {:>5.1} {:>6.2} ns  {:<8} {} (fan-out {})\n",
+                        st.levels, st.arrival_ns, st.cell_type, st.net, st.fanout
+                    );
+                }
+            }
+        }
+        text
+    }
 }
 
 /// Yosys is missing, failed, or wrote something this module cannot read.

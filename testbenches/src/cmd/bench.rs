@@ -1,6 +1,6 @@
 //! `prnic-sim bench`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim bench` (its help text is on `Cmd::Bench`).
 #[derive(clap::Args)]
@@ -30,7 +30,7 @@ pub fn run(a: Args) -> ExitCode {
         top_cycles,
         top_hdl_cycles,
     } = a;
-    let r = bench::bench(
+    let r = prnic_testbenches::bench::bench(
         PrnicConfig::builtin(),
         cycles,
         hdl_cycles,

@@ -1,6 +1,6 @@
 //! `prnic-sim credit-jitter`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim credit-jitter` (its help text is on `Cmd::CreditJitter`).
 #[derive(clap::Args)]

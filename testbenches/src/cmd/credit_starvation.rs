@@ -1,6 +1,6 @@
 //! `prnic-sim credit-starvation`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim credit-starvation` (its help text is on `Cmd::CreditStarvation`).
 #[derive(clap::Args)]

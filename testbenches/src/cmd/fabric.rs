@@ -1,6 +1,6 @@
 //! `prnic-sim fabric`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim fabric` (its help text is on `Cmd::Fabric`).
 #[derive(clap::Args)]

@@ -1,6 +1,6 @@
 //! `prnic-sim lookup-latency`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim lookup-latency` (its help text is on `Cmd::LookupLatency`).
 #[derive(clap::Args)]

@@ -1,6 +1,6 @@
 //! `prnic-sim reorder`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim reorder` (its help text is on `Cmd::Reorder`).
 #[derive(clap::Args)]

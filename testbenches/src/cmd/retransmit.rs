@@ -1,6 +1,6 @@
 //! `prnic-sim retransmit`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim retransmit` (its help text is on `Cmd::Retransmit`).
 #[derive(clap::Args)]

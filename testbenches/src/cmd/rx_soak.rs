@@ -1,6 +1,6 @@
 //! `prnic-sim rx-soak`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim rx-soak` (its help text is on `Cmd::RxSoak`).
 #[derive(clap::Args)]

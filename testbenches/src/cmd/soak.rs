@@ -1,6 +1,6 @@
 //! `prnic-sim soak`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim soak` (its help text is on `Cmd::Soak`).
 #[derive(clap::Args)]

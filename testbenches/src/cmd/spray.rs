@@ -1,6 +1,6 @@
 //! `prnic-sim spray`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim spray` (its help text is on `Cmd::Spray`).
 #[derive(clap::Args)]

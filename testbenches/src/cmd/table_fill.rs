@@ -1,6 +1,6 @@
 //! `prnic-sim table-fill`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim table-fill` (its help text is on `Cmd::TableFill`).
 #[derive(clap::Args)]

@@ -1,6 +1,6 @@
 //! `prnic-sim trace`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim trace` (its help text is on `Cmd::Trace`).
 #[derive(clap::Args)]

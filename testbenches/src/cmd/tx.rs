@@ -1,6 +1,6 @@
 //! `prnic-sim tx`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim tx` (its help text is on `Cmd::Tx`).
 #[derive(clap::Args)]

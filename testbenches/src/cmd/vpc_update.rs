@@ -1,6 +1,6 @@
 //! `prnic-sim vpc-update`.
 
-use crate::*;
+use super::*;
 
 /// The options of `prnic-sim vpc-update` (its help text is on `Cmd::VpcUpdate`).
 #[derive(clap::Args)]
