@@ -2,6 +2,7 @@
 //! drive them, and the `prnic-sim` scenario runner.
 
 pub mod axil;
+pub mod axis;
 pub mod bench;
 pub mod bridge;
 pub mod credit;

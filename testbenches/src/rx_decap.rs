@@ -6,6 +6,7 @@
 //! after a chosen number of cycles and refusing headers on a chosen pattern, so that
 //! `rx_decap` is checked against any verdict latency and header backpressure.
 
+use crate::axis;
 use crate::bridge::{self, Dut};
 use crate::rx_reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
@@ -64,18 +65,6 @@ pub struct RxRun {
 pub struct RxPath {
     pub decap: bridge::RxDecap,
     pub reorder: bridge::RxReorder,
-}
-
-fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
-    let mut w = [0u32; N];
-    for (i, b) in bytes.iter().enumerate().take(4 * N) {
-        w[i / 4] |= (*b as u32) << (8 * (i % 4));
-    }
-    w
-}
-
-fn bytes_of<const N: usize>(w: &[u32; N], n: usize) -> Vec<u8> {
-    (0..n).map(|i| (w[i / 4] >> (8 * (i % 4))) as u8).collect()
 }
 
 /// A Verilated `rx_decap` with the tenants' VNIs set, one cycle in reset and then out.
@@ -305,21 +294,12 @@ fn run_loop(
             let lo = beat * K;
             let hi = (lo + K).min(n);
             let last = hi == n;
-            let mut keep: u128 = if hi - lo == K {
-                u128::MAX
-            } else {
-                (1u128 << (hi - lo)) - 1
-            };
+            let mut keep = axis::keep_low::<4>(hi - lo);
             if f.bad_keep && (beat == 0) {
-                keep &= !(1u128 << 5);
+                keep[0] &= !(1 << 5);
             }
-            d.set_s_axis_wire_tdata(&words::<32>(&f.bytes[lo..hi]));
-            d.set_s_axis_wire_tkeep(&[
-                keep as u32,
-                (keep >> 32) as u32,
-                (keep >> 64) as u32,
-                (keep >> 96) as u32,
-            ]);
+            d.set_s_axis_wire_tdata(&axis::pack::<32>(&f.bytes[lo..hi]));
+            d.set_s_axis_wire_tkeep(&keep);
             d.set_s_axis_wire_tlast(last as u64);
         }
         d.set_s_axis_wire_tvalid(offer as u64);
@@ -344,12 +324,7 @@ fn run_loop(
             if rdy {
                 let keep = d.m_axis_place_tkeep();
                 let k = keep.iter().map(|w| w.count_ones()).sum::<u32>() as usize;
-                let k128 = keep[0] as u128
-                    | (keep[1] as u128) << 32
-                    | (keep[2] as u128) << 64
-                    | (keep[3] as u128) << 96;
-                let justified = k == 128 || k128 == (1u128 << k) - 1;
-                if k == 0 || !justified {
+                if axis::keep_len(&keep).is_none_or(|n| n == 0) {
                     out.protocol_errors += 1;
                 }
                 if cur.is_none() {
@@ -362,7 +337,7 @@ fn run_loop(
                     len: d.m_place_len() as u32,
                     data: vec![],
                 });
-                p.data.extend(bytes_of(&d.m_axis_place_tdata(), k));
+                p.data.extend(axis::unpack(&d.m_axis_place_tdata(), k));
                 if d.m_axis_place_tlast() != 0 {
                     out.placements.push(cur.take().unwrap());
                     out.place_done.push(c);

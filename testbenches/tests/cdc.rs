@@ -18,18 +18,8 @@ fn beat(n: u64) -> ([u32; 32], [u32; 4], bool) {
         *x = (n as u32).wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B);
     }
     let last = n % 7 == 6;
-    let keep: u128 = if last {
-        (1u128 << (1 + n % 127)) - 1
-    } else {
-        u128::MAX
-    };
-    let k = [
-        keep as u32,
-        (keep >> 32) as u32,
-        (keep >> 64) as u32,
-        (keep >> 96) as u32,
-    ];
-    (w, k, last)
+    let kept = if last { 1 + n as usize % 127 } else { 128 };
+    (w, prnic_testbenches::axis::keep_low::<4>(kept), last)
 }
 
 /// What one run measured.

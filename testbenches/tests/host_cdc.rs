@@ -36,13 +36,8 @@ fn words<const N: usize>(l: usize, n: u64, from: usize) -> [u32; N] {
 /// 1 to 127 bytes.
 fn keep_last(n: u64) -> ([u32; 4], bool) {
     let last = n % 7 == 6;
-    let keep: u128 = if last {
-        (1u128 << (1 + n % 127)) - 1
-    } else {
-        u128::MAX
-    };
-    let k = std::array::from_fn(|i| (keep >> (32 * i)) as u32);
-    (k, last)
+    let kept = if last { 1 + n as usize % 127 } else { 128 };
+    (prnic_testbenches::axis::keep_low::<4>(kept), last)
 }
 
 /// Beat `n` of lane `l` as it should come out: its fields, concatenated.

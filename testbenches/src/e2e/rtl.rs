@@ -189,11 +189,7 @@ pub(super) fn csr_read(d: &mut dyn AxilPort, addr: u32) -> u32 {
 }
 
 pub(super) fn beat_bytes(data: &[u32], keep: &[u32], out: &mut Vec<u8>) {
-    for i in 0..BEAT_BYTES {
-        if keep[i / 32] >> (i % 32) & 1 == 1 {
-            out.push((data[i / 4] >> (8 * (i % 4))) as u8);
-        }
-    }
+    crate::axis::push_kept(data, keep, BEAT_BYTES, out);
 }
 
 /// The trace of crossing `module` beside RNIC B's `trace`: `b.fst` gives

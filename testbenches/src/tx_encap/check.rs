@@ -32,23 +32,6 @@ pub enum Violation {
     DestChanged { cycle: u64 },
 }
 
-pub(super) fn keep_bytes(keep: &[u32; KW]) -> Option<usize> {
-    let mut n = 0;
-    let mut ended = false;
-    for i in 0..BEAT_BYTES {
-        let bit = keep[i / 32] >> (i % 32) & 1 == 1;
-        if bit && ended {
-            return None;
-        }
-        if bit {
-            n += 1;
-        } else {
-            ended = true;
-        }
-    }
-    Some(n)
-}
-
 /// Drive `frames` through the DUT. `gap(cycle)` true leaves the input idle for a cycle
 /// (only between beats: a beat once offered stays until taken); `ready(cycle)` is the
 /// sink's `tready`. Runs until `expect_out` frames have left and then `drain` more
@@ -116,7 +99,7 @@ pub fn run_hooked<T: TxDut>(
         out_pending = None;
         if let Some(o) = out {
             if r {
-                let n = keep_bytes(&o.keep).ok_or(Violation::BadKeep { cycle })?;
+                let n = crate::axis::keep_len(&o.keep).ok_or(Violation::BadKeep { cycle })?;
                 if (!o.last && n != BEAT_BYTES) || (o.last && n == 0) {
                     return Err(Violation::BadKeep { cycle });
                 }
@@ -124,9 +107,7 @@ pub fn run_hooked<T: TxDut>(
                     return Err(Violation::DestChanged { cycle });
                 }
                 cur_dest = Some(o.dest);
-                for j in 0..n {
-                    cur.push((o.data[j / 4] >> (8 * (j % 4))) as u8);
-                }
+                cur.extend(crate::axis::unpack(&o.data, n));
                 cap.beats += 1;
                 cap.first_beat.get_or_insert(cycle);
                 cap.last_beat = cycle;

@@ -54,12 +54,8 @@ pub fn beats_of(f: &TxFrame) -> Vec<Beat> {
         .map(|i| {
             let chunk = &f.bytes
                 [(i * BEAT_BYTES).min(f.bytes.len())..((i + 1) * BEAT_BYTES).min(f.bytes.len())];
-            let mut data = [0u32; DW];
-            let mut keep = [0u32; KW];
-            for (j, b) in chunk.iter().enumerate() {
-                data[j / 4] |= (*b as u32) << (8 * (j % 4));
-                keep[j / 32] |= 1 << (j % 32);
-            }
+            let data = crate::axis::pack::<DW>(chunk);
+            let mut keep = crate::axis::keep_low::<KW>(chunk.len());
             if f.bad_keep_beat == Some(i) {
                 keep[0] ^= 1;
             }
