@@ -61,6 +61,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     // Constant declarations
     localparam  depth_m1 = 16'h7ff;
     localparam  one16 = 16'h1;
+    localparam  all256 = 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
     
     // Stub signals
     reg  ram$clk;
@@ -82,27 +83,35 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [7:0] thm$idx;
     wire  [255:0] thm$lt;
     reg  [255:0] sg_f$0$v;
+    reg  [255:0] sg_f$0$m;
     wire  [15:0] sg_f$0$any;
     wire  [63:0] sg_f$0$idx;
     reg  [255:0] sg_f$1$v;
+    reg  [255:0] sg_f$1$m;
     wire  [15:0] sg_f$1$any;
     wire  [63:0] sg_f$1$idx;
     reg  [255:0] sg_f$2$v;
+    reg  [255:0] sg_f$2$m;
     wire  [15:0] sg_f$2$any;
     wire  [63:0] sg_f$2$idx;
     reg  [255:0] sg_f$3$v;
+    reg  [255:0] sg_f$3$m;
     wire  [15:0] sg_f$3$any;
     wire  [63:0] sg_f$3$idx;
     reg  [255:0] sg_u$0$v;
+    reg  [255:0] sg_u$0$m;
     wire  [15:0] sg_u$0$any;
     wire  [63:0] sg_u$0$idx;
     reg  [255:0] sg_u$1$v;
+    reg  [255:0] sg_u$1$m;
     wire  [15:0] sg_u$1$any;
     wire  [63:0] sg_u$1$idx;
     reg  [255:0] sg_u$2$v;
+    reg  [255:0] sg_u$2$m;
     wire  [15:0] sg_u$2$any;
     wire  [63:0] sg_u$2$idx;
     reg  [255:0] sg_u$3$v;
+    reg  [255:0] sg_u$3$m;
     wire  [15:0] sg_u$3$any;
     wire  [63:0] sg_u$3$idx;
     reg  [15:0] sf$0$any_a;
@@ -138,9 +147,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [255:0] pg$v;
     wire  [79:0] pg$counts;
     reg  [255:0] sgh_w$v;
+    reg  [255:0] sgh_w$m;
     wire  [15:0] sgh_w$any;
     wire  [63:0] sgh_w$idx;
     reg  [255:0] sgh_u$v;
+    reg  [255:0] sgh_u$m;
     wire  [15:0] sgh_u$any;
     wire  [63:0] sgh_u$idx;
     reg  [255:0] rot_hi$v;
@@ -182,6 +193,40 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     wire  [255:0] ntop_dec$oh;
     reg  [7:0] ntop_thm$idx;
     wire  [255:0] ntop_thm$lt;
+    reg  acc$s1;
+    reg  acc$adv_1;
+    reg  acc$pacc_1;
+    reg  acc$ins0_1;
+    reg  acc$ins1_1;
+    reg  acc$v0_1;
+    reg  acc$v1_1;
+    reg  acc$below_s;
+    reg  acc$below_d;
+    reg  acc$nw_s;
+    reg  acc$nw_d;
+    reg  acc$ath_s;
+    reg  acc$ath_d;
+    reg  acc$ge0_s;
+    reg  acc$ge0_d;
+    reg  acc$ge1_s;
+    reg  acc$ge1_d;
+    reg  acc$eqx;
+    reg  acc$parm;
+    reg  acc$seen_d;
+    reg  acc$eff0n;
+    reg  acc$eff1n;
+    reg  acc$g0;
+    reg  acc$hasimm;
+    wire  acc$below;
+    wire  acc$nw;
+    wire  acc$ath;
+    wire  acc$seen;
+    wire  acc$eff0;
+    wire  acc$eff1;
+    wire  acc$acc;
+    wire  acc$adv;
+    wire  acc$ins0;
+    wire  acc$ins1;
     reg  [15:0] spread$v;
     wire  [255:0] spread$out;
     reg  sweep$clk;
@@ -575,6 +620,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  w_ppar$d;
     wire  w_ppar$q;
     reg  w_ppar$clock;
+    reg  w_ppar_s$d;
+    wire  w_ppar_s$q;
+    reg  w_ppar_s$clock;
+    reg  d_eq2$d;
+    wire  d_eq2$q;
+    reg  d_eq2$clock;
     reg  [23:0] w_h$d;
     wire  [23:0] w_h$q;
     reg  w_h$clock;
@@ -1070,9 +1121,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [8:0] j_pp$6$d;
     wire  [8:0] j_pp$6$q;
     reg  j_pp$6$clock;
-    reg  j_ooo$d;
-    wire  j_ooo$q;
-    reg  j_ooo$clock;
     reg  j_found$d;
     wire  j_found$q;
     reg  j_found$clock;
@@ -1319,18 +1367,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [31:0] x_imm1;
     reg  x_en;
     reg  [2:0] x_vni;
-    reg  x_la;
     reg  x_below;
     reg  x_nw;
     reg  x_ath;
-    reg  x_ge0;
-    reg  x_ge1;
     reg  x_seen;
     reg  x_eff0;
     reg  x_eff1;
     reg  x_enok;
-    reg  x_g1;
-    reg  x_slot;
     reg  x_acc;
     reg  x_adv;
     reg  x_ins0;
@@ -1376,8 +1419,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [16:0] k_s;
     reg  [16:0] k_cy;
     reg  [16:0] k_diff;
-    reg  [255:0] d_r;
-    reg  [7:0] d_x;
+    reg  d_rw;
+    reg  d_rs;
+    reg  d_seen_w;
     reg  [23:0] la_dp$0;
     reg  [23:0] la_dp$1;
     reg  [23:0] la_dp$2;
@@ -1416,41 +1460,49 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     );
     rx_reorder$sg_f$0 sg_f$0(
         .v(sg_f$0$v),
+        .m(sg_f$0$m),
         .any(sg_f$0$any),
         .idx(sg_f$0$idx)
     );
     rx_reorder$sg_f$1 sg_f$1(
         .v(sg_f$1$v),
+        .m(sg_f$1$m),
         .any(sg_f$1$any),
         .idx(sg_f$1$idx)
     );
     rx_reorder$sg_f$2 sg_f$2(
         .v(sg_f$2$v),
+        .m(sg_f$2$m),
         .any(sg_f$2$any),
         .idx(sg_f$2$idx)
     );
     rx_reorder$sg_f$3 sg_f$3(
         .v(sg_f$3$v),
+        .m(sg_f$3$m),
         .any(sg_f$3$any),
         .idx(sg_f$3$idx)
     );
     rx_reorder$sg_u$0 sg_u$0(
         .v(sg_u$0$v),
+        .m(sg_u$0$m),
         .any(sg_u$0$any),
         .idx(sg_u$0$idx)
     );
     rx_reorder$sg_u$1 sg_u$1(
         .v(sg_u$1$v),
+        .m(sg_u$1$m),
         .any(sg_u$1$any),
         .idx(sg_u$1$idx)
     );
     rx_reorder$sg_u$2 sg_u$2(
         .v(sg_u$2$v),
+        .m(sg_u$2$m),
         .any(sg_u$2$any),
         .idx(sg_u$2$idx)
     );
     rx_reorder$sg_u$3 sg_u$3(
         .v(sg_u$3$v),
+        .m(sg_u$3$m),
         .any(sg_u$3$any),
         .idx(sg_u$3$idx)
     );
@@ -1500,11 +1552,13 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     );
     rx_reorder$sgh_w sgh_w(
         .v(sgh_w$v),
+        .m(sgh_w$m),
         .any(sgh_w$any),
         .idx(sgh_w$idx)
     );
     rx_reorder$sgh_u sgh_u(
         .v(sgh_u$v),
+        .m(sgh_u$m),
         .any(sgh_u$any),
         .idx(sgh_u$idx)
     );
@@ -1568,6 +1622,42 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     rx_reorder$ntop_thm ntop_thm(
         .idx(ntop_thm$idx),
         .lt(ntop_thm$lt)
+    );
+    rx_reorder$acc acc(
+        .s1(acc$s1),
+        .adv_1(acc$adv_1),
+        .pacc_1(acc$pacc_1),
+        .ins0_1(acc$ins0_1),
+        .ins1_1(acc$ins1_1),
+        .v0_1(acc$v0_1),
+        .v1_1(acc$v1_1),
+        .below_s(acc$below_s),
+        .below_d(acc$below_d),
+        .nw_s(acc$nw_s),
+        .nw_d(acc$nw_d),
+        .ath_s(acc$ath_s),
+        .ath_d(acc$ath_d),
+        .ge0_s(acc$ge0_s),
+        .ge0_d(acc$ge0_d),
+        .ge1_s(acc$ge1_s),
+        .ge1_d(acc$ge1_d),
+        .eqx(acc$eqx),
+        .parm(acc$parm),
+        .seen_d(acc$seen_d),
+        .eff0n(acc$eff0n),
+        .eff1n(acc$eff1n),
+        .g0(acc$g0),
+        .hasimm(acc$hasimm),
+        .below(acc$below),
+        .nw(acc$nw),
+        .ath(acc$ath),
+        .seen(acc$seen),
+        .eff0(acc$eff0),
+        .eff1(acc$eff1),
+        .acc(acc$acc),
+        .adv(acc$adv),
+        .ins0(acc$ins0),
+        .ins1(acc$ins1)
     );
     rx_reorder$spread spread(
         .v(spread$v),
@@ -2223,6 +2313,16 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .d(w_ppar$d),
         .q(w_ppar$q),
         .clock(w_ppar$clock)
+    );
+    rx_reorder$w_ppar_s w_ppar_s(
+        .d(w_ppar_s$d),
+        .q(w_ppar_s$q),
+        .clock(w_ppar_s$clock)
+    );
+    rx_reorder$d_eq2 d_eq2(
+        .d(d_eq2$d),
+        .q(d_eq2$q),
+        .clock(d_eq2$clock)
     );
     rx_reorder$w_h w_h(
         .d(w_h$d),
@@ -3049,11 +3149,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(j_pp$6$q),
         .clock(j_pp$6$clock)
     );
-    rx_reorder$j_ooo j_ooo(
-        .d(j_ooo$d),
-        .q(j_ooo$q),
-        .clock(j_ooo$clock)
-    );
     rx_reorder$j_found j_found(
         .d(j_found$d),
         .q(j_found$q),
@@ -3527,6 +3622,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         w_pacc_d$clock = clk;
         w_poh$clock = clk;
         w_ppar$clock = clk;
+        w_ppar_s$clock = clk;
+        d_eq2$clock = clk;
         w_h$clock = clk;
         w_v0$clock = clk;
         w_v1$clock = clk;
@@ -3681,7 +3778,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$clock = clk;
         j_hi$clock = clk;
         j_ntop$clock = clk;
-        j_ooo$clock = clk;
         j_found$clock = clk;
         j_rot$clock = clk;
         k_ooo$clock = clk;
@@ -3860,6 +3956,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         w_pacc_d$d = w_pacc_d$q;
         w_poh$d = w_poh$q;
         w_ppar$d = w_ppar$q;
+        w_ppar_s$d = w_ppar_s$q;
+        d_eq2$d = d_eq2$q;
         w_h$d = w_h$q;
         w_v0$d = w_v0$q;
         w_v1$d = w_v1$q;
@@ -4014,7 +4112,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$d = j_count$q;
         j_hi$d = j_hi$q;
         j_ntop$d = j_ntop$q;
-        j_ooo$d = j_ooo$q;
         j_found$d = j_found$q;
         j_rot$d = j_rot$q;
         k_ooo$d = k_ooo$q;
@@ -4267,13 +4364,21 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         z01 = ((e_oh$q & c_v01$q) | (~e_oh$q & z00));
         z11 = ((c_f11$q & c_v11$q) | (~c_f11$q & z00));
         sg_f$0$v = z00;
+        sg_f$0$m = all256;
         sg_f$1$v = z10;
+        sg_f$1$m = all256;
         sg_f$2$v = z01;
+        sg_f$2$m = all256;
         sg_f$3$v = z11;
-        sg_u$0$v = (z00 & c_m$q);
-        sg_u$1$v = (z10 & c_m$q);
-        sg_u$2$v = (z01 & c_m$q);
-        sg_u$3$v = (z11 & c_m$q);
+        sg_f$3$m = all256;
+        sg_u$0$v = z00;
+        sg_u$0$m = c_m$q;
+        sg_u$1$v = z10;
+        sg_u$1$m = c_m$q;
+        sg_u$2$v = z01;
+        sg_u$2$m = c_m$q;
+        sg_u$3$v = z11;
+        sg_u$3$m = c_m$q;
         d_gf_any$0$d = sg_f$0$any;
         d_gf_idx$0$d = sg_f$0$idx;
         d_gu_any$0$d = sg_u$0$any;
@@ -4305,6 +4410,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         d_s1$d = c_s1$q;
         d_s2$d = c_s2$q;
         d_s2r$d = c_s2$q;
+        d_eq2$d = (c_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
         d_oh$d = c_oh$q;
         d_e$d = c_e$q;
         d_p1$d = c_p1$q;
@@ -4362,9 +4468,20 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         e_below_d$d = d_dp[32'h17];
         e_nw_d$d = d_dw[32'h17];
         e_ath_d$d = (d_p$q == d_h);
-        d_r = d_word[(32'h0)+:(256)];
-        d_x = d_p$q[(32'h0)+:(8)];
-        e_seen_d$d = (d_r[d_x] == d_p$q[32'h8]);
+        d_rw = w_r$q[d_p$q[(32'h0)+:(8)]];
+        d_rs = d_state$q[d_p$q[(32'h0)+:(8)]];
+        if ((d_eq2$q & w_pacc$q)) begin
+            d_seen_w = (w_ppar_s$q == d_p$q[32'h8]);
+        end
+        else begin
+            d_seen_w = (d_rw == d_p$q[32'h8]);
+        end
+        if (d_s2r$q) begin
+            e_seen_d$d = d_seen_w;
+        end
+        else begin
+            e_seen_d$d = (d_rs == d_p$q[32'h8]);
+        end
         d_g0 = (d_state$q[(32'h119)+:(24)] - d_state$q[(32'h100)+:(24)]);
         d_g1 = (d_state$q[(32'h152)+:(24)] - d_state$q[(32'h100)+:(24)]);
         d_g0w = (w_psn0$q - w_h$q);
@@ -4517,42 +4634,41 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             x_en = e_state$q[32'h18a];
             x_vni = e_state$q[(32'h18b)+:(3)];
         end
-        x_la = (e_s1$q & w_adv$q);
-        if (x_la) begin
-            x_below = e_below_s$q;
-            x_nw = e_nw_s$q;
-            x_ath = e_ath_s$q;
-            x_ge0 = e_ge0_s$q;
-            x_ge1 = e_ge1_s$q;
-        end
-        else begin
-            x_below = e_below_d$q;
-            x_nw = e_nw_d$q;
-            x_ath = e_ath_d$q;
-            x_ge0 = e_ge0_d$q;
-            x_ge1 = e_ge1_d$q;
-        end
-        if (((e_s1$q & w_pacc$q) & e_eqx$q)) begin
-            x_seen = e_parm$q;
-        end
-        else begin
-            x_seen = e_seen_d$q;
-        end
-        if (e_s1$q) begin
-            x_eff0 = (w_ins0$q | (w_v0$q & x_ge0));
-            x_eff1 = (w_ins1$q | (w_v1$q & x_ge1));
-        end
-        else begin
-            x_eff0 = e_eff0n$q;
-            x_eff1 = e_eff1n$q;
-        end
+        acc$s1 = e_s1$q;
+        acc$adv_1 = w_adv$q;
+        acc$pacc_1 = w_pacc$q;
+        acc$ins0_1 = w_ins0$q;
+        acc$ins1_1 = w_ins1$q;
+        acc$v0_1 = w_v0$q;
+        acc$v1_1 = w_v1$q;
+        acc$below_s = e_below_s$q;
+        acc$below_d = e_below_d$q;
+        acc$nw_s = e_nw_s$q;
+        acc$nw_d = e_nw_d$q;
+        acc$ath_s = e_ath_s$q;
+        acc$ath_d = e_ath_d$q;
+        acc$ge0_s = e_ge0_s$q;
+        acc$ge0_d = e_ge0_d$q;
+        acc$ge1_s = e_ge1_s$q;
+        acc$ge1_d = e_ge1_d$q;
+        acc$eqx = e_eqx$q;
+        acc$parm = e_parm$q;
+        acc$seen_d = e_seen_d$q;
+        acc$eff0n = e_eff0n$q;
+        acc$eff1n = e_eff1n$q;
+        acc$g0 = e_g0$q;
+        acc$hasimm = e_hasimm$q;
+        x_below = acc$below;
+        x_nw = acc$nw;
+        x_ath = acc$ath;
+        x_seen = acc$seen;
+        x_eff0 = acc$eff0;
+        x_eff1 = acc$eff1;
         x_enok = e_g0$q;
-        x_g1 = ((e_g0$q & ~x_below) & ~x_nw);
-        x_slot = ((e_hasimm$q & ~x_ath) & ~x_seen);
-        x_acc = ((x_g1 & ~x_seen) & ~(x_slot & (x_eff0 & x_eff1)));
-        x_adv = (x_acc & x_ath);
-        x_ins0 = ((x_g1 & x_slot) & ~x_eff0);
-        x_ins1 = (((x_g1 & x_slot) & x_eff0) & ~x_eff1);
+        x_acc = acc$acc;
+        x_adv = acc$adv;
+        x_ins0 = acc$ins0;
+        x_ins1 = acc$ins1;
         x_a = (e_s1$q & w_pacc$q);
         if (x_a) begin
             if (e_b2$q) begin
@@ -4616,6 +4732,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         end
         w_poh$d = e_oh$q;
         w_ppar$d = e_p$q[32'h8];
+        w_ppar_s$d = e_p$q[32'h8];
         w_pacc_d$d = w_pacc$q;
         w_adv$d = (x_adv & ~e_cfg$q);
         w_ins0$d = (x_ins0 & ~e_cfg$q);
@@ -4704,8 +4821,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         g_t$d = thm_h$lt;
         pg$v = g_arr$q;
         h_cnt16$d = pg$counts;
-        sgh_w$v = (g_arr$q & g_t$q);
-        sgh_u$v = (g_arr$q & ~g_t$q);
+        sgh_w$v = g_arr$q;
+        sgh_w$m = g_t$q;
+        sgh_u$v = g_arr$q;
+        sgh_u$m = g_t$q;
         h_hw_any$d = sgh_w$any;
         h_hw_idx$d = sgh_w$idx;
         h_hu_any$d = sgh_u$any;
@@ -4769,7 +4888,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             hi_g$6 = i_hi;
         end
         j_pp$6$d = (((hi_g$6) & 9'h1ff) + ((cfg_q$q[32'h6]) & 9'h1ff));
-        j_ooo$d = (((i_hi) & 16'hffff) >= cfg_ooo_thresh);
         j_ntop$d = (i_hi - cfg_ooo_thresh[(32'h0)+:(8)]);
         j_found$d = i_found$q;
         j_rot$d = i_rot$q;
@@ -4797,7 +4915,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         ntop_dec$idx = j_ntop$q;
         ntop_thm$idx = j_ntop$q;
         k_missing$d = (j_rot$q & (ntop_dec$oh | ntop_thm$lt));
-        k_ooo$d = j_ooo$q;
+        k_ooo$d = (((j_hi$q) & 16'hffff) >= cfg_ooo_thresh);
         k_found$d = j_found$q;
         k_age$d = (j_count$q >= cfg_la$q);
         k_nc = ~k_c100$q;
@@ -5167,7 +5285,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             i_found$d = 1'b0;
             j_found$d = 1'b0;
             k_found$d = 1'b0;
-            j_ooo$d = 1'b0;
             k_ooo$d = 1'b0;
             i_rot$d = 32'h0;
             j_rot$d = 32'h0;
@@ -5237,6 +5354,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             w_cfg$d = 1'b0;
             w_pacc_d$d = 1'b0;
             w_ppar$d = 1'b0;
+            d_eq2$d = 1'b0;
             w_v0$d = 1'b0;
             w_v1$d = 1'b0;
             w_en$d = 1'b0;
@@ -5549,6 +5667,66 @@ module rx_reorder$a_vs(d,q,clock);
     end
           
 endmodule // rx_reorder$a_vs
+
+
+module rx_reorder$acc(s1,adv_1,pacc_1,ins0_1,ins1_1,v0_1,v1_1,below_s,below_d,nw_s,nw_d,ath_s,ath_d,ge0_s,ge0_d,ge1_s,ge1_d,eqx,parm,seen_d,eff0n,eff1n,g0,hasimm,below,nw,ath,seen,eff0,eff1,acc,adv,ins0,ins1);
+    
+    // Module arguments
+    input wire  s1;
+    input wire  adv_1;
+    input wire  pacc_1;
+    input wire  ins0_1;
+    input wire  ins1_1;
+    input wire  v0_1;
+    input wire  v1_1;
+    input wire  below_s;
+    input wire  below_d;
+    input wire  nw_s;
+    input wire  nw_d;
+    input wire  ath_s;
+    input wire  ath_d;
+    input wire  ge0_s;
+    input wire  ge0_d;
+    input wire  ge1_s;
+    input wire  ge1_d;
+    input wire  eqx;
+    input wire  parm;
+    input wire  seen_d;
+    input wire  eff0n;
+    input wire  eff1n;
+    input wire  g0;
+    input wire  hasimm;
+    output reg  below;
+    output reg  nw;
+    output reg  ath;
+    output reg  seen;
+    output reg  eff0;
+    output reg  eff1;
+    output reg  acc;
+    output reg  adv;
+    output reg  ins0;
+    output reg  ins1;
+    
+    // Update code (custom)
+    // prnic-timing: map apart
+    wire la = s1 & adv_1;
+    wire ge0 = la ? ge0_s : ge0_d;
+    wire ge1 = la ? ge1_s : ge1_d;
+    wire g1 = g0 & ~below & ~nw;
+    wire slot = hasimm & ~ath & ~seen;
+    always @(*) begin
+       below = la ? below_s : below_d;
+       nw = la ? nw_s : nw_d;
+       ath = la ? ath_s : ath_d;
+       seen = (s1 & pacc_1 & eqx) ? parm : seen_d;
+       eff0 = s1 ? (ins0_1 | (v0_1 & ge0)) : eff0n;
+       eff1 = s1 ? (ins1_1 | (v1_1 & ge1)) : eff1n;
+       acc = g1 & ~seen & ~(slot & eff0 & eff1);
+       adv = acc & ath;
+       ins0 = g1 & slot & ~eff0;
+       ins1 = g1 & slot & eff0 & ~eff1;
+    end
+endmodule // rx_reorder$acc
 
 
 module rx_reorder$b_ackreq(d,q,clock);
@@ -6784,6 +6962,25 @@ module rx_reorder$d_en(d,q,clock);
     end
           
 endmodule // rx_reorder$d_en
+
+
+module rx_reorder$d_eq2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$d_eq2
 
 
 module rx_reorder$d_gf_any$0(d,q,clock);
@@ -9891,25 +10088,6 @@ module rx_reorder$j_ntop(d,q,clock);
 endmodule // rx_reorder$j_ntop
 
 
-module rx_reorder$j_ooo(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$j_ooo
-
-
 module rx_reorder$j_p(d,q,clock);
     
     // Module arguments
@@ -11770,52 +11948,37 @@ module rx_reorder$sf$0(any_a,idx_a,any_b,idx_b,found,from_b,pos);
     output reg  [7:0] pos;
     
     // Update code (custom)
+    // prnic-timing: map apart
     wire [31:0] c = {any_b, any_a};
     wire [127:0] ix = {idx_b, idx_a};
-    reg [31:0] first;
+    reg [7:0] aa;
+    reg [63:0] va;
+    reg [1:0] ab;
+    reg [15:0] vb;
     always @(*) begin
-       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
-       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
-       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
-       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
-       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
-       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
-       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
-       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
-       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
-       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
-       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
-       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
-       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
-       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
-       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
-       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
-       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
-       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
-       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
-       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
-       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
-       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
-       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
-       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
-       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
-       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
-       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
-       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
-       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
-       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
-       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
-       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
-       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
-       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
-       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
-       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
-       pos[4] = |(first & 32'b10101010101010101010101010101010);
-       pos[5] = |(first & 32'b11001100110011001100110011001100);
-       pos[6] = |(first & 32'b11110000111100001111000011110000);
-       pos[7] = |(first & 32'b11111111000000001111111100000000);
-       found = |c;
-       from_b = |first[31:16];
+       aa[0] = c[0] | c[1] | c[2] | c[3];
+       va[7:0] = c[0] ? {4'd0, ix[3:0]} : (c[1] ? {4'd1, ix[7:4]} : (c[2] ? {4'd2, ix[11:8]} : {4'd3, ix[15:12]}));
+       aa[1] = c[4] | c[5] | c[6] | c[7];
+       va[15:8] = c[4] ? {4'd4, ix[19:16]} : (c[5] ? {4'd5, ix[23:20]} : (c[6] ? {4'd6, ix[27:24]} : {4'd7, ix[31:28]}));
+       aa[2] = c[8] | c[9] | c[10] | c[11];
+       va[23:16] = c[8] ? {4'd8, ix[35:32]} : (c[9] ? {4'd9, ix[39:36]} : (c[10] ? {4'd10, ix[43:40]} : {4'd11, ix[47:44]}));
+       aa[3] = c[12] | c[13] | c[14] | c[15];
+       va[31:24] = c[12] ? {4'd12, ix[51:48]} : (c[13] ? {4'd13, ix[55:52]} : (c[14] ? {4'd14, ix[59:56]} : {4'd15, ix[63:60]}));
+       aa[4] = c[16] | c[17] | c[18] | c[19];
+       va[39:32] = c[16] ? {4'd0, ix[67:64]} : (c[17] ? {4'd1, ix[71:68]} : (c[18] ? {4'd2, ix[75:72]} : {4'd3, ix[79:76]}));
+       aa[5] = c[20] | c[21] | c[22] | c[23];
+       va[47:40] = c[20] ? {4'd4, ix[83:80]} : (c[21] ? {4'd5, ix[87:84]} : (c[22] ? {4'd6, ix[91:88]} : {4'd7, ix[95:92]}));
+       aa[6] = c[24] | c[25] | c[26] | c[27];
+       va[55:48] = c[24] ? {4'd8, ix[99:96]} : (c[25] ? {4'd9, ix[103:100]} : (c[26] ? {4'd10, ix[107:104]} : {4'd11, ix[111:108]}));
+       aa[7] = c[28] | c[29] | c[30] | c[31];
+       va[63:56] = c[28] ? {4'd12, ix[115:112]} : (c[29] ? {4'd13, ix[119:116]} : (c[30] ? {4'd14, ix[123:120]} : (c[31] ? {4'd15, ix[127:124]} : 8'd0)));
+       ab[0] = aa[0] | aa[1] | aa[2] | aa[3];
+       vb[7:0] = aa[0] ? va[7:0] : (aa[1] ? va[15:8] : (aa[2] ? va[23:16] : va[31:24]));
+       ab[1] = aa[4] | aa[5] | aa[6] | aa[7];
+       vb[15:8] = aa[4] ? va[39:32] : (aa[5] ? va[47:40] : (aa[6] ? va[55:48] : va[63:56]));
+       pos = ab[0] ? vb[7:0] : vb[15:8];
+       found = ab[0] | ab[1];
+       from_b = ~(|any_a) & (|any_b);
     end
 endmodule // rx_reorder$sf$0
 
@@ -11832,52 +11995,37 @@ module rx_reorder$sf$1(any_a,idx_a,any_b,idx_b,found,from_b,pos);
     output reg  [7:0] pos;
     
     // Update code (custom)
+    // prnic-timing: map apart
     wire [31:0] c = {any_b, any_a};
     wire [127:0] ix = {idx_b, idx_a};
-    reg [31:0] first;
+    reg [7:0] aa;
+    reg [63:0] va;
+    reg [1:0] ab;
+    reg [15:0] vb;
     always @(*) begin
-       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
-       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
-       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
-       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
-       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
-       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
-       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
-       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
-       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
-       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
-       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
-       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
-       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
-       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
-       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
-       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
-       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
-       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
-       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
-       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
-       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
-       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
-       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
-       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
-       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
-       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
-       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
-       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
-       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
-       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
-       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
-       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
-       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
-       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
-       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
-       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
-       pos[4] = |(first & 32'b10101010101010101010101010101010);
-       pos[5] = |(first & 32'b11001100110011001100110011001100);
-       pos[6] = |(first & 32'b11110000111100001111000011110000);
-       pos[7] = |(first & 32'b11111111000000001111111100000000);
-       found = |c;
-       from_b = |first[31:16];
+       aa[0] = c[0] | c[1] | c[2] | c[3];
+       va[7:0] = c[0] ? {4'd0, ix[3:0]} : (c[1] ? {4'd1, ix[7:4]} : (c[2] ? {4'd2, ix[11:8]} : {4'd3, ix[15:12]}));
+       aa[1] = c[4] | c[5] | c[6] | c[7];
+       va[15:8] = c[4] ? {4'd4, ix[19:16]} : (c[5] ? {4'd5, ix[23:20]} : (c[6] ? {4'd6, ix[27:24]} : {4'd7, ix[31:28]}));
+       aa[2] = c[8] | c[9] | c[10] | c[11];
+       va[23:16] = c[8] ? {4'd8, ix[35:32]} : (c[9] ? {4'd9, ix[39:36]} : (c[10] ? {4'd10, ix[43:40]} : {4'd11, ix[47:44]}));
+       aa[3] = c[12] | c[13] | c[14] | c[15];
+       va[31:24] = c[12] ? {4'd12, ix[51:48]} : (c[13] ? {4'd13, ix[55:52]} : (c[14] ? {4'd14, ix[59:56]} : {4'd15, ix[63:60]}));
+       aa[4] = c[16] | c[17] | c[18] | c[19];
+       va[39:32] = c[16] ? {4'd0, ix[67:64]} : (c[17] ? {4'd1, ix[71:68]} : (c[18] ? {4'd2, ix[75:72]} : {4'd3, ix[79:76]}));
+       aa[5] = c[20] | c[21] | c[22] | c[23];
+       va[47:40] = c[20] ? {4'd4, ix[83:80]} : (c[21] ? {4'd5, ix[87:84]} : (c[22] ? {4'd6, ix[91:88]} : {4'd7, ix[95:92]}));
+       aa[6] = c[24] | c[25] | c[26] | c[27];
+       va[55:48] = c[24] ? {4'd8, ix[99:96]} : (c[25] ? {4'd9, ix[103:100]} : (c[26] ? {4'd10, ix[107:104]} : {4'd11, ix[111:108]}));
+       aa[7] = c[28] | c[29] | c[30] | c[31];
+       va[63:56] = c[28] ? {4'd12, ix[115:112]} : (c[29] ? {4'd13, ix[119:116]} : (c[30] ? {4'd14, ix[123:120]} : (c[31] ? {4'd15, ix[127:124]} : 8'd0)));
+       ab[0] = aa[0] | aa[1] | aa[2] | aa[3];
+       vb[7:0] = aa[0] ? va[7:0] : (aa[1] ? va[15:8] : (aa[2] ? va[23:16] : va[31:24]));
+       ab[1] = aa[4] | aa[5] | aa[6] | aa[7];
+       vb[15:8] = aa[4] ? va[39:32] : (aa[5] ? va[47:40] : (aa[6] ? va[55:48] : va[63:56]));
+       pos = ab[0] ? vb[7:0] : vb[15:8];
+       found = ab[0] | ab[1];
+       from_b = ~(|any_a) & (|any_b);
     end
 endmodule // rx_reorder$sf$1
 
@@ -11894,52 +12042,37 @@ module rx_reorder$sf$2(any_a,idx_a,any_b,idx_b,found,from_b,pos);
     output reg  [7:0] pos;
     
     // Update code (custom)
+    // prnic-timing: map apart
     wire [31:0] c = {any_b, any_a};
     wire [127:0] ix = {idx_b, idx_a};
-    reg [31:0] first;
+    reg [7:0] aa;
+    reg [63:0] va;
+    reg [1:0] ab;
+    reg [15:0] vb;
     always @(*) begin
-       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
-       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
-       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
-       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
-       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
-       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
-       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
-       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
-       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
-       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
-       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
-       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
-       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
-       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
-       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
-       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
-       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
-       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
-       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
-       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
-       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
-       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
-       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
-       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
-       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
-       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
-       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
-       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
-       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
-       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
-       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
-       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
-       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
-       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
-       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
-       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
-       pos[4] = |(first & 32'b10101010101010101010101010101010);
-       pos[5] = |(first & 32'b11001100110011001100110011001100);
-       pos[6] = |(first & 32'b11110000111100001111000011110000);
-       pos[7] = |(first & 32'b11111111000000001111111100000000);
-       found = |c;
-       from_b = |first[31:16];
+       aa[0] = c[0] | c[1] | c[2] | c[3];
+       va[7:0] = c[0] ? {4'd0, ix[3:0]} : (c[1] ? {4'd1, ix[7:4]} : (c[2] ? {4'd2, ix[11:8]} : {4'd3, ix[15:12]}));
+       aa[1] = c[4] | c[5] | c[6] | c[7];
+       va[15:8] = c[4] ? {4'd4, ix[19:16]} : (c[5] ? {4'd5, ix[23:20]} : (c[6] ? {4'd6, ix[27:24]} : {4'd7, ix[31:28]}));
+       aa[2] = c[8] | c[9] | c[10] | c[11];
+       va[23:16] = c[8] ? {4'd8, ix[35:32]} : (c[9] ? {4'd9, ix[39:36]} : (c[10] ? {4'd10, ix[43:40]} : {4'd11, ix[47:44]}));
+       aa[3] = c[12] | c[13] | c[14] | c[15];
+       va[31:24] = c[12] ? {4'd12, ix[51:48]} : (c[13] ? {4'd13, ix[55:52]} : (c[14] ? {4'd14, ix[59:56]} : {4'd15, ix[63:60]}));
+       aa[4] = c[16] | c[17] | c[18] | c[19];
+       va[39:32] = c[16] ? {4'd0, ix[67:64]} : (c[17] ? {4'd1, ix[71:68]} : (c[18] ? {4'd2, ix[75:72]} : {4'd3, ix[79:76]}));
+       aa[5] = c[20] | c[21] | c[22] | c[23];
+       va[47:40] = c[20] ? {4'd4, ix[83:80]} : (c[21] ? {4'd5, ix[87:84]} : (c[22] ? {4'd6, ix[91:88]} : {4'd7, ix[95:92]}));
+       aa[6] = c[24] | c[25] | c[26] | c[27];
+       va[55:48] = c[24] ? {4'd8, ix[99:96]} : (c[25] ? {4'd9, ix[103:100]} : (c[26] ? {4'd10, ix[107:104]} : {4'd11, ix[111:108]}));
+       aa[7] = c[28] | c[29] | c[30] | c[31];
+       va[63:56] = c[28] ? {4'd12, ix[115:112]} : (c[29] ? {4'd13, ix[119:116]} : (c[30] ? {4'd14, ix[123:120]} : (c[31] ? {4'd15, ix[127:124]} : 8'd0)));
+       ab[0] = aa[0] | aa[1] | aa[2] | aa[3];
+       vb[7:0] = aa[0] ? va[7:0] : (aa[1] ? va[15:8] : (aa[2] ? va[23:16] : va[31:24]));
+       ab[1] = aa[4] | aa[5] | aa[6] | aa[7];
+       vb[15:8] = aa[4] ? va[39:32] : (aa[5] ? va[47:40] : (aa[6] ? va[55:48] : va[63:56]));
+       pos = ab[0] ? vb[7:0] : vb[15:8];
+       found = ab[0] | ab[1];
+       from_b = ~(|any_a) & (|any_b);
     end
 endmodule // rx_reorder$sf$2
 
@@ -11956,52 +12089,37 @@ module rx_reorder$sf$3(any_a,idx_a,any_b,idx_b,found,from_b,pos);
     output reg  [7:0] pos;
     
     // Update code (custom)
+    // prnic-timing: map apart
     wire [31:0] c = {any_b, any_a};
     wire [127:0] ix = {idx_b, idx_a};
-    reg [31:0] first;
+    reg [7:0] aa;
+    reg [63:0] va;
+    reg [1:0] ab;
+    reg [15:0] vb;
     always @(*) begin
-       first[0] = c[0] & ~|(c & 32'b00000000000000000000000000000000);
-       first[1] = c[1] & ~|(c & 32'b00000000000000000000000000000001);
-       first[2] = c[2] & ~|(c & 32'b00000000000000000000000000000011);
-       first[3] = c[3] & ~|(c & 32'b00000000000000000000000000000111);
-       first[4] = c[4] & ~|(c & 32'b00000000000000000000000000001111);
-       first[5] = c[5] & ~|(c & 32'b00000000000000000000000000011111);
-       first[6] = c[6] & ~|(c & 32'b00000000000000000000000000111111);
-       first[7] = c[7] & ~|(c & 32'b00000000000000000000000001111111);
-       first[8] = c[8] & ~|(c & 32'b00000000000000000000000011111111);
-       first[9] = c[9] & ~|(c & 32'b00000000000000000000000111111111);
-       first[10] = c[10] & ~|(c & 32'b00000000000000000000001111111111);
-       first[11] = c[11] & ~|(c & 32'b00000000000000000000011111111111);
-       first[12] = c[12] & ~|(c & 32'b00000000000000000000111111111111);
-       first[13] = c[13] & ~|(c & 32'b00000000000000000001111111111111);
-       first[14] = c[14] & ~|(c & 32'b00000000000000000011111111111111);
-       first[15] = c[15] & ~|(c & 32'b00000000000000000111111111111111);
-       first[16] = c[16] & ~|(c & 32'b00000000000000001111111111111111);
-       first[17] = c[17] & ~|(c & 32'b00000000000000011111111111111111);
-       first[18] = c[18] & ~|(c & 32'b00000000000000111111111111111111);
-       first[19] = c[19] & ~|(c & 32'b00000000000001111111111111111111);
-       first[20] = c[20] & ~|(c & 32'b00000000000011111111111111111111);
-       first[21] = c[21] & ~|(c & 32'b00000000000111111111111111111111);
-       first[22] = c[22] & ~|(c & 32'b00000000001111111111111111111111);
-       first[23] = c[23] & ~|(c & 32'b00000000011111111111111111111111);
-       first[24] = c[24] & ~|(c & 32'b00000000111111111111111111111111);
-       first[25] = c[25] & ~|(c & 32'b00000001111111111111111111111111);
-       first[26] = c[26] & ~|(c & 32'b00000011111111111111111111111111);
-       first[27] = c[27] & ~|(c & 32'b00000111111111111111111111111111);
-       first[28] = c[28] & ~|(c & 32'b00001111111111111111111111111111);
-       first[29] = c[29] & ~|(c & 32'b00011111111111111111111111111111);
-       first[30] = c[30] & ~|(c & 32'b00111111111111111111111111111111);
-       first[31] = c[31] & ~|(c & 32'b01111111111111111111111111111111);
-       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
-       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
-       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
-       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
-       pos[4] = |(first & 32'b10101010101010101010101010101010);
-       pos[5] = |(first & 32'b11001100110011001100110011001100);
-       pos[6] = |(first & 32'b11110000111100001111000011110000);
-       pos[7] = |(first & 32'b11111111000000001111111100000000);
-       found = |c;
-       from_b = |first[31:16];
+       aa[0] = c[0] | c[1] | c[2] | c[3];
+       va[7:0] = c[0] ? {4'd0, ix[3:0]} : (c[1] ? {4'd1, ix[7:4]} : (c[2] ? {4'd2, ix[11:8]} : {4'd3, ix[15:12]}));
+       aa[1] = c[4] | c[5] | c[6] | c[7];
+       va[15:8] = c[4] ? {4'd4, ix[19:16]} : (c[5] ? {4'd5, ix[23:20]} : (c[6] ? {4'd6, ix[27:24]} : {4'd7, ix[31:28]}));
+       aa[2] = c[8] | c[9] | c[10] | c[11];
+       va[23:16] = c[8] ? {4'd8, ix[35:32]} : (c[9] ? {4'd9, ix[39:36]} : (c[10] ? {4'd10, ix[43:40]} : {4'd11, ix[47:44]}));
+       aa[3] = c[12] | c[13] | c[14] | c[15];
+       va[31:24] = c[12] ? {4'd12, ix[51:48]} : (c[13] ? {4'd13, ix[55:52]} : (c[14] ? {4'd14, ix[59:56]} : {4'd15, ix[63:60]}));
+       aa[4] = c[16] | c[17] | c[18] | c[19];
+       va[39:32] = c[16] ? {4'd0, ix[67:64]} : (c[17] ? {4'd1, ix[71:68]} : (c[18] ? {4'd2, ix[75:72]} : {4'd3, ix[79:76]}));
+       aa[5] = c[20] | c[21] | c[22] | c[23];
+       va[47:40] = c[20] ? {4'd4, ix[83:80]} : (c[21] ? {4'd5, ix[87:84]} : (c[22] ? {4'd6, ix[91:88]} : {4'd7, ix[95:92]}));
+       aa[6] = c[24] | c[25] | c[26] | c[27];
+       va[55:48] = c[24] ? {4'd8, ix[99:96]} : (c[25] ? {4'd9, ix[103:100]} : (c[26] ? {4'd10, ix[107:104]} : {4'd11, ix[111:108]}));
+       aa[7] = c[28] | c[29] | c[30] | c[31];
+       va[63:56] = c[28] ? {4'd12, ix[115:112]} : (c[29] ? {4'd13, ix[119:116]} : (c[30] ? {4'd14, ix[123:120]} : (c[31] ? {4'd15, ix[127:124]} : 8'd0)));
+       ab[0] = aa[0] | aa[1] | aa[2] | aa[3];
+       vb[7:0] = aa[0] ? va[7:0] : (aa[1] ? va[15:8] : (aa[2] ? va[23:16] : va[31:24]));
+       ab[1] = aa[4] | aa[5] | aa[6] | aa[7];
+       vb[15:8] = aa[4] ? va[39:32] : (aa[5] ? va[47:40] : (aa[6] ? va[55:48] : va[63:56]));
+       pos = ab[0] ? vb[7:0] : vb[15:8];
+       found = ab[0] | ab[1];
+       from_b = ~(|any_a) & (|any_b);
     end
 endmodule // rx_reorder$sf$3
 
@@ -12018,270 +12136,277 @@ module rx_reorder$sfh(any_a,idx_a,any_b,idx_b,found,from_b,pos);
     output reg  [7:0] pos;
     
     // Update code (custom)
+    // prnic-timing: map apart
     wire [31:0] c = {any_b, any_a};
     wire [127:0] ix = {idx_b, idx_a};
-    reg [31:0] first;
+    reg [7:0] aa;
+    reg [63:0] va;
+    reg [1:0] ab;
+    reg [15:0] vb;
     always @(*) begin
-       first[0] = c[0] & ~|(c & 32'b00000000000000001111111111111110);
-       first[1] = c[1] & ~|(c & 32'b00000000000000001111111111111100);
-       first[2] = c[2] & ~|(c & 32'b00000000000000001111111111111000);
-       first[3] = c[3] & ~|(c & 32'b00000000000000001111111111110000);
-       first[4] = c[4] & ~|(c & 32'b00000000000000001111111111100000);
-       first[5] = c[5] & ~|(c & 32'b00000000000000001111111111000000);
-       first[6] = c[6] & ~|(c & 32'b00000000000000001111111110000000);
-       first[7] = c[7] & ~|(c & 32'b00000000000000001111111100000000);
-       first[8] = c[8] & ~|(c & 32'b00000000000000001111111000000000);
-       first[9] = c[9] & ~|(c & 32'b00000000000000001111110000000000);
-       first[10] = c[10] & ~|(c & 32'b00000000000000001111100000000000);
-       first[11] = c[11] & ~|(c & 32'b00000000000000001111000000000000);
-       first[12] = c[12] & ~|(c & 32'b00000000000000001110000000000000);
-       first[13] = c[13] & ~|(c & 32'b00000000000000001100000000000000);
-       first[14] = c[14] & ~|(c & 32'b00000000000000001000000000000000);
-       first[15] = c[15] & ~|(c & 32'b00000000000000000000000000000000);
-       first[16] = c[16] & ~|(c & 32'b11111111111111101111111111111111);
-       first[17] = c[17] & ~|(c & 32'b11111111111111001111111111111111);
-       first[18] = c[18] & ~|(c & 32'b11111111111110001111111111111111);
-       first[19] = c[19] & ~|(c & 32'b11111111111100001111111111111111);
-       first[20] = c[20] & ~|(c & 32'b11111111111000001111111111111111);
-       first[21] = c[21] & ~|(c & 32'b11111111110000001111111111111111);
-       first[22] = c[22] & ~|(c & 32'b11111111100000001111111111111111);
-       first[23] = c[23] & ~|(c & 32'b11111111000000001111111111111111);
-       first[24] = c[24] & ~|(c & 32'b11111110000000001111111111111111);
-       first[25] = c[25] & ~|(c & 32'b11111100000000001111111111111111);
-       first[26] = c[26] & ~|(c & 32'b11111000000000001111111111111111);
-       first[27] = c[27] & ~|(c & 32'b11110000000000001111111111111111);
-       first[28] = c[28] & ~|(c & 32'b11100000000000001111111111111111);
-       first[29] = c[29] & ~|(c & 32'b11000000000000001111111111111111);
-       first[30] = c[30] & ~|(c & 32'b10000000000000001111111111111111);
-       first[31] = c[31] & ~|(c & 32'b00000000000000001111111111111111);
-       pos[0] = |(first & {ix[124], ix[120], ix[116], ix[112], ix[108], ix[104], ix[100], ix[96], ix[92], ix[88], ix[84], ix[80], ix[76], ix[72], ix[68], ix[64], ix[60], ix[56], ix[52], ix[48], ix[44], ix[40], ix[36], ix[32], ix[28], ix[24], ix[20], ix[16], ix[12], ix[8], ix[4], ix[0]});
-       pos[1] = |(first & {ix[125], ix[121], ix[117], ix[113], ix[109], ix[105], ix[101], ix[97], ix[93], ix[89], ix[85], ix[81], ix[77], ix[73], ix[69], ix[65], ix[61], ix[57], ix[53], ix[49], ix[45], ix[41], ix[37], ix[33], ix[29], ix[25], ix[21], ix[17], ix[13], ix[9], ix[5], ix[1]});
-       pos[2] = |(first & {ix[126], ix[122], ix[118], ix[114], ix[110], ix[106], ix[102], ix[98], ix[94], ix[90], ix[86], ix[82], ix[78], ix[74], ix[70], ix[66], ix[62], ix[58], ix[54], ix[50], ix[46], ix[42], ix[38], ix[34], ix[30], ix[26], ix[22], ix[18], ix[14], ix[10], ix[6], ix[2]});
-       pos[3] = |(first & {ix[127], ix[123], ix[119], ix[115], ix[111], ix[107], ix[103], ix[99], ix[95], ix[91], ix[87], ix[83], ix[79], ix[75], ix[71], ix[67], ix[63], ix[59], ix[55], ix[51], ix[47], ix[43], ix[39], ix[35], ix[31], ix[27], ix[23], ix[19], ix[15], ix[11], ix[7], ix[3]});
-       pos[4] = |(first & 32'b10101010101010101010101010101010);
-       pos[5] = |(first & 32'b11001100110011001100110011001100);
-       pos[6] = |(first & 32'b11110000111100001111000011110000);
-       pos[7] = |(first & 32'b11111111000000001111111100000000);
-       found = |c;
-       from_b = |first[31:16];
+       aa[0] = c[15] | c[14] | c[13] | c[12];
+       va[7:0] = c[15] ? {4'd15, ix[63:60]} : (c[14] ? {4'd14, ix[59:56]} : (c[13] ? {4'd13, ix[55:52]} : {4'd12, ix[51:48]}));
+       aa[1] = c[11] | c[10] | c[9] | c[8];
+       va[15:8] = c[11] ? {4'd11, ix[47:44]} : (c[10] ? {4'd10, ix[43:40]} : (c[9] ? {4'd9, ix[39:36]} : {4'd8, ix[35:32]}));
+       aa[2] = c[7] | c[6] | c[5] | c[4];
+       va[23:16] = c[7] ? {4'd7, ix[31:28]} : (c[6] ? {4'd6, ix[27:24]} : (c[5] ? {4'd5, ix[23:20]} : {4'd4, ix[19:16]}));
+       aa[3] = c[3] | c[2] | c[1] | c[0];
+       va[31:24] = c[3] ? {4'd3, ix[15:12]} : (c[2] ? {4'd2, ix[11:8]} : (c[1] ? {4'd1, ix[7:4]} : {4'd0, ix[3:0]}));
+       aa[4] = c[31] | c[30] | c[29] | c[28];
+       va[39:32] = c[31] ? {4'd15, ix[127:124]} : (c[30] ? {4'd14, ix[123:120]} : (c[29] ? {4'd13, ix[119:116]} : {4'd12, ix[115:112]}));
+       aa[5] = c[27] | c[26] | c[25] | c[24];
+       va[47:40] = c[27] ? {4'd11, ix[111:108]} : (c[26] ? {4'd10, ix[107:104]} : (c[25] ? {4'd9, ix[103:100]} : {4'd8, ix[99:96]}));
+       aa[6] = c[23] | c[22] | c[21] | c[20];
+       va[55:48] = c[23] ? {4'd7, ix[95:92]} : (c[22] ? {4'd6, ix[91:88]} : (c[21] ? {4'd5, ix[87:84]} : {4'd4, ix[83:80]}));
+       aa[7] = c[19] | c[18] | c[17] | c[16];
+       va[63:56] = c[19] ? {4'd3, ix[79:76]} : (c[18] ? {4'd2, ix[75:72]} : (c[17] ? {4'd1, ix[71:68]} : (c[16] ? {4'd0, ix[67:64]} : 8'd0)));
+       ab[0] = aa[0] | aa[1] | aa[2] | aa[3];
+       vb[7:0] = aa[0] ? va[7:0] : (aa[1] ? va[15:8] : (aa[2] ? va[23:16] : va[31:24]));
+       ab[1] = aa[4] | aa[5] | aa[6] | aa[7];
+       vb[15:8] = aa[4] ? va[39:32] : (aa[5] ? va[47:40] : (aa[6] ? va[55:48] : va[63:56]));
+       pos = ab[0] ? vb[7:0] : vb[15:8];
+       found = ab[0] | ab[1];
+       from_b = ~(|any_a) & (|any_b);
     end
 endmodule // rx_reorder$sfh
 
 
-module rx_reorder$sg_f$0(v,any,idx);
+module rx_reorder$sg_f$0(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_f$0
 
 
-module rx_reorder$sg_f$1(v,any,idx);
+module rx_reorder$sg_f$1(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_f$1
 
 
-module rx_reorder$sg_f$2(v,any,idx);
+module rx_reorder$sg_f$2(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_f$2
 
 
-module rx_reorder$sg_f$3(v,any,idx);
+module rx_reorder$sg_f$3(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_f$3
 
 
-module rx_reorder$sg_u$0(v,any,idx);
+module rx_reorder$sg_u$0(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_u$0
 
 
-module rx_reorder$sg_u$1(v,any,idx);
+module rx_reorder$sg_u$1(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_u$1
 
 
-module rx_reorder$sg_u$2(v,any,idx);
+module rx_reorder$sg_u$2(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_u$2
 
 
-module rx_reorder$sg_u$3(v,any,idx);
+module rx_reorder$sg_u$3(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 15; k >= 0; k = k - 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sg_u$3
 
 
-module rx_reorder$sgh_u(v,any,idx);
+module rx_reorder$sgh_u(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    // prnic-timing: map apart
+    wire [255:0] vm = v & ~m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 0; k < 16; k = k + 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
 endmodule // rx_reorder$sgh_u
 
 
-module rx_reorder$sgh_w(v,any,idx);
+module rx_reorder$sgh_w(v,m,any,idx);
     
     // Module arguments
     input wire  [255:0] v;
+    input wire  [255:0] m;
     output reg  [15:0] any;
     output reg  [63:0] idx;
     
     // Update code (custom)
+    // prnic-timing: map apart
+    wire [255:0] vm = v & m;
     integer g;
     integer k;
     always @(*) begin
        idx = 64'd0;
        for (g = 0; g < 16; g = g + 1) begin
-          any[g] = |v[16*g +: 16];
+          any[g] = |vm[16*g +: 16];
           for (k = 0; k < 16; k = k + 1) begin
-             if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+             if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
           end
        end
     end
@@ -13063,6 +13188,25 @@ module rx_reorder$w_ppar(d,q,clock);
     end
           
 endmodule // rx_reorder$w_ppar
+
+
+module rx_reorder$w_ppar_s(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$w_ppar_s
 
 
 module rx_reorder$w_psn0(d,q,clock);

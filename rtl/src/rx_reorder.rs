@@ -81,7 +81,7 @@
 use crate::psn::NotBelow4x4;
 use crate::ram::{BitRam, PipeRam, RamSweep};
 use crate::vecops::{
-    Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256,
+    Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256, MAP_APART,
 };
 use array_init::array_init;
 use rust_hdl::prelude::*;
@@ -194,6 +194,10 @@ pub struct RxReorder {
     ntop_thm: Thermo256,
     depth_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
+    /// Stage E's acceptance, mapped apart.
+    acc: LoopAccept,
+    /// Every position: the full-window searches' mask.
+    all256: Constant<Bits<256>>,
     spread: Spread16,
     sweep: RamSweep,
     cfg_block: DFF<Bits<3>>,
@@ -338,6 +342,11 @@ pub struct RxReorder {
     w_pacc_d: DFF<Bit>,
     w_poh: DFF<Bits<256>>,
     w_ppar: DFF<Bit>,
+    /// `w_ppar` again, for D's "seen" alone (no reset, so it is not merged with
+    /// `w_ppar`, whose net reaches about 500 loads).
+    w_ppar_s: DFF<Bit>,
+    /// D's PSN at the position of n−2's (registered in C).
+    d_eq2: DFF<Bit>,
     w_h: DFF<Bits<24>>,
     w_v0: DFF<Bit>,
     w_v1: DFF<Bit>,
@@ -499,7 +508,6 @@ pub struct RxReorder {
     /// The partial products of span × q, each span (hi + 1) already gated by its bit of
     /// q at I: the gate shares the increment's LUT there, not a LUT level at J.
     j_pp: [DFF<Bits<9>>; 7],
-    j_ooo: DFF<Bit>,
     j_found: DFF<Bit>,
     j_rot: DFF<Bits<256>>,
     k_ooo: DFF<Bit>,
@@ -593,18 +601,13 @@ pub struct RxReorder {
     x_imm1: Signal<Local, Bits<32>>,
     x_en: Signal<Local, Bit>,
     x_vni: Signal<Local, Bits<3>>,
-    x_la: Signal<Local, Bit>,
     x_below: Signal<Local, Bit>,
     x_nw: Signal<Local, Bit>,
     x_ath: Signal<Local, Bit>,
-    x_ge0: Signal<Local, Bit>,
-    x_ge1: Signal<Local, Bit>,
     x_seen: Signal<Local, Bit>,
     x_eff0: Signal<Local, Bit>,
     x_eff1: Signal<Local, Bit>,
     x_enok: Signal<Local, Bit>,
-    x_g1: Signal<Local, Bit>,
-    x_slot: Signal<Local, Bit>,
     x_acc: Signal<Local, Bit>,
     x_adv: Signal<Local, Bit>,
     x_ins0: Signal<Local, Bit>,
@@ -644,8 +647,9 @@ pub struct RxReorder {
     k_s: Signal<Local, Bits<17>>,
     k_cy: Signal<Local, Bits<17>>,
     k_diff: Signal<Local, Bits<17>>,
-    d_r: Signal<Local, Bits<256>>,
-    d_x: Signal<Local, Bits<8>>,
+    d_rw: Signal<Local, Bit>,
+    d_rs: Signal<Local, Bit>,
+    d_seen_w: Signal<Local, Bit>,
     la_dp: [Signal<Local, Bits<24>>; 4],
     la_dw: [Signal<Local, Bits<24>>; 4],
 }
@@ -715,14 +719,14 @@ impl RxReorder {
             thm: Default::default(),
             sg_f: array_init(|_| SetGroups::new(false)),
             sg_u: array_init(|_| SetGroups::new(false)),
-            sf: array_init(|_| SetFinish2::new(false)),
+            sf: array_init(|_| SetFinish2::new_apart(false)),
             thm_h: Default::default(),
             pg: Default::default(),
-            sgh_w: SetGroups::new(true),
-            sgh_u: SetGroups::new(true),
+            sgh_w: SetGroups::new_apart(true, false),
+            sgh_u: SetGroups::new_apart(true, true),
             rot_hi: RotR16::new(16),
             sum_a: array_init(|_| Sum4::default()),
-            sfh: SetFinish2::new(true),
+            sfh: SetFinish2::new_apart(true),
             rot_lo: RotR16::new(1),
             la_ge: Default::default(),
             sum_b: Default::default(),
@@ -730,6 +734,8 @@ impl RxReorder {
             ntop_thm: Default::default(),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             one16: Constant::new(1.into()),
+            all256: Constant::new(Bits::<256>::mask()),
+            acc: Default::default(),
             spread: Default::default(),
             sweep: RamSweep::new(qps),
             cfg_block: Default::default(),
@@ -861,6 +867,8 @@ impl RxReorder {
             w_pacc_d: Default::default(),
             w_poh: Default::default(),
             w_ppar: Default::default(),
+            w_ppar_s: Default::default(),
+            d_eq2: Default::default(),
             w_h: Default::default(),
             w_v0: Default::default(),
             w_v1: Default::default(),
@@ -1020,7 +1028,6 @@ impl RxReorder {
             j_hi: Default::default(),
             j_ntop: Default::default(),
             j_pp: array_init(|_| Default::default()),
-            j_ooo: Default::default(),
             j_found: Default::default(),
             j_rot: Default::default(),
             k_ooo: Default::default(),
@@ -1109,18 +1116,13 @@ impl RxReorder {
             x_imm1: Default::default(),
             x_en: Default::default(),
             x_vni: Default::default(),
-            x_la: Default::default(),
             x_below: Default::default(),
             x_nw: Default::default(),
             x_ath: Default::default(),
-            x_ge0: Default::default(),
-            x_ge1: Default::default(),
             x_seen: Default::default(),
             x_eff0: Default::default(),
             x_eff1: Default::default(),
             x_enok: Default::default(),
-            x_g1: Default::default(),
-            x_slot: Default::default(),
             x_acc: Default::default(),
             x_adv: Default::default(),
             x_ins0: Default::default(),
@@ -1160,8 +1162,9 @@ impl RxReorder {
             k_s: Default::default(),
             k_cy: Default::default(),
             k_diff: Default::default(),
-            d_r: Default::default(),
-            d_x: Default::default(),
+            d_rw: Default::default(),
+            d_rs: Default::default(),
+            d_seen_w: Default::default(),
             la_dp: array_init(|_| Default::default()),
             la_dw: array_init(|_| Default::default()),
         }
@@ -1299,6 +1302,8 @@ impl Logic for RxReorder {
             w_pacc_d,
             w_poh,
             w_ppar,
+            w_ppar_s,
+            d_eq2,
             w_h,
             w_v0,
             w_v1,
@@ -1453,7 +1458,6 @@ impl Logic for RxReorder {
             j_count,
             j_hi,
             j_ntop,
-            j_ooo,
             j_found,
             j_rot,
             k_ooo,
@@ -1745,13 +1749,21 @@ impl Logic for RxReorder {
             ((self.c_f11.q.val() & self.c_v11.q.val()) | (!self.c_f11.q.val() & self.z00.val()));
         // Full window (the wrap-around) and the part after p.
         self.sg_f[0].v.next = self.z00.val();
+        self.sg_f[0].m.next = self.all256.val();
         self.sg_f[1].v.next = self.z10.val();
+        self.sg_f[1].m.next = self.all256.val();
         self.sg_f[2].v.next = self.z01.val();
+        self.sg_f[2].m.next = self.all256.val();
         self.sg_f[3].v.next = self.z11.val();
-        self.sg_u[0].v.next = (self.z00.val() & self.c_m.q.val());
-        self.sg_u[1].v.next = (self.z10.val() & self.c_m.q.val());
-        self.sg_u[2].v.next = (self.z01.val() & self.c_m.q.val());
-        self.sg_u[3].v.next = (self.z11.val() & self.c_m.q.val());
+        self.sg_f[3].m.next = self.all256.val();
+        self.sg_u[0].v.next = self.z00.val();
+        self.sg_u[0].m.next = self.c_m.q.val();
+        self.sg_u[1].v.next = self.z10.val();
+        self.sg_u[1].m.next = self.c_m.q.val();
+        self.sg_u[2].v.next = self.z01.val();
+        self.sg_u[2].m.next = self.c_m.q.val();
+        self.sg_u[3].v.next = self.z11.val();
+        self.sg_u[3].m.next = self.c_m.q.val();
         self.d_gf_any[0].d.next = self.sg_f[0].any.val();
         self.d_gf_idx[0].d.next = self.sg_f[0].idx.val();
         self.d_gu_any[0].d.next = self.sg_u[0].any.val();
@@ -1783,6 +1795,8 @@ impl Logic for RxReorder {
         self.d_s1.d.next = self.c_s1.q.val();
         self.d_s2.d.next = self.c_s2.q.val();
         self.d_s2r.d.next = self.c_s2.q.val();
+        self.d_eq2.d.next =
+            (self.c_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
         self.d_oh.d.next = self.c_oh.q.val();
         self.d_e.d.next = self.c_e.q.val();
         self.d_p1.d.next = self.c_p1.q.val();
@@ -1851,10 +1865,30 @@ impl Logic for RxReorder {
         self.e_below_d.d.next = self.d_dp.val().get_bit(23);
         self.e_nw_d.d.next = self.d_dw.val().get_bit(23);
         self.e_ath_d.d.next = (self.d_p.q.val() == self.d_h.val());
-        self.d_r.next = self.d_word.val().get_bits::<256>(0);
-        self.d_x.next = self.d_p.q.val().get_bits::<8>(0);
-        self.e_seen_d.d.next =
-            (self.d_r.val().get_bit(self.d_x.val().index()) == self.d_p.q.val().get_bit(8));
+        // Seen: the bit at p's position has p's parity. With n−2 the same QP, its word is
+        // the loop's bitmap with n−2's arrival applied: that position is decided by n−2's
+        // parity when n−2 was accepted at p's position (`d_eq2`), so the 256-to-1 selects
+        // read registers and no forwarding mux sits in front of them.
+        self.d_rw.next = self
+            .w_r
+            .q
+            .val()
+            .get_bit(self.d_p.q.val().get_bits::<8>(0).index());
+        self.d_rs.next = self
+            .d_state
+            .q
+            .val()
+            .get_bit(self.d_p.q.val().get_bits::<8>(0).index());
+        if (self.d_eq2.q.val() & self.w_pacc.q.val()) {
+            self.d_seen_w.next = (self.w_ppar_s.q.val() == self.d_p.q.val().get_bit(8));
+        } else {
+            self.d_seen_w.next = (self.d_rw.val() == self.d_p.q.val().get_bit(8));
+        }
+        if self.d_s2r.q.val() {
+            self.e_seen_d.d.next = self.d_seen_w.val();
+        } else {
+            self.e_seen_d.d.next = (self.d_rs.val() == self.d_p.q.val().get_bit(8));
+        }
         // A slot is still pending while its PSN is not below the head.
         // Computed for both words the mux above chooses between, and chosen after the
         // subtraction: the carry chain does not wait for the mux.
@@ -2021,46 +2055,45 @@ impl Logic for RxReorder {
             self.x_en.next = self.e_state.q.val().get_bit(394);
             self.x_vni.next = self.e_state.q.val().get_bits::<3>(395);
         }
-        // The facts D computed, or their look-ahead versions when n−1 moved the head.
-        self.x_la.next = (self.e_s1.q.val() & self.w_adv.q.val());
-        if self.x_la.val() {
-            self.x_below.next = self.e_below_s.q.val();
-            self.x_nw.next = self.e_nw_s.q.val();
-            self.x_ath.next = self.e_ath_s.q.val();
-            self.x_ge0.next = self.e_ge0_s.q.val();
-            self.x_ge1.next = self.e_ge1_s.q.val();
-        } else {
-            self.x_below.next = self.e_below_d.q.val();
-            self.x_nw.next = self.e_nw_d.q.val();
-            self.x_ath.next = self.e_ath_d.q.val();
-            self.x_ge0.next = self.e_ge0_d.q.val();
-            self.x_ge1.next = self.e_ge1_d.q.val();
-        }
-        // Seen: n−1's arrival at the same position decides it (same parity = same PSN).
-        if ((self.e_s1.q.val() & self.w_pacc.q.val()) & self.e_eqx.q.val()) {
-            self.x_seen.next = self.e_parm.q.val();
-        } else {
-            self.x_seen.next = self.e_seen_d.q.val();
-        }
-        // Immediate slots still pending (PSN not below the head); a slot n−1 filled is.
-        // With n−1 another QP's, D's answer stands (`e_eff0n`); otherwise n−1's word,
-        // against the head D chose for it. One LUT each.
-        if self.e_s1.q.val() {
-            self.x_eff0.next = (self.w_ins0.q.val() | (self.w_v0.q.val() & self.x_ge0.val()));
-            self.x_eff1.next = (self.w_ins1.q.val() | (self.w_v1.q.val() & self.x_ge1.val()));
-        } else {
-            self.x_eff0.next = self.e_eff0n.q.val();
-            self.x_eff1.next = self.e_eff1n.q.val();
-        }
+        // The facts D computed, or their look-ahead versions when n−1 moved the head;
+        // "seen" from n−1's arrival at the same position (same parity = same PSN); the
+        // immediate slots still pending (PSN not below the head, or n−1 filled it; with
+        // n−1 another QP's, D's answer `e_eff0n` stands); and the verdict: `LoopAccept`.
+        self.acc.s1.next = self.e_s1.q.val();
+        self.acc.adv_1.next = self.w_adv.q.val();
+        self.acc.pacc_1.next = self.w_pacc.q.val();
+        self.acc.ins0_1.next = self.w_ins0.q.val();
+        self.acc.ins1_1.next = self.w_ins1.q.val();
+        self.acc.v0_1.next = self.w_v0.q.val();
+        self.acc.v1_1.next = self.w_v1.q.val();
+        self.acc.below_s.next = self.e_below_s.q.val();
+        self.acc.below_d.next = self.e_below_d.q.val();
+        self.acc.nw_s.next = self.e_nw_s.q.val();
+        self.acc.nw_d.next = self.e_nw_d.q.val();
+        self.acc.ath_s.next = self.e_ath_s.q.val();
+        self.acc.ath_d.next = self.e_ath_d.q.val();
+        self.acc.ge0_s.next = self.e_ge0_s.q.val();
+        self.acc.ge0_d.next = self.e_ge0_d.q.val();
+        self.acc.ge1_s.next = self.e_ge1_s.q.val();
+        self.acc.ge1_d.next = self.e_ge1_d.q.val();
+        self.acc.eqx.next = self.e_eqx.q.val();
+        self.acc.parm.next = self.e_parm.q.val();
+        self.acc.seen_d.next = self.e_seen_d.q.val();
+        self.acc.eff0n.next = self.e_eff0n.q.val();
+        self.acc.eff1n.next = self.e_eff1n.q.val();
+        self.acc.g0.next = self.e_g0.q.val();
+        self.acc.hasimm.next = self.e_hasimm.q.val();
+        self.x_below.next = self.acc.below.val();
+        self.x_nw.next = self.acc.nw.val();
+        self.x_ath.next = self.acc.ath.val();
+        self.x_seen.next = self.acc.seen.val();
+        self.x_eff0.next = self.acc.eff0.val();
+        self.x_eff1.next = self.acc.eff1.val();
         self.x_enok.next = self.e_g0.q.val();
-        self.x_g1.next = ((self.e_g0.q.val() & !self.x_below.val()) & !self.x_nw.val());
-        self.x_slot.next = ((self.e_hasimm.q.val() & !self.x_ath.val()) & !self.x_seen.val());
-        self.x_acc.next = ((self.x_g1.val() & !self.x_seen.val())
-            & !(self.x_slot.val() & (self.x_eff0.val() & self.x_eff1.val())));
-        self.x_adv.next = (self.x_acc.val() & self.x_ath.val());
-        self.x_ins0.next = ((self.x_g1.val() & self.x_slot.val()) & !self.x_eff0.val());
-        self.x_ins1.next =
-            (((self.x_g1.val() & self.x_slot.val()) & self.x_eff0.val()) & !self.x_eff1.val());
+        self.x_acc.next = self.acc.acc.val();
+        self.x_adv.next = self.acc.adv.val();
+        self.x_ins0.next = self.acc.ins0.val();
+        self.x_ins1.next = self.acc.ins1.val();
         // The search variant this event's own outcome depends on.
         self.x_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
         if self.x_a.val() {
@@ -2119,6 +2152,7 @@ impl Logic for RxReorder {
         }
         self.w_poh.d.next = self.e_oh.q.val();
         self.w_ppar.d.next = self.e_p.q.val().get_bit(8);
+        self.w_ppar_s.d.next = self.e_p.q.val().get_bit(8);
         self.w_pacc_d.d.next = self.w_pacc.q.val();
         self.w_adv.d.next = (self.x_adv.val() & !self.e_cfg.q.val());
         self.w_ins0.d.next = (self.x_ins0.val() & !self.e_cfg.q.val());
@@ -2216,8 +2250,10 @@ impl Logic for RxReorder {
         self.h_cnt16.d.next = self.pg.counts.val();
         // Offsets from the head grow from the head's position to the top, then wrap:
         // positions below the head's hold the highest offsets.
-        self.sgh_w.v.next = (self.g_arr.q.val() & self.g_t.q.val());
-        self.sgh_u.v.next = (self.g_arr.q.val() & !self.g_t.q.val());
+        self.sgh_w.v.next = self.g_arr.q.val();
+        self.sgh_w.m.next = self.g_t.q.val();
+        self.sgh_u.v.next = self.g_arr.q.val();
+        self.sgh_u.m.next = self.g_t.q.val();
         self.h_hw_any.d.next = self.sgh_w.any.val();
         self.h_hw_idx.d.next = self.sgh_w.idx.val();
         self.h_hu_any.d.next = self.sgh_u.any.val();
@@ -2308,7 +2344,6 @@ impl Logic for RxReorder {
         }
         self.j_pp[6].d.next = (bit_cast::<9, 8>(self.hi_g[6].val())
             + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(6).into()));
-        self.j_ooo.d.next = (bit_cast::<16, 8>(self.i_hi.val()) >= self.cfg_ooo_thresh.val());
         self.j_ntop.d.next = (self.i_hi.val() - self.cfg_ooo_thresh.val().get_bits::<8>(0));
         self.j_found.d.next = self.i_found.q.val();
         self.j_rot.d.next = self.i_rot.q.val();
@@ -2356,7 +2391,8 @@ impl Logic for RxReorder {
         self.ntop_thm.idx.next = self.j_ntop.q.val();
         self.k_missing.d.next =
             (self.j_rot.q.val() & (self.ntop_dec.oh.val() | self.ntop_thm.lt.val()));
-        self.k_ooo.d.next = self.j_ooo.q.val();
+        // Compared here from `j_hi`, not in I behind the subtraction that forms it.
+        self.k_ooo.d.next = (bit_cast::<16, 8>(self.j_hi.q.val()) >= self.cfg_ooo_thresh.val());
         self.k_found.d.next = self.j_found.q.val();
         // The age test: a lone loss never reaches the share, but every packet above it
         // that arrives ages it (count ≤ 256; off is 511).
@@ -2758,7 +2794,6 @@ impl Logic for RxReorder {
             self.i_found.d.next = false;
             self.j_found.d.next = false;
             self.k_found.d.next = false;
-            self.j_ooo.d.next = false;
             self.k_ooo.d.next = false;
             self.i_rot.d.next = 0.into();
             self.j_rot.d.next = 0.into();
@@ -2828,6 +2863,7 @@ impl Logic for RxReorder {
             self.w_cfg.d.next = false;
             self.w_pacc_d.d.next = false;
             self.w_ppar.d.next = false;
+            self.d_eq2.d.next = false;
             self.w_v0.d.next = false;
             self.w_v1.d.next = false;
             self.w_en.d.next = false;
@@ -2999,5 +3035,127 @@ impl Logic for RxReorder {
         self.status_cqes.next = self.cnt_cqes.q.val();
         self.status_acks.next = self.cnt_acks.q.val();
         self.status_naks.next = self.cnt_naks.q.val();
+    }
+}
+
+/// Stage E's acceptance: one header's verdict bits from D's facts (both forms: against
+/// the head as of n−2, `_d`, and against the head n−1 moved to, `_s`) and n−1's outcome
+/// (`*_1`), when n−1 is the same QP (`s1`). Every input is a register, and the leaf is
+/// marked [`MAP_APART`]: mapped with the block around it, ABC shares the look-ahead
+/// selects among the outputs and builds the loop 5 LUT levels deep, where each output
+/// is a function of a few of these inputs, 2 levels.
+#[derive(LogicBlock, Default)]
+struct LoopAccept {
+    s1: Signal<In, Bit>,
+    adv_1: Signal<In, Bit>,
+    pacc_1: Signal<In, Bit>,
+    ins0_1: Signal<In, Bit>,
+    ins1_1: Signal<In, Bit>,
+    v0_1: Signal<In, Bit>,
+    v1_1: Signal<In, Bit>,
+    below_s: Signal<In, Bit>,
+    below_d: Signal<In, Bit>,
+    nw_s: Signal<In, Bit>,
+    nw_d: Signal<In, Bit>,
+    ath_s: Signal<In, Bit>,
+    ath_d: Signal<In, Bit>,
+    ge0_s: Signal<In, Bit>,
+    ge0_d: Signal<In, Bit>,
+    ge1_s: Signal<In, Bit>,
+    ge1_d: Signal<In, Bit>,
+    eqx: Signal<In, Bit>,
+    parm: Signal<In, Bit>,
+    seen_d: Signal<In, Bit>,
+    eff0n: Signal<In, Bit>,
+    eff1n: Signal<In, Bit>,
+    g0: Signal<In, Bit>,
+    hasimm: Signal<In, Bit>,
+    below: Signal<Out, Bit>,
+    nw: Signal<Out, Bit>,
+    ath: Signal<Out, Bit>,
+    seen: Signal<Out, Bit>,
+    eff0: Signal<Out, Bit>,
+    eff1: Signal<Out, Bit>,
+    acc: Signal<Out, Bit>,
+    adv: Signal<Out, Bit>,
+    ins0: Signal<Out, Bit>,
+    ins1: Signal<Out, Bit>,
+}
+
+impl Logic for LoopAccept {
+    fn update(&mut self) {
+        let s1 = self.s1.val();
+        // n−1 moved the head: the look-ahead facts.
+        let la = s1 && self.adv_1.val();
+        let pick = |s: bool, d: bool| if la { s } else { d };
+        let below = pick(self.below_s.val(), self.below_d.val());
+        let nw = pick(self.nw_s.val(), self.nw_d.val());
+        let ath = pick(self.ath_s.val(), self.ath_d.val());
+        let ge0 = pick(self.ge0_s.val(), self.ge0_d.val());
+        let ge1 = pick(self.ge1_s.val(), self.ge1_d.val());
+        // n−1's arrival at the same position decides "seen".
+        let seen = if s1 && self.pacc_1.val() && self.eqx.val() {
+            self.parm.val()
+        } else {
+            self.seen_d.val()
+        };
+        // A slot is taken if n−1 filled it, or it holds a PSN not below the head.
+        let (eff0, eff1) = if s1 {
+            (
+                self.ins0_1.val() || (self.v0_1.val() && ge0),
+                self.ins1_1.val() || (self.v1_1.val() && ge1),
+            )
+        } else {
+            (self.eff0n.val(), self.eff1n.val())
+        };
+        let g1 = self.g0.val() && !below && !nw;
+        let slot = self.hasimm.val() && !ath && !seen;
+        let acc = g1 && !seen && !(slot && eff0 && eff1);
+        self.below.next = below;
+        self.nw.next = nw;
+        self.ath.next = ath;
+        self.seen.next = seen;
+        self.eff0.next = eff0;
+        self.eff1.next = eff1;
+        self.acc.next = acc;
+        self.adv.next = acc && ath;
+        self.ins0.next = g1 && slot && !eff0;
+        self.ins1.next = g1 && slot && eff0 && !eff1;
+    }
+    fn connect(&mut self) {
+        self.below.connect();
+        self.nw.connect();
+        self.ath.connect();
+        self.seen.connect();
+        self.eff0.connect();
+        self.eff1.connect();
+        self.acc.connect();
+        self.adv.connect();
+        self.ins0.connect();
+        self.ins1.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "\
+// {MAP_APART}
+wire la = s1 & adv_1;
+wire ge0 = la ? ge0_s : ge0_d;
+wire ge1 = la ? ge1_s : ge1_d;
+wire g1 = g0 & ~below & ~nw;
+wire slot = hasimm & ~ath & ~seen;
+always @(*) begin
+   below = la ? below_s : below_d;
+   nw = la ? nw_s : nw_d;
+   ath = la ? ath_s : ath_d;
+   seen = (s1 & pacc_1 & eqx) ? parm : seen_d;
+   eff0 = s1 ? (ins0_1 | (v0_1 & ge0)) : eff0n;
+   eff1 = s1 ? (ins1_1 | (v1_1 & ge1)) : eff1n;
+   acc = g1 & ~seen & ~(slot & eff0 & eff1);
+   adv = acc & ath;
+   ins0 = g1 & slot & ~eff0;
+   ins1 = g1 & slot & eff0 & ~eff1;
+end
+"
+        ))
     }
 }

@@ -110,15 +110,19 @@ end
     }
 }
 
-/// First half of a priority search: per group of 16 positions, whether any bit is set
-/// (`any[g]`) and the index within the group of the first one (`idx[4g+3:4g]`), the
+/// First half of a priority search over the positions set in both `v` and `m` (`v`
+/// and not `m` when built with `invert_m`): per group of 16 positions, whether any is
+/// set (`any[g]`) and the index within the group of the first one (`idx[4g+3:4g]`), the
 /// lowest (`from_top` false) or the highest (`from_top` true).
 #[derive(LogicBlock, Default)]
 pub struct SetGroups {
     pub v: Signal<In, Bits<N>>,
+    pub m: Signal<In, Bits<N>>,
     pub any: Signal<Out, Bits<NG>>,
     pub idx: Signal<Out, Bits<64>>,
     _from_top: bool,
+    _invert_m: bool,
+    _apart: bool,
 }
 
 impl SetGroups {
@@ -128,11 +132,27 @@ impl SetGroups {
             ..Default::default()
         }
     }
+
+    /// As [`SetGroups::new`], searching `v & ~m` when `invert_m`, and marked
+    /// [`MAP_APART`]: for a search of registers (the mask inside, so no gate is left
+    /// in front of it), two or three LUT levels wherever it is placed.
+    pub fn new_apart(from_top: bool, invert_m: bool) -> Self {
+        Self {
+            _from_top: from_top,
+            _invert_m: invert_m,
+            _apart: true,
+            ..Default::default()
+        }
+    }
 }
 
 impl Logic for SetGroups {
     fn update(&mut self) {
-        let v = self.v.val();
+        let v = if self._invert_m {
+            self.v.val() & !self.m.val()
+        } else {
+            self.v.val() & self.m.val()
+        };
         let mut any: Bits<NG> = Default::default();
         let mut idx: Bits<64> = Default::default();
         for g in 0..NG {
@@ -162,16 +182,23 @@ impl Logic for SetGroups {
         } else {
             ("15", "k >= 0", "k = k - 1")
         };
+        let apart = if self._apart {
+            format!("// {MAP_APART}\n")
+        } else {
+            String::new()
+        };
+        let m = if self._invert_m { "~m" } else { "m" };
         Verilog::Custom(format!(
             "\
+{apart}wire [255:0] vm = v & {m};
 integer g;
 integer k;
 always @(*) begin
    idx = 64'd0;
    for (g = 0; g < 16; g = g + 1) begin
-      any[g] = |v[16*g +: 16];
+      any[g] = |vm[16*g +: 16];
       for (k = {from}; {cond}; {step}) begin
-         if (v[16*g + k]) idx[4*g +: 4] = k[3:0];
+         if (vm[16*g + k]) idx[4*g +: 4] = k[3:0];
       end
    end
 end
@@ -254,9 +281,8 @@ end
 /// a start position, `b` the whole window for the wrap-around). `found` is low when
 /// neither has a set bit; `from_b` says the position came from `b`.
 ///
-/// The first group is found as a one-hot (each group's "any" masked by the groups
-/// before it in search order), then position bits are OR-reductions of that one-hot:
-/// two LUT levels each, no binary group index in between.
+/// The search is a tree of 4-way priority muxes (see `hdl`): three LUT levels from a
+/// group's "any" to the position.
 #[derive(LogicBlock, Default)]
 pub struct SetFinish2 {
     pub any_a: Signal<In, Bits<NG>>,
@@ -267,12 +293,24 @@ pub struct SetFinish2 {
     pub from_b: Signal<Out, Bit>,
     pub pos: Signal<Out, Bits<8>>,
     _from_top: bool,
+    _apart: bool,
 }
 
 impl SetFinish2 {
     pub fn new(from_top: bool) -> Self {
         Self {
             _from_top: from_top,
+            ..Default::default()
+        }
+    }
+
+    /// As [`SetFinish2::new`], marked [`MAP_APART`]: for a search whose inputs are all
+    /// registers, so mapping it on its own folds nothing away and keeps it as shallow
+    /// as it can be, whatever the block around it.
+    pub fn new_apart(from_top: bool) -> Self {
+        Self {
+            _from_top: from_top,
+            _apart: true,
             ..Default::default()
         }
     }
@@ -326,37 +364,75 @@ impl Logic for SetFinish2 {
         self.pos.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut s = String::from(
-            "wire [31:0] c = {any_b, any_a};\nwire [127:0] ix = {idx_b, idx_a};\nreg [31:0] first;\nalways @(*) begin\n",
-        );
+        // A tree of 4-way priority muxes over the 32 groups in search order: 8 nodes of
+        // 4 groups, then 2 of 4 nodes, then a then b. A node's value is 7 inputs (three
+        // "any"s and four values: one LUT6 with its MUXF7), and the "any" of a node is
+        // an OR formed beside it, so the position is 3 LUT levels deep and no group bit
+        // drives more than one node.
+        let mut by_rank = [0usize; 2 * NG];
         for g in 0..2 * NG {
-            let mask: String = (0..2 * NG)
-                .rev()
-                .map(|k| {
-                    if self.rank(k) < self.rank(g) {
-                        '1'
-                    } else {
-                        '0'
-                    }
-                })
-                .collect();
-            s += &format!("   first[{g}] = c[{g}] & ~|(c & 32'b{mask});\n");
+            by_rank[self.rank(g)] = g;
         }
-        for b in 0..4 {
-            let bits: Vec<String> = (0..2 * NG)
-                .rev()
-                .map(|g| format!("ix[{}]", 4 * g + b))
-                .collect();
-            s += &format!("   pos[{b}] = |(first & {{{}}});\n", bits.join(", "));
+        let mut s = String::new();
+        if self._apart {
+            s += &format!("// {MAP_APART}\n");
         }
-        for b in 0..4 {
-            let mask: String = (0..2 * NG)
-                .rev()
-                .map(|g| if ((g % NG) >> b) & 1 == 1 { '1' } else { '0' })
-                .collect();
-            s += &format!("   pos[{}] = |(first & 32'b{mask});\n", b + 4);
+        s += "wire [31:0] c = {any_b, any_a};\nwire [127:0] ix = {idx_b, idx_a};\n";
+        s += "reg [7:0] aa;\nreg [63:0] va;\nreg [1:0] ab;\nreg [15:0] vb;\n";
+        s += "always @(*) begin\n";
+        for j in 0..2 * NG / 4 {
+            let g: Vec<usize> = (0..4).map(|k| by_rank[4 * j + k]).collect();
+            let v = |k: usize| format!("{{4'd{}, ix[{}:{}]}}", g[k] % NG, 4 * g[k] + 3, 4 * g[k]);
+            // The last node's last value is 0 unless its group has a set bit, so `pos`
+            // is 0 when nothing is found.
+            let last = if j == 2 * NG / 4 - 1 {
+                format!("(c[{}] ? {} : 8'd0)", g[3], v(3))
+            } else {
+                v(3)
+            };
+            s += &format!(
+                "   aa[{j}] = c[{}] | c[{}] | c[{}] | c[{}];\n",
+                g[0], g[1], g[2], g[3]
+            );
+            s += &format!(
+                "   va[{}:{}] = c[{}] ? {} : (c[{}] ? {} : (c[{}] ? {} : {}));\n",
+                8 * j + 7,
+                8 * j,
+                g[0],
+                v(0),
+                g[1],
+                v(1),
+                g[2],
+                v(2),
+                last
+            );
         }
-        s += "   found = |c;\n   from_b = |first[31:16];\nend\n";
+        for k in 0..2 {
+            let n = |i: usize| 4 * k + i;
+            let va = |i: usize| format!("va[{}:{}]", 8 * n(i) + 7, 8 * n(i));
+            s += &format!(
+                "   ab[{k}] = aa[{}] | aa[{}] | aa[{}] | aa[{}];\n",
+                n(0),
+                n(1),
+                n(2),
+                n(3)
+            );
+            s += &format!(
+                "   vb[{}:{}] = aa[{}] ? {} : (aa[{}] ? {} : (aa[{}] ? {} : {}));\n",
+                8 * k + 7,
+                8 * k,
+                n(0),
+                va(0),
+                n(1),
+                va(1),
+                n(2),
+                va(2),
+                va(3)
+            );
+        }
+        s += "   pos = ab[0] ? vb[7:0] : vb[15:8];\n";
+        // `from_b` straight from the groups' "any"s (two levels), not through the tree's.
+        s += "   found = ab[0] | ab[1];\n   from_b = ~(|any_a) & (|any_b);\nend\n";
         Verilog::Custom(s)
     }
 }
