@@ -193,40 +193,40 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     wire  [255:0] ntop_dec$oh;
     reg  [7:0] ntop_thm$idx;
     wire  [255:0] ntop_thm$lt;
-    reg  acc$s1;
-    reg  acc$adv_1;
-    reg  acc$pacc_1;
-    reg  acc$ins0_1;
-    reg  acc$ins1_1;
-    reg  acc$v0_1;
-    reg  acc$v1_1;
-    reg  acc$below_s;
-    reg  acc$below_d;
-    reg  acc$nw_s;
-    reg  acc$nw_d;
-    reg  acc$ath_s;
-    reg  acc$ath_d;
-    reg  acc$ge0_s;
-    reg  acc$ge0_d;
-    reg  acc$ge1_s;
-    reg  acc$ge1_d;
-    reg  acc$eqx;
-    reg  acc$parm;
-    reg  acc$seen_d;
-    reg  acc$eff0n;
-    reg  acc$eff1n;
-    reg  acc$g0;
-    reg  acc$hasimm;
-    wire  acc$below;
-    wire  acc$nw;
-    wire  acc$ath;
-    wire  acc$seen;
-    wire  acc$eff0;
-    wire  acc$eff1;
-    wire  acc$acc;
-    wire  acc$adv;
-    wire  acc$ins0;
-    wire  acc$ins1;
+    reg  e_verdict$s1;
+    reg  e_verdict$adv_1;
+    reg  e_verdict$pacc_1;
+    reg  e_verdict$ins0_1;
+    reg  e_verdict$ins1_1;
+    reg  e_verdict$v0_1;
+    reg  e_verdict$v1_1;
+    reg  e_verdict$below_s;
+    reg  e_verdict$below_d;
+    reg  e_verdict$nw_s;
+    reg  e_verdict$nw_d;
+    reg  e_verdict$ath_s;
+    reg  e_verdict$ath_d;
+    reg  e_verdict$ge0_s;
+    reg  e_verdict$ge0_d;
+    reg  e_verdict$ge1_s;
+    reg  e_verdict$ge1_d;
+    reg  e_verdict$eqx;
+    reg  e_verdict$parm;
+    reg  e_verdict$seen_d;
+    reg  e_verdict$eff0n;
+    reg  e_verdict$eff1n;
+    reg  e_verdict$g0;
+    reg  e_verdict$hasimm;
+    wire  e_verdict$below;
+    wire  e_verdict$nw;
+    wire  e_verdict$ath;
+    wire  e_verdict$seen;
+    wire  e_verdict$eff0;
+    wire  e_verdict$eff1;
+    wire  e_verdict$acc;
+    wire  e_verdict$adv;
+    wire  e_verdict$ins0;
+    wire  e_verdict$ins1;
     reg  [15:0] spread$v;
     wire  [255:0] spread$out;
     reg  sweep$clk;
@@ -1623,41 +1623,41 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .idx(ntop_thm$idx),
         .lt(ntop_thm$lt)
     );
-    rx_reorder$acc acc(
-        .s1(acc$s1),
-        .adv_1(acc$adv_1),
-        .pacc_1(acc$pacc_1),
-        .ins0_1(acc$ins0_1),
-        .ins1_1(acc$ins1_1),
-        .v0_1(acc$v0_1),
-        .v1_1(acc$v1_1),
-        .below_s(acc$below_s),
-        .below_d(acc$below_d),
-        .nw_s(acc$nw_s),
-        .nw_d(acc$nw_d),
-        .ath_s(acc$ath_s),
-        .ath_d(acc$ath_d),
-        .ge0_s(acc$ge0_s),
-        .ge0_d(acc$ge0_d),
-        .ge1_s(acc$ge1_s),
-        .ge1_d(acc$ge1_d),
-        .eqx(acc$eqx),
-        .parm(acc$parm),
-        .seen_d(acc$seen_d),
-        .eff0n(acc$eff0n),
-        .eff1n(acc$eff1n),
-        .g0(acc$g0),
-        .hasimm(acc$hasimm),
-        .below(acc$below),
-        .nw(acc$nw),
-        .ath(acc$ath),
-        .seen(acc$seen),
-        .eff0(acc$eff0),
-        .eff1(acc$eff1),
-        .acc(acc$acc),
-        .adv(acc$adv),
-        .ins0(acc$ins0),
-        .ins1(acc$ins1)
+    rx_reorder$e_verdict e_verdict(
+        .s1(e_verdict$s1),
+        .adv_1(e_verdict$adv_1),
+        .pacc_1(e_verdict$pacc_1),
+        .ins0_1(e_verdict$ins0_1),
+        .ins1_1(e_verdict$ins1_1),
+        .v0_1(e_verdict$v0_1),
+        .v1_1(e_verdict$v1_1),
+        .below_s(e_verdict$below_s),
+        .below_d(e_verdict$below_d),
+        .nw_s(e_verdict$nw_s),
+        .nw_d(e_verdict$nw_d),
+        .ath_s(e_verdict$ath_s),
+        .ath_d(e_verdict$ath_d),
+        .ge0_s(e_verdict$ge0_s),
+        .ge0_d(e_verdict$ge0_d),
+        .ge1_s(e_verdict$ge1_s),
+        .ge1_d(e_verdict$ge1_d),
+        .eqx(e_verdict$eqx),
+        .parm(e_verdict$parm),
+        .seen_d(e_verdict$seen_d),
+        .eff0n(e_verdict$eff0n),
+        .eff1n(e_verdict$eff1n),
+        .g0(e_verdict$g0),
+        .hasimm(e_verdict$hasimm),
+        .below(e_verdict$below),
+        .nw(e_verdict$nw),
+        .ath(e_verdict$ath),
+        .seen(e_verdict$seen),
+        .eff0(e_verdict$eff0),
+        .eff1(e_verdict$eff1),
+        .acc(e_verdict$acc),
+        .adv(e_verdict$adv),
+        .ins0(e_verdict$ins0),
+        .ins1(e_verdict$ins1)
     );
     rx_reorder$spread spread(
         .v(spread$v),
@@ -4634,41 +4634,41 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             x_en = e_state$q[32'h18a];
             x_vni = e_state$q[(32'h18b)+:(3)];
         end
-        acc$s1 = e_s1$q;
-        acc$adv_1 = w_adv$q;
-        acc$pacc_1 = w_pacc$q;
-        acc$ins0_1 = w_ins0$q;
-        acc$ins1_1 = w_ins1$q;
-        acc$v0_1 = w_v0$q;
-        acc$v1_1 = w_v1$q;
-        acc$below_s = e_below_s$q;
-        acc$below_d = e_below_d$q;
-        acc$nw_s = e_nw_s$q;
-        acc$nw_d = e_nw_d$q;
-        acc$ath_s = e_ath_s$q;
-        acc$ath_d = e_ath_d$q;
-        acc$ge0_s = e_ge0_s$q;
-        acc$ge0_d = e_ge0_d$q;
-        acc$ge1_s = e_ge1_s$q;
-        acc$ge1_d = e_ge1_d$q;
-        acc$eqx = e_eqx$q;
-        acc$parm = e_parm$q;
-        acc$seen_d = e_seen_d$q;
-        acc$eff0n = e_eff0n$q;
-        acc$eff1n = e_eff1n$q;
-        acc$g0 = e_g0$q;
-        acc$hasimm = e_hasimm$q;
-        x_below = acc$below;
-        x_nw = acc$nw;
-        x_ath = acc$ath;
-        x_seen = acc$seen;
-        x_eff0 = acc$eff0;
-        x_eff1 = acc$eff1;
+        e_verdict$s1 = e_s1$q;
+        e_verdict$adv_1 = w_adv$q;
+        e_verdict$pacc_1 = w_pacc$q;
+        e_verdict$ins0_1 = w_ins0$q;
+        e_verdict$ins1_1 = w_ins1$q;
+        e_verdict$v0_1 = w_v0$q;
+        e_verdict$v1_1 = w_v1$q;
+        e_verdict$below_s = e_below_s$q;
+        e_verdict$below_d = e_below_d$q;
+        e_verdict$nw_s = e_nw_s$q;
+        e_verdict$nw_d = e_nw_d$q;
+        e_verdict$ath_s = e_ath_s$q;
+        e_verdict$ath_d = e_ath_d$q;
+        e_verdict$ge0_s = e_ge0_s$q;
+        e_verdict$ge0_d = e_ge0_d$q;
+        e_verdict$ge1_s = e_ge1_s$q;
+        e_verdict$ge1_d = e_ge1_d$q;
+        e_verdict$eqx = e_eqx$q;
+        e_verdict$parm = e_parm$q;
+        e_verdict$seen_d = e_seen_d$q;
+        e_verdict$eff0n = e_eff0n$q;
+        e_verdict$eff1n = e_eff1n$q;
+        e_verdict$g0 = e_g0$q;
+        e_verdict$hasimm = e_hasimm$q;
+        x_below = e_verdict$below;
+        x_nw = e_verdict$nw;
+        x_ath = e_verdict$ath;
+        x_seen = e_verdict$seen;
+        x_eff0 = e_verdict$eff0;
+        x_eff1 = e_verdict$eff1;
         x_enok = e_g0$q;
-        x_acc = acc$acc;
-        x_adv = acc$adv;
-        x_ins0 = acc$ins0;
-        x_ins1 = acc$ins1;
+        x_acc = e_verdict$acc;
+        x_adv = e_verdict$adv;
+        x_ins0 = e_verdict$ins0;
+        x_ins1 = e_verdict$ins1;
         x_a = (e_s1$q & w_pacc$q);
         if (x_a) begin
             if (e_b2$q) begin
@@ -5667,66 +5667,6 @@ module rx_reorder$a_vs(d,q,clock);
     end
           
 endmodule // rx_reorder$a_vs
-
-
-module rx_reorder$acc(s1,adv_1,pacc_1,ins0_1,ins1_1,v0_1,v1_1,below_s,below_d,nw_s,nw_d,ath_s,ath_d,ge0_s,ge0_d,ge1_s,ge1_d,eqx,parm,seen_d,eff0n,eff1n,g0,hasimm,below,nw,ath,seen,eff0,eff1,acc,adv,ins0,ins1);
-    
-    // Module arguments
-    input wire  s1;
-    input wire  adv_1;
-    input wire  pacc_1;
-    input wire  ins0_1;
-    input wire  ins1_1;
-    input wire  v0_1;
-    input wire  v1_1;
-    input wire  below_s;
-    input wire  below_d;
-    input wire  nw_s;
-    input wire  nw_d;
-    input wire  ath_s;
-    input wire  ath_d;
-    input wire  ge0_s;
-    input wire  ge0_d;
-    input wire  ge1_s;
-    input wire  ge1_d;
-    input wire  eqx;
-    input wire  parm;
-    input wire  seen_d;
-    input wire  eff0n;
-    input wire  eff1n;
-    input wire  g0;
-    input wire  hasimm;
-    output reg  below;
-    output reg  nw;
-    output reg  ath;
-    output reg  seen;
-    output reg  eff0;
-    output reg  eff1;
-    output reg  acc;
-    output reg  adv;
-    output reg  ins0;
-    output reg  ins1;
-    
-    // Update code (custom)
-    // prnic-timing: map apart
-    wire la = s1 & adv_1;
-    wire ge0 = la ? ge0_s : ge0_d;
-    wire ge1 = la ? ge1_s : ge1_d;
-    wire g1 = g0 & ~below & ~nw;
-    wire slot = hasimm & ~ath & ~seen;
-    always @(*) begin
-       below = la ? below_s : below_d;
-       nw = la ? nw_s : nw_d;
-       ath = la ? ath_s : ath_d;
-       seen = (s1 & pacc_1 & eqx) ? parm : seen_d;
-       eff0 = s1 ? (ins0_1 | (v0_1 & ge0)) : eff0n;
-       eff1 = s1 ? (ins1_1 | (v1_1 & ge1)) : eff1n;
-       acc = g1 & ~seen & ~(slot & eff0 & eff1);
-       adv = acc & ath;
-       ins0 = g1 & slot & ~eff0;
-       ins1 = g1 & slot & eff0 & ~eff1;
-    end
-endmodule // rx_reorder$acc
 
 
 module rx_reorder$b_ackreq(d,q,clock);
@@ -8338,6 +8278,71 @@ module rx_reorder$e_valid(d,q,clock);
     end
           
 endmodule // rx_reorder$e_valid
+
+
+module rx_reorder$e_verdict(s1,adv_1,pacc_1,ins0_1,ins1_1,v0_1,v1_1,below_s,below_d,nw_s,nw_d,ath_s,ath_d,ge0_s,ge0_d,ge1_s,ge1_d,eqx,parm,seen_d,eff0n,eff1n,g0,hasimm,below,nw,ath,seen,eff0,eff1,acc,adv,ins0,ins1);
+    
+    // Module arguments
+    input wire  s1;
+    input wire  adv_1;
+    input wire  pacc_1;
+    input wire  ins0_1;
+    input wire  ins1_1;
+    input wire  v0_1;
+    input wire  v1_1;
+    input wire  below_s;
+    input wire  below_d;
+    input wire  nw_s;
+    input wire  nw_d;
+    input wire  ath_s;
+    input wire  ath_d;
+    input wire  ge0_s;
+    input wire  ge0_d;
+    input wire  ge1_s;
+    input wire  ge1_d;
+    input wire  eqx;
+    input wire  parm;
+    input wire  seen_d;
+    input wire  eff0n;
+    input wire  eff1n;
+    input wire  g0;
+    input wire  hasimm;
+    output reg  below;
+    output reg  nw;
+    output reg  ath;
+    output reg  seen;
+    output reg  eff0;
+    output reg  eff1;
+    output reg  acc;
+    output reg  adv;
+    output reg  ins0;
+    output reg  ins1;
+    
+    // Update code (custom)
+    // prnic-timing: map apart
+    reg la;
+    reg ge0;
+    reg ge1;
+    reg g1;
+    reg slot;
+    always @(*) begin
+       la = s1 & adv_1;
+       ge0 = la ? ge0_s : ge0_d;
+       ge1 = la ? ge1_s : ge1_d;
+       below = la ? below_s : below_d;
+       nw = la ? nw_s : nw_d;
+       ath = la ? ath_s : ath_d;
+       seen = (s1 & pacc_1 & eqx) ? parm : seen_d;
+       eff0 = s1 ? (ins0_1 | (v0_1 & ge0)) : eff0n;
+       eff1 = s1 ? (ins1_1 | (v1_1 & ge1)) : eff1n;
+       g1 = g0 & ~below & ~nw;
+       slot = hasimm & ~ath & ~seen;
+       acc = g1 & ~seen & ~(slot & eff0 & eff1);
+       adv = acc & ath;
+       ins0 = g1 & slot & ~eff0;
+       ins1 = g1 & slot & eff0 & ~eff1;
+    end
+endmodule // rx_reorder$e_verdict
 
 
 module rx_reorder$e_vs(d,q,clock);

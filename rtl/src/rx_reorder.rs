@@ -194,8 +194,8 @@ pub struct RxReorder {
     ntop_thm: Thermo256,
     depth_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
-    /// Stage E's acceptance, mapped apart.
-    acc: LoopAccept,
+    /// Stage E's verdict, mapped apart.
+    e_verdict: LoopAccept,
     /// Every position: the full-window searches' mask.
     all256: Constant<Bits<256>>,
     spread: Spread16,
@@ -735,7 +735,7 @@ impl RxReorder {
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             one16: Constant::new(1.into()),
             all256: Constant::new(Bits::<256>::mask()),
-            acc: Default::default(),
+            e_verdict: Default::default(),
             spread: Default::default(),
             sweep: RamSweep::new(qps),
             cfg_block: Default::default(),
@@ -2059,41 +2059,41 @@ impl Logic for RxReorder {
         // "seen" from n−1's arrival at the same position (same parity = same PSN); the
         // immediate slots still pending (PSN not below the head, or n−1 filled it; with
         // n−1 another QP's, D's answer `e_eff0n` stands); and the verdict: `LoopAccept`.
-        self.acc.s1.next = self.e_s1.q.val();
-        self.acc.adv_1.next = self.w_adv.q.val();
-        self.acc.pacc_1.next = self.w_pacc.q.val();
-        self.acc.ins0_1.next = self.w_ins0.q.val();
-        self.acc.ins1_1.next = self.w_ins1.q.val();
-        self.acc.v0_1.next = self.w_v0.q.val();
-        self.acc.v1_1.next = self.w_v1.q.val();
-        self.acc.below_s.next = self.e_below_s.q.val();
-        self.acc.below_d.next = self.e_below_d.q.val();
-        self.acc.nw_s.next = self.e_nw_s.q.val();
-        self.acc.nw_d.next = self.e_nw_d.q.val();
-        self.acc.ath_s.next = self.e_ath_s.q.val();
-        self.acc.ath_d.next = self.e_ath_d.q.val();
-        self.acc.ge0_s.next = self.e_ge0_s.q.val();
-        self.acc.ge0_d.next = self.e_ge0_d.q.val();
-        self.acc.ge1_s.next = self.e_ge1_s.q.val();
-        self.acc.ge1_d.next = self.e_ge1_d.q.val();
-        self.acc.eqx.next = self.e_eqx.q.val();
-        self.acc.parm.next = self.e_parm.q.val();
-        self.acc.seen_d.next = self.e_seen_d.q.val();
-        self.acc.eff0n.next = self.e_eff0n.q.val();
-        self.acc.eff1n.next = self.e_eff1n.q.val();
-        self.acc.g0.next = self.e_g0.q.val();
-        self.acc.hasimm.next = self.e_hasimm.q.val();
-        self.x_below.next = self.acc.below.val();
-        self.x_nw.next = self.acc.nw.val();
-        self.x_ath.next = self.acc.ath.val();
-        self.x_seen.next = self.acc.seen.val();
-        self.x_eff0.next = self.acc.eff0.val();
-        self.x_eff1.next = self.acc.eff1.val();
+        self.e_verdict.s1.next = self.e_s1.q.val();
+        self.e_verdict.adv_1.next = self.w_adv.q.val();
+        self.e_verdict.pacc_1.next = self.w_pacc.q.val();
+        self.e_verdict.ins0_1.next = self.w_ins0.q.val();
+        self.e_verdict.ins1_1.next = self.w_ins1.q.val();
+        self.e_verdict.v0_1.next = self.w_v0.q.val();
+        self.e_verdict.v1_1.next = self.w_v1.q.val();
+        self.e_verdict.below_s.next = self.e_below_s.q.val();
+        self.e_verdict.below_d.next = self.e_below_d.q.val();
+        self.e_verdict.nw_s.next = self.e_nw_s.q.val();
+        self.e_verdict.nw_d.next = self.e_nw_d.q.val();
+        self.e_verdict.ath_s.next = self.e_ath_s.q.val();
+        self.e_verdict.ath_d.next = self.e_ath_d.q.val();
+        self.e_verdict.ge0_s.next = self.e_ge0_s.q.val();
+        self.e_verdict.ge0_d.next = self.e_ge0_d.q.val();
+        self.e_verdict.ge1_s.next = self.e_ge1_s.q.val();
+        self.e_verdict.ge1_d.next = self.e_ge1_d.q.val();
+        self.e_verdict.eqx.next = self.e_eqx.q.val();
+        self.e_verdict.parm.next = self.e_parm.q.val();
+        self.e_verdict.seen_d.next = self.e_seen_d.q.val();
+        self.e_verdict.eff0n.next = self.e_eff0n.q.val();
+        self.e_verdict.eff1n.next = self.e_eff1n.q.val();
+        self.e_verdict.g0.next = self.e_g0.q.val();
+        self.e_verdict.hasimm.next = self.e_hasimm.q.val();
+        self.x_below.next = self.e_verdict.below.val();
+        self.x_nw.next = self.e_verdict.nw.val();
+        self.x_ath.next = self.e_verdict.ath.val();
+        self.x_seen.next = self.e_verdict.seen.val();
+        self.x_eff0.next = self.e_verdict.eff0.val();
+        self.x_eff1.next = self.e_verdict.eff1.val();
         self.x_enok.next = self.e_g0.q.val();
-        self.x_acc.next = self.acc.acc.val();
-        self.x_adv.next = self.acc.adv.val();
-        self.x_ins0.next = self.acc.ins0.val();
-        self.x_ins1.next = self.acc.ins1.val();
+        self.x_acc.next = self.e_verdict.acc.val();
+        self.x_adv.next = self.e_verdict.adv.val();
+        self.x_ins0.next = self.e_verdict.ins0.val();
+        self.x_ins1.next = self.e_verdict.ins1.val();
         // The search variant this event's own outcome depends on.
         self.x_a.next = (self.e_s1.q.val() & self.w_pacc.q.val());
         if self.x_a.val() {
@@ -3138,18 +3138,23 @@ impl Logic for LoopAccept {
         Verilog::Custom(format!(
             "\
 // {MAP_APART}
-wire la = s1 & adv_1;
-wire ge0 = la ? ge0_s : ge0_d;
-wire ge1 = la ? ge1_s : ge1_d;
-wire g1 = g0 & ~below & ~nw;
-wire slot = hasimm & ~ath & ~seen;
+reg la;
+reg ge0;
+reg ge1;
+reg g1;
+reg slot;
 always @(*) begin
+   la = s1 & adv_1;
+   ge0 = la ? ge0_s : ge0_d;
+   ge1 = la ? ge1_s : ge1_d;
    below = la ? below_s : below_d;
    nw = la ? nw_s : nw_d;
    ath = la ? ath_s : ath_d;
    seen = (s1 & pacc_1 & eqx) ? parm : seen_d;
    eff0 = s1 ? (ins0_1 | (v0_1 & ge0)) : eff0n;
    eff1 = s1 ? (ins1_1 | (v1_1 & ge1)) : eff1n;
+   g1 = g0 & ~below & ~nw;
+   slot = hasimm & ~ath & ~seen;
    acc = g1 & ~seen & ~(slot & eff0 & eff1);
    adv = acc & ath;
    ins0 = g1 & slot & ~eff0;
