@@ -369,12 +369,27 @@ mod tests {
     }
 
     #[test]
-    fn rx_reorder_s_decoders_are_marked() {
+    fn rx_reorder_s_leaves_of_registers_are_marked() {
         let mut apart = marked_apart(&builtin_module("rx_reorder").verilog);
         apart.sort();
         assert_eq!(
             apart,
-            ["dec", "ntop_dec", "ntop_thm", "thm", "thm_h"].map(|d| format!("rx_reorder${d}"))
+            [
+                "dec",
+                "e_verdict",
+                "ntop_dec",
+                "ntop_thm",
+                "sf$0",
+                "sf$1",
+                "sf$2",
+                "sf$3",
+                "sfh",
+                "sgh_u",
+                "sgh_w",
+                "thm",
+                "thm_h"
+            ]
+            .map(|d| format!("rx_reorder${d}"))
         );
     }
 
