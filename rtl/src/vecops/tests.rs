@@ -19,6 +19,7 @@ fn priority_search_in_two_halves() {
         let mut b = SetFinish::new(from_top);
         a.connect_all();
         b.connect_all();
+        a.m.next = bits(&(0..N).collect::<Vec<_>>());
         for set in [
             vec![],
             vec![0],
@@ -55,6 +56,8 @@ fn two_set_search_takes_a_first() {
         ga.connect_all();
         gb.connect_all();
         f.connect_all();
+        ga.m.next = bits(&(0..N).collect::<Vec<_>>());
+        gb.m.next = bits(&(0..N).collect::<Vec<_>>());
         for (a, b) in [
             (vec![], vec![]),
             (vec![], vec![3, 90]),
@@ -87,6 +90,42 @@ fn two_set_search_takes_a_first() {
                     "{a:?} {b:?}"
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn group_search_applies_its_mask_or_its_inverse() {
+    let v = [3usize, 40, 41, 130, 254];
+    let keep = [40usize, 130, 200];
+    for from_top in [false, true] {
+        for invert_m in [false, true] {
+            let mut a = SetGroups::new_apart(from_top, invert_m);
+            let mut b = SetFinish::new(from_top);
+            a.connect_all();
+            b.connect_all();
+            a.v.next = bits(&v);
+            a.m.next = bits(&keep);
+            settle(&mut a);
+            b.any.next = a.any.val();
+            b.idx.next = a.idx.val();
+            settle(&mut b);
+            let left: Vec<usize> = v
+                .iter()
+                .copied()
+                .filter(|i| keep.contains(i) != invert_m)
+                .collect();
+            let want = if from_top {
+                left.iter().max()
+            } else {
+                left.iter().min()
+            };
+            assert_eq!(b.found.val(), want.is_some());
+            assert_eq!(
+                b.pos.val().index(),
+                *want.unwrap_or(&0),
+                "top {from_top} invert {invert_m}"
+            );
         }
     }
 }
