@@ -538,6 +538,18 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     wire  [127:0] arb$m_tkeep;
     wire  arb$m_tlast;
     wire  arb$m_port;
+    reg  rx_slice$clk;
+    reg  rx_slice$rst;
+    reg  rx_slice$s_tvalid;
+    wire  rx_slice$s_tready;
+    reg  [1023:0] rx_slice$s_tdata;
+    reg  [127:0] rx_slice$s_tkeep;
+    reg  rx_slice$s_tlast;
+    wire  rx_slice$m_tvalid;
+    reg  rx_slice$m_tready;
+    wire  [1023:0] rx_slice$m_tdata;
+    wire  [127:0] rx_slice$m_tkeep;
+    wire  rx_slice$m_tlast;
     reg  rst_ok_meta$d;
     wire  rst_ok_meta$q;
     reg  rst_ok_meta$clock;
@@ -1082,6 +1094,20 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .m_tlast(arb$m_tlast),
         .m_port(arb$m_port)
     );
+    prnic_top$rx_slice rx_slice(
+        .clk(rx_slice$clk),
+        .rst(rx_slice$rst),
+        .s_tvalid(rx_slice$s_tvalid),
+        .s_tready(rx_slice$s_tready),
+        .s_tdata(rx_slice$s_tdata),
+        .s_tkeep(rx_slice$s_tkeep),
+        .s_tlast(rx_slice$s_tlast),
+        .m_tvalid(rx_slice$m_tvalid),
+        .m_tready(rx_slice$m_tready),
+        .m_tdata(rx_slice$m_tdata),
+        .m_tkeep(rx_slice$m_tkeep),
+        .m_tlast(rx_slice$m_tlast)
+    );
     prnic_top$rst_ok_meta rst_ok_meta(
         .d(rst_ok_meta$d),
         .q(rst_ok_meta$q),
@@ -1265,6 +1291,8 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         send_slice$clk = clk;
         req_slice$clk = clk;
         send_slice$rst = rst_slices$q;
+        rx_slice$clk = clk;
+        rx_slice$rst = rst_slices$q;
         req_slice$rst = rst_slices$q;
         mac1$rst = rst_mac1$q;
         csr$s_axil_awaddr = s_axil_awaddr;
@@ -1419,7 +1447,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         mac0$s_tlast = s_axis_port0_rx_tlast;
         mac0$s_tuser = s_axis_port0_rx_tuser;
         arb$s0_tvalid = mac0$m_tvalid;
-        mac0$m_tready = rxd$s_axis_wire_tready;
+        mac0$m_tready = rx_slice$s_tready;
         mac0$m_grant = arb$s0_grant;
         arb$s0_tdata = mac0$m_tdata;
         arb$s0_tkeep = mac0$m_tkeep;
@@ -1431,16 +1459,21 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         mac1$s_tlast = s_axis_port1_rx_tlast;
         mac1$s_tuser = s_axis_port1_rx_tuser;
         arb$s1_tvalid = mac1$m_tvalid;
-        mac1$m_tready = rxd$s_axis_wire_tready;
+        mac1$m_tready = rx_slice$s_tready;
         mac1$m_grant = arb$s1_grant;
         arb$s1_tdata = mac1$m_tdata;
         arb$s1_tkeep = mac1$m_tkeep;
         arb$s1_tlast = mac1$m_tlast;
-        rxd$s_axis_wire_tvalid = arb$m_tvalid;
-        arb$m_tready = rxd$s_axis_wire_tready;
-        rxd$s_axis_wire_tdata = arb$m_tdata;
-        rxd$s_axis_wire_tkeep = arb$m_tkeep;
-        rxd$s_axis_wire_tlast = arb$m_tlast;
+        rx_slice$s_tvalid = arb$m_tvalid;
+        arb$m_tready = rx_slice$s_tready;
+        rx_slice$s_tdata = arb$m_tdata;
+        rx_slice$s_tkeep = arb$m_tkeep;
+        rx_slice$s_tlast = arb$m_tlast;
+        rxd$s_axis_wire_tvalid = rx_slice$m_tvalid;
+        rx_slice$m_tready = rxd$s_axis_wire_tready;
+        rxd$s_axis_wire_tdata = rx_slice$m_tdata;
+        rxd$s_axis_wire_tkeep = rx_slice$m_tkeep;
+        rxd$s_axis_wire_tlast = rx_slice$m_tlast;
         rxd$cfg_local_vni0 = (((csr$cfg_local_vni0_vni) & 32'hffffffff) | (((csr$cfg_local_vni0_en) & 32'hffffffff) << 32'h1f));
         rxd$cfg_local_vni1 = (((csr$cfg_local_vni1_vni) & 32'hffffffff) | (((csr$cfg_local_vni1_en) & 32'hffffffff) << 32'h1f));
         rxd$cfg_local_vni2 = (((csr$cfg_local_vni2_vni) & 32'hffffffff) | (((csr$cfg_local_vni2_en) & 32'hffffffff) << 32'h1f));
@@ -42504,9 +42537,9 @@ module prnic_top$req_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data
     reg  [15:0] skid_data$d;
     wire  [15:0] skid_data$q;
     reg  skid_data$clock;
-    reg  skid_busy$d;
-    wire  skid_busy$q;
-    reg  skid_busy$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
     
     // Local signals
     reg  skid_next;
@@ -42534,10 +42567,10 @@ module prnic_top$req_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data
         .q(skid_data$q),
         .clock(skid_data$clock)
     );
-    prnic_top$req_slice$skid_busy skid_busy(
-        .d(skid_busy$d),
-        .q(skid_busy$q),
-        .clock(skid_busy$clock)
+    prnic_top$req_slice$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
     );
     
     // Update code
@@ -42550,8 +42583,8 @@ module prnic_top$req_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data
         out_data$d = out_data$q;
         skid_valid$d = skid_valid$q;
         skid_data$d = skid_data$q;
-        skid_busy$clock = clk;
-        accept = (s_valid & ~skid_busy$q);
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
         load_out = (m_ready | ~out_valid$q);
         if (~skid_valid$q) begin
             skid_data$d = s_data;
@@ -42578,8 +42611,8 @@ module prnic_top$req_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data
             skid_next = 1'b0;
         end
         skid_valid$d = skid_next;
-        skid_busy$d = skid_next;
-        s_ready = ~skid_busy$q;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
         m_valid = out_valid$q;
         m_data = out_data$q;
     end
@@ -42625,25 +42658,6 @@ module prnic_top$req_slice$out_valid(d,q,clock);
 endmodule // prnic_top$req_slice$out_valid
 
 
-module prnic_top$req_slice$skid_busy(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    (* keep *)
-    always @(posedge clock) begin
-       q <= d;
-    end
-endmodule // prnic_top$req_slice$skid_busy
-
-
 module prnic_top$req_slice$skid_data(d,q,clock);
     
     // Module arguments
@@ -42661,6 +42675,25 @@ module prnic_top$req_slice$skid_data(d,q,clock);
     end
           
 endmodule // prnic_top$req_slice$skid_data
+
+
+module prnic_top$req_slice$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$req_slice$skid_free
 
 
 module prnic_top$req_slice$skid_valid(d,q,clock);
@@ -42900,6 +42933,720 @@ module prnic_top$rst_tx(clock,d,q);
     // Update code (wrapper)
     prnic_top_rst_tx copy(.clock(clock), .d(d), .q(q));
 endmodule // prnic_top$rst_tx
+
+
+module prnic_top$rx_slice(clk,rst,s_tvalid,s_tready,s_tdata,s_tkeep,s_tlast,m_tvalid,m_tready,m_tdata,m_tkeep,m_tlast);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_tvalid;
+    output reg  s_tready;
+    input wire  [1023:0] s_tdata;
+    input wire  [127:0] s_tkeep;
+    input wire  s_tlast;
+    output reg  m_tvalid;
+    input wire  m_tready;
+    output reg  [1023:0] m_tdata;
+    output reg  [127:0] m_tkeep;
+    output reg  m_tlast;
+    
+    // Stub signals
+    reg  data$clk;
+    reg  data$rst;
+    reg  data$s_valid;
+    wire  data$s_ready;
+    reg  [1023:0] data$s_data;
+    wire  data$m_valid;
+    reg  data$m_ready;
+    wire  [1023:0] data$m_data;
+    reg  keep$clk;
+    reg  keep$rst;
+    reg  keep$s_valid;
+    wire  keep$s_ready;
+    reg  [127:0] keep$s_data;
+    wire  keep$m_valid;
+    reg  keep$m_ready;
+    wire  [127:0] keep$m_data;
+    reg  last$clk;
+    reg  last$rst;
+    reg  last$s_valid;
+    wire  last$s_ready;
+    reg  last$s_data;
+    wire  last$m_valid;
+    reg  last$m_ready;
+    wire  last$m_data;
+    
+    // Local signals
+    reg  unused_hs;
+    
+    // Sub module instances
+    prnic_top$rx_slice$data data(
+        .clk(data$clk),
+        .rst(data$rst),
+        .s_valid(data$s_valid),
+        .s_ready(data$s_ready),
+        .s_data(data$s_data),
+        .m_valid(data$m_valid),
+        .m_ready(data$m_ready),
+        .m_data(data$m_data)
+    );
+    prnic_top$rx_slice$keep keep(
+        .clk(keep$clk),
+        .rst(keep$rst),
+        .s_valid(keep$s_valid),
+        .s_ready(keep$s_ready),
+        .s_data(keep$s_data),
+        .m_valid(keep$m_valid),
+        .m_ready(keep$m_ready),
+        .m_data(keep$m_data)
+    );
+    prnic_top$rx_slice$last last(
+        .clk(last$clk),
+        .rst(last$rst),
+        .s_valid(last$s_valid),
+        .s_ready(last$s_ready),
+        .s_data(last$s_data),
+        .m_valid(last$m_valid),
+        .m_ready(last$m_ready),
+        .m_data(last$m_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        data$clk = clk;
+        keep$clk = clk;
+        last$clk = clk;
+        data$rst = rst;
+        keep$rst = rst;
+        last$rst = rst;
+        data$s_valid = s_tvalid;
+        keep$s_valid = s_tvalid;
+        last$s_valid = s_tvalid;
+        data$m_ready = m_tready;
+        keep$m_ready = m_tready;
+        last$m_ready = m_tready;
+        data$s_data = s_tdata;
+        keep$s_data = s_tkeep;
+        last$s_data = s_tlast;
+        s_tready = data$s_ready;
+        m_tvalid = data$m_valid;
+        m_tdata = data$m_data;
+        m_tkeep = keep$m_data;
+        m_tlast = |last$m_data;
+        unused_hs = (keep$s_ready | keep$m_valid | last$s_ready | last$m_valid);
+    end
+    
+endmodule // prnic_top$rx_slice
+
+
+module prnic_top$rx_slice$data(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  [1023:0] s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  [1023:0] m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  [1023:0] out_data$d;
+    wire  [1023:0] out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  [1023:0] skid_data$d;
+    wire  [1023:0] skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$rx_slice$data$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$rx_slice$data$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$rx_slice$data$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$rx_slice$data$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$rx_slice$data$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$rx_slice$data
+
+
+module prnic_top$rx_slice$data$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [1023:0] d;
+    output reg  [1023:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1024'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$data$out_data
+
+
+module prnic_top$rx_slice$data$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$data$out_valid
+
+
+module prnic_top$rx_slice$data$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [1023:0] d;
+    output reg  [1023:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1024'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$data$skid_data
+
+
+module prnic_top$rx_slice$data$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rx_slice$data$skid_free
+
+
+module prnic_top$rx_slice$data$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$data$skid_valid
+
+
+module prnic_top$rx_slice$keep(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  [127:0] s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  [127:0] m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  [127:0] out_data$d;
+    wire  [127:0] out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  [127:0] skid_data$d;
+    wire  [127:0] skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$rx_slice$keep$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$rx_slice$keep$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$rx_slice$keep$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$rx_slice$keep$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$rx_slice$keep$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$rx_slice$keep
+
+
+module prnic_top$rx_slice$keep$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$keep$out_data
+
+
+module prnic_top$rx_slice$keep$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$keep$out_valid
+
+
+module prnic_top$rx_slice$keep$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$keep$skid_data
+
+
+module prnic_top$rx_slice$keep$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rx_slice$keep$skid_free
+
+
+module prnic_top$rx_slice$keep$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$keep$skid_valid
+
+
+module prnic_top$rx_slice$last(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_data);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  rst;
+    input wire  s_valid;
+    output reg  s_ready;
+    input wire  s_data;
+    output reg  m_valid;
+    input wire  m_ready;
+    output reg  m_data;
+    
+    // Stub signals
+    reg  out_valid$d;
+    wire  out_valid$q;
+    reg  out_valid$clock;
+    reg  out_data$d;
+    wire  out_data$q;
+    reg  out_data$clock;
+    reg  skid_valid$d;
+    wire  skid_valid$q;
+    reg  skid_valid$clock;
+    reg  skid_data$d;
+    wire  skid_data$q;
+    reg  skid_data$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
+    
+    // Local signals
+    reg  skid_next;
+    reg  accept;
+    reg  load_out;
+    
+    // Sub module instances
+    prnic_top$rx_slice$last$out_valid out_valid(
+        .d(out_valid$d),
+        .q(out_valid$q),
+        .clock(out_valid$clock)
+    );
+    prnic_top$rx_slice$last$out_data out_data(
+        .d(out_data$d),
+        .q(out_data$q),
+        .clock(out_data$clock)
+    );
+    prnic_top$rx_slice$last$skid_valid skid_valid(
+        .d(skid_valid$d),
+        .q(skid_valid$q),
+        .clock(skid_valid$clock)
+    );
+    prnic_top$rx_slice$last$skid_data skid_data(
+        .d(skid_data$d),
+        .q(skid_data$q),
+        .clock(skid_data$clock)
+    );
+    prnic_top$rx_slice$last$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        out_valid$clock = clk;
+        out_data$clock = clk;
+        skid_valid$clock = clk;
+        skid_data$clock = clk;
+        out_valid$d = out_valid$q;
+        out_data$d = out_data$q;
+        skid_valid$d = skid_valid$q;
+        skid_data$d = skid_data$q;
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
+        load_out = (m_ready | ~out_valid$q);
+        if (~skid_valid$q) begin
+            skid_data$d = s_data;
+        end
+        if (load_out) begin
+            if (skid_valid$q) begin
+                out_data$d = skid_data$q;
+                out_valid$d = 1'b1;
+            end
+            else begin
+                out_data$d = s_data;
+                out_valid$d = accept;
+            end
+            skid_next = 1'b0;
+        end
+        else if (accept) begin
+            skid_next = 1'b1;
+        end
+        else begin
+            skid_next = skid_valid$q;
+        end
+        if (rst) begin
+            out_valid$d = 1'b0;
+            skid_next = 1'b0;
+        end
+        skid_valid$d = skid_next;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
+        m_valid = out_valid$q;
+        m_data = out_data$q;
+    end
+    
+endmodule // prnic_top$rx_slice$last
+
+
+module prnic_top$rx_slice$last$out_data(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$last$out_data
+
+
+module prnic_top$rx_slice$last$out_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$last$out_valid
+
+
+module prnic_top$rx_slice$last$skid_data(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$last$skid_data
+
+
+module prnic_top$rx_slice$last$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rx_slice$last$skid_free
+
+
+module prnic_top$rx_slice$last$skid_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rx_slice$last$skid_valid
 
 
 module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
@@ -51229,9 +51976,9 @@ module prnic_top$rxe$cqe_out(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_da
     reg  [127:0] skid_data$d;
     wire  [127:0] skid_data$q;
     reg  skid_data$clock;
-    reg  skid_busy$d;
-    wire  skid_busy$q;
-    reg  skid_busy$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
     
     // Local signals
     reg  skid_next;
@@ -51259,10 +52006,10 @@ module prnic_top$rxe$cqe_out(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_da
         .q(skid_data$q),
         .clock(skid_data$clock)
     );
-    prnic_top$rxe$cqe_out$skid_busy skid_busy(
-        .d(skid_busy$d),
-        .q(skid_busy$q),
-        .clock(skid_busy$clock)
+    prnic_top$rxe$cqe_out$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
     );
     
     // Update code
@@ -51275,8 +52022,8 @@ module prnic_top$rxe$cqe_out(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_da
         out_data$d = out_data$q;
         skid_valid$d = skid_valid$q;
         skid_data$d = skid_data$q;
-        skid_busy$clock = clk;
-        accept = (s_valid & ~skid_busy$q);
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
         load_out = (m_ready | ~out_valid$q);
         if (~skid_valid$q) begin
             skid_data$d = s_data;
@@ -51303,8 +52050,8 @@ module prnic_top$rxe$cqe_out(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_da
             skid_next = 1'b0;
         end
         skid_valid$d = skid_next;
-        skid_busy$d = skid_next;
-        s_ready = ~skid_busy$q;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
         m_valid = out_valid$q;
         m_data = out_data$q;
     end
@@ -51350,25 +52097,6 @@ module prnic_top$rxe$cqe_out$out_valid(d,q,clock);
 endmodule // prnic_top$rxe$cqe_out$out_valid
 
 
-module prnic_top$rxe$cqe_out$skid_busy(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    (* keep *)
-    always @(posedge clock) begin
-       q <= d;
-    end
-endmodule // prnic_top$rxe$cqe_out$skid_busy
-
-
 module prnic_top$rxe$cqe_out$skid_data(d,q,clock);
     
     // Module arguments
@@ -51386,6 +52114,25 @@ module prnic_top$rxe$cqe_out$skid_data(d,q,clock);
     end
           
 endmodule // prnic_top$rxe$cqe_out$skid_data
+
+
+module prnic_top$rxe$cqe_out$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$rxe$cqe_out$skid_free
 
 
 module prnic_top$rxe$cqe_out$skid_valid(d,q,clock);
@@ -65734,9 +66481,9 @@ module prnic_top$send_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_dat
     reg  [47:0] skid_data$d;
     wire  [47:0] skid_data$q;
     reg  skid_data$clock;
-    reg  skid_busy$d;
-    wire  skid_busy$q;
-    reg  skid_busy$clock;
+    reg  skid_free$d;
+    wire  skid_free$q;
+    reg  skid_free$clock;
     
     // Local signals
     reg  skid_next;
@@ -65764,10 +66511,10 @@ module prnic_top$send_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_dat
         .q(skid_data$q),
         .clock(skid_data$clock)
     );
-    prnic_top$send_slice$skid_busy skid_busy(
-        .d(skid_busy$d),
-        .q(skid_busy$q),
-        .clock(skid_busy$clock)
+    prnic_top$send_slice$skid_free skid_free(
+        .d(skid_free$d),
+        .q(skid_free$q),
+        .clock(skid_free$clock)
     );
     
     // Update code
@@ -65780,8 +66527,8 @@ module prnic_top$send_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_dat
         out_data$d = out_data$q;
         skid_valid$d = skid_valid$q;
         skid_data$d = skid_data$q;
-        skid_busy$clock = clk;
-        accept = (s_valid & ~skid_busy$q);
+        skid_free$clock = clk;
+        accept = (s_valid & skid_free$q);
         load_out = (m_ready | ~out_valid$q);
         if (~skid_valid$q) begin
             skid_data$d = s_data;
@@ -65808,8 +66555,8 @@ module prnic_top$send_slice(clk,rst,s_valid,s_ready,s_data,m_valid,m_ready,m_dat
             skid_next = 1'b0;
         end
         skid_valid$d = skid_next;
-        skid_busy$d = skid_next;
-        s_ready = ~skid_busy$q;
+        skid_free$d = ~skid_next;
+        s_ready = skid_free$q;
         m_valid = out_valid$q;
         m_data = out_data$q;
     end
@@ -65855,25 +66602,6 @@ module prnic_top$send_slice$out_valid(d,q,clock);
 endmodule // prnic_top$send_slice$out_valid
 
 
-module prnic_top$send_slice$skid_busy(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    (* keep *)
-    always @(posedge clock) begin
-       q <= d;
-    end
-endmodule // prnic_top$send_slice$skid_busy
-
-
 module prnic_top$send_slice$skid_data(d,q,clock);
     
     // Module arguments
@@ -65891,6 +66619,25 @@ module prnic_top$send_slice$skid_data(d,q,clock);
     end
           
 endmodule // prnic_top$send_slice$skid_data
+
+
+module prnic_top$send_slice$skid_free(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    (* keep *)
+    always @(posedge clock) begin
+       q <= d;
+    end
+endmodule // prnic_top$send_slice$skid_free
 
 
 module prnic_top$send_slice$skid_valid(d,q,clock);

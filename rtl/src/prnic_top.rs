@@ -10,7 +10,7 @@
 //!                 ─ cfg_port*, cfg_tx_ip, cfg_spray* ──► tx_encap ◄─ lookup ─► flow_table
 //!  s_axis_tx_* (tenant frames, tuser {QP, VNI}) ─► tx_encap ─ tdest ─► m_axis_port0_tx_* / m_axis_port1_tx_*
 //!  s_axis_port0_rx_* ─► MacRxFifo ─┐
-//!  s_axis_port1_rx_* ─► MacRxFifo ─┴► RxPortArb ─► rx_decap ─ headers ─► rx_reorder ─► rx_events
+//!  s_axis_port1_rx_* ─► MacRxFifo ─┴► RxPortArb ─► AxisSlice ─► rx_decap ─ headers ─► rx_reorder ─► rx_events
 //!                 ─ LOCAL_VNI*, REORDER_*, QP_* ───────────┘            ▲ verdicts │      ├► m_axis_cqe_*
 //!                                                   rx_decap ─► m_axis_place_* (payload, tuser {QP, VA, rkey, len})
 //!                                                                                └► m_axis_ack_* (ACKs, requests)
@@ -22,7 +22,9 @@
 //! The MAC RX ports never wait (`s_axis_portN_rx_tready` is constant 1): each port has a
 //! frame FIFO (`MacRxFifo`) that takes a frame whole or drops it whole, drops frames the
 //! MAC marks bad (`s_axis_portN_rx_tuser` at `tlast`) or that are longer than the largest
-//! frame, and counts each drop by port and reason (`CNT_RX_PORTn_DROP_*`).
+//! frame, and counts each drop by port and reason (`CNT_RX_PORTn_DROP_*`). A register
+//! slice between the port arbiter and `rx_decap` keeps the FIFOs' valid and `rx_decap`'s
+//! ready apart (one cycle more on RX, no throughput lost; docs/timing.md).
 //!
 //! The credit ports with a ready (`s_credit_send_*`, `s_credit_req_*`) enter through
 //! register slices, and `rst` enters through a two-flip-flop synchronizer (it may be
@@ -54,7 +56,7 @@ use crate::reset::ResetCopy;
 use crate::rx_decap::RxDecap;
 use crate::rx_events::RxEvents;
 use crate::rx_reorder::RxReorder;
-use crate::slice::RegSlice;
+use crate::slice::{AxisSlice, RegSlice};
 use crate::tx_encap::{TxEncap, TUSER_BITS};
 use rust_hdl::prelude::*;
 
@@ -186,6 +188,9 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     send_slice: RegSlice<SEND_BITS>,
     req_slice: RegSlice<QP_BITS>,
     arb: RxPortArb<D, K>,
+    /// The arbiter's output registered before `rx_decap`: the MAC FIFOs' valid and
+    /// `rx_decap`'s ready meet only registers (one cycle more on RX).
+    rx_slice: AxisSlice<D, K>,
     /// The reset synchronizer: `rst` may be asynchronous to `clk`. Both flip-flops hold
     /// "out of reset" (0 = in reset), so the design powers up in reset. `!rst_ok_sync`
     /// feeds only the per-block copies below, which every block is reset from
@@ -339,6 +344,7 @@ impl<const D: usize, const K: usize> PrnicTop<D, K> {
             send_slice: Default::default(),
             req_slice: Default::default(),
             arb: Default::default(),
+            rx_slice: Default::default(),
             rst_ok_meta: Default::default(),
             rst_ok_sync: Default::default(),
             rst_csr: ResetCopy::new("prnic_top_rst_csr"),
@@ -440,6 +446,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.send_slice.clk.next = self.clk.val();
         self.req_slice.clk.next = self.clk.val();
         self.send_slice.rst.next = self.rst_slices.q.val();
+        self.rx_slice.clk.next = self.clk.val();
+        self.rx_slice.rst.next = self.rst_slices.q.val();
         self.req_slice.rst.next = self.rst_slices.q.val();
         self.mac1.rst.next = self.rst_mac1.q.val();
 
@@ -636,7 +644,7 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.mac0.s_tlast.next = self.s_axis_port0_rx_tlast.val();
         self.mac0.s_tuser.next = self.s_axis_port0_rx_tuser.val();
         self.arb.s0_tvalid.next = self.mac0.m_tvalid.val();
-        self.mac0.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.mac0.m_tready.next = self.rx_slice.s_tready.val();
         self.mac0.m_grant.next = self.arb.s0_grant.val();
         self.arb.s0_tdata.next = self.mac0.m_tdata.val();
         self.arb.s0_tkeep.next = self.mac0.m_tkeep.val();
@@ -648,16 +656,21 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
         self.mac1.s_tlast.next = self.s_axis_port1_rx_tlast.val();
         self.mac1.s_tuser.next = self.s_axis_port1_rx_tuser.val();
         self.arb.s1_tvalid.next = self.mac1.m_tvalid.val();
-        self.mac1.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.mac1.m_tready.next = self.rx_slice.s_tready.val();
         self.mac1.m_grant.next = self.arb.s1_grant.val();
         self.arb.s1_tdata.next = self.mac1.m_tdata.val();
         self.arb.s1_tkeep.next = self.mac1.m_tkeep.val();
         self.arb.s1_tlast.next = self.mac1.m_tlast.val();
-        self.rxd.s_axis_wire_tvalid.next = self.arb.m_tvalid.val();
-        self.arb.m_tready.next = self.rxd.s_axis_wire_tready.val();
-        self.rxd.s_axis_wire_tdata.next = self.arb.m_tdata.val();
-        self.rxd.s_axis_wire_tkeep.next = self.arb.m_tkeep.val();
-        self.rxd.s_axis_wire_tlast.next = self.arb.m_tlast.val();
+        self.rx_slice.s_tvalid.next = self.arb.m_tvalid.val();
+        self.arb.m_tready.next = self.rx_slice.s_tready.val();
+        self.rx_slice.s_tdata.next = self.arb.m_tdata.val();
+        self.rx_slice.s_tkeep.next = self.arb.m_tkeep.val();
+        self.rx_slice.s_tlast.next = self.arb.m_tlast.val();
+        self.rxd.s_axis_wire_tvalid.next = self.rx_slice.m_tvalid.val();
+        self.rx_slice.m_tready.next = self.rxd.s_axis_wire_tready.val();
+        self.rxd.s_axis_wire_tdata.next = self.rx_slice.m_tdata.val();
+        self.rxd.s_axis_wire_tkeep.next = self.rx_slice.m_tkeep.val();
+        self.rxd.s_axis_wire_tlast.next = self.rx_slice.m_tlast.val();
         self.rxd.cfg_local_vni0.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni0_vni.val())
             | (bit_cast::<32, 1>(self.csr.cfg_local_vni0_en.val()) << 31));
         self.rxd.cfg_local_vni1.next = (bit_cast::<32, 24>(self.csr.cfg_local_vni1_vni.val())
