@@ -9982,6 +9982,15 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     reg  [15:0] g_hold_qp$d;
     wire  [15:0] g_hold_qp$q;
     reg  g_hold_qp$clock;
+    reg  park_valid$d;
+    wire  park_valid$q;
+    reg  park_valid$clock;
+    reg  [15:0] park_qp$d;
+    wire  [15:0] park_qp$q;
+    reg  park_qp$clock;
+    reg  [31:0] park_remaining$d;
+    wire  [31:0] park_remaining$q;
+    reg  park_remaining$clock;
     reg  sweep$clk;
     reg  sweep$rst;
     wire  sweep$active;
@@ -10427,6 +10436,8 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     reg  g_haz;
     reg  [15:0] send_qp;
     reg  s_haz;
+    reg  park_haz;
+    reg  s_take;
     reg  g_push;
     reg  ev_grant;
     reg  ev_send;
@@ -10506,6 +10517,21 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         .d(g_hold_qp$d),
         .q(g_hold_qp$q),
         .clock(g_hold_qp$clock)
+    );
+    prnic_top$ctx$park_valid park_valid(
+        .d(park_valid$d),
+        .q(park_valid$q),
+        .clock(park_valid$clock)
+    );
+    prnic_top$ctx$park_qp park_qp(
+        .d(park_qp$d),
+        .q(park_qp$q),
+        .clock(park_qp$clock)
+    );
+    prnic_top$ctx$park_remaining park_remaining(
+        .d(park_remaining$d),
+        .q(park_remaining$q),
+        .clock(park_remaining$clock)
     );
     prnic_top$ctx$sweep sweep(
         .clk(sweep$clk),
@@ -11243,6 +11269,9 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
     always @(*) begin
         g_hold_valid$clock = clk;
         g_hold_qp$clock = clk;
+        park_valid$clock = clk;
+        park_qp$clock = clk;
+        park_remaining$clock = clk;
         s1_valid$clock = clk;
         s1_grant$clock = clk;
         s1_qp$clock = clk;
@@ -11390,6 +11419,9 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         neg_batch_p$clock = clk;
         g_hold_valid$d = g_hold_valid$q;
         g_hold_qp$d = g_hold_qp$q;
+        park_valid$d = park_valid$q;
+        park_qp$d = park_qp$q;
+        park_remaining$d = park_remaining$q;
         s1_valid$d = s1_valid$q;
         s1_grant$d = s1_grant$q;
         s1_qp$d = s1_qp$q;
@@ -11557,14 +11589,24 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         send_qp = (s_send_qp & depth_m1);
         g_haz = (((s1_valid$q & (s1_qp$q == g_qp)) | (s2_valid$q & (s2_qp$q == g_qp))) | (s3_valid$q & (s3_qp$q == g_qp)));
         s_haz = (((s1_valid$q & (s1_qp$q == send_qp)) | (s2_valid$q & (s2_qp$q == send_qp))) | (s3_valid$q & (s3_qp$q == send_qp)));
+        park_haz = (((s1_valid$q & (s1_qp$q == park_qp$q)) | (s2_valid$q & (s2_qp$q == park_qp$q))) | (s3_valid$q & (s3_qp$q == park_qp$q)));
         ev_grant = (((g_hold_valid$q & ~g_haz) & ~sweep$active) & ~rst);
-        s_send_ready = ((~g_hold_valid$q & ~s_haz) & ~sweep$active);
-        ev_send = (s_send_valid & s_send_ready);
+        s_send_ready = ((~park_valid$q & ~g_hold_valid$q) & ~sweep$active);
+        s_take = (s_send_valid & s_send_ready);
+        ev_send = ((s_take & ~s_haz) | (((park_valid$q & ~park_haz) & ~g_hold_valid$q) & ~sweep$active));
+        if (~park_valid$q) begin
+            park_qp$d = send_qp;
+            park_remaining$d = s_send_remaining;
+        end
+        park_valid$d = ((s_take & s_haz) | (park_valid$q & ~ev_send));
         if (ev_grant) begin
             g_hold_valid$d = 1'b0;
         end
         if (g_hold_valid$q) begin
             ev_qp = g_qp;
+        end
+        else if (park_valid$q) begin
+            ev_qp = park_qp$q;
         end
         else begin
             ev_qp = send_qp;
@@ -11573,7 +11615,12 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
         s1_qp$d = ev_qp;
         s1_valid$d = (ev_grant | ev_send);
         s1_grant$d = ev_grant;
-        s1_remaining$d = s_send_remaining;
+        if (park_valid$q) begin
+            s1_remaining$d = park_remaining$q;
+        end
+        else begin
+            s1_remaining$d = s_send_remaining;
+        end
         s2_valid$d = s1_valid$q;
         s2_grant$d = s1_grant$q;
         s2_qp$d = s1_qp$q;
@@ -11909,6 +11956,7 @@ module prnic_top$ctx(clk,rst,s_send_valid,s_send_ready,s_send_qp,s_send_remainin
             b_valid$d = 1'b0;
             c_valid$d = 1'b0;
             g_hold_valid$d = 1'b0;
+            park_valid$d = 1'b0;
             s3_remaining$d = 32'h0;
             s3_grant$d = 1'b0;
             s3_act_cap$d = 1'b0;
@@ -14535,6 +14583,63 @@ module prnic_top$ctx$p_wasted(d,q,clock);
     end
           
 endmodule // prnic_top$ctx$p_wasted
+
+
+module prnic_top$ctx$park_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$park_qp
+
+
+module prnic_top$ctx$park_remaining(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$park_remaining
+
+
+module prnic_top$ctx$park_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$ctx$park_valid
 
 
 module prnic_top$ctx$ram(clk,read_address,read_enable,out_enable,read_data,write_address,write_data,write_enable);

@@ -44,12 +44,17 @@
 //! they enter a [`CREDIT_TX_GRANT_QUEUE`]-entry queue, whose head moves to an issue
 //! register when that is empty; the grant there is issued before any send request, and
 //! while it waits for its QP `s_send_ready` is low. So grants are issued at most one
-//! every two cycles (a credit path brings one per batch per QP). `s_send_ready`
-//! also falls while the request's own QP is in flight (it depends on `s_send_qp`, from a
-//! register in `prnic_top`). A full queue drops the grant and counts it.
+//! every two cycles (a credit path brings one per batch per QP). `s_send_ready` comes
+//! from registers only (the QP compares are not in front of it): a send request is
+//! taken whatever its QP, and one whose QP is in flight waits in a parking register,
+//! with `s_send_ready` low, until its QP has left S3a. Requests are issued in the order
+//! they were taken, and in the same cycles as if each had waited on the input. A full
+//! queue drops the grant and counts it.
 //!
 //! **Latency.** A send request's decision (and its credit request and ON/OFF) is on the
-//! outputs [`CREDIT_TX_LATENCY`] = 8 cycles after it is accepted; a grant's effect
+//! outputs [`CREDIT_TX_LATENCY`] = 8 cycles after it is issued: the cycle it is taken
+//! in, or the cycle it leaves the parking register (at most [`CREDIT_TX_QP_SPACING`] − 1
+//! later while no grant waits). A grant's effect is on the outputs
 //! [`CREDIT_TX_GRANT_LATENCY`] = 12 cycles after it arrives when the queue is empty and
 //! its QP is not in flight.
 //!
@@ -74,7 +79,8 @@ use rust_hdl::prelude::*;
 
 /// QP index width on every port (the RAM uses the low bits).
 pub const QP_BITS: usize = 16;
-/// Cycles from an accepted send request to its decision.
+/// Cycles from a send request's issue (the cycle it is taken in, unless it is parked)
+/// to its decision.
 pub const CREDIT_TX_LATENCY: u32 = 8;
 /// Cycles from a grant to its effect on the outputs (`m_credit_*`, ON/OFF), with the
 /// grant queue empty and the QP not in flight: 3 through the queue, 1 in the issue
@@ -136,6 +142,11 @@ pub struct CreditTx {
     /// issue decision reaches these two registers and not the queue's counters.
     g_hold_valid: DFF<Bit>,
     g_hold_qp: DFF<Bits<QP_BITS>>,
+    /// The send request taken while its QP was in flight, parked until the QP leaves
+    /// S3a (`s_send_ready` is low while it is here, so it keeps the requests in order).
+    park_valid: DFF<Bit>,
+    park_qp: DFF<Bits<QP_BITS>>,
+    park_remaining: DFF<Bits<32>>,
     depth_m1: Constant<Bits<QP_BITS>>,
     ones: Constant<Bits<32>>,
     sweep: RamSweep,
@@ -302,6 +313,8 @@ pub struct CreditTx {
     g_haz: Signal<Local, Bit>,
     send_qp: Signal<Local, Bits<QP_BITS>>,
     s_haz: Signal<Local, Bit>,
+    park_haz: Signal<Local, Bit>,
+    s_take: Signal<Local, Bit>,
     g_push: Signal<Local, Bit>,
     ev_grant: Signal<Local, Bit>,
     ev_send: Signal<Local, Bit>,
@@ -402,6 +415,9 @@ impl CreditTx {
             gq: Fifo::new(CREDIT_TX_GRANT_QUEUE),
             g_hold_valid: Default::default(),
             g_hold_qp: Default::default(),
+            park_valid: Default::default(),
+            park_qp: Default::default(),
+            park_remaining: Default::default(),
             depth_m1: Constant::new(((qps - 1) as LiteralType).into()),
             ones: Constant::new(0xffff_ffff_u64.into()),
             sweep: RamSweep::new(qps),
@@ -554,6 +570,8 @@ impl CreditTx {
             g_haz: Default::default(),
             send_qp: Default::default(),
             s_haz: Default::default(),
+            park_haz: Default::default(),
+            s_take: Default::default(),
             g_push: Default::default(),
             ev_grant: Default::default(),
             ev_send: Default::default(),
@@ -613,6 +631,9 @@ impl Logic for CreditTx {
             clk,
             g_hold_valid,
             g_hold_qp,
+            park_valid,
+            park_qp,
+            park_remaining,
             s1_valid,
             s1_grant,
             s1_qp,
@@ -793,23 +814,45 @@ impl Logic for CreditTx {
         self.s_haz.next = (((self.s1_valid.q.val() & (self.s1_qp.q.val() == self.send_qp.val()))
             | (self.s2_valid.q.val() & (self.s2_qp.q.val() == self.send_qp.val())))
             | (self.s3_valid.q.val() & (self.s3_qp.q.val() == self.send_qp.val())));
+        self.park_haz.next = (((self.s1_valid.q.val()
+            & (self.s1_qp.q.val() == self.park_qp.q.val()))
+            | (self.s2_valid.q.val() & (self.s2_qp.q.val() == self.park_qp.q.val())))
+            | (self.s3_valid.q.val() & (self.s3_qp.q.val() == self.park_qp.q.val())));
         self.ev_grant.next = (((self.g_hold_valid.q.val() & !self.g_haz.val())
             & !self.sweep.active.val())
             & !self.rst.val());
-        // `s_send_ready` does not look at `rst`: a request taken in a reset cycle sets
-        // only S1's valid, which the reset clears in that cycle, and the sender in
-        // `prnic_top` (the send-request slice) is reset in the same cycle. `clearing` is
-        // high from the cycle after. Gating it put the reset copy's 425 loads ahead of the
-        // slice's 43 load enables (4 levels, 3.30 ns of the 2.95 ns cycle).
+        // `s_send_ready` comes from registers only: the send-request slice in `prnic_top`
+        // loads its 43 bits on it, so the QP compares above must not be in front of it
+        // (they were: 4 levels, 3.32 ns of the 2.95 ns cycle). A request is taken
+        // whatever its QP; one whose QP is in flight is parked, and issued from the
+        // parking register when that QP has left S3a. No request is taken while one is
+        // parked or a grant is held, so requests keep their order and grants go first.
+        // It does not look at `rst`: a request taken in a reset cycle is dropped (S1's
+        // valid and the parking register are cleared in that cycle), and the sender in
+        // `prnic_top` is reset in the same cycle; `clearing` is high from the cycle after.
         self.s_send_ready.next =
-            ((!self.g_hold_valid.q.val() & !self.s_haz.val()) & !self.sweep.active.val());
-        self.ev_send.next = (self.s_send_valid.val() & self.s_send_ready.val());
+            ((!self.park_valid.q.val() & !self.g_hold_valid.q.val()) & !self.sweep.active.val());
+        self.s_take.next = (self.s_send_valid.val() & self.s_send_ready.val());
+        // While a request is parked none is taken, so `ev_send` is then the parked one's.
+        self.ev_send.next = ((self.s_take.val() & !self.s_haz.val())
+            | (((self.park_valid.q.val() & !self.park_haz.val()) & !self.g_hold_valid.q.val())
+                & !self.sweep.active.val()));
+        // The parking register follows the input while it is empty, so its 48 enables
+        // come from `park_valid` and not from the take.
+        if !self.park_valid.q.val() {
+            self.park_qp.d.next = self.send_qp.val();
+            self.park_remaining.d.next = self.s_send_remaining.val();
+        }
+        self.park_valid.d.next = ((self.s_take.val() & self.s_haz.val())
+            | (self.park_valid.q.val() & !self.ev_send.val()));
         if self.ev_grant.val() {
             self.g_hold_valid.d.next = false;
         }
         // A held grant owns the read port: if its QP is in flight nothing is issued.
         if self.g_hold_valid.q.val() {
             self.ev_qp.next = self.g_qp.val();
+        } else if self.park_valid.q.val() {
+            self.ev_qp.next = self.park_qp.q.val();
         } else {
             self.ev_qp.next = self.send_qp.val();
         }
@@ -817,7 +860,11 @@ impl Logic for CreditTx {
         self.s1_qp.d.next = self.ev_qp.val();
         self.s1_valid.d.next = (self.ev_grant.val() | self.ev_send.val());
         self.s1_grant.d.next = self.ev_grant.val();
-        self.s1_remaining.d.next = self.s_send_remaining.val();
+        if self.park_valid.q.val() {
+            self.s1_remaining.d.next = self.park_remaining.q.val();
+        } else {
+            self.s1_remaining.d.next = self.s_send_remaining.val();
+        }
 
         // ---- S1: the RAM's read latch; which events ahead are the same QP. ---------
         self.s2_valid.d.next = self.s1_valid.q.val();
@@ -1222,6 +1269,7 @@ impl Logic for CreditTx {
             self.b_valid.d.next = false;
             self.c_valid.d.next = false;
             self.g_hold_valid.d.next = false;
+            self.park_valid.d.next = false;
             // Also keeps register chains through the stages out of shift registers (a
             // shift register's output leaves less of the cycle than a flip-flop's).
             self.s3_remaining.d.next = 0.into();

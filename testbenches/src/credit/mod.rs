@@ -10,7 +10,7 @@ use prnic_rtl::credit_tx::{
 };
 use prnic_verif::credit::{Rule, SenderModel};
 use prnic_verif::rng::rng;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 mod jitter;
 mod plot;
@@ -61,8 +61,11 @@ pub struct TxCompare {
 /// The RTL reports every event it applies on `m_credit_*` (with `m_send_*` for a send),
 /// so the model applies each event in the cycle the RTL shows it, in the RTL's order:
 /// send requests in the order they were accepted, grants in the order they arrived.
-/// Each decision must leave exactly [`CREDIT_TX_LATENCY`] cycles after its request was
-/// accepted, and no grant sooner than [`CREDIT_TX_GRANT_LATENCY`] after it arrived.
+/// Every event is issued [`CREDIT_TX_LATENCY`] cycles before it shows. A send request
+/// must be issued in the cycle it was accepted, unless its QP was issued fewer than
+/// [`CREDIT_TX_QP_SPACING`] cycles before (then it is parked): it goes in the cycle its
+/// QP is free again, or, when a grant went first, in the cycle after that grant. No
+/// grant shows sooner than [`CREDIT_TX_GRANT_LATENCY`] after it arrived.
 /// `next_event` sees the model, so a sender can report what it has left.
 pub fn compare_tx(
     rule: Rule,
@@ -97,6 +100,11 @@ pub fn compare_tx_on(
     let mut grants: VecDeque<(u64, u32)> = VecDeque::new();
     let lat = CREDIT_TX_LATENCY as u64;
     let grant_lat = CREDIT_TX_GRANT_LATENCY as u64;
+    let spacing = CREDIT_TX_QP_SPACING as u64;
+    // Issue cycles seen so far (an output's cycle less `lat`): each QP's last, and the
+    // last grant's.
+    let mut last_issue: HashMap<u32, u64> = HashMap::new();
+    let mut last_grant_issue: Option<u64> = None;
     let mut i = 0;
     let mut c = 0u64;
     let mut pending: Option<TxEvent> = None;
@@ -184,10 +192,15 @@ pub fn compare_tx_on(
                     .push(format!("cycle {c}: a send no request asked for"));
                 continue;
             };
-            if c - taken != lat {
+            let issued = c.saturating_sub(lat);
+            // The first cycle the QP could go again, from the issues the RTL showed.
+            let free = last_issue.get(&sqp).map_or(0, |l| l + spacing);
+            let on_time = issued == taken.max(free)
+                || (free > taken && issued > free && last_grant_issue == Some(issued - 1));
+            if !on_time {
                 out.mismatches.push(format!(
-                    "cycle {c}: send for QP {sqp} {} cycles after its request, not {lat}",
-                    c - taken
+                    "cycle {c}: send for QP {sqp} issued in cycle {issued}, taken in {taken}, \
+                     its QP free from {free}, the last grant issued in {last_grant_issue:?}"
                 ));
             }
             if qp != sqp || d.m_send_qp() as u32 != sqp {
@@ -210,6 +223,7 @@ pub fn compare_tx_on(
                     .push(format!("cycle {c}: a grant nobody sent"));
                 continue;
             };
+            last_grant_issue = Some(c.saturating_sub(lat));
             let took = c - arrived;
             if took < grant_lat {
                 out.mismatches.push(format!(
@@ -224,6 +238,7 @@ pub fn compare_tx_on(
             let on = m.grant(gqp);
             (false, on, m.qps.get(&gqp).map_or(0, |q| q.credit))
         };
+        last_issue.insert(qp, c.saturating_sub(lat));
         if credit != exp_credit {
             out.mismatches.push(format!(
                 "cycle {c}: QP {qp} credit {credit}, model {exp_credit}"

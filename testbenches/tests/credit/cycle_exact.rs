@@ -141,20 +141,32 @@ fn reset_mid_traffic_returns_every_qp_to_its_initial_state_and_conjures_nothing(
     assert!(after.min_credit >= -(batch as i64));
 }
 
-/// The issue rule of `credit_tx` in cycles: send requests for different QPs are taken one
+/// The issue rule of `credit_tx` in cycles: send requests for different QPs are issued one
 /// per cycle; the same QP at most once every `CREDIT_TX_QP_SPACING` cycles (its update
-/// spans three stages); a grant takes `CREDIT_TX_GRANT_LATENCY` cycles to show, one more
-/// when its QP is still in the update then, and send requests wait while it is held.
+/// spans three stages), a request for a QP in flight waiting in the parking register;
+/// a grant takes `CREDIT_TX_GRANT_LATENCY` cycles to show, one more when its QP is still
+/// in the update then, and send requests wait while it is held.
 #[test]
 fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
     use prnic_rtl::credit_tx::{CREDIT_TX_GRANT_LATENCY, CREDIT_TX_LATENCY, CREDIT_TX_QP_SPACING};
     let CreditParams { batch, bdp, .. } = CreditParams::from_config(cfg());
     let mut d = prnic_testbenches::credit::credit_tx(Rule::Eq2, batch, bdp);
     let spacing = CREDIT_TX_QP_SPACING as u64;
-    // Each request is held until taken; the cycle it is taken in, relative to the first.
-    let take = |d: &mut prnic_testbenches::bridge::CreditTx, qps: &[u32]| -> Vec<u64> {
+    let lat = CREDIT_TX_LATENCY as u64;
+    // Each request is held until taken; the cycle each is issued in, relative to the
+    // first: its decision's cycle on `m_send_*` less the latency (outputs after the edge
+    // that ends cycle c are counted as cycle c, so an event issued in cycle 0 shows at
+    // latency - 1).
+    let issued = |d: &mut prnic_testbenches::bridge::CreditTx, qps: &[u32]| -> Vec<u64> {
         let start = d.cycle();
-        let mut taken = vec![];
+        let mut shown = vec![];
+        let mut step = |d: &mut prnic_testbenches::bridge::CreditTx| {
+            let c = d.cycle() - start;
+            d.step();
+            if d.m_send_valid() != 0 {
+                shown.push(c + 1 - lat);
+            }
+        };
         for &qp in qps {
             d.set_s_send_valid(1);
             d.set_s_send_qp(qp as u64);
@@ -163,9 +175,8 @@ fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
                 d.eval();
                 let ok = d.s_send_ready() != 0;
                 let c = d.cycle() - start;
-                d.step();
+                step(d);
                 if ok {
-                    taken.push(c);
                     break;
                 }
                 assert!(c < 100, "request for QP {qp} never taken");
@@ -173,9 +184,9 @@ fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
         }
         d.set_s_send_valid(0);
         for _ in 0..2 * CREDIT_TX_GRANT_LATENCY {
-            d.step();
+            step(d);
         }
-        taken
+        shown
     };
     // The rule, from the spec: in order, one per cycle, the same QP `spacing` apart.
     let expect = |qps: &[u32]| -> Vec<u64> {
@@ -197,7 +208,7 @@ fn credit_tx_takes_one_event_per_cycle_and_the_same_qp_once_every_four() {
     ] {
         // QP 2048 is QP 0 (numbers alias modulo the QP count).
         let aliased: Vec<u32> = qps.iter().map(|q| q % 2048).collect();
-        assert_eq!(take(&mut d, &qps), expect(&aliased), "requests {qps:?}");
+        assert_eq!(issued(&mut d, &qps), expect(&aliased), "requests {qps:?}");
     }
     assert_eq!(expect(&[0, 1, 2, 3, 0]), vec![0, 1, 2, 3, 4]);
     assert_eq!(expect(&[5, 5]), vec![0, spacing]);
