@@ -12,26 +12,34 @@ enum Why {
     LateAck,
 }
 
-/// The sender's resend bookkeeping, shared by the probe's three triggers: queue `key`
-/// (QP, PSN) for a resend unless it was resent less than `within` ago, and note when and
-/// at which ACKed PSN (`acked`). A request parked for it is taken over.
-#[allow(clippy::too_many_arguments)]
-fn resend_unless_recent(
-    requested: &mut BTreeMap<(u32, u32), (f64, u32)>,
-    parked: &mut BTreeSet<(u32, u32)>,
-    resend: &mut VecDeque<(Why, u32, u32)>,
-    key: (u32, u32),
-    acked: u32,
-    now: f64,
-    within: f64,
-    why: Why,
-) {
-    if requested.get(&key).is_some_and(|&(t, _)| now - t < within) {
-        return;
+/// The sender's resend bookkeeping, shared by the probe's three triggers and the
+/// receiver's requests.
+#[derive(Default)]
+struct Resends {
+    /// Packets to send again, in order: (why, QP, PSN).
+    queue: VecDeque<(Why, u32, u32)>,
+    /// When each (QP, PSN) was last resent on request, and the QP's ACKed PSN then.
+    requested: BTreeMap<(u32, u32), (f64, u32)>,
+    /// Requests held until an ACK moves the receiver's head.
+    parked: BTreeSet<(u32, u32)>,
+}
+
+impl Resends {
+    /// Queue `key` (QP, PSN) for a resend unless it was resent less than `within` ago,
+    /// and note when and at which ACKed PSN (`acked`). A request parked for it is taken
+    /// over.
+    fn unless_recent(&mut self, key: (u32, u32), acked: u32, now: f64, within: f64, why: Why) {
+        if self
+            .requested
+            .get(&key)
+            .is_some_and(|&(t, _)| now - t < within)
+        {
+            return;
+        }
+        self.parked.remove(&key);
+        self.requested.insert(key, (now, acked));
+        self.queue.push_back((why, key.0, key.1));
     }
-    parked.remove(&key);
-    requested.insert(key, (now, acked));
-    resend.push_back((why, key.0, key.1));
 }
 
 pub(super) fn drive(
@@ -112,7 +120,6 @@ pub(super) fn drive_until(
     let mut sent_at: Vec<Vec<f64>> = tr.per_qp.iter().map(|v| vec![0.0; v.len()]).collect();
     // Where a probed QP had stopped sending: its ACKs short of it are chased.
     let mut chase_to = vec![0u32; nq];
-    let mut resend: VecDeque<(Why, u32, u32)> = VecDeque::new();
     let mut replies: VecDeque<(f64, u32, Option<u32>, Vec<u32>)> = VecDeque::new();
     // When each (QP, PSN) was last resent on request, and the QP's ACKed PSN then. A
     // request naming it again means the resend was refused again (no immediate slot yet)
@@ -121,8 +128,7 @@ pub(super) fn drive_until(
     // moved since or the PSN is the head itself: otherwise a refused write-with-immediate
     // would meet the same full slots again. Such a request waits in `parked` until an
     // ACK moves the head.
-    let mut requested: BTreeMap<(u32, u32), (f64, u32)> = BTreeMap::new();
-    let mut parked: BTreeSet<(u32, u32)> = BTreeSet::new();
+    let mut rs = Resends::default();
     let round_trip_ns = s
         .paths
         .iter()
@@ -184,40 +190,22 @@ pub(super) fn drive_until(
                     && a < next_psn[q]
                     && now - sent_at[q][a as usize] > s.probe_ns
                 {
-                    resend_unless_recent(
-                        &mut requested,
-                        &mut parked,
-                        &mut resend,
-                        (qp, a),
-                        a,
-                        now,
-                        s.probe_ns,
-                        Why::LateAck,
-                    );
+                    rs.unless_recent((qp, a), a, now, s.probe_ns, Why::LateAck);
                 }
                 if a > acked[q] && a <= next_psn[q] {
                     acked[q] = a;
                     last_progress[q] = now;
                     // Chasing after a probe: the new head is the next hole.
                     if a < chase_to[q] && now - sent_at[q][a as usize] > s.probe_ns {
-                        resend_unless_recent(
-                            &mut requested,
-                            &mut parked,
-                            &mut resend,
-                            (qp, a),
-                            a,
-                            now,
-                            round_trip_ns,
-                            Why::Probe,
-                        );
+                        rs.unless_recent((qp, a), a, now, round_trip_ns, Why::Probe);
                     }
                     // The head moved: the lowest request parked for it is due (the
                     // ones above it would most likely meet the same full slots).
-                    parked.retain(|&(pq, pp)| pq != qp || pp >= a);
-                    let first = parked.range((qp, a)..=(qp, u32::MAX)).next().copied();
+                    rs.parked.retain(|&(pq, pp)| pq != qp || pp >= a);
+                    let first = rs.parked.range((qp, a)..=(qp, u32::MAX)).next().copied();
                     if let Some(k) = first {
-                        parked.remove(&k);
-                        requested.remove(&k);
+                        rs.parked.remove(&k);
+                        rs.requested.remove(&k);
                         named.push(k.1);
                     }
                 }
@@ -226,14 +214,14 @@ pub(super) fn drive_until(
                 if p < acked[q] || p >= next_psn[q] {
                     continue;
                 }
-                match requested.get(&(qp, p)) {
+                match rs.requested.get(&(qp, p)) {
                     Some(&(t, _)) if now - t < round_trip_ns => {}
                     Some(&(_, a)) if acked[q] == a && p != acked[q] => {
-                        parked.insert((qp, p));
+                        rs.parked.insert((qp, p));
                     }
                     _ => {
-                        requested.insert((qp, p), (now, acked[q]));
-                        resend.push_back((Why::Asked, qp, p));
+                        rs.requested.insert((qp, p), (now, acked[q]));
+                        rs.queue.push_back((Why::Asked, qp, p));
                     }
                 }
             }
@@ -258,7 +246,8 @@ pub(super) fn drive_until(
                 next_psn[q] as usize >= tr.per_qp[q].len() || next_psn[q] >= acked[q] + s.window;
             let key = (q as u32, acked[q]);
             let quiet = stopped && now - last_sent[q] > s.probe_ns;
-            let resend_lost = requested
+            let resend_lost = rs
+                .requested
                 .get(&key)
                 .is_some_and(|&(t, _)| now - t > s.probe_ns);
             if !(quiet || resend_lost) {
@@ -269,21 +258,12 @@ pub(super) fn drive_until(
             if quiet {
                 chase_to[q] = next_psn[q];
             }
-            resend_unless_recent(
-                &mut requested,
-                &mut parked,
-                &mut resend,
-                key,
-                acked[q],
-                now,
-                round_trip_ns,
-                Why::Probe,
-            );
+            rs.unless_recent(key, acked[q], now, round_trip_ns, Why::Probe);
         }
         for q in 0..nq {
             if acked[q] < next_psn[q] && now - last_progress[q] > s.rto_ns {
                 rep.timeouts += 1;
-                resend.push_back((Why::Asked, q as u32, acked[q]));
+                rs.queue.push_back((Why::Asked, q as u32, acked[q]));
                 last_progress[q] = now;
             }
         }
@@ -317,8 +297,12 @@ pub(super) fn drive_until(
                 continue;
             }
             let mut sent: Option<usize> = None;
-            if let Some(i) = resend.iter().position(|&(_, qp, _)| qp as usize % ns == h) {
-                let (why, qp, psn) = resend.remove(i).unwrap();
+            if let Some(i) = rs
+                .queue
+                .iter()
+                .position(|&(_, qp, _)| qp as usize % ns == h)
+            {
+                let (why, qp, psn) = rs.queue.remove(i).unwrap();
                 if psn >= acked[qp as usize] {
                     sent_at[qp as usize][psn as usize] = now;
                     if why != Why::Asked {
