@@ -1042,12 +1042,12 @@ module credit_rx$ram(clk,read_address,read_enable,out_enable,read_data,write_add
     
     // Update code (custom)
     reg [31:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [31:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [31:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -1659,12 +1659,12 @@ module credit_rx$ring$ram(clk,read_address,read_enable,out_enable,read_data,writ
     
     // Update code (custom)
     reg [15:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];

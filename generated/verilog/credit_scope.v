@@ -1877,12 +1877,12 @@ module credit_scope$rx$ram(clk,read_address,read_enable,out_enable,read_data,wri
     
     // Update code (custom)
     reg [31:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [31:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [31:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -2494,12 +2494,12 @@ module credit_scope$rx$ring$ram(clk,read_address,read_enable,out_enable,read_dat
     
     // Update code (custom)
     reg [15:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -7386,12 +7386,12 @@ module credit_scope$tx$gq$ram(clk,read_address,read_enable,out_enable,read_data,
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -8066,12 +8066,12 @@ module credit_scope$tx$ram(clk,read_address,read_enable,out_enable,read_data,wri
     
     // Update code (custom)
     reg [159:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [159:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [159:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];

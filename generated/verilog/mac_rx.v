@@ -1149,12 +1149,12 @@ module mac_rx$q_data$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -1823,12 +1823,12 @@ module mac_rx$q_frame$ram(clk,read_address,read_enable,out_enable,read_data,writ
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -2497,12 +2497,12 @@ module mac_rx$q_keep$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [127:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [127:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [127:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -3171,12 +3171,12 @@ module mac_rx$q_last$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];

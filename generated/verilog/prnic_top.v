@@ -2820,12 +2820,12 @@ module prnic_top$crx$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [31:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [31:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [31:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -3437,12 +3437,12 @@ module prnic_top$crx$ring$ram(clk,read_address,read_enable,out_enable,read_data,
     
     // Update code (custom)
     reg [15:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -13976,12 +13976,12 @@ module prnic_top$ctx$gq$ram(clk,read_address,read_enable,out_enable,read_data,wr
     
     // Update code (custom)
     reg [15:0] mem [0:15];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [15:0] latch;
     wire [3:0] read_index = read_address[3:0];
     wire [3:0] write_index = write_address[3:0];
     wire _unused_ok = &{1'b0, read_address[15:4], write_address[15:4]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [15:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -14656,12 +14656,12 @@ module prnic_top$ctx$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [159:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [159:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [159:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -37160,12 +37160,12 @@ module prnic_top$mac0$q_data$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -37834,12 +37834,12 @@ module prnic_top$mac0$q_frame$ram(clk,read_address,read_enable,out_enable,read_d
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -38508,12 +38508,12 @@ module prnic_top$mac0$q_keep$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [127:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [127:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [127:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -39182,12 +39182,12 @@ module prnic_top$mac0$q_last$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -40442,12 +40442,12 @@ module prnic_top$mac1$q_data$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -41116,12 +41116,12 @@ module prnic_top$mac1$q_frame$ram(clk,read_address,read_enable,out_enable,read_d
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -41790,12 +41790,12 @@ module prnic_top$mac1$q_keep$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [127:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [127:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [127:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -42464,12 +42464,12 @@ module prnic_top$mac1$q_last$ram(clk,read_address,read_enable,out_enable,read_da
     
     // Update code (custom)
     reg [0:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [0:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [0:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -48556,12 +48556,12 @@ module prnic_top$rxd$data_fifo$ram(clk,read_address,read_enable,out_enable,read_
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -51903,12 +51903,12 @@ module prnic_top$rxe$ack_q$ram(clk,read_address,read_enable,out_enable,read_data
     
     // Update code (custom)
     reg [321:0] mem [0:63];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [321:0] latch;
     wire [5:0] read_index = read_address[5:0];
     wire [5:0] write_index = write_address[5:0];
     wire _unused_ok = &{1'b0, read_address[15:6], write_address[15:6]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [321:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -52856,12 +52856,12 @@ module prnic_top$rxe$cqe_q$ram(clk,read_address,read_enable,out_enable,read_data
     
     // Update code (custom)
     reg [202:0] mem [0:63];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [202:0] latch;
     wire [5:0] read_index = read_address[5:0];
     wire [5:0] write_index = write_address[5:0];
     wire _unused_ok = &{1'b0, read_address[15:6], write_address[15:6]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [202:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];
@@ -53535,12 +53535,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [255:0] c_v11$d;
     wire  [255:0] c_v11$q;
     reg  c_v11$clock;
-    reg  c_s4$d;
-    wire  c_s4$q;
-    reg  c_s4$clock;
-    reg  c_s5$d;
-    wire  c_s5$q;
-    reg  c_s5$clock;
+    reg  [397:0] c_rword$d;
+    wire  [397:0] c_rword$q;
+    reg  c_rword$clock;
     reg  [23:0] c_p1$d;
     wire  [23:0] c_p1$q;
     reg  c_p1$clock;
@@ -54400,7 +54397,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [255:0] w_r_applied;
     reg  [255:0] w_pset;
     reg  [397:0] w_word;
-    reg  [397:0] c_p_word;
     reg  [397:0] c_state;
     reg  [397:0] d_word;
     reg  [255:0] b_e;
@@ -55131,15 +55127,10 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(c_v11$q),
         .clock(c_v11$clock)
     );
-    prnic_top$rxr$c_s4 c_s4(
-        .d(c_s4$d),
-        .q(c_s4$q),
-        .clock(c_s4$clock)
-    );
-    prnic_top$rxr$c_s5 c_s5(
-        .d(c_s5$d),
-        .q(c_s5$q),
-        .clock(c_s5$clock)
+    prnic_top$rxr$c_rword c_rword(
+        .d(c_rword$d),
+        .q(c_rword$q),
+        .clock(c_rword$clock)
     );
     prnic_top$rxr$c_p1 c_p1(
         .d(c_p1$d),
@@ -56882,8 +56873,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_cqes$clock = clk;
         cnt_acks$clock = clk;
         cnt_naks$clock = clk;
-        c_s4$clock = clk;
-        c_s5$clock = clk;
+        c_rword$clock = clk;
         w_pacc_g$clock = clk;
         e_grp$clock = clk;
         w3_word$clock = clk;
@@ -57216,8 +57206,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_cqes$d = cnt_cqes$q;
         cnt_acks$d = cnt_acks$q;
         cnt_naks$d = cnt_naks$q;
-        c_s4$d = c_s4$q;
-        c_s5$d = c_s5$q;
+        c_rword$d = c_rword$q;
         w_pacc_g$d = w_pacc_g$q;
         e_grp$d = e_grp$q;
         w3_word$d = w3_word$q;
@@ -57386,8 +57375,15 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         c_v01$d = b_v01;
         c_f11$d = (c_oh$q | d_oh$q);
         c_v11$d = ((c_oh$q & b_v10) | (~c_oh$q & b_v01));
-        c_s4$d = b_s4$q;
-        c_s5$d = b_s5$q;
+        if (b_s4$q) begin
+            c_rword$d = w_word;
+        end
+        else if (b_s5$q) begin
+            c_rword$d = w2_word$q;
+        end
+        else begin
+            c_rword$d = ram$read_data;
+        end
         c_valid$d = b_valid$q;
         c_cfg$d = b_cfg$q;
         c_qp$d = b_qp$q;
@@ -57406,20 +57402,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         c_p1$d = b_p1$q;
         c_phi1$d = b_phi1$q;
         c_pw$d = b_pw$q;
-        if (c_s4$q) begin
-            c_p_word = w2_word$q;
-        end
-        else if (c_s5$q) begin
-            c_p_word = w3_word$q;
-        end
-        else begin
-            c_p_word = ram$read_data;
-        end
         if (c_s3$q) begin
             c_state = w_word;
         end
         else begin
-            c_state = c_p_word;
+            c_state = c_rword$q;
         end
         z00 = (c_state[(32'h0)+:(256)] ^ c_e$q);
         z10 = ((d_oh$q & c_v10$q) | (~d_oh$q & z00));
@@ -58390,8 +58377,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             c_s1$d = 1'b0;
             c_s2$d = 1'b0;
             c_s3$d = 1'b0;
-            c_s4$d = 1'b0;
-            c_s5$d = 1'b0;
             d_s1$d = 1'b0;
             d_s2$d = 1'b0;
             e_s1$d = 1'b0;
@@ -59415,6 +59400,25 @@ module prnic_top$rxr$c_qp(d,q,clock);
 endmodule // prnic_top$rxr$c_qp
 
 
+module prnic_top$rxr$c_rword(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_rword
+
+
 module prnic_top$rxr$c_s1(d,q,clock);
     
     // Module arguments
@@ -59470,44 +59474,6 @@ module prnic_top$rxr$c_s3(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$c_s3
-
-
-module prnic_top$rxr$c_s4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$c_s4
-
-
-module prnic_top$rxr$c_s5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // prnic_top$rxr$c_s5
 
 
 module prnic_top$rxr$c_v01(d,q,clock);
@@ -64951,18 +64917,15 @@ module prnic_top$rxr$ram(clk,read_address,read_enable,out_enable,read_data,write
     
     // Update code (custom)
     reg [397:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [397:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch is `read_data` (no output register).
+    wire unused_out_enable = out_enable;
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;

@@ -4806,12 +4806,12 @@ module rx_decap$data_fifo$ram(clk,read_address,read_enable,out_enable,read_data,
     
     // Update code (custom)
     reg [1023:0] mem [0:127];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [1023:0] latch;
     wire [6:0] read_index = read_address[6:0];
     wire [6:0] write_index = write_address[6:0];
     wire _unused_ok = &{1'b0, read_address[15:7], write_address[15:7]};
     
+    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
+    reg [1023:0] latch;
     always @(posedge clk) begin
        if (read_enable) begin
           latch <= mem[read_index];

@@ -473,12 +473,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [255:0] c_v11$d;
     wire  [255:0] c_v11$q;
     reg  c_v11$clock;
-    reg  c_s4$d;
-    wire  c_s4$q;
-    reg  c_s4$clock;
-    reg  c_s5$d;
-    wire  c_s5$q;
-    reg  c_s5$clock;
+    reg  [397:0] c_rword$d;
+    wire  [397:0] c_rword$q;
+    reg  c_rword$clock;
     reg  [23:0] c_p1$d;
     wire  [23:0] c_p1$q;
     reg  c_p1$clock;
@@ -1338,7 +1335,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [255:0] w_r_applied;
     reg  [255:0] w_pset;
     reg  [397:0] w_word;
-    reg  [397:0] c_p_word;
     reg  [397:0] c_state;
     reg  [397:0] d_word;
     reg  [255:0] b_e;
@@ -2069,15 +2065,10 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(c_v11$q),
         .clock(c_v11$clock)
     );
-    rx_reorder$c_s4 c_s4(
-        .d(c_s4$d),
-        .q(c_s4$q),
-        .clock(c_s4$clock)
-    );
-    rx_reorder$c_s5 c_s5(
-        .d(c_s5$d),
-        .q(c_s5$q),
-        .clock(c_s5$clock)
+    rx_reorder$c_rword c_rword(
+        .d(c_rword$d),
+        .q(c_rword$q),
+        .clock(c_rword$clock)
     );
     rx_reorder$c_p1 c_p1(
         .d(c_p1$d),
@@ -3820,8 +3811,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cnt_cqes$clock = clk;
         cnt_acks$clock = clk;
         cnt_naks$clock = clk;
-        c_s4$clock = clk;
-        c_s5$clock = clk;
+        c_rword$clock = clk;
         w_pacc_g$clock = clk;
         e_grp$clock = clk;
         w3_word$clock = clk;
@@ -4154,8 +4144,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cnt_cqes$d = cnt_cqes$q;
         cnt_acks$d = cnt_acks$q;
         cnt_naks$d = cnt_naks$q;
-        c_s4$d = c_s4$q;
-        c_s5$d = c_s5$q;
+        c_rword$d = c_rword$q;
         w_pacc_g$d = w_pacc_g$q;
         e_grp$d = e_grp$q;
         w3_word$d = w3_word$q;
@@ -4324,8 +4313,15 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         c_v01$d = b_v01;
         c_f11$d = (c_oh$q | d_oh$q);
         c_v11$d = ((c_oh$q & b_v10) | (~c_oh$q & b_v01));
-        c_s4$d = b_s4$q;
-        c_s5$d = b_s5$q;
+        if (b_s4$q) begin
+            c_rword$d = w_word;
+        end
+        else if (b_s5$q) begin
+            c_rword$d = w2_word$q;
+        end
+        else begin
+            c_rword$d = ram$read_data;
+        end
         c_valid$d = b_valid$q;
         c_cfg$d = b_cfg$q;
         c_qp$d = b_qp$q;
@@ -4344,20 +4340,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         c_p1$d = b_p1$q;
         c_phi1$d = b_phi1$q;
         c_pw$d = b_pw$q;
-        if (c_s4$q) begin
-            c_p_word = w2_word$q;
-        end
-        else if (c_s5$q) begin
-            c_p_word = w3_word$q;
-        end
-        else begin
-            c_p_word = ram$read_data;
-        end
         if (c_s3$q) begin
             c_state = w_word;
         end
         else begin
-            c_state = c_p_word;
+            c_state = c_rword$q;
         end
         z00 = (c_state[(32'h0)+:(256)] ^ c_e$q);
         z10 = ((d_oh$q & c_v10$q) | (~d_oh$q & z00));
@@ -5328,8 +5315,6 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             c_s1$d = 1'b0;
             c_s2$d = 1'b0;
             c_s3$d = 1'b0;
-            c_s4$d = 1'b0;
-            c_s5$d = 1'b0;
             d_s1$d = 1'b0;
             d_s2$d = 1'b0;
             e_s1$d = 1'b0;
@@ -6353,6 +6338,25 @@ module rx_reorder$c_qp(d,q,clock);
 endmodule // rx_reorder$c_qp
 
 
+module rx_reorder$c_rword(d,q,clock);
+    
+    // Module arguments
+    input wire  [397:0] d;
+    output reg  [397:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 398'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$c_rword
+
+
 module rx_reorder$c_s1(d,q,clock);
     
     // Module arguments
@@ -6408,44 +6412,6 @@ module rx_reorder$c_s3(d,q,clock);
     end
           
 endmodule // rx_reorder$c_s3
-
-
-module rx_reorder$c_s4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$c_s4
-
-
-module rx_reorder$c_s5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // rx_reorder$c_s5
 
 
 module rx_reorder$c_v01(d,q,clock);
@@ -11889,18 +11855,15 @@ module rx_reorder$ram(clk,read_address,read_enable,out_enable,read_data,write_ad
     
     // Update code (custom)
     reg [397:0] mem [0:2047];
-    // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-    reg [397:0] latch;
     wire [10:0] read_index = read_address[10:0];
     wire [10:0] write_index = write_address[10:0];
     wire _unused_ok = &{1'b0, read_address[15:11], write_address[15:11]};
     
+    // The RAM's read latch is `read_data` (no output register).
+    wire unused_out_enable = out_enable;
     always @(posedge clk) begin
        if (read_enable) begin
-          latch <= mem[read_index];
-       end
-       if (out_enable) begin
-          read_data <= latch;
+          read_data <= mem[read_index];
        end
        if (write_enable) begin
           mem[write_index] <= write_data;

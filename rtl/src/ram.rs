@@ -240,6 +240,10 @@ end
 /// * `out_enable`: on an edge with `out_enable` high the latch moves to `read_data`.
 ///   Blocks that read every cycle tie both enables high; a FIFO stalls them.
 /// * `write_address`, `write_data`, `write_enable`: one whole word per edge.
+///
+/// [`PipeRam::new_one_reg`] builds it without the output register, for a block that
+/// registers the word itself with one LUT in front (a forwarding mux): `read_data` is
+/// the read latch, one edge after the address, and `out_enable` is not used.
 #[derive(LogicBlock)]
 pub struct PipeRam<D: Synth> {
     pub clk: Signal<In, Clock>,
@@ -253,6 +257,7 @@ pub struct PipeRam<D: Synth> {
     // Simulation state; the leading underscores keep it out of the derived Block walk.
     _sim: Vec<D>,
     _latch: D,
+    _one_reg: bool,
 }
 
 impl<D: Synth> PipeRam<D> {
@@ -273,6 +278,16 @@ impl<D: Synth> PipeRam<D> {
             write_enable: Default::default(),
             _sim: vec![D::default(); depth],
             _latch: D::default(),
+            _one_reg: false,
+        }
+    }
+
+    /// As [`PipeRam::new`], without the output register: `read_data` one edge after the
+    /// address.
+    pub fn new_one_reg(depth: usize) -> Self {
+        Self {
+            _one_reg: true,
+            ..Self::new(depth)
         }
     }
 }
@@ -283,11 +298,14 @@ impl<D: Synth> Logic for PipeRam<D> {
             let mask = self._sim.len() - 1;
             // Both registers sample before the write: read-first, and the output register
             // takes the latch as it was before this edge.
-            if self.out_enable.val() {
+            if self.out_enable.val() && !self._one_reg {
                 self.read_data.next = self._latch;
             }
             if self.read_enable.val() {
                 self._latch = self._sim[self.read_address.val().index() & mask];
+                if self._one_reg {
+                    self.read_data.next = self._latch;
+                }
             }
             if self.write_enable.val() {
                 self._sim[self.write_address.val().index() & mask] = self.write_data.val();
@@ -301,14 +319,19 @@ impl<D: Synth> Logic for PipeRam<D> {
 
     fn hdl(&self) -> Verilog {
         let a = self._sim.len().trailing_zeros() as usize;
-        Verilog::Custom(format!(
+        let read = if self._one_reg {
             "\
-reg [{msb}:0] mem [0:{last}];
+// The RAM's read latch is `read_data` (no output register).
+wire unused_out_enable = out_enable;
+always @(posedge clk) begin
+   if (read_enable) begin
+      read_data <= mem[read_index];
+   end
+"
+        } else {
+            "\
 // The RAM's read latch; `read_data` is the output register (DO_REG) after it.
-reg [{msb}:0] latch;
-wire [{amsb}:0] read_index = read_address[{amsb}:0];
-wire [{amsb}:0] write_index = write_address[{amsb}:0];
-{unused}
+reg [MSB:0] latch;
 always @(posedge clk) begin
    if (read_enable) begin
       latch <= mem[read_index];
@@ -316,7 +339,15 @@ always @(posedge clk) begin
    if (out_enable) begin
       read_data <= latch;
    end
-   if (write_enable) begin
+"
+        };
+        Verilog::Custom(format!(
+            "\
+reg [{msb}:0] mem [0:{last}];
+wire [{amsb}:0] read_index = read_address[{amsb}:0];
+wire [{amsb}:0] write_index = write_address[{amsb}:0];
+{unused}
+{read}   if (write_enable) begin
       mem[write_index] <= write_data;
    end
 end
@@ -325,6 +356,7 @@ end
             last = self._sim.len() - 1,
             amsb = a - 1,
             unused = unused_address_bits(a),
+            read = read.replace("MSB", &(D::BITS - 1).to_string()),
         ))
     }
 

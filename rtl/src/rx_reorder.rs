@@ -283,8 +283,9 @@ pub struct RxReorder {
     c_v01: DFF<Bits<256>>,
     c_f11: DFF<Bits<256>>,
     c_v11: DFF<Bits<256>>,
-    c_s4: DFF<Bit>,
-    c_s5: DFF<Bit>,
+    /// The QP's word as of event n−4: read from the RAM, or the word of event n−4 or
+    /// n−5, which the RAM does not hold yet; chosen in B, so C starts from a register.
+    c_rword: DFF<Bits<STATE_BITS>>,
     c_p1: DFF<Bits<24>>,
     c_pw: DFF<Bits<24>>,
     c_phi1: DFF<Bits<16>>,
@@ -572,7 +573,6 @@ pub struct RxReorder {
     w_r_applied: Signal<Local, Bits<256>>,
     w_pset: Signal<Local, Bits<256>>,
     w_word: Signal<Local, Bits<STATE_BITS>>,
-    c_p_word: Signal<Local, Bits<STATE_BITS>>,
     c_state: Signal<Local, Bits<STATE_BITS>>,
     d_word: Signal<Local, Bits<STATE_BITS>>,
     b_e: Signal<Local, Bits<256>>,
@@ -713,7 +713,7 @@ impl RxReorder {
             status_cqes: Default::default(),
             status_acks: Default::default(),
             status_naks: Default::default(),
-            ram: PipeRam::new(qps),
+            ram: PipeRam::new_one_reg(qps),
             nak_mem: BitRam::new(qps),
             dec: Default::default(),
             thm: Default::default(),
@@ -818,8 +818,7 @@ impl RxReorder {
             c_v01: Default::default(),
             c_f11: Default::default(),
             c_v11: Default::default(),
-            c_s4: Default::default(),
-            c_s5: Default::default(),
+            c_rword: Default::default(),
             c_p1: Default::default(),
             c_pw: Default::default(),
             c_phi1: Default::default(),
@@ -1087,7 +1086,6 @@ impl RxReorder {
             w_r_applied: Default::default(),
             w_pset: Default::default(),
             w_word: Default::default(),
-            c_p_word: Default::default(),
             c_state: Default::default(),
             d_word: Default::default(),
             b_e: Default::default(),
@@ -1500,8 +1498,7 @@ impl Logic for RxReorder {
             cnt_cqes,
             cnt_acks,
             cnt_naks,
-            c_s4,
-            c_s5,
+            c_rword,
             w_pacc_g,
             e_grp,
             w3_word,
@@ -1703,8 +1700,16 @@ impl Logic for RxReorder {
         self.c_f11.d.next = (self.c_oh.q.val() | self.d_oh.q.val());
         self.c_v11.d.next =
             ((self.c_oh.q.val() & self.b_v10.val()) | (!self.c_oh.q.val() & self.b_v01.val()));
-        self.c_s4.d.next = self.b_s4.q.val();
-        self.c_s5.d.next = self.b_s5.q.val();
+        // Events 4 and 5 ahead of C's (3 and 4 ahead of B's, now in the loop's W and in
+        // w2) are not in the RAM in time for C; the rest is, in the RAM's read latch (no
+        // output register: one LUT after the read, within the 3 levels of docs/timing.md).
+        if self.b_s4.q.val() {
+            self.c_rword.d.next = self.w_word.val();
+        } else if self.b_s5.q.val() {
+            self.c_rword.d.next = self.w2_word.q.val();
+        } else {
+            self.c_rword.d.next = self.ram.read_data.val();
+        }
         self.c_valid.d.next = self.b_valid.q.val();
         self.c_cfg.d.next = self.b_cfg.q.val();
         self.c_qp.d.next = self.b_qp.q.val();
@@ -1725,19 +1730,11 @@ impl Logic for RxReorder {
         self.c_pw.d.next = self.b_pw.q.val();
 
         // ============ C: the word (as of event n−3); first half of the head search. ===
-        // Events 4 and 5 ahead have left the loop (their words, applied, are in w2/w3);
-        // the RAM has the rest.
-        if self.c_s4.q.val() {
-            self.c_p_word.next = self.w2_word.q.val();
-        } else if self.c_s5.q.val() {
-            self.c_p_word.next = self.w3_word.q.val();
-        } else {
-            self.c_p_word.next = self.ram.read_data.val();
-        }
+        // Event 3 ahead is in the loop's W now; the word of any other came in a register.
         if self.c_s3.q.val() {
             self.c_state.next = self.w_word.val();
         } else {
-            self.c_state.next = self.c_p_word.val();
+            self.c_state.next = self.c_rword.q.val();
         }
         // Not arrived, in the window that starts at this PSN.
         self.z00.next = (self.c_state.val().get_bits::<256>(0) ^ self.c_e.q.val());
@@ -2837,8 +2834,6 @@ impl Logic for RxReorder {
             self.c_s1.d.next = false;
             self.c_s2.d.next = false;
             self.c_s3.d.next = false;
-            self.c_s4.d.next = false;
-            self.c_s5.d.next = false;
             self.d_s1.d.next = false;
             self.d_s2.d.next = false;
             self.e_s1.d.next = false;
