@@ -53206,6 +53206,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     wire  [7:0] sf$3$pos;
     reg  [7:0] thm_h$idx;
     wire  [255:0] thm_h$lt;
+    reg  [255:0] grp_w$v;
+    reg  [3:0] grp_w$g;
+    wire  [15:0] grp_w$out;
+    reg  [255:0] grp_r$v;
+    reg  [3:0] grp_r$g;
+    wire  [15:0] grp_r$out;
     reg  [255:0] pg$v;
     wire  [79:0] pg$counts;
     reg  [255:0] sgh_w$v;
@@ -53538,6 +53544,15 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [397:0] c_rword$d;
     wire  [397:0] c_rword$q;
     reg  c_rword$clock;
+    reg  [255:0] c_zr$d;
+    wire  [255:0] c_zr$q;
+    reg  c_zr$clock;
+    reg  [255:0] c_oh3$d;
+    wire  [255:0] c_oh3$q;
+    reg  c_oh3$clock;
+    reg  [255:0] c_v3$d;
+    wire  [255:0] c_v3$q;
+    reg  c_v3$clock;
     reg  [23:0] c_p1$d;
     wire  [23:0] c_p1$q;
     reg  c_p1$clock;
@@ -53682,9 +53697,21 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  w_ppar_s$d;
     wire  w_ppar_s$q;
     reg  w_ppar_s$clock;
-    reg  d_eq2$d;
-    wire  d_eq2$q;
-    reg  d_eq2$clock;
+    reg  d_s2eq$d;
+    wire  d_s2eq$q;
+    reg  d_s2eq$clock;
+    reg  c_eq3$d;
+    wire  c_eq3$q;
+    reg  c_eq3$clock;
+    reg  [15:0] d_rs16$d;
+    wire  [15:0] d_rs16$q;
+    reg  d_rs16$clock;
+    reg  d_fw3$d;
+    wire  d_fw3$q;
+    reg  d_fw3$clock;
+    reg  d_par3$d;
+    wire  d_par3$q;
+    reg  d_par3$clock;
     reg  [23:0] w_h$d;
     wire  [23:0] w_h$q;
     reg  w_h$clock;
@@ -54477,9 +54504,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [16:0] k_s;
     reg  [16:0] k_cy;
     reg  [16:0] k_diff;
-    reg  d_rw;
+    reg  [15:0] c_rs16;
+    reg  [397:0] b_rword;
+    reg  [255:0] w_pset_z;
+    reg  [255:0] x_rw;
     reg  d_rs;
-    reg  d_seen_w;
     reg  [23:0] la_dp$0;
     reg  [23:0] la_dp$1;
     reg  [23:0] la_dp$2;
@@ -54603,6 +54632,16 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     prnic_top$rxr$thm_h thm_h(
         .idx(thm_h$idx),
         .lt(thm_h$lt)
+    );
+    prnic_top$rxr$grp_w grp_w(
+        .v(grp_w$v),
+        .g(grp_w$g),
+        .out(grp_w$out)
+    );
+    prnic_top$rxr$grp_r grp_r(
+        .v(grp_r$v),
+        .g(grp_r$g),
+        .out(grp_r$out)
     );
     prnic_top$rxr$pg pg(
         .v(pg$v),
@@ -55132,6 +55171,21 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(c_rword$q),
         .clock(c_rword$clock)
     );
+    prnic_top$rxr$c_zr c_zr(
+        .d(c_zr$d),
+        .q(c_zr$q),
+        .clock(c_zr$clock)
+    );
+    prnic_top$rxr$c_oh3 c_oh3(
+        .d(c_oh3$d),
+        .q(c_oh3$q),
+        .clock(c_oh3$clock)
+    );
+    prnic_top$rxr$c_v3 c_v3(
+        .d(c_v3$d),
+        .q(c_v3$q),
+        .clock(c_v3$clock)
+    );
     prnic_top$rxr$c_p1 c_p1(
         .d(c_p1$d),
         .q(c_p1$q),
@@ -55372,10 +55426,30 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(w_ppar_s$q),
         .clock(w_ppar_s$clock)
     );
-    prnic_top$rxr$d_eq2 d_eq2(
-        .d(d_eq2$d),
-        .q(d_eq2$q),
-        .clock(d_eq2$clock)
+    prnic_top$rxr$d_s2eq d_s2eq(
+        .d(d_s2eq$d),
+        .q(d_s2eq$q),
+        .clock(d_s2eq$clock)
+    );
+    prnic_top$rxr$c_eq3 c_eq3(
+        .d(c_eq3$d),
+        .q(c_eq3$q),
+        .clock(c_eq3$clock)
+    );
+    prnic_top$rxr$d_rs16 d_rs16(
+        .d(d_rs16$d),
+        .q(d_rs16$q),
+        .clock(d_rs16$clock)
+    );
+    prnic_top$rxr$d_fw3 d_fw3(
+        .d(d_fw3$d),
+        .q(d_fw3$q),
+        .clock(d_fw3$clock)
+    );
+    prnic_top$rxr$d_par3 d_par3(
+        .d(d_par3$d),
+        .q(d_par3$q),
+        .clock(d_par3$clock)
     );
     prnic_top$rxr$w_h w_h(
         .d(w_h$d),
@@ -56676,7 +56750,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         w_poh$clock = clk;
         w_ppar$clock = clk;
         w_ppar_s$clock = clk;
-        d_eq2$clock = clk;
+        d_s2eq$clock = clk;
+        c_eq3$clock = clk;
+        d_rs16$clock = clk;
+        d_fw3$clock = clk;
+        d_par3$clock = clk;
         w_h$clock = clk;
         w_v0$clock = clk;
         w_v1$clock = clk;
@@ -56874,6 +56952,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_acks$clock = clk;
         cnt_naks$clock = clk;
         c_rword$clock = clk;
+        c_zr$clock = clk;
+        c_oh3$clock = clk;
+        c_v3$clock = clk;
         w_pacc_g$clock = clk;
         e_grp$clock = clk;
         w3_word$clock = clk;
@@ -57009,7 +57090,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         w_poh$d = w_poh$q;
         w_ppar$d = w_ppar$q;
         w_ppar_s$d = w_ppar_s$q;
-        d_eq2$d = d_eq2$q;
+        d_s2eq$d = d_s2eq$q;
+        c_eq3$d = c_eq3$q;
+        d_rs16$d = d_rs16$q;
+        d_fw3$d = d_fw3$q;
+        d_par3$d = d_par3$q;
         w_h$d = w_h$q;
         w_v0$d = w_v0$q;
         w_v1$d = w_v1$q;
@@ -57207,6 +57292,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cnt_acks$d = cnt_acks$q;
         cnt_naks$d = cnt_naks$q;
         c_rword$d = c_rword$q;
+        c_zr$d = c_zr$q;
+        c_oh3$d = c_oh3$q;
+        c_v3$d = c_v3$q;
         w_pacc_g$d = w_pacc_g$q;
         e_grp$d = e_grp$q;
         w3_word$d = w3_word$q;
@@ -57376,14 +57464,22 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         c_f11$d = (c_oh$q | d_oh$q);
         c_v11$d = ((c_oh$q & b_v10) | (~c_oh$q & b_v01));
         if (b_s4$q) begin
-            c_rword$d = w_word;
+            b_rword = w_word;
         end
         else if (b_s5$q) begin
-            c_rword$d = w2_word$q;
+            b_rword = w2_word$q;
         end
         else begin
-            c_rword$d = ram$read_data;
+            b_rword = ram$read_data;
         end
+        c_rword$d = b_rword;
+        if (e_p$q[32'h8]) begin
+            c_v3$d = ~b_e;
+        end
+        else begin
+            c_v3$d = b_e;
+        end
+        c_eq3$d = (b_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
         c_valid$d = b_valid$q;
         c_cfg$d = b_cfg$q;
         c_qp$d = b_qp$q;
@@ -57408,7 +57504,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         else begin
             c_state = c_rword$q;
         end
-        z00 = (c_state[(32'h0)+:(256)] ^ c_e$q);
+        w_pset_z = (c_oh3$q & spread$out);
+        z00 = ((w_pset_z & c_v3$q) | (~w_pset_z & c_zr$q));
         z10 = ((d_oh$q & c_v10$q) | (~d_oh$q & z00));
         z01 = ((e_oh$q & c_v01$q) | (~e_oh$q & z00));
         z11 = ((c_f11$q & c_v11$q) | (~c_f11$q & z00));
@@ -57445,6 +57542,19 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         d_gu_any$3$d = sg_u$3$any;
         d_gu_idx$3$d = sg_u$3$idx;
         d_state$d = c_state;
+        grp_w$v = w_r$q;
+        grp_w$g = c_p$q[(32'h4)+:(4)];
+        grp_r$v = c_rword$q[(32'h0)+:(256)];
+        grp_r$g = c_p$q[(32'h4)+:(4)];
+        if (c_s3$q) begin
+            c_rs16 = grp_w$out;
+        end
+        else begin
+            c_rs16 = grp_r$out;
+        end
+        d_rs16$d = c_rs16;
+        d_fw3$d = ((c_s3$q & c_eq3$q) & w_pacc$q);
+        d_par3$d = w_ppar_s$q;
         d_valid$d = c_valid$q;
         d_cfg$d = c_cfg$q;
         d_qp$d = c_qp$q;
@@ -57459,7 +57569,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         d_s1$d = c_s1$q;
         d_s2$d = c_s2$q;
         d_s2r$d = c_s2$q;
-        d_eq2$d = (c_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]);
+        d_s2eq$d = (c_s2$q & (c_p$q[(32'h0)+:(8)] == e_p$q[(32'h0)+:(8)]));
         d_oh$d = c_oh$q;
         d_e$d = c_e$q;
         d_p1$d = c_p1$q;
@@ -57517,16 +57627,14 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         e_below_d$d = d_dp[32'h17];
         e_nw_d$d = d_dw[32'h17];
         e_ath_d$d = (d_p$q == d_h);
-        d_rw = w_r$q[d_p$q[(32'h0)+:(8)]];
-        d_rs = d_state$q[d_p$q[(32'h0)+:(8)]];
-        if ((d_eq2$q & w_pacc$q)) begin
-            d_seen_w = (w_ppar_s$q == d_p$q[32'h8]);
+        if (d_fw3$q) begin
+            d_rs = d_par3$q;
         end
         else begin
-            d_seen_w = (d_rw == d_p$q[32'h8]);
+            d_rs = d_rs16$q[d_p$q[(32'h0)+:(4)]];
         end
-        if (d_s2r$q) begin
-            e_seen_d$d = d_seen_w;
+        if ((d_s2eq$q & w_pacc$q)) begin
+            e_seen_d$d = (w_ppar_s$q == d_p$q[32'h8]);
         end
         else begin
             e_seen_d$d = (d_rs == d_p$q[32'h8]);
@@ -57734,7 +57842,21 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             x_s = e_sv$0$q;
         end
         if (e_cfg$q) begin
-            w_r$d = ~e_e$q;
+            x_rw = ~e_e$q;
+        end
+        else begin
+            x_rw = x_r;
+        end
+        w_r$d = x_rw;
+        if (b_s3$q) begin
+            c_zr$d = (x_rw ^ b_e);
+            c_oh3$d = e_oh$q;
+        end
+        else begin
+            c_zr$d = (b_rword[(32'h0)+:(256)] ^ b_e);
+            c_oh3$d = 32'h0;
+        end
+        if (e_cfg$q) begin
             w_h$d = e_p$q;
             w_v0$d = 1'b0;
             w_v1$d = 1'b0;
@@ -57744,7 +57866,6 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             w_pacc_g$d = 32'h0;
         end
         else begin
-            w_r$d = x_r;
             if (x_adv) begin
                 w_h$d = x_s;
             end
@@ -58377,6 +58498,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             c_s1$d = 1'b0;
             c_s2$d = 1'b0;
             c_s3$d = 1'b0;
+            c_oh3$d = 32'h0;
             d_s1$d = 1'b0;
             d_s2$d = 1'b0;
             e_s1$d = 1'b0;
@@ -58401,7 +58523,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             w_cfg$d = 1'b0;
             w_pacc_d$d = 1'b0;
             w_ppar$d = 1'b0;
-            d_eq2$d = 1'b0;
+            d_s2eq$d = 1'b0;
+            c_eq3$d = 1'b0;
+            d_rs16$d = 32'h0;
+            d_fw3$d = 1'b0;
+            d_par3$d = 1'b0;
             w_v0$d = 1'b0;
             w_v1$d = 1'b0;
             w_en$d = 1'b0;
@@ -59191,6 +59317,25 @@ module prnic_top$rxr$c_en(d,q,clock);
 endmodule // prnic_top$rxr$c_en
 
 
+module prnic_top$rxr$c_eq3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_eq3
+
+
 module prnic_top$rxr$c_f11(d,q,clock);
     
     // Module arguments
@@ -59303,6 +59448,25 @@ module prnic_top$rxr$c_oh(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$c_oh
+
+
+module prnic_top$rxr$c_oh3(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_oh3
 
 
 module prnic_top$rxr$c_p(d,q,clock);
@@ -59533,6 +59697,25 @@ module prnic_top$rxr$c_v11(d,q,clock);
 endmodule // prnic_top$rxr$c_v11
 
 
+module prnic_top$rxr$c_v3(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_v3
+
+
 module prnic_top$rxr$c_valid(d,q,clock);
     
     // Module arguments
@@ -59588,6 +59771,25 @@ module prnic_top$rxr$c_writes(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$c_writes
+
+
+module prnic_top$rxr$c_zr(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$c_zr
 
 
 module prnic_top$rxr$cfg_block(d,q,clock);
@@ -59932,7 +60134,7 @@ module prnic_top$rxr$d_en(d,q,clock);
 endmodule // prnic_top$rxr$d_en
 
 
-module prnic_top$rxr$d_eq2(d,q,clock);
+module prnic_top$rxr$d_fw3(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -59948,7 +60150,7 @@ module prnic_top$rxr$d_eq2(d,q,clock);
        q <= d;
     end
           
-endmodule // prnic_top$rxr$d_eq2
+endmodule // prnic_top$rxr$d_fw3
 
 
 module prnic_top$rxr$d_gf_any$0(d,q,clock);
@@ -60369,6 +60571,25 @@ module prnic_top$rxr$d_p1(d,q,clock);
 endmodule // prnic_top$rxr$d_p1
 
 
+module prnic_top$rxr$d_par3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_par3
+
+
 module prnic_top$rxr$d_phi1(d,q,clock);
     
     // Module arguments
@@ -60426,6 +60647,25 @@ module prnic_top$rxr$d_qp(d,q,clock);
 endmodule // prnic_top$rxr$d_qp
 
 
+module prnic_top$rxr$d_rs16(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_rs16
+
+
 module prnic_top$rxr$d_s1(d,q,clock);
     
     // Module arguments
@@ -60462,6 +60702,25 @@ module prnic_top$rxr$d_s2(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$d_s2
+
+
+module prnic_top$rxr$d_s2eq(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$d_s2eq
 
 
 module prnic_top$rxr$d_s2r(d,q,clock);
@@ -61846,6 +62105,34 @@ module prnic_top$rxr$g_wr(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$g_wr
+
+
+module prnic_top$rxr$grp_r(v,g,out);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    input wire  [3:0] g;
+    output reg  [15:0] out;
+    
+    // Update code (custom)
+    always @(*) begin
+       out = v[{g, 4'd0} +: 16];
+    end
+endmodule // prnic_top$rxr$grp_r
+
+
+module prnic_top$rxr$grp_w(v,g,out);
+    
+    // Module arguments
+    input wire  [255:0] v;
+    input wire  [3:0] g;
+    output reg  [15:0] out;
+    
+    // Update code (custom)
+    always @(*) begin
+       out = v[{g, 4'd0} +: 16];
+    end
+endmodule // prnic_top$rxr$grp_w
 
 
 module prnic_top$rxr$h_acc(d,q,clock);

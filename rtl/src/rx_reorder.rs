@@ -81,7 +81,8 @@
 use crate::psn::NotBelow4x4;
 use crate::ram::{BitRam, PipeRam, RamSweep};
 use crate::vecops::{
-    Decode256, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256, MAP_APART,
+    Decode256, Group16, PopGroups, RotR16, SetFinish2, SetGroups, Spread16, Sum4, Thermo256,
+    MAP_APART,
 };
 use array_init::array_init;
 use rust_hdl::prelude::*;
@@ -181,6 +182,8 @@ pub struct RxReorder {
     sg_u: [SetGroups; 4],
     sf: [SetFinish2; 4],
     thm_h: Thermo256,
+    grp_w: Group16,
+    grp_r: Group16,
     pg: PopGroups,
     sgh_w: SetGroups,
     sgh_u: SetGroups,
@@ -286,6 +289,14 @@ pub struct RxReorder {
     /// The QP's word as of event n−4: read from the RAM, or the word of event n−4 or
     /// n−5, which the RAM does not hold yet; chosen in B, so C starts from a register.
     c_rword: DFF<Bits<STATE_BITS>>,
+    /// C's bitmap as "not arrived" in this PSN's window (XOR the expected parities): the
+    /// loop's bitmap before event n−3's arrival when n−3 is the same QP (`w_r` in C),
+    /// else that of `c_rword`. For C's searches, which add n−3's arrival on their own:
+    /// `c_oh3` is its position when it is the same QP, `c_v3` "not arrived" with its
+    /// parity, and the loop's `w_pacc_g` says whether it was accepted.
+    c_zr: DFF<Bits<256>>,
+    c_oh3: DFF<Bits<256>>,
+    c_v3: DFF<Bits<256>>,
     c_p1: DFF<Bits<24>>,
     c_pw: DFF<Bits<24>>,
     c_phi1: DFF<Bits<16>>,
@@ -343,11 +354,18 @@ pub struct RxReorder {
     w_pacc_d: DFF<Bit>,
     w_poh: DFF<Bits<256>>,
     w_ppar: DFF<Bit>,
-    /// `w_ppar` again, for D's "seen" alone (no reset, so it is not merged with
-    /// `w_ppar`, whose net reaches about 500 loads).
+    /// `w_ppar` again, for the "seen" bit in C and D alone (no reset, so it is not
+    /// merged with `w_ppar`, whose net reaches about 500 loads).
     w_ppar_s: DFF<Bit>,
-    /// D's PSN at the position of n−2's (registered in C).
-    d_eq2: DFF<Bit>,
+    /// n−2 is D's QP and its PSN at the position of D's (registered in C).
+    d_s2eq: DFF<Bit>,
+    /// C's PSN at the position of n−3's (registered in B).
+    c_eq3: DFF<Bit>,
+    /// D's group of 16 positions in the word as of event n−3, and whether n−3 (the same
+    /// QP, accepted at D's position) decides the bit instead, with its parity (from C).
+    d_rs16: DFF<Bits<16>>,
+    d_fw3: DFF<Bit>,
+    d_par3: DFF<Bit>,
     w_h: DFF<Bits<24>>,
     w_v0: DFF<Bit>,
     w_v1: DFF<Bit>,
@@ -647,9 +665,11 @@ pub struct RxReorder {
     k_s: Signal<Local, Bits<17>>,
     k_cy: Signal<Local, Bits<17>>,
     k_diff: Signal<Local, Bits<17>>,
-    d_rw: Signal<Local, Bit>,
+    c_rs16: Signal<Local, Bits<16>>,
+    b_rword: Signal<Local, Bits<STATE_BITS>>,
+    w_pset_z: Signal<Local, Bits<256>>,
+    x_rw: Signal<Local, Bits<256>>,
     d_rs: Signal<Local, Bit>,
-    d_seen_w: Signal<Local, Bit>,
     la_dp: [Signal<Local, Bits<24>>; 4],
     la_dw: [Signal<Local, Bits<24>>; 4],
 }
@@ -721,6 +741,8 @@ impl RxReorder {
             sg_u: array_init(|_| SetGroups::new(false)),
             sf: array_init(|_| SetFinish2::new_apart(false)),
             thm_h: Default::default(),
+            grp_w: Default::default(),
+            grp_r: Default::default(),
             pg: Default::default(),
             sgh_w: SetGroups::new_apart(true, false),
             sgh_u: SetGroups::new_apart(true, true),
@@ -819,6 +841,9 @@ impl RxReorder {
             c_f11: Default::default(),
             c_v11: Default::default(),
             c_rword: Default::default(),
+            c_zr: Default::default(),
+            c_oh3: Default::default(),
+            c_v3: Default::default(),
             c_p1: Default::default(),
             c_pw: Default::default(),
             c_phi1: Default::default(),
@@ -867,7 +892,11 @@ impl RxReorder {
             w_poh: Default::default(),
             w_ppar: Default::default(),
             w_ppar_s: Default::default(),
-            d_eq2: Default::default(),
+            d_s2eq: Default::default(),
+            c_eq3: Default::default(),
+            d_rs16: Default::default(),
+            d_fw3: Default::default(),
+            d_par3: Default::default(),
             w_h: Default::default(),
             w_v0: Default::default(),
             w_v1: Default::default(),
@@ -1160,9 +1189,11 @@ impl RxReorder {
             k_s: Default::default(),
             k_cy: Default::default(),
             k_diff: Default::default(),
-            d_rw: Default::default(),
+            c_rs16: Default::default(),
+            b_rword: Default::default(),
+            w_pset_z: Default::default(),
+            x_rw: Default::default(),
             d_rs: Default::default(),
-            d_seen_w: Default::default(),
             la_dp: array_init(|_| Default::default()),
             la_dw: array_init(|_| Default::default()),
         }
@@ -1301,7 +1332,11 @@ impl Logic for RxReorder {
             w_poh,
             w_ppar,
             w_ppar_s,
-            d_eq2,
+            d_s2eq,
+            c_eq3,
+            d_rs16,
+            d_fw3,
+            d_par3,
             w_h,
             w_v0,
             w_v1,
@@ -1499,6 +1534,9 @@ impl Logic for RxReorder {
             cnt_acks,
             cnt_naks,
             c_rword,
+            c_zr,
+            c_oh3,
+            c_v3,
             w_pacc_g,
             e_grp,
             w3_word,
@@ -1704,12 +1742,22 @@ impl Logic for RxReorder {
         // w2) are not in the RAM in time for C; the rest is, in the RAM's read latch (no
         // output register: one LUT after the read, within the 3 levels of docs/timing.md).
         if self.b_s4.q.val() {
-            self.c_rword.d.next = self.w_word.val();
+            self.b_rword.next = self.w_word.val();
         } else if self.b_s5.q.val() {
-            self.c_rword.d.next = self.w2_word.q.val();
+            self.b_rword.next = self.w2_word.q.val();
         } else {
-            self.c_rword.d.next = self.ram.read_data.val();
+            self.b_rword.next = self.ram.read_data.val();
         }
+        self.c_rword.d.next = self.b_rword.val();
+        // (`c_zr`, `c_oh3`: below, after the loop's new bitmap.)
+        if self.e_p.q.val().get_bit(8) {
+            self.c_v3.d.next = !self.b_e.val();
+        } else {
+            self.c_v3.d.next = self.b_e.val();
+        }
+        // Event 3 ahead (now in the loop's E) at this PSN's position.
+        self.c_eq3.d.next =
+            (self.b_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
         self.c_valid.d.next = self.b_valid.q.val();
         self.c_cfg.d.next = self.b_cfg.q.val();
         self.c_qp.d.next = self.b_qp.q.val();
@@ -1736,8 +1784,11 @@ impl Logic for RxReorder {
         } else {
             self.c_state.next = self.c_rword.q.val();
         }
-        // Not arrived, in the window that starts at this PSN.
-        self.z00.next = (self.c_state.val().get_bits::<256>(0) ^ self.c_e.q.val());
+        // Not arrived, in the window that starts at this PSN: B's register with event
+        // n−3's arrival applied where it was accepted (one LUT per position).
+        self.w_pset_z.next = (self.c_oh3.q.val() & self.spread.out.val());
+        self.z00.next = ((self.w_pset_z.val() & self.c_v3.q.val())
+            | (!self.w_pset_z.val() & self.c_zr.q.val()));
         self.z10.next =
             ((self.d_oh.q.val() & self.c_v10.q.val()) | (!self.d_oh.q.val() & self.z00.val()));
         self.z01.next =
@@ -1778,6 +1829,21 @@ impl Logic for RxReorder {
         self.d_gu_any[3].d.next = self.sg_u[3].any.val();
         self.d_gu_idx[3].d.next = self.sg_u[3].idx.val();
         self.d_state.d.next = self.c_state.val();
+        // For D's "seen": p's group of 16 positions in that word, selected from registers
+        // (the loop's bitmap before event n−3's arrival, or the word read), and whether
+        // n−3's arrival (in W) is at p's position, which then decides the bit.
+        self.grp_w.v.next = self.w_r.q.val();
+        self.grp_w.g.next = self.c_p.q.val().get_bits::<4>(4);
+        self.grp_r.v.next = self.c_rword.q.val().get_bits::<256>(0);
+        self.grp_r.g.next = self.c_p.q.val().get_bits::<4>(4);
+        if self.c_s3.q.val() {
+            self.c_rs16.next = self.grp_w.out.val();
+        } else {
+            self.c_rs16.next = self.grp_r.out.val();
+        }
+        self.d_rs16.d.next = self.c_rs16.val();
+        self.d_fw3.d.next = ((self.c_s3.q.val() & self.c_eq3.q.val()) & self.w_pacc.q.val());
+        self.d_par3.d.next = self.w_ppar_s.q.val();
         self.d_valid.d.next = self.c_valid.q.val();
         self.d_cfg.d.next = self.c_cfg.q.val();
         self.d_qp.d.next = self.c_qp.q.val();
@@ -1792,8 +1858,8 @@ impl Logic for RxReorder {
         self.d_s1.d.next = self.c_s1.q.val();
         self.d_s2.d.next = self.c_s2.q.val();
         self.d_s2r.d.next = self.c_s2.q.val();
-        self.d_eq2.d.next =
-            (self.c_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0));
+        self.d_s2eq.d.next = (self.c_s2.q.val()
+            & (self.c_p.q.val().get_bits::<8>(0) == self.e_p.q.val().get_bits::<8>(0)));
         self.d_oh.d.next = self.c_oh.q.val();
         self.d_e.d.next = self.c_e.q.val();
         self.d_p1.d.next = self.c_p1.q.val();
@@ -1862,27 +1928,20 @@ impl Logic for RxReorder {
         self.e_below_d.d.next = self.d_dp.val().get_bit(23);
         self.e_nw_d.d.next = self.d_dw.val().get_bit(23);
         self.e_ath_d.d.next = (self.d_p.q.val() == self.d_h.val());
-        // Seen: the bit at p's position has p's parity. With n−2 the same QP, its word is
-        // the loop's bitmap with n−2's arrival applied: that position is decided by n−2's
-        // parity when n−2 was accepted at p's position (`d_eq2`), so the 256-to-1 selects
-        // read registers and no forwarding mux sits in front of them.
-        self.d_rw.next = self
-            .w_r
-            .q
-            .val()
-            .get_bit(self.d_p.q.val().get_bits::<8>(0).index());
-        self.d_rs.next = self
-            .d_state
-            .q
-            .val()
-            .get_bit(self.d_p.q.val().get_bits::<8>(0).index());
-        if (self.d_eq2.q.val() & self.w_pacc.q.val()) {
-            self.d_seen_w.next = (self.w_ppar_s.q.val() == self.d_p.q.val().get_bit(8));
+        // Seen: the bit at p's position has p's parity. The bit as of event n−3 is in
+        // C's group, or n−3's arrival; with n−2 the same QP and accepted at p's position,
+        // n−2's arrival decides it.
+        if self.d_fw3.q.val() {
+            self.d_rs.next = self.d_par3.q.val();
         } else {
-            self.d_seen_w.next = (self.d_rw.val() == self.d_p.q.val().get_bit(8));
+            self.d_rs.next = self
+                .d_rs16
+                .q
+                .val()
+                .get_bit(self.d_p.q.val().get_bits::<4>(0).index());
         }
-        if self.d_s2r.q.val() {
-            self.e_seen_d.d.next = self.d_seen_w.val();
+        if (self.d_s2eq.q.val() & self.w_pacc.q.val()) {
+            self.e_seen_d.d.next = (self.w_ppar_s.q.val() == self.d_p.q.val().get_bit(8));
         } else {
             self.e_seen_d.d.next = (self.d_rs.val() == self.d_p.q.val().get_bit(8));
         }
@@ -2107,7 +2166,20 @@ impl Logic for RxReorder {
         // The new word. A QP command writes a fresh window: every position "arrived in
         // the previous lap" (the complement of the expected parity), head at its PSN.
         if self.e_cfg.q.val() {
-            self.w_r.d.next = !self.e_e.q.val();
+            self.x_rw.next = !self.e_e.q.val();
+        } else {
+            self.x_rw.next = self.x_r.val();
+        }
+        self.w_r.d.next = self.x_rw.val();
+        // B's register for C's searches (with n−3, now in E, the same QP: E's bitmap).
+        if self.b_s3.q.val() {
+            self.c_zr.d.next = (self.x_rw.val() ^ self.b_e.val());
+            self.c_oh3.d.next = self.e_oh.q.val();
+        } else {
+            self.c_zr.d.next = (self.b_rword.val().get_bits::<256>(0) ^ self.b_e.val());
+            self.c_oh3.d.next = 0.into();
+        }
+        if self.e_cfg.q.val() {
             self.w_h.d.next = self.e_p.q.val();
             self.w_v0.d.next = false;
             self.w_v1.d.next = false;
@@ -2116,7 +2188,6 @@ impl Logic for RxReorder {
             self.w_pacc.d.next = false;
             self.w_pacc_g.d.next = 0.into();
         } else {
-            self.w_r.d.next = self.x_r.val();
             if self.x_adv.val() {
                 self.w_h.d.next = self.x_s.val();
             } else {
@@ -2834,6 +2905,7 @@ impl Logic for RxReorder {
             self.c_s1.d.next = false;
             self.c_s2.d.next = false;
             self.c_s3.d.next = false;
+            self.c_oh3.d.next = 0.into();
             self.d_s1.d.next = false;
             self.d_s2.d.next = false;
             self.e_s1.d.next = false;
@@ -2858,7 +2930,11 @@ impl Logic for RxReorder {
             self.w_cfg.d.next = false;
             self.w_pacc_d.d.next = false;
             self.w_ppar.d.next = false;
-            self.d_eq2.d.next = false;
+            self.d_s2eq.d.next = false;
+            self.c_eq3.d.next = false;
+            self.d_rs16.d.next = 0.into();
+            self.d_fw3.d.next = false;
+            self.d_par3.d.next = false;
             self.w_v0.d.next = false;
             self.w_v1.d.next = false;
             self.w_en.d.next = false;

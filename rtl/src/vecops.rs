@@ -471,6 +471,34 @@ end
     }
 }
 
+/// `out = v[16 × g + 15 : 16 × g]`: group `g` of the 256 positions, a 16-way select per
+/// bit (one LUT6 with its MUXF7/F8).
+#[derive(LogicBlock, Default)]
+pub struct Group16 {
+    pub v: Signal<In, Bits<N>>,
+    pub g: Signal<In, Bits<4>>,
+    pub out: Signal<Out, Bits<G>>,
+}
+
+impl Logic for Group16 {
+    fn update(&mut self) {
+        self.out.next = self.v.val().get_bits::<G>(self.g.val().index() * G);
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "\
+always @(*) begin
+   out = v[{g, 4'd0} +: 16];
+end
+"
+            .into(),
+        )
+    }
+}
+
 /// First half of a population count: the number of set bits in each group of 16
 /// (`counts[5g+4:5g]`, 0..=16).
 #[derive(LogicBlock, Default)]

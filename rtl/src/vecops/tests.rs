@@ -163,6 +163,20 @@ fn popcount_rotate_decode_thermo() {
     lo.amt.next = 8u64.into();
     settle(&mut lo);
     assert_eq!(lo.out.val(), bits(&[0, 59]));
+    let mut grp = Group16::default();
+    grp.connect_all();
+    grp.v.next = bits(&[15, 16, 47, 255]);
+    for (g, want) in [
+        (0u64, 1u64 << 15),
+        (1, 1),
+        (2, 1 << 15),
+        (15, 1 << 15),
+        (7, 0),
+    ] {
+        grp.g.next = g.into();
+        settle(&mut grp);
+        assert_eq!(grp.out.val(), Bits::<16>::from(want), "group {g}");
+    }
     let mut d = Decode256::default();
     let mut t = Thermo256::default();
     d.connect_all();
