@@ -525,6 +525,7 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
     // Local signals
     reg  flight_block;
     reg  ready;
+    reg  ready_nr;
     reg  in_fire;
     reg  first_fire;
     reg  [511:0] hb_partly_unused;
@@ -1635,10 +1636,11 @@ module tx_encap(clk,rst,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tready,s_
         q_spray_min$d = cfg_spray_min;
         q_spray_max$d = cfg_spray_max;
         flight_block = |(flight$q & c_desc_top);
-        ready = (((in_mid$q | ~flight_block) & (in_nostore$q | ~data_fifo$full)) & ~rst);
+        ready_nr = ((in_mid$q | ~flight_block) & (in_nostore$q | ~data_fifo$full));
+        ready = (ready_nr & ~rst);
         in_fire = (s_axis_tvalid & ready);
         first_fire = (in_fire & ~in_mid$q);
-        data_fifo$s_valid = (in_fire & ~in_nostore$q);
+        data_fifo$s_valid = ((s_axis_tvalid & ready_nr) & ~in_nostore$q);
         data_fifo$s_data = s_axis_tdata;
         if (in_fire) begin
             in_mid$d = ~s_axis_tlast;

@@ -254,6 +254,7 @@ pub struct TxEncap<const D: usize, const K: usize> {
     spray_req: DFF<Bit>,
     spray_flow: DFF<Bits<FLOW_BITS>>,
     ready: Signal<Local, Bit>,
+    ready_nr: Signal<Local, Bit>,
     in_fire: Signal<Local, Bit>,
     first_fire: Signal<Local, Bit>,
     /// The first 64 bytes in network order; only the header fields are read.
@@ -592,6 +593,7 @@ impl<const D: usize, const K: usize> TxEncap<D, K> {
             spray_req: Default::default(),
             spray_flow: Default::default(),
             ready: Default::default(),
+            ready_nr: Default::default(),
             in_fire: Default::default(),
             first_fire: Default::default(),
             hb_partly_unused: Default::default(),
@@ -980,12 +982,16 @@ impl<const D: usize, const K: usize> Logic for TxEncap<D, K> {
         // a frame that never ends, whatever its tkeep, cannot fill the FIFO and block the
         // frame ahead of it. No beat is taken during reset.
         self.flight_block.next = (self.flight.q.val() & self.c_desc_top.val()).any();
-        self.ready.next = (((self.in_mid.q.val() | !self.flight_block.val())
-            & (self.in_nostore.q.val() | !self.data_fifo.full.val()))
-            & !self.rst.val());
+        self.ready_nr.next = ((self.in_mid.q.val() | !self.flight_block.val())
+            & (self.in_nostore.q.val() | !self.data_fifo.full.val()));
+        self.ready.next = (self.ready_nr.val() & !self.rst.val());
         self.in_fire.next = (self.s_axis_tvalid.val() & self.ready.val());
         self.first_fire.next = (self.in_fire.val() & !self.in_mid.q.val());
-        self.data_fifo.s_valid.next = (self.in_fire.val() & !self.in_nostore.q.val());
+        // The data FIFO's write leaves the reset out: during reset the FIFO resets every
+        // register a write would touch, so the write changes nothing, and the reset's
+        // net (the whole block's) stays off the FIFO's occupancy paths.
+        self.data_fifo.s_valid.next =
+            ((self.s_axis_tvalid.val() & self.ready_nr.val()) & !self.in_nostore.q.val());
         self.data_fifo.s_data.next = self.s_axis_tdata.val();
         if self.in_fire.val() {
             self.in_mid.d.next = !self.s_axis_tlast.val();

@@ -160,52 +160,12 @@ fn cdc_gate_every_crossing_is_synchronized() {
 }
 
 /// The timing gate (docs/timing.md): every register-to-register path of every module of
-/// the default build within its budget. Yosys on the whole top takes about 7 minutes, so
-/// CI runs it (`.ci/run`) rather than the default suite.
+/// the default build within its budget. Yosys on every module takes about 15 minutes on
+/// 2 cores, so CI runs it (`.ci/run`) rather than the default suite.
 #[test]
 #[ignore]
 fn timing_gate_every_path_within_budget() {
     let rows = prnic_gen::synth::synth(PrnicConfig::builtin(), &[]).unwrap();
-    let mut over = vec![];
-    for r in &rows {
-        for p in r.violations() {
-            over.push(format!("{}: {}", r.module, prnic_gen::timing::path_line(p)));
-        }
-    }
-    assert!(
-        over.is_empty(),
-        "{} paths over budget:\n{}",
-        over.len(),
-        over.join("\n")
-    );
-}
-
-/// The modules of the default build that meet the budget (docs/timing.md, "Where the
-/// default build stands"). Until the whole top does, CI (`.ci/run`) holds these to it so
-/// that none slips back; a module joins the list in the change that closes it.
-const CLOSED: [&str; 12] = [
-    "axil_cdc",
-    "cdc_fifo",
-    "host_cdc",
-    "csr",
-    "flow_table",
-    "sprayer",
-    "tx_encap",
-    "credit_tx",
-    "credit_rx",
-    "credit_scope",
-    "rx_decap",
-    "mac_rx",
-];
-
-/// The timing gate on the modules already within budget: about 4 minutes of Yosys, so
-/// CI runs it (`.ci/run`) rather than the default suite.
-#[test]
-#[ignore]
-fn timing_gate_closed_modules_stay_within_budget() {
-    let only: Vec<String> = CLOSED.iter().map(|m| m.to_string()).collect();
-    let rows = prnic_gen::synth::synth(PrnicConfig::builtin(), &only).unwrap();
-    assert_eq!(rows.len(), CLOSED.len());
     let mut over = vec![];
     for r in &rows {
         for p in r.violations() {
