@@ -60,10 +60,13 @@ enum Cmd {
     /// outcome is checked against the golden model. Prints packets per cycle and the
     /// per-QP state size.
     Reorder(cmd::reorder::Args),
-    /// Spurious-retransmission stress: 127 flows sprayed over 8 paths of different delay
-    /// and jitter with rare real loss, into rx_reorder, run with the out-of-order
-    /// threshold alone and with both thresholds. A resent PSN whose original arrived
-    /// anyway is spurious; rates are per packet sent.
+    /// Spurious-retransmission stress (the paper's Fig. 12): 127 flows sprayed over 8
+    /// paths with a stated reordering and rare real loss, into rx_reorder. The same
+    /// traffic runs with the out-of-order threshold alone, with the paper's two
+    /// thresholds, and with the two plus the age test bounded by the fabric's reordering
+    /// (the policy). A resent PSN whose original arrived anyway is spurious; rates are
+    /// per packet sent. Also reports how soon each real loss was resent, in fabric
+    /// round trips.
     Retransmit(cmd::retransmit::Args),
     /// Soak the RX path (rx_decap + rx_reorder): 8 tenants, 64 QPs, reordering,
     /// duplicates, malformed, foreign-tenant and unknown-QP frames, idle input, placement

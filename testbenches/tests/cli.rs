@@ -409,13 +409,20 @@ fn retransmit_json_reports_both_rates_and_recovered_losses() {
     for k in [
         "spurious_rate_ooo_only",
         "spurious_rate_dual",
+        "spurious_rate_policy",
         "real_losses",
         "real_losses_recovered",
+        "round_trip_us",
     ] {
         assert!(v[k].is_number(), "{k} in {v}");
     }
     assert_eq!(v["real_losses"], v["real_losses_recovered"]);
     assert_eq!(v["flows"].as_u64(), Some(127));
+    assert_eq!(v["fabric"], "fig12");
+    // The policy's age bound is the fabric's reordering: (3.4 + 1.0 + 6.0 - 2.0) us over
+    // 81.92 ns per 4 KiB packet at 400 Gb/s, rounded up, plus one.
+    assert_eq!(v["reorder_bound_packets"].as_u64(), Some(104));
+    assert_eq!(v["policy"]["loss_after"].as_u64(), Some(104));
 }
 
 #[test]
@@ -433,16 +440,33 @@ fn rx_soak_json_reports_zero_leaks() {
 }
 
 #[test]
-fn retransmit_rejects_bad_delays_with_status_2() {
-    for bad in ["-5", "nan", "1e12", "fast"] {
+fn retransmit_rejects_bad_fabric_options_with_status_2() {
+    for (flag, bad) in [
+        ("--jitter-ns", "-5"),
+        ("--jitter-ns", "nan"),
+        ("--jitter-ns", "1e12"),
+        ("--jitter-ns", "fast"),
+        ("--held-pct", "-1"),
+        ("--held-pct", "101"),
+        ("--held-pct", "many"),
+    ] {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
-            .args(["retransmit".to_string(), format!("--jitter-ns={bad}")])
+            .args(["retransmit".to_string(), format!("{flag}={bad}")])
             .output()
             .unwrap();
-        assert_eq!(o.status.code(), Some(2), "--jitter-ns {bad}");
+        assert_eq!(o.status.code(), Some(2), "{flag} {bad}");
         let e = String::from_utf8_lossy(&o.stderr);
-        assert!(e.contains("--jitter-ns") && !e.contains("panicked"), "{e}");
+        assert!(e.contains(flag) && !e.contains("panicked"), "{e}");
     }
+    // A fabric that reorders more than the age test can count: one line, status 2.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_prnic-sim"))
+        .args(["retransmit", "--held-ns", "30000"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("reorder.loss_after") && e.contains("255"), "{e}");
 }
 
 #[test]

@@ -25,6 +25,12 @@ pub struct PathSpec {
     pub dup: f64,
     /// Bytes the path's queue holds before it drops (tail drop).
     pub queue_bytes: u64,
+    /// Probability that a frame is held `held_ns` longer, on top of its jitter: a frame
+    /// that waits behind a burst in a switch queue. Rare and long, unlike jitter, so
+    /// the late frames are sparse. 0 draws nothing, so a fabric without it sees the same
+    /// random stream as before the field existed.
+    pub held: f64,
+    pub held_ns: f64,
 }
 
 /// How the fabric picks a path for a frame.
@@ -42,6 +48,8 @@ pub struct FabricStats {
     pub lost: u64,
     pub duplicated: u64,
     pub queue_drops: u64,
+    /// Frames held `held_ns` longer.
+    pub held: u64,
     /// Frames per path.
     pub per_path: Vec<u64>,
     /// Deepest queue seen on any path, bytes.
@@ -158,8 +166,14 @@ impl Fabric {
         if copies == 2 {
             self.stats.duplicated += 1;
         }
+        let held = if spec.held > 0.0 && self.uniform() < spec.held {
+            self.stats.held += 1;
+            spec.held_ns
+        } else {
+            0.0
+        };
         for _ in 0..copies {
-            let at = depart + spec.delay_ns + self.uniform() * spec.jitter_ns;
+            let at = depart + spec.delay_ns + held + self.uniform() * spec.jitter_ns;
             self.seq += 1;
             self.heap.push(Reverse(InFlight {
                 at_ps: (at * 1000.0).round() as u64,
@@ -232,6 +246,8 @@ mod tests {
             loss: 0.0,
             dup: 0.0,
             queue_bytes: 1 << 30,
+            held: 0.0,
+            held_ns: 0.0,
         }
     }
 
@@ -312,5 +328,33 @@ mod tests {
         }
         assert_eq!(f.stats.queue_drops, 7);
         assert_eq!(f.stats.peak_queue_bytes, 3 * 1050);
+    }
+
+    #[test]
+    fn held_frames_are_late_by_the_hold_and_as_rare_as_set() {
+        // One path, frames 1 us apart so the queue stays empty: a frame arrives
+        // `delay` after it is sent, or `delay + held_ns` if it was held.
+        let mut spec = path(100.0, 2000.0);
+        spec.held = 0.02;
+        spec.held_ns = 8000.0;
+        let mut f = Fabric::new(vec![spec], Selection::RoundRobin, 3);
+        let fr = frames(20000, true);
+        let mut sent = std::collections::HashMap::new();
+        for (i, x) in fr.iter().enumerate() {
+            let t = i as f64 * 1000.0;
+            f.send(t, x.clone());
+            sent.insert(x.clone(), t);
+        }
+        let got = f.poll(1e12);
+        let tx = fr[0].len() as f64 * 8.0 / 100.0;
+        let late = got
+            .iter()
+            .map(|(at, x)| at - sent[x] - tx - 2000.0)
+            .inspect(|d| assert!(d.abs() < 1e-3 || (d - 8000.0).abs() < 1e-3, "{d}"))
+            .filter(|d| *d > 1.0)
+            .count() as u64;
+        assert_eq!(late, f.stats.held);
+        let share = late as f64 / got.len() as f64;
+        assert!((share - 0.02).abs() < 0.004, "held share {share}");
     }
 }

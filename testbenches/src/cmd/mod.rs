@@ -81,16 +81,26 @@ impl Progress {
     }
 }
 
-/// A delay in ns: finite, 0..=1 s.
-pub(crate) fn parse_ns(s: &str) -> Result<f64, String> {
+/// A finite number in `lo..=hi`, of what `unit` names.
+fn parse_in(s: &str, unit: &str, lo: f64, hi: f64) -> Result<f64, String> {
     let v: f64 = s
         .parse()
-        .map_err(|_| format!("`{s}` is not a number of ns"))?;
-    if v.is_finite() && (0.0..=1e9).contains(&v) {
+        .map_err(|_| format!("`{s}` is not a number of {unit}"))?;
+    if v.is_finite() && (lo..=hi).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is outside 0..=1000000000 ns"))
+        Err(format!("{v} is outside {lo}..={hi} {unit}"))
     }
+}
+
+/// A delay in ns: finite, 0..=1 s.
+pub(crate) fn parse_ns(s: &str) -> Result<f64, String> {
+    parse_in(s, "ns", 0.0, 1e9)
+}
+
+/// A percentage, 0..=100.
+pub(crate) fn parse_pct(s: &str) -> Result<f64, String> {
+    parse_in(s, "%", 0.0, 100.0)
 }
 
 pub mod bench;

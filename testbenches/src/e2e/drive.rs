@@ -71,6 +71,8 @@ pub(super) fn drive_until(
             loss: p.loss,
             dup: p.dup,
             queue_bytes: p.queue_bytes,
+            held: 0.0,
+            held_ns: 0.0,
         })
         .collect();
     let sel = match s.path_policy {

@@ -58,6 +58,8 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
             loss: 0.0,
             dup: 0.0,
             queue_bytes: u64::MAX / 2,
+            held: 0.0,
+            held_ns: 0.0,
         }],
         Selection::RoundRobin,
         1,
