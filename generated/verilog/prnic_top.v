@@ -53316,6 +53316,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [8:0] cfg_la$d;
     wire  [8:0] cfg_la$q;
     reg  cfg_la$clock;
+    reg  [8:0] cfg_la2$d;
+    wire  [8:0] cfg_la2$q;
+    reg  cfg_la2$clock;
     reg  k_age$d;
     wire  k_age$q;
     reg  k_age$clock;
@@ -54186,6 +54189,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  [7:0] j_ntop$d;
     wire  [7:0] j_ntop$q;
     reg  j_ntop$clock;
+    reg  [7:0] j_ntopl$d;
+    wire  [7:0] j_ntopl$q;
+    reg  j_ntopl$clock;
+    reg  j_hlow$d;
+    wire  j_hlow$q;
+    reg  j_hlow$clock;
     reg  [8:0] j_pp$0$d;
     wire  [8:0] j_pp$0$q;
     reg  j_pp$0$clock;
@@ -54416,6 +54425,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
     reg  i_sum4$3$clock;
     
     // Local signals
+    reg  [7:0] ntop_sel;
+    reg  [8:0] i_hil;
     reg  l_ok;
     reg  l_wdata;
     reg  ev_cfg;
@@ -54790,6 +54801,11 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .d(cfg_la$d),
         .q(cfg_la$q),
         .clock(cfg_la$clock)
+    );
+    prnic_top$rxr$cfg_la2 cfg_la2(
+        .d(cfg_la2$d),
+        .q(cfg_la2$q),
+        .clock(cfg_la2$clock)
     );
     prnic_top$rxr$k_age k_age(
         .d(k_age$d),
@@ -56241,6 +56257,16 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         .q(j_ntop$q),
         .clock(j_ntop$clock)
     );
+    prnic_top$rxr$j_ntopl j_ntopl(
+        .d(j_ntopl$d),
+        .q(j_ntopl$q),
+        .clock(j_ntopl$clock)
+    );
+    prnic_top$rxr$j_hlow j_hlow(
+        .d(j_hlow$d),
+        .q(j_hlow$q),
+        .clock(j_hlow$clock)
+    );
     prnic_top$rxr$j_pp$0 j_pp$0(
         .d(j_pp$0$d),
         .q(j_pp$0$q),
@@ -56629,6 +56655,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cfg_q$clock = clk;
         cfg_never$clock = clk;
         cfg_la$clock = clk;
+        cfg_la2$clock = clk;
         k_age$clock = clk;
         l_agep$clock = clk;
         a_valid$clock = clk;
@@ -56909,6 +56936,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         j_count$clock = clk;
         j_hi$clock = clk;
         j_ntop$clock = clk;
+        j_ntopl$clock = clk;
+        j_hlow$clock = clk;
         j_found$clock = clk;
         j_rot$clock = clk;
         k_ooo$clock = clk;
@@ -56969,6 +56998,7 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cfg_q$d = cfg_q$q;
         cfg_never$d = cfg_never$q;
         cfg_la$d = cfg_la$q;
+        cfg_la2$d = cfg_la2$q;
         k_age$d = k_age$q;
         l_agep$d = l_agep$q;
         a_valid$d = a_valid$q;
@@ -57249,6 +57279,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         j_count$d = j_count$q;
         j_hi$d = j_hi$q;
         j_ntop$d = j_ntop$q;
+        j_ntopl$d = j_ntopl$q;
+        j_hlow$d = j_hlow$q;
         j_found$d = j_found$q;
         j_rot$d = j_rot$q;
         k_ooo$d = k_ooo$q;
@@ -57380,6 +57412,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         end
         else begin
             cfg_la$d = 32'h1ff;
+        end
+        if (|cfg_loss_after & (((cfg_loss_after) & 16'hffff) > cfg_ooo_thresh)) begin
+            cfg_la2$d = ((cfg_loss_after) & 9'h1ff);
+        end
+        else begin
+            cfg_la2$d = 32'h100;
         end
         ev_cfg = ((s_qp_valid & ~sweep$active) & ~rst);
         ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~sweep$active) & ~rst) & (~m_hold & ~|cfg_block$q));
@@ -58059,6 +58097,9 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         end
         j_pp$6$d = (((hi_g$6) & 9'h1ff) + ((cfg_q$q[32'h6]) & 9'h1ff));
         j_ntop$d = (i_hi - cfg_ooo_thresh[(32'h0)+:(8)]);
+        i_hil = (((i_hi) & 9'h1ff) - cfg_la2$q);
+        j_ntopl$d = i_hil[(32'h0)+:(8)];
+        j_hlow$d = i_hil[32'h8];
         j_found$d = i_found$q;
         j_rot$d = i_rot$q;
         pp0 = ((j_pp$0$q) & 17'h1ffff);
@@ -58082,8 +58123,12 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
         cs_s4 = ((cs_a ^ cs_b) ^ cs_c);
         cs_c4 = ((((cs_a & cs_b) | (cs_a & cs_c)) | (cs_b & cs_c)) << 32'h1);
         k_c100$d = (cs_s4 + cs_c4);
-        ntop_dec$idx = j_ntop$q;
-        ntop_thm$idx = j_ntop$q;
+        ntop_sel = j_ntop$q;
+        if (~j_hlow$q) begin
+            ntop_sel = j_ntopl$q;
+        end
+        ntop_dec$idx = ntop_sel;
+        ntop_thm$idx = ntop_sel;
         k_missing$d = (j_rot$q & (ntop_dec$oh | ntop_thm$lt));
         k_ooo$d = (((j_hi$q) & 16'hffff) >= cfg_ooo_thresh);
         k_found$d = j_found$q;
@@ -58622,6 +58667,8 @@ module prnic_top$rxr(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_
             j_count$d = 32'h0;
             j_hi$d = 32'h0;
             j_ntop$d = 32'h0;
+            j_ntopl$d = 32'h0;
+            j_hlow$d = 1'b1;
             j_pp$0$d = 32'h0;
             j_pp$1$d = 32'h0;
             j_pp$2$d = 32'h0;
@@ -59828,6 +59875,25 @@ module prnic_top$rxr$cfg_la(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$cfg_la
+
+
+module prnic_top$rxr$cfg_la2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$cfg_la2
 
 
 module prnic_top$rxr$cfg_never(d,q,clock);
@@ -63370,6 +63436,25 @@ module prnic_top$rxr$j_hi(d,q,clock);
 endmodule // prnic_top$rxr$j_hi
 
 
+module prnic_top$rxr$j_hlow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_hlow
+
+
 module prnic_top$rxr$j_imm(d,q,clock);
     
     // Module arguments
@@ -63406,6 +63491,25 @@ module prnic_top$rxr$j_ntop(d,q,clock);
     end
           
 endmodule // prnic_top$rxr$j_ntop
+
+
+module prnic_top$rxr$j_ntopl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxr$j_ntopl
 
 
 module prnic_top$rxr$j_p(d,q,clock);

@@ -254,6 +254,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [8:0] cfg_la$d;
     wire  [8:0] cfg_la$q;
     reg  cfg_la$clock;
+    reg  [8:0] cfg_la2$d;
+    wire  [8:0] cfg_la2$q;
+    reg  cfg_la2$clock;
     reg  k_age$d;
     wire  k_age$q;
     reg  k_age$clock;
@@ -1124,6 +1127,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  [7:0] j_ntop$d;
     wire  [7:0] j_ntop$q;
     reg  j_ntop$clock;
+    reg  [7:0] j_ntopl$d;
+    wire  [7:0] j_ntopl$q;
+    reg  j_ntopl$clock;
+    reg  j_hlow$d;
+    wire  j_hlow$q;
+    reg  j_hlow$clock;
     reg  [8:0] j_pp$0$d;
     wire  [8:0] j_pp$0$q;
     reg  j_pp$0$clock;
@@ -1354,6 +1363,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
     reg  i_sum4$3$clock;
     
     // Local signals
+    reg  [7:0] ntop_sel;
+    reg  [8:0] i_hil;
     reg  l_ok;
     reg  l_wdata;
     reg  ev_cfg;
@@ -1728,6 +1739,11 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .d(cfg_la$d),
         .q(cfg_la$q),
         .clock(cfg_la$clock)
+    );
+    rx_reorder$cfg_la2 cfg_la2(
+        .d(cfg_la2$d),
+        .q(cfg_la2$q),
+        .clock(cfg_la2$clock)
     );
     rx_reorder$k_age k_age(
         .d(k_age$d),
@@ -3179,6 +3195,16 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         .q(j_ntop$q),
         .clock(j_ntop$clock)
     );
+    rx_reorder$j_ntopl j_ntopl(
+        .d(j_ntopl$d),
+        .q(j_ntopl$q),
+        .clock(j_ntopl$clock)
+    );
+    rx_reorder$j_hlow j_hlow(
+        .d(j_hlow$d),
+        .q(j_hlow$q),
+        .clock(j_hlow$clock)
+    );
     rx_reorder$j_pp$0 j_pp$0(
         .d(j_pp$0$d),
         .q(j_pp$0$q),
@@ -3567,6 +3593,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cfg_q$clock = clk;
         cfg_never$clock = clk;
         cfg_la$clock = clk;
+        cfg_la2$clock = clk;
         k_age$clock = clk;
         l_agep$clock = clk;
         a_valid$clock = clk;
@@ -3847,6 +3874,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$clock = clk;
         j_hi$clock = clk;
         j_ntop$clock = clk;
+        j_ntopl$clock = clk;
+        j_hlow$clock = clk;
         j_found$clock = clk;
         j_rot$clock = clk;
         k_ooo$clock = clk;
@@ -3907,6 +3936,7 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cfg_q$d = cfg_q$q;
         cfg_never$d = cfg_never$q;
         cfg_la$d = cfg_la$q;
+        cfg_la2$d = cfg_la2$q;
         k_age$d = k_age$q;
         l_agep$d = l_agep$q;
         a_valid$d = a_valid$q;
@@ -4187,6 +4217,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         j_count$d = j_count$q;
         j_hi$d = j_hi$q;
         j_ntop$d = j_ntop$q;
+        j_ntopl$d = j_ntopl$q;
+        j_hlow$d = j_hlow$q;
         j_found$d = j_found$q;
         j_rot$d = j_rot$q;
         k_ooo$d = k_ooo$q;
@@ -4318,6 +4350,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         end
         else begin
             cfg_la$d = 32'h1ff;
+        end
+        if (|cfg_loss_after & (((cfg_loss_after) & 16'hffff) > cfg_ooo_thresh)) begin
+            cfg_la2$d = ((cfg_loss_after) & 9'h1ff);
+        end
+        else begin
+            cfg_la2$d = 32'h100;
         end
         ev_cfg = ((s_qp_valid & ~sweep$active) & ~rst);
         ev_hdr = ((((s_hdr_valid & ~s_qp_valid) & ~sweep$active) & ~rst) & (~m_hold & ~|cfg_block$q));
@@ -4997,6 +5035,9 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         end
         j_pp$6$d = (((hi_g$6) & 9'h1ff) + ((cfg_q$q[32'h6]) & 9'h1ff));
         j_ntop$d = (i_hi - cfg_ooo_thresh[(32'h0)+:(8)]);
+        i_hil = (((i_hi) & 9'h1ff) - cfg_la2$q);
+        j_ntopl$d = i_hil[(32'h0)+:(8)];
+        j_hlow$d = i_hil[32'h8];
         j_found$d = i_found$q;
         j_rot$d = i_rot$q;
         pp0 = ((j_pp$0$q) & 17'h1ffff);
@@ -5020,8 +5061,12 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
         cs_s4 = ((cs_a ^ cs_b) ^ cs_c);
         cs_c4 = ((((cs_a & cs_b) | (cs_a & cs_c)) | (cs_b & cs_c)) << 32'h1);
         k_c100$d = (cs_s4 + cs_c4);
-        ntop_dec$idx = j_ntop$q;
-        ntop_thm$idx = j_ntop$q;
+        ntop_sel = j_ntop$q;
+        if (~j_hlow$q) begin
+            ntop_sel = j_ntopl$q;
+        end
+        ntop_dec$idx = ntop_sel;
+        ntop_thm$idx = ntop_sel;
         k_missing$d = (j_rot$q & (ntop_dec$oh | ntop_thm$lt));
         k_ooo$d = (((j_hi$q) & 16'hffff) >= cfg_ooo_thresh);
         k_found$d = j_found$q;
@@ -5560,6 +5605,8 @@ module rx_reorder(clk,rst,s_qp_valid,s_qp_ready,s_qp_qp,s_qp_enable,s_qp_vni_slo
             j_count$d = 32'h0;
             j_hi$d = 32'h0;
             j_ntop$d = 32'h0;
+            j_ntopl$d = 32'h0;
+            j_hlow$d = 1'b1;
             j_pp$0$d = 32'h0;
             j_pp$1$d = 32'h0;
             j_pp$2$d = 32'h0;
@@ -6766,6 +6813,25 @@ module rx_reorder$cfg_la(d,q,clock);
     end
           
 endmodule // rx_reorder$cfg_la
+
+
+module rx_reorder$cfg_la2(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$cfg_la2
 
 
 module rx_reorder$cfg_never(d,q,clock);
@@ -10308,6 +10374,25 @@ module rx_reorder$j_hi(d,q,clock);
 endmodule // rx_reorder$j_hi
 
 
+module rx_reorder$j_hlow(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_hlow
+
+
 module rx_reorder$j_imm(d,q,clock);
     
     // Module arguments
@@ -10344,6 +10429,25 @@ module rx_reorder$j_ntop(d,q,clock);
     end
           
 endmodule // rx_reorder$j_ntop
+
+
+module rx_reorder$j_ntopl(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_reorder$j_ntopl
 
 
 module rx_reorder$j_p(d,q,clock);

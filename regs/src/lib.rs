@@ -365,7 +365,7 @@ pub fn registers() -> Vec<Register> {
                     8,
                     Rw,
                     Config(ConfigKey::ReorderLossAfter),
-                    "a hole is a loss once this many packets above it have arrived; 0 = off",
+                    "a hole is a loss once this many packets above it have arrived; above OOO, such a request names only PSNs at least this far behind the highest; 0 = off",
                 ),
             ],
         ),

@@ -61,7 +61,9 @@
 //! **ACK** (`m_ack_*`, the new head PSN) for an accepted packet with the BTH ack-request
 //! bit, for one that closes a hole (the head passes PSNs that arrived before it), and for
 //! every duplicate. **Retransmission request** (`m_nak_*`: head PSN and the bitmap of
-//! missing PSNs at least `cfg_ooo_thresh` behind the highest) only when the out-of-order
+//! missing PSNs at least `cfg_ooo_thresh` behind the highest, or at least
+//! `cfg_loss_after` behind once the degree reaches that bound and it is the larger; the
+//! closer ones may still be in flight) only when the out-of-order
 //! degree (highest arrived − head) ≥ `cfg_ooo_thresh` *and* missing × 100 ≥
 //! `cfg_miss_pct` × (degree + 1), *or* the degree passes and at least `cfg_loss_after`
 //! packets above the head have arrived (the age test: a lone loss never reaches the
@@ -153,7 +155,9 @@ pub struct RxReorder {
     pub m_ack_psn: Signal<Out, Bits<24>>,
     pub m_nak_valid: Signal<Out, Bit>,
     pub m_nak_psn: Signal<Out, Bits<24>>,
-    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest − `cfg_ooo_thresh`]);
+    /// Bit j: PSN `m_nak_psn` + j is missing (within [head, highest − `cfg_ooo_thresh`],
+    /// or [head, highest − `cfg_loss_after`] once the degree reaches a larger
+    /// `cfg_loss_after`);
     /// for a refusal (verdict 2 or 5), `m_nak_psn` is the refused PSN and only bit 0 is set.
     pub m_nak_missing: Signal<Out, Bits<MAX_WINDOW>>,
     /// Window in PSNs (1..=256; CSR `REORDER_WINDOW`).
@@ -209,6 +213,9 @@ pub struct RxReorder {
     cfg_never: DFF<Bit>,
     /// `cfg_loss_after`, with off as 511 (no count reaches it).
     cfg_la: DFF<Bits<9>>,
+    /// `cfg_loss_after` where it is above `cfg_ooo_thresh`, else 256 (no degree reaches
+    /// it): the naming bound.
+    cfg_la2: DFF<Bits<9>>,
     /// The age test: packets arrived above the head ≥ `cfg_loss_after`.
     k_age: DFF<Bit>,
     /// The request's conditions with the age test instead of the share test.
@@ -524,6 +531,14 @@ pub struct RxReorder {
     j_count: DFF<Bits<9>>,
     j_hi: DFF<Bits<8>>,
     j_ntop: DFF<Bits<8>>,
+    /// hi − `cfg_la2`, and hi < `cfg_la2` (its sign): with the age test's bound above the
+    /// out-of-order threshold and reached, the request names only the PSNs at least the
+    /// bound behind the highest (the ones closer may still be in flight).
+    j_ntopl: DFF<Bits<8>>,
+    j_hlow: DFF<Bit>,
+    /// The naming bound's offset: `j_ntopl` or `j_ntop`.
+    ntop_sel: Signal<Local, Bits<8>>,
+    i_hil: Signal<Local, Bits<9>>,
     /// The partial products of span × q, each span (hi + 1) already gated by its bit of
     /// q at I: the gate shares the increment's LUT there, not a LUT level at J.
     j_pp: [DFF<Bits<9>>; 7],
@@ -765,6 +780,7 @@ impl RxReorder {
             cfg_q: Default::default(),
             cfg_never: Default::default(),
             cfg_la: Default::default(),
+            cfg_la2: Default::default(),
             k_age: Default::default(),
             l_agep: Default::default(),
             a_valid: Default::default(),
@@ -1055,6 +1071,10 @@ impl RxReorder {
             j_count: Default::default(),
             j_hi: Default::default(),
             j_ntop: Default::default(),
+            j_ntopl: Default::default(),
+            j_hlow: Default::default(),
+            ntop_sel: Default::default(),
+            i_hil: Default::default(),
             j_pp: array_init(|_| Default::default()),
             j_found: Default::default(),
             j_rot: Default::default(),
@@ -1211,6 +1231,7 @@ impl Logic for RxReorder {
             cfg_q,
             cfg_never,
             cfg_la,
+            cfg_la2,
             k_age,
             l_agep,
             a_valid,
@@ -1491,6 +1512,8 @@ impl Logic for RxReorder {
             j_count,
             j_hi,
             j_ntop,
+            j_ntopl,
+            j_hlow,
             j_found,
             j_rot,
             k_ooo,
@@ -1627,6 +1650,13 @@ impl Logic for RxReorder {
             self.cfg_la.d.next = bit_cast::<9, 8>(self.cfg_loss_after.val());
         } else {
             self.cfg_la.d.next = 511.into();
+        }
+        if self.cfg_loss_after.val().any()
+            & (bit_cast::<16, 8>(self.cfg_loss_after.val()) > self.cfg_ooo_thresh.val())
+        {
+            self.cfg_la2.d.next = bit_cast::<9, 8>(self.cfg_loss_after.val());
+        } else {
+            self.cfg_la2.d.next = 256.into();
         }
 
         // ============ Accept: QP commands first, one event per cycle. ================
@@ -2413,6 +2443,13 @@ impl Logic for RxReorder {
         self.j_pp[6].d.next = (bit_cast::<9, 8>(self.hi_g[6].val())
             + bit_cast::<9, 1>(self.cfg_q.q.val().get_bit(6).into()));
         self.j_ntop.d.next = (self.i_hi.val() - self.cfg_ooo_thresh.val().get_bits::<8>(0));
+        // hi − bound in 9 bits (−256..=255 fits): its low byte is the offset, its sign
+        // says hi < bound.
+        // One subtraction for both (a compare beside it put a LUT before its carry), and
+        // the sign kept as it is (its inverse cost a LUT after the carry).
+        self.i_hil.next = (bit_cast::<9, 8>(self.i_hi.val()) - self.cfg_la2.q.val());
+        self.j_ntopl.d.next = self.i_hil.val().get_bits::<8>(0);
+        self.j_hlow.d.next = self.i_hil.val().get_bit(8);
         self.j_found.d.next = self.i_found.q.val();
         self.j_rot.d.next = self.i_rot.q.val();
 
@@ -2454,9 +2491,14 @@ impl Logic for RxReorder {
             << 1);
         self.k_c100.d.next = (self.cs_s4.val() + self.cs_c4.val());
         // The request names the PSNs at least the out-of-order threshold behind the
-        // highest: offsets 0..=hi − thresh.
-        self.ntop_dec.idx.next = self.j_ntop.q.val();
-        self.ntop_thm.idx.next = self.j_ntop.q.val();
+        // highest: offsets 0..=hi − thresh; or, once hi reaches an age bound above the
+        // threshold, at least the bound behind: offsets 0..=hi − bound.
+        self.ntop_sel.next = self.j_ntop.q.val();
+        if !self.j_hlow.q.val() {
+            self.ntop_sel.next = self.j_ntopl.q.val();
+        }
+        self.ntop_dec.idx.next = self.ntop_sel.val();
+        self.ntop_thm.idx.next = self.ntop_sel.val();
         self.k_missing.d.next =
             (self.j_rot.q.val() & (self.ntop_dec.oh.val() | self.ntop_thm.lt.val()));
         // Compared here from `j_hi`, not in I behind the subtraction that forms it.
@@ -3023,6 +3065,8 @@ impl Logic for RxReorder {
             self.j_count.d.next = 0.into();
             self.j_hi.d.next = 0.into();
             self.j_ntop.d.next = 0.into();
+            self.j_ntopl.d.next = 0.into();
+            self.j_hlow.d.next = true;
             self.j_pp[0].d.next = 0.into();
             self.j_pp[1].d.next = 0.into();
             self.j_pp[2].d.next = 0.into();

@@ -220,10 +220,17 @@ impl ReorderModel {
             let aged = s.loss_after > 0 && above >= s.loss_after;
             if !q.nak_sent && hi >= s.ooo_threshold && (share || aged) {
                 q.nak_sent = true;
+                // Named: missing PSNs at least the threshold behind the highest; once the
+                // highest is an age bound above the threshold ahead, at least the bound
+                // behind it (the ones closer may still be in flight).
+                let behind = if s.loss_after > s.ooo_threshold && hi >= s.loss_after {
+                    s.loss_after
+                } else {
+                    s.ooo_threshold
+                };
                 out.nak = Some(Nak {
                     head: q.head,
-                    // Named: missing PSNs at least the threshold behind the highest.
-                    missing: (0..=hi - s.ooo_threshold)
+                    missing: (0..=hi - behind)
                         .map(|k| (q.head + k) % PSN_MOD)
                         .filter(|p| !q.arrived.contains(p))
                         .collect(),
@@ -319,6 +326,40 @@ mod tests {
         // Off (0), the same traffic raises none.
         let mut off = model();
         assert!((101..=120).all(|p| off.packet(&hdr(p, None)).nak.is_none()));
+    }
+
+    #[test]
+    fn an_age_bound_above_the_threshold_names_only_psns_that_far_behind() {
+        let mut m = model();
+        m.settings.loss_after = 8;
+        m.settings.missing_share_pct = 100;
+        // 100 and 104 are missing; the eighth packet above the head (109) ages the hole.
+        for p in [101, 102, 103, 105, 106, 107, 108] {
+            assert!(m.packet(&hdr(p, None)).nak.is_none(), "{p}");
+        }
+        // 104 is 5 behind the highest: past the out-of-order threshold (4) but not the
+        // age bound (8), so it may still be in flight and is not named.
+        let n = m.packet(&hdr(109, None)).nak.expect("request");
+        assert_eq!((n.head, n.missing), (100, vec![100]));
+        // 100 arrives; the head moves to 104, which the next request names once 8
+        // packets above it have arrived.
+        assert!(m.packet(&hdr(100, None)).nak.is_none());
+        for p in [110, 111] {
+            assert!(m.packet(&hdr(p, None)).nak.is_none(), "{p}");
+        }
+        let n = m.packet(&hdr(112, None)).nak.expect("request");
+        assert_eq!((n.head, n.missing), (104, vec![104]));
+        // With the bound at or below the threshold, the threshold names: 109 after
+        // 101..=103 (4 above the head, at least 3; degree 9) names every missing PSN at
+        // least 4 behind it.
+        let mut t = model();
+        t.settings.loss_after = 3;
+        t.settings.missing_share_pct = 100;
+        for p in [101, 102, 103] {
+            assert!(t.packet(&hdr(p, None)).nak.is_none(), "{p}");
+        }
+        let n = t.packet(&hdr(109, None)).nak.expect("request");
+        assert_eq!((n.head, n.missing), (100, vec![100, 104, 105]));
     }
 
     #[test]
