@@ -254,6 +254,8 @@
 #define PRNIC_CNT_RX_PORT1_DROP_ERROR_HI 0x4d4u
 #define PRNIC_CNT_RX_PORT1_DROP_LONG_LO 0x4d8u /* Port 1 frames dropped whole at the MAC FIFO: more beats than the largest frame. */
 #define PRNIC_CNT_RX_PORT1_DROP_LONG_HI 0x4dcu
+#define PRNIC_CNT_RX_DROP_BAD_ICRC_LO 0x4e0u /* RX frames dropped: the inner packet's RoCEv2 ICRC is wrong (checked after every other header check). */
+#define PRNIC_CNT_RX_DROP_BAD_ICRC_HI 0x4e4u
 #define PRNIC_FT_KEY_LO 0x300u /* Staging: key bits 31:0 (overlay destination IPv4). */
 #define PRNIC_FT_KEY_LO_IPV4_SHIFT 0u
 #define PRNIC_FT_KEY_LO_IPV4_MASK 0xffffffffu

@@ -4,7 +4,7 @@
 
 
 
-module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_reorder_thresh_loss_after,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_reorder_window_psns,hw_rx_status_clearing,hw_rx_status_qp_busy,hw_rx_status_event_overflow,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_qp_id_qp,cfg_qp_cfg_vni_slot,cfg_qp_cfg_enable,cfg_qp_psn_psn,cmd_qp_cmd_valid,cmd_qp_cmd_op,hw_cnt_rx_frames,hw_cnt_rx_placed,hw_cnt_rx_drop_bad_keep,hw_cnt_rx_drop_too_long,hw_cnt_rx_drop_truncated,hw_cnt_rx_drop_not_ipv4,hw_cnt_rx_drop_bad_checksum,hw_cnt_rx_drop_bad_port,hw_cnt_rx_drop_bad_vxlan,hw_cnt_rx_drop_unknown_vni,hw_cnt_rx_drop_bad_inner,hw_cnt_rx_drop_bad_opcode,hw_cnt_rx_drop_bad_length,hw_cnt_rx_drop_refused,hw_cnt_rx_reorder_duplicate,hw_cnt_rx_reorder_beyond_window,hw_cnt_rx_reorder_unknown_qp,hw_cnt_rx_reorder_bad_qp,hw_cnt_rx_reorder_imm_full,hw_cnt_rx_cqes,hw_cnt_rx_acks,hw_cnt_rx_naks,hw_cnt_rx_port0_drop_full,hw_cnt_rx_port0_drop_error,hw_cnt_rx_port0_drop_long,hw_cnt_rx_port1_drop_full,hw_cnt_rx_port1_drop_error,hw_cnt_rx_port1_drop_long,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
+module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_axil_wstrb,s_axil_wvalid,s_axil_wready,s_axil_bresp,s_axil_bvalid,s_axil_bready,s_axil_araddr,s_axil_arvalid,s_axil_arready,s_axil_rdata,s_axil_rresp,s_axil_rvalid,s_axil_rready,hw_id_build_hash_hash,cfg_port0_mac_lo_mac,cfg_port0_mac_hi_mac,cfg_port0_ipv4_addr,cfg_port1_mac_lo_mac,cfg_port1_mac_hi_mac,cfg_port1_ipv4_addr,cfg_tx_ip_dscp,cfg_tx_ip_ttl,cfg_spray_mode,cfg_spray_bth_mark,cfg_spray_ports_min,cfg_spray_ports_max,hw_tx_status_spray_cfg_error,hw_tx_status_fifo_overflow,cfg_reorder_thresh_ooo,cfg_reorder_thresh_missing_pct,cfg_reorder_thresh_loss_after,cfg_credit_rule,cfg_credit_batch_bytes,cfg_credit_bdp_bytes,cfg_pcie_bp_threshold,cfg_pcie_bp_slowdown,hw_credit_status_tx_clearing,hw_credit_status_rx_clearing,hw_credit_status_debt_error,cfg_reorder_window_psns,hw_rx_status_clearing,hw_rx_status_qp_busy,hw_rx_status_event_overflow,cfg_local_vni0_vni,cfg_local_vni0_en,cfg_local_vni1_vni,cfg_local_vni1_en,cfg_local_vni2_vni,cfg_local_vni2_en,cfg_local_vni3_vni,cfg_local_vni3_en,cfg_local_vni4_vni,cfg_local_vni4_en,cfg_local_vni5_vni,cfg_local_vni5_en,cfg_local_vni6_vni,cfg_local_vni6_en,cfg_local_vni7_vni,cfg_local_vni7_en,hw_err_flags_ft_multi_hit,clr_err_flags_ft_multi_hit,hw_cnt_ft_multi_hit,hw_cnt_ft_dup_hit,hw_cnt_ft_bad_update,hw_cnt_tx_frames,hw_cnt_tx_drop_miss,hw_cnt_tx_drop_short,hw_cnt_tx_drop_not_ipv4,hw_cnt_tx_drop_too_long,hw_cnt_tx_drop_bad_keep,hw_cnt_credit_requests,hw_cnt_credit_grants,hw_cnt_credit_wasted_bytes,hw_cnt_credit_starved_cycles,hw_cnt_credit_grants_dropped,hw_cnt_credit_rx_requests,hw_cnt_credit_rx_grants,hw_cnt_credit_rx_idle_slots,cfg_qp_id_qp,cfg_qp_cfg_vni_slot,cfg_qp_cfg_enable,cfg_qp_psn_psn,cmd_qp_cmd_valid,cmd_qp_cmd_op,hw_cnt_rx_frames,hw_cnt_rx_placed,hw_cnt_rx_drop_bad_keep,hw_cnt_rx_drop_too_long,hw_cnt_rx_drop_truncated,hw_cnt_rx_drop_not_ipv4,hw_cnt_rx_drop_bad_checksum,hw_cnt_rx_drop_bad_port,hw_cnt_rx_drop_bad_vxlan,hw_cnt_rx_drop_unknown_vni,hw_cnt_rx_drop_bad_inner,hw_cnt_rx_drop_bad_opcode,hw_cnt_rx_drop_bad_length,hw_cnt_rx_drop_refused,hw_cnt_rx_reorder_duplicate,hw_cnt_rx_reorder_beyond_window,hw_cnt_rx_reorder_unknown_qp,hw_cnt_rx_reorder_bad_qp,hw_cnt_rx_reorder_imm_full,hw_cnt_rx_cqes,hw_cnt_rx_acks,hw_cnt_rx_naks,hw_cnt_rx_port0_drop_full,hw_cnt_rx_port0_drop_error,hw_cnt_rx_port0_drop_long,hw_cnt_rx_port1_drop_full,hw_cnt_rx_port1_drop_error,hw_cnt_rx_port1_drop_long,hw_cnt_rx_drop_bad_icrc,cfg_ft_key_lo_ipv4,cfg_ft_key_hi_vni,cfg_ft_val0_bits,cfg_ft_val1_bits,cfg_ft_val2_bits,cfg_ft_val3_bits,cfg_ft_loc_index,cfg_ft_loc_way,cmd_ft_cmd_valid,cmd_ft_cmd_op,hw_ft_status_clearing,hw_ft_status_rd_done,hw_ft_rd_key_lo_ipv4,hw_ft_rd_key_hi_vni,hw_ft_rd_key_hi_valid,hw_ft_rd_val0_bits,hw_ft_rd_val1_bits,hw_ft_rd_val2_bits,hw_ft_rd_val3_bits);
     
     // Module arguments
     input wire  clk;
@@ -125,6 +125,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [63:0] hw_cnt_rx_port1_drop_full;
     input wire  [63:0] hw_cnt_rx_port1_drop_error;
     input wire  [63:0] hw_cnt_rx_port1_drop_long;
+    input wire  [63:0] hw_cnt_rx_drop_bad_icrc;
     output reg  [31:0] cfg_ft_key_lo_ipv4;
     output reg  [23:0] cfg_ft_key_hi_vni;
     output reg  [31:0] cfg_ft_val0_bits;
@@ -146,8 +147,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     input wire  [15:0] hw_ft_rd_val3_bits;
     
     // Constant declarations
-    localparam  mapped_words = 1024'hffffffffffffff0000000000f3f1ff0000003fffffffff00000000000000010000000fffff771f;
-    localparam  read_only_words = 1024'hffffffffffffff000000000003f1000000003fffffffff0000000000000000000000000a08001f;
+    localparam  mapped_words = 1024'h3ffffffffffffff0000000000f3f1ff0000003fffffffff00000000000000010000000fffff771f;
+    localparam  read_only_words = 1024'h3ffffffffffffff000000000003f1000000003fffffffff0000000000000000000000000a08001f;
     localparam  id_magic_magic_const = 32'h50524e43;
     localparam  id_version_minor_const = 16'h4;
     localparam  id_version_major_const = 16'h1;
@@ -567,6 +568,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] cnt_rx_port1_drop_long_shadow$d;
     wire  [31:0] cnt_rx_port1_drop_long_shadow$q;
     reg  cnt_rx_port1_drop_long_shadow$clock;
+    reg  [31:0] cnt_rx_drop_bad_icrc_shadow$d;
+    wire  [31:0] cnt_rx_drop_bad_icrc_shadow$q;
+    reg  cnt_rx_drop_bad_icrc_shadow$clock;
     reg  [31:0] ft_key_lo_ipv4_q$d;
     wire  [31:0] ft_key_lo_ipv4_q$q;
     reg  ft_key_lo_ipv4_q$clock;
@@ -860,6 +864,9 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [31:0] rval_cnt_rx_port1_drop_long_0;
     reg  rsel_cnt_rx_port1_drop_long_0;
     reg  [31:0] rval_cnt_rx_port1_drop_long_1;
+    reg  [31:0] rval_cnt_rx_drop_bad_icrc_0;
+    reg  rsel_cnt_rx_drop_bad_icrc_0;
+    reg  [31:0] rval_cnt_rx_drop_bad_icrc_1;
     reg  [31:0] rval_ft_key_lo_0;
     reg  wsel_ft_key_lo_0;
     reg  [31:0] rval_ft_key_hi_0;
@@ -905,8 +912,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
     reg  [8:0] grp_17_bit;
     reg  [511:0] grp_18_words;
     reg  [8:0] grp_18_bit;
-    reg  [255:0] grp_19_words;
-    reg  [7:0] grp_19_bit;
+    reg  [511:0] grp_19_words;
+    reg  [8:0] grp_19_bit;
     reg  [8:0] ra2_bit;
     reg  [511:0] grp_all;
     
@@ -1516,6 +1523,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         .q(cnt_rx_port1_drop_long_shadow$q),
         .clock(cnt_rx_port1_drop_long_shadow$clock)
     );
+    csr$cnt_rx_drop_bad_icrc_shadow cnt_rx_drop_bad_icrc_shadow(
+        .d(cnt_rx_drop_bad_icrc_shadow$d),
+        .q(cnt_rx_drop_bad_icrc_shadow$q),
+        .clock(cnt_rx_drop_bad_icrc_shadow$clock)
+    );
     csr$ft_key_lo_ipv4_q ft_key_lo_ipv4_q(
         .d(ft_key_lo_ipv4_q$d),
         .q(ft_key_lo_ipv4_q$q),
@@ -1843,6 +1855,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         cnt_rx_port1_drop_error_shadow$d = cnt_rx_port1_drop_error_shadow$q;
         cnt_rx_port1_drop_long_shadow$clock = clk;
         cnt_rx_port1_drop_long_shadow$d = cnt_rx_port1_drop_long_shadow$q;
+        cnt_rx_drop_bad_icrc_shadow$clock = clk;
+        cnt_rx_drop_bad_icrc_shadow$d = cnt_rx_drop_bad_icrc_shadow$q;
         ft_key_lo_ipv4_q$clock = clk;
         ft_key_lo_ipv4_q$d = ft_key_lo_ipv4_q$q;
         ft_key_hi_vni_q$clock = clk;
@@ -2061,6 +2075,7 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         rsel_cnt_rx_port1_drop_full_0 = (r1_go & (ra_q$q == 32'h4c8));
         rsel_cnt_rx_port1_drop_error_0 = (r1_go & (ra_q$q == 32'h4d0));
         rsel_cnt_rx_port1_drop_long_0 = (r1_go & (ra_q$q == 32'h4d8));
+        rsel_cnt_rx_drop_bad_icrc_0 = (r1_go & (ra_q$q == 32'h4e0));
         wsel_ft_key_lo_0 = (w1_go & (wa_q$q == 32'h300));
         wsel_ft_key_hi_0 = (w1_go & (wa_q$q == 32'h304));
         wsel_ft_val0_0 = (w1_go & (wa_q$q == 32'h308));
@@ -2674,6 +2689,11 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         end
         rval_cnt_rx_port1_drop_long_0 = hw_cnt_rx_port1_drop_long[(32'h0)+:(32)];
         rval_cnt_rx_port1_drop_long_1 = cnt_rx_port1_drop_long_shadow$q;
+        if (rsel_cnt_rx_drop_bad_icrc_0) begin
+            cnt_rx_drop_bad_icrc_shadow$d = hw_cnt_rx_drop_bad_icrc[(32'h20)+:(32)];
+        end
+        rval_cnt_rx_drop_bad_icrc_0 = hw_cnt_rx_drop_bad_icrc[(32'h0)+:(32)];
+        rval_cnt_rx_drop_bad_icrc_1 = cnt_rx_drop_bad_icrc_shadow$q;
         if (wsel_ft_key_lo_0) begin
             ft_key_lo_ipv4_q$d = ((ft_key_lo_ipv4_q$q & ~wmask[(32'h0)+:(32)]) | (wd_q$q[(32'h0)+:(32)] & wmask[(32'h0)+:(32)]));
         end
@@ -2785,8 +2805,8 @@ module csr(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdata,s_ax
         grp_18_words = (((rval_cnt_rx_reorder_unknown_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_reorder_unknown_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_reorder_bad_qp_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_reorder_bad_qp_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_reorder_imm_full_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_reorder_imm_full_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_cqes_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_cqes_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_acks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_acks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120) | (((rval_cnt_rx_naks_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h140) | (((rval_cnt_rx_naks_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h160) | (((rval_cnt_rx_port0_drop_full_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h180) | (((rval_cnt_rx_port0_drop_full_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1a0) | (((rval_cnt_rx_port0_drop_error_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1c0) | (((rval_cnt_rx_port0_drop_error_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1e0);
         grp_18_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
         grp_18$d = grp_18_words[(grp_18_bit)+:(32)];
-        grp_19_words = (((rval_cnt_rx_port0_drop_long_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_port0_drop_long_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_port1_drop_full_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_port1_drop_full_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_port1_drop_error_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_port1_drop_error_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_port1_drop_long_0) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_port1_drop_long_1) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0);
-        grp_19_bit = (((ra_q$q[(32'h2)+:(3)]) & 8'hff) << 32'h5);
+        grp_19_words = (((rval_cnt_rx_port0_drop_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h0) | (((rval_cnt_rx_port0_drop_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20) | (((rval_cnt_rx_port1_drop_full_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40) | (((rval_cnt_rx_port1_drop_full_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h60) | (((rval_cnt_rx_port1_drop_error_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | (((rval_cnt_rx_port1_drop_error_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha0) | (((rval_cnt_rx_port1_drop_long_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hc0) | (((rval_cnt_rx_port1_drop_long_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he0) | (((rval_cnt_rx_drop_bad_icrc_0) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h100) | (((rval_cnt_rx_drop_bad_icrc_1) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h120);
+        grp_19_bit = (((ra_q$q[(32'h2)+:(4)]) & 9'h1ff) << 32'h5);
         grp_19$d = grp_19_words[(grp_19_bit)+:(32)];
         case (ra_q$q[(32'h6)+:(6)])
             0:
@@ -3502,6 +3522,25 @@ module csr$cnt_rx_drop_bad_checksum_shadow(d,q,clock);
     end
           
 endmodule // csr$cnt_rx_drop_bad_checksum_shadow
+
+
+module csr$cnt_rx_drop_bad_icrc_shadow(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // csr$cnt_rx_drop_bad_icrc_shadow
 
 
 module csr$cnt_rx_drop_bad_inner_shadow(d,q,clock);

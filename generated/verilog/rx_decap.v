@@ -4,7 +4,7 @@
 
 
 
-module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_verdict);
+module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_bad_icrc,status_drop_verdict);
     
     // Module arguments
     input wire  clk;
@@ -55,6 +55,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     output reg  [31:0] status_drop_bad_inner;
     output reg  [31:0] status_drop_bad_opcode;
     output reg  [31:0] status_drop_bad_length;
+    output reg  [31:0] status_drop_bad_icrc;
     output reg  [31:0] status_drop_verdict;
     
     // Constant declarations
@@ -118,6 +119,13 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  verdict_fifo$m_pop;
     reg  [127:0] keep_count$keep;
     wire  [15:0] keep_count$count;
+    reg  icrc$clk;
+    reg  icrc$in_valid;
+    reg  [1023:0] icrc$in_data;
+    reg  [127:0] icrc$in_keep;
+    reg  icrc$in_first;
+    reg  icrc$in_second;
+    wire  icrc$bad;
     reg  [1023:0] hdr_swap$data_in;
     wire  [1023:0] hdr_swap$data_out;
     reg  ready_q$d;
@@ -675,6 +683,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     reg  [31:0] cnt_drop$11$d;
     wire  [31:0] cnt_drop$11$q;
     reg  cnt_drop$11$clock;
+    reg  [31:0] cnt_drop$12$d;
+    wire  [31:0] cnt_drop$12$q;
+    reg  cnt_drop$12$clock;
     reg  [31:0] cnt_verdict$d;
     wire  [31:0] cnt_verdict$q;
     reg  cnt_verdict$clock;
@@ -776,6 +787,15 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
     rx_decap$keep_count keep_count(
         .keep(keep_count$keep),
         .count(keep_count$count)
+    );
+    rx_decap$icrc icrc(
+        .clk(icrc$clk),
+        .in_valid(icrc$in_valid),
+        .in_data(icrc$in_data),
+        .in_keep(icrc$in_keep),
+        .in_first(icrc$in_first),
+        .in_second(icrc$in_second),
+        .bad(icrc$bad)
     );
     rx_decap$hdr_swap hdr_swap(
         .data_in(hdr_swap$data_in),
@@ -1706,6 +1726,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         .q(cnt_drop$11$q),
         .clock(cnt_drop$11$clock)
     );
+    rx_decap$cnt_drop$12 cnt_drop$12(
+        .d(cnt_drop$12$d),
+        .q(cnt_drop$12$q),
+        .clock(cnt_drop$12$clock)
+    );
     rx_decap$cnt_verdict cnt_verdict(
         .d(cnt_verdict$d),
         .q(cnt_verdict$q),
@@ -2060,6 +2085,8 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         cnt_drop$10$d = cnt_drop$10$q;
         cnt_drop$11$clock = clk;
         cnt_drop$11$d = cnt_drop$11$q;
+        cnt_drop$12$clock = clk;
+        cnt_drop$12$d = cnt_drop$12$q;
         c1_p$0$clock = clk;
         c1_p$0$d = c1_p$0$q;
         c1_p$1$clock = clk;
@@ -2087,6 +2114,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         c1_vhit$7$clock = clk;
         c1_vhit$7$d = c1_vhit$7$q;
         data_fifo$clk = clk;
+        icrc$clk = clk;
         desc_fifo$clk = clk;
         ready_fifo$clk = clk;
         verdict_fifo$clk = clk;
@@ -2134,6 +2162,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
         end
         ev_frame$d = (in_fire & ~in_mid$q);
+        icrc$in_valid = in_fire;
+        icrc$in_data = s_axis_wire_tdata;
+        icrc$in_keep = s_axis_wire_tkeep;
+        icrc$in_first = ~in_mid$q;
+        icrc$in_second = in_is1$q;
         ev_store$d = (in_fire & ~in_over$q);
         i1_valid$d = in_fire;
         i1_keep$d = s_axis_wire_tkeep;
@@ -2315,7 +2348,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         c5_a_any$d = c4_a_any$q;
         c5_a_code$d = c4_a_code$q;
         c5_cks_ok$d = (&c4_x$q[(32'h4)+:(12)] & ((c4_x$q[(32'h0)+:(4)] ^ c4_x$q[(32'h10)+:(4)]) == 32'hf));
-        c5_b_any$d = ((((c4_bad6$q | c4_bad7$q) | (~c4_vhit$q | c4_bad9$q)) | c4_bad10$q) | c4_len_bad$q);
+        c5_b_any$d = ((((c4_bad6$q | c4_bad7$q) | (~c4_vhit$q | c4_bad9$q)) | c4_bad10$q) | (c4_len_bad$q | icrc$bad));
         if (c4_bad6$q) begin
             c5_b_code$d = 32'h6;
         end
@@ -2331,8 +2364,11 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         else if (c4_bad10$q) begin
             c5_b_code$d = 32'ha;
         end
-        else begin
+        else if (c4_len_bad$q) begin
             c5_b_code$d = 32'hb;
+        end
+        else begin
+            c5_b_code$d = 32'hc;
         end
         sh_flush = ((c4_out$q == c4_sm$q) & c4_sm2$q);
         sh_tail = (c4_sm1$q & (c4_out$q == 32'h1));
@@ -2566,6 +2602,9 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             if ((k_reason$q == 11)) begin
                 cnt_drop$11$d = (cnt_drop$11$q + 32'h1);
             end
+            if ((k_reason$q == 12)) begin
+                cnt_drop$12$d = (cnt_drop$12$q + 32'h1);
+            end
             if (k_vbad$q) begin
                 cnt_verdict$d = (cnt_verdict$q + 32'h1);
             end
@@ -2644,6 +2683,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
             cnt_drop$9$d = 32'h0;
             cnt_drop$10$d = 32'h0;
             cnt_drop$11$d = 32'h0;
+            cnt_drop$12$d = 32'h0;
         end
         s_axis_wire_tready = ready_q$q;
         m_hdr_valid = (h_valid$q & ~rst);
@@ -2674,6 +2714,7 @@ module rx_decap(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,
         status_drop_bad_inner = cnt_drop$9$q;
         status_drop_bad_opcode = cnt_drop$10$q;
         status_drop_bad_length = cnt_drop$11$q;
+        status_drop_bad_icrc = cnt_drop$12$q;
         status_drop_verdict = cnt_verdict$q;
         unused_bits = (((|cnt_drop$0$q | |ksh) | ((|h | |h_f$q) | |n0_f$q)) | ((((|vni_cfg$0 | |vni_cfg$1) | (|vni_cfg$2 | |vni_cfg$3)) | (|vni_cfg$4 | |vni_cfg$5)) | (|vni_cfg$6 | |vni_cfg$7)));
     end
@@ -4391,6 +4432,25 @@ module rx_decap$cnt_drop$11(d,q,clock);
 endmodule // rx_decap$cnt_drop$11
 
 
+module rx_decap$cnt_drop$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$cnt_drop$12
+
+
 module rx_decap$cnt_drop$2(d,q,clock);
     
     // Module arguments
@@ -5941,6 +6001,1145 @@ module rx_decap$i2_valid(d,q,clock);
     end
           
 endmodule // rx_decap$i2_valid
+
+
+module rx_decap$icrc(clk,in_valid,in_data,in_keep,in_first,in_second,bad);
+    
+    // Module arguments
+    input wire  clk;
+    input wire  in_valid;
+    input wire  [1023:0] in_data;
+    input wire  [127:0] in_keep;
+    input wire  in_first;
+    input wire  in_second;
+    output reg  bad;
+    
+    // Constant declarations
+    localparam  c_and0 = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  c_and1 = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
+    localparam  c_or0 = 1024'hff00000000ffff0000000000000000000000000000ffff00ff000000000000ff0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  c_or1 = 1024'h0;
+    localparam  c_first = 32'hef289152;
+    localparam  c_ones = 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff;
+    
+    // Stub signals
+    reg  [127:0] keep_bytes$keep;
+    wire  [1023:0] keep_bytes$bytes;
+    reg  s1_valid$d;
+    wire  s1_valid$q;
+    reg  s1_valid$clock;
+    reg  s1_first$d;
+    wire  s1_first$q;
+    reg  s1_first$clock;
+    reg  [127:0] s1_keep$d;
+    wire  [127:0] s1_keep$q;
+    reg  s1_keep$clock;
+    reg  [1023:0] s1_data$d;
+    wire  [1023:0] s1_data$q;
+    reg  s1_data$clock;
+    reg  [1023:0] parts$data;
+    wire  [255:0] parts$out;
+    reg  s2_valid$d;
+    wire  s2_valid$q;
+    reg  s2_valid$clock;
+    reg  s2_first$d;
+    wire  s2_first$q;
+    reg  s2_first$clock;
+    reg  [127:0] s2_edge$d;
+    wire  [127:0] s2_edge$q;
+    reg  s2_edge$clock;
+    reg  [255:0] s2_parts$d;
+    wire  [255:0] s2_parts$q;
+    reg  s2_parts$clock;
+    reg  [31:0] advance$data;
+    wire  [31:0] advance$out;
+    reg  [127:0] resid$data;
+    wire  [31:0] resid$out;
+    reg  [31:0] s3_crc$d;
+    wire  [31:0] s3_crc$q;
+    reg  s3_crc$clock;
+    reg  [31:0] s3_expect$d;
+    wire  [31:0] s3_expect$q;
+    reg  s3_expect$clock;
+    reg  [31:0] s4_diff$d;
+    wire  [31:0] s4_diff$q;
+    reg  s4_diff$clock;
+    reg  s5_bad$d;
+    wire  s5_bad$q;
+    reg  s5_bad$clock;
+    
+    // Local signals
+    reg  [1023:0] hand;
+    reg  [1023:0] hor;
+    reg  [31:0] fold;
+    
+    // Sub module instances
+    rx_decap$icrc$keep_bytes keep_bytes(
+        .keep(keep_bytes$keep),
+        .bytes(keep_bytes$bytes)
+    );
+    rx_decap$icrc$s1_valid s1_valid(
+        .d(s1_valid$d),
+        .q(s1_valid$q),
+        .clock(s1_valid$clock)
+    );
+    rx_decap$icrc$s1_first s1_first(
+        .d(s1_first$d),
+        .q(s1_first$q),
+        .clock(s1_first$clock)
+    );
+    rx_decap$icrc$s1_keep s1_keep(
+        .d(s1_keep$d),
+        .q(s1_keep$q),
+        .clock(s1_keep$clock)
+    );
+    rx_decap$icrc$s1_data s1_data(
+        .d(s1_data$d),
+        .q(s1_data$q),
+        .clock(s1_data$clock)
+    );
+    rx_decap$icrc$parts parts(
+        .data(parts$data),
+        .out(parts$out)
+    );
+    rx_decap$icrc$s2_valid s2_valid(
+        .d(s2_valid$d),
+        .q(s2_valid$q),
+        .clock(s2_valid$clock)
+    );
+    rx_decap$icrc$s2_first s2_first(
+        .d(s2_first$d),
+        .q(s2_first$q),
+        .clock(s2_first$clock)
+    );
+    rx_decap$icrc$s2_edge s2_edge(
+        .d(s2_edge$d),
+        .q(s2_edge$q),
+        .clock(s2_edge$clock)
+    );
+    rx_decap$icrc$s2_parts s2_parts(
+        .d(s2_parts$d),
+        .q(s2_parts$q),
+        .clock(s2_parts$clock)
+    );
+    rx_decap$icrc$advance advance(
+        .data(advance$data),
+        .out(advance$out)
+    );
+    rx_decap$icrc$resid resid(
+        .data(resid$data),
+        .out(resid$out)
+    );
+    rx_decap$icrc$s3_crc s3_crc(
+        .d(s3_crc$d),
+        .q(s3_crc$q),
+        .clock(s3_crc$clock)
+    );
+    rx_decap$icrc$s3_expect s3_expect(
+        .d(s3_expect$d),
+        .q(s3_expect$q),
+        .clock(s3_expect$clock)
+    );
+    rx_decap$icrc$s4_diff s4_diff(
+        .d(s4_diff$d),
+        .q(s4_diff$q),
+        .clock(s4_diff$clock)
+    );
+    rx_decap$icrc$s5_bad s5_bad(
+        .d(s5_bad$d),
+        .q(s5_bad$q),
+        .clock(s5_bad$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        s1_valid$clock = clk;
+        s1_first$clock = clk;
+        s1_keep$clock = clk;
+        s1_data$clock = clk;
+        s2_valid$clock = clk;
+        s2_first$clock = clk;
+        s2_edge$clock = clk;
+        s2_parts$clock = clk;
+        s3_crc$clock = clk;
+        s3_expect$clock = clk;
+        s4_diff$clock = clk;
+        s5_bad$clock = clk;
+        s1_valid$d = s1_valid$q;
+        s1_first$d = s1_first$q;
+        s1_keep$d = s1_keep$q;
+        s1_data$d = s1_data$q;
+        s2_valid$d = s2_valid$q;
+        s2_first$d = s2_first$q;
+        s2_edge$d = s2_edge$q;
+        s2_parts$d = s2_parts$q;
+        s3_crc$d = s3_crc$q;
+        s3_expect$d = s3_expect$q;
+        s4_diff$d = s4_diff$q;
+        s5_bad$d = s5_bad$q;
+        keep_bytes$keep = in_keep;
+        if (in_first) begin
+            hand = c_and0;
+            hor = c_or0;
+        end
+        else if (in_second) begin
+            hand = c_and1;
+            hor = c_or1;
+        end
+        else begin
+            hand = c_ones;
+            hor = 32'h0;
+        end
+        s1_valid$d = in_valid;
+        s1_first$d = in_first;
+        s1_keep$d = in_keep;
+        s1_data$d = ((in_data & keep_bytes$bytes) & hand) | hor;
+        parts$data = s1_data$q;
+        s2_valid$d = s1_valid$q;
+        s2_first$d = s1_first$q;
+        s2_edge$d = (s1_keep$q & ~(s1_keep$q >> 32'h1));
+        s2_parts$d = parts$out;
+        advance$data = s3_crc$q;
+        resid$data = s2_edge$q;
+        fold = (((s2_parts$q[(32'h0)+:(32)] ^ s2_parts$q[(32'h20)+:(32)]) ^ (s2_parts$q[(32'h40)+:(32)] ^ s2_parts$q[(32'h60)+:(32)])) ^ ((s2_parts$q[(32'h80)+:(32)] ^ s2_parts$q[(32'ha0)+:(32)]) ^ (s2_parts$q[(32'hc0)+:(32)] ^ s2_parts$q[(32'he0)+:(32)])));
+        if (s2_valid$q) begin
+            if (s2_first$q) begin
+                s3_crc$d = (fold ^ c_first);
+            end
+            else begin
+                s3_crc$d = (fold ^ advance$out);
+            end
+        end
+        s3_expect$d = resid$out;
+        s4_diff$d = (s3_crc$q ^ s3_expect$q);
+        s5_bad$d = |s4_diff$q;
+        bad = s5_bad$q;
+    end
+    
+endmodule // rx_decap$icrc
+
+
+module rx_decap$icrc$advance(data,out);
+    
+    // Module arguments
+    input wire  [31:0] data;
+    output reg  [31:0] out;
+    
+    // Constant declarations
+    localparam  rows$0 = 32'h571db369;
+    localparam  rows$1 = 32'hae3b66d3;
+    localparam  rows$2 = 32'h5c76cda6;
+    localparam  rows$3 = 32'hb8ed9b4c;
+    localparam  rows$4 = 32'h71db3699;
+    localparam  rows$5 = 32'he3b66d33;
+    localparam  rows$6 = 32'h9071690e;
+    localparam  rows$7 = 32'h20e2d21c;
+    localparam  rows$8 = 32'h41c5a439;
+    localparam  rows$9 = 32'hd496fb1a;
+    localparam  rows$10 = 32'hfe30455d;
+    localparam  rows$11 = 32'hfc608aba;
+    localparam  rows$12 = 32'hf8c11575;
+    localparam  rows$13 = 32'hf1822aeb;
+    localparam  rows$14 = 32'he30455d7;
+    localparam  rows$15 = 32'hc608abaf;
+    localparam  rows$16 = 32'hdb0ce437;
+    localparam  rows$17 = 32'hb619c86f;
+    localparam  rows$18 = 32'h6c3390df;
+    localparam  rows$19 = 32'hd86721bf;
+    localparam  rows$20 = 32'he7d3f017;
+    localparam  rows$21 = 32'h98ba5347;
+    localparam  rows$22 = 32'h666915e7;
+    localparam  rows$23 = 32'hccd22bcf;
+    localparam  rows$24 = 32'hceb9e4f7;
+    localparam  rows$25 = 32'hca6e7a87;
+    localparam  rows$26 = 32'h94dcf50e;
+    localparam  rows$27 = 32'h7ea45974;
+    localparam  rows$28 = 32'haa550181;
+    localparam  rows$29 = 32'h54aa0303;
+    localparam  rows$30 = 32'hfe49b56e;
+    localparam  rows$31 = 32'hab8ed9b4;
+    
+    // Update code (custom)
+    always @(*) begin
+       out[0] = ^(data & rows$0);
+       out[1] = ^(data & rows$1);
+       out[2] = ^(data & rows$2);
+       out[3] = ^(data & rows$3);
+       out[4] = ^(data & rows$4);
+       out[5] = ^(data & rows$5);
+       out[6] = ^(data & rows$6);
+       out[7] = ^(data & rows$7);
+       out[8] = ^(data & rows$8);
+       out[9] = ^(data & rows$9);
+       out[10] = ^(data & rows$10);
+       out[11] = ^(data & rows$11);
+       out[12] = ^(data & rows$12);
+       out[13] = ^(data & rows$13);
+       out[14] = ^(data & rows$14);
+       out[15] = ^(data & rows$15);
+       out[16] = ^(data & rows$16);
+       out[17] = ^(data & rows$17);
+       out[18] = ^(data & rows$18);
+       out[19] = ^(data & rows$19);
+       out[20] = ^(data & rows$20);
+       out[21] = ^(data & rows$21);
+       out[22] = ^(data & rows$22);
+       out[23] = ^(data & rows$23);
+       out[24] = ^(data & rows$24);
+       out[25] = ^(data & rows$25);
+       out[26] = ^(data & rows$26);
+       out[27] = ^(data & rows$27);
+       out[28] = ^(data & rows$28);
+       out[29] = ^(data & rows$29);
+       out[30] = ^(data & rows$30);
+       out[31] = ^(data & rows$31);
+    end
+endmodule // rx_decap$icrc$advance
+
+
+module rx_decap$icrc$keep_bytes(keep,bytes);
+    
+    // Module arguments
+    input wire  [127:0] keep;
+    output reg  [1023:0] bytes;
+    
+    // Update code (custom)
+    always @(*) begin
+       bytes = {{8{keep[127]}}, {8{keep[126]}}, {8{keep[125]}}, {8{keep[124]}}, {8{keep[123]}}, {8{keep[122]}}, {8{keep[121]}}, {8{keep[120]}}, {8{keep[119]}}, {8{keep[118]}}, {8{keep[117]}}, {8{keep[116]}}, {8{keep[115]}}, {8{keep[114]}}, {8{keep[113]}}, {8{keep[112]}}, {8{keep[111]}}, {8{keep[110]}}, {8{keep[109]}}, {8{keep[108]}}, {8{keep[107]}}, {8{keep[106]}}, {8{keep[105]}}, {8{keep[104]}}, {8{keep[103]}}, {8{keep[102]}}, {8{keep[101]}}, {8{keep[100]}}, {8{keep[99]}}, {8{keep[98]}}, {8{keep[97]}}, {8{keep[96]}}, {8{keep[95]}}, {8{keep[94]}}, {8{keep[93]}}, {8{keep[92]}}, {8{keep[91]}}, {8{keep[90]}}, {8{keep[89]}}, {8{keep[88]}}, {8{keep[87]}}, {8{keep[86]}}, {8{keep[85]}}, {8{keep[84]}}, {8{keep[83]}}, {8{keep[82]}}, {8{keep[81]}}, {8{keep[80]}}, {8{keep[79]}}, {8{keep[78]}}, {8{keep[77]}}, {8{keep[76]}}, {8{keep[75]}}, {8{keep[74]}}, {8{keep[73]}}, {8{keep[72]}}, {8{keep[71]}}, {8{keep[70]}}, {8{keep[69]}}, {8{keep[68]}}, {8{keep[67]}}, {8{keep[66]}}, {8{keep[65]}}, {8{keep[64]}}, {8{keep[63]}}, {8{keep[62]}}, {8{keep[61]}}, {8{keep[60]}}, {8{keep[59]}}, {8{keep[58]}}, {8{keep[57]}}, {8{keep[56]}}, {8{keep[55]}}, {8{keep[54]}}, {8{keep[53]}}, {8{keep[52]}}, {8{keep[51]}}, {8{keep[50]}}, {8{keep[49]}}, {8{keep[48]}}, {8{keep[47]}}, {8{keep[46]}}, {8{keep[45]}}, {8{keep[44]}}, {8{keep[43]}}, {8{keep[42]}}, {8{keep[41]}}, {8{keep[40]}}, {8{keep[39]}}, {8{keep[38]}}, {8{keep[37]}}, {8{keep[36]}}, {8{keep[35]}}, {8{keep[34]}}, {8{keep[33]}}, {8{keep[32]}}, {8{keep[31]}}, {8{keep[30]}}, {8{keep[29]}}, {8{keep[28]}}, {8{keep[27]}}, {8{keep[26]}}, {8{keep[25]}}, {8{keep[24]}}, {8{keep[23]}}, {8{keep[22]}}, {8{keep[21]}}, {8{keep[20]}}, {8{keep[19]}}, {8{keep[18]}}, {8{keep[17]}}, {8{keep[16]}}, {8{keep[15]}}, {8{keep[14]}}, {8{keep[13]}}, {8{keep[12]}}, {8{keep[11]}}, {8{keep[10]}}, {8{keep[9]}}, {8{keep[8]}}, {8{keep[7]}}, {8{keep[6]}}, {8{keep[5]}}, {8{keep[4]}}, {8{keep[3]}}, {8{keep[2]}}, {8{keep[1]}}, {8{keep[0]}}};
+    end
+endmodule // rx_decap$icrc$keep_bytes
+
+
+module rx_decap$icrc$parts(data,out);
+    
+    // Module arguments
+    input wire  [1023:0] data;
+    output reg  [255:0] out;
+    
+    // Constant declarations
+    localparam  rows$0 = 1024'hff642d002e6914e70226ff85571db369;
+    localparam  rows$1 = 1024'hfec85a005cd229ce044dff0aae3b66d3;
+    localparam  rows$2 = 1024'hfd90b400b9a4539c089bfe155c76cda6;
+    localparam  rows$3 = 1024'hfb2168017348a7381137fc2ab8ed9b4c;
+    localparam  rows$4 = 1024'hf642d002e6914e70226ff85571db3699;
+    localparam  rows$5 = 1024'hec85a005cd229ce044dff0aae3b66d33;
+    localparam  rows$6 = 1024'h266f6d0bb42c2d278b991ed09071690e;
+    localparam  rows$7 = 1024'h4cdeda1768585a4f17323da120e2d21c;
+    localparam  rows$8 = 1024'h99bdb42ed0b0b49e2e647b4241c5a439;
+    localparam  rows$9 = 1024'hcc1f455d8f087ddb5eee0901d496fb1a;
+    localparam  rows$10 = 1024'h675aa7bb3079ef51bffaed86fe30455d;
+    localparam  rows$11 = 1024'hceb54f7660f3dea37ff5db0dfc608aba;
+    localparam  rows$12 = 1024'h9d6a9eecc1e7bd46ffebb61bf8c11575;
+    localparam  rows$13 = 1024'h3ad53dd983cf7a8dffd76c37f1822aeb;
+    localparam  rows$14 = 1024'h75aa7bb3079ef51bffaed86fe30455d7;
+    localparam  rows$15 = 1024'heb54f7660f3dea37ff5db0dfc608abaf;
+    localparam  rows$16 = 1024'h29cdc3cc3012c088fc9d9e3adb0ce437;
+    localparam  rows$17 = 1024'h539b879860258111f93b3c75b619c86f;
+    localparam  rows$18 = 1024'ha7370f30c04b0223f27678eb6c3390df;
+    localparam  rows$19 = 1024'h4e6e1e6180960447e4ecf1d6d86721bf;
+    localparam  rows$20 = 1024'h63b811c32f451c68cbff1c28e7d3f017;
+    localparam  rows$21 = 1024'h38140e8670e32c3695d8c7d498ba5347;
+    localparam  rows$22 = 1024'h8f4c300ccfaf4c8a2997702c666915e7;
+    localparam  rows$23 = 1024'h1e9860199f5e9914532ee058ccd22bcf;
+    localparam  rows$24 = 1024'hc254ed3310d426cfa47b3f34ceb9e4f7;
+    localparam  rows$25 = 1024'h7bcdf7660fc159784ad081ecca6e7a87;
+    localparam  rows$26 = 1024'hf79beecc1f82b2f095a103d994dcf50e;
+    localparam  rows$27 = 1024'h1053f098116c71062964f8367ea45974;
+    localparam  rows$28 = 1024'hdfc3cc300cb1f6eb50ef0fe9aa550181;
+    localparam  rows$29 = 1024'hbf8798601963edd6a1de1fd354aa0303;
+    localparam  rows$30 = 1024'h806b1dc01caecf4a419ac023fe49b56e;
+    localparam  rows$31 = 1024'hffb2168017348a7381137fc2ab8ed9b4;
+    localparam  rows$32 = 1024'h8515d28577ff61a16b45ecba3afea6e900000000000000000000000000000000;
+    localparam  rows$33 = 1024'ha2ba50aeffec342d68bd97475fd4dd300000000000000000000000000000000;
+    localparam  rows$34 = 1024'h14574a15dffd8685ad17b2e8ebfa9ba700000000000000000000000000000000;
+    localparam  rows$35 = 1024'h28ae942bbffb0d0b5a2f65d1d7f5374f00000000000000000000000000000000;
+    localparam  rows$36 = 1024'h515d28577ff61a16b45ecba3afea6e9f00000000000000000000000000000000;
+    localparam  rows$37 = 1024'ha2ba50aeffec342d68bd97475fd4dd3f00000000000000000000000000000000;
+    localparam  rows$38 = 1024'hc06173d8882709fbba3ec23485571c9600000000000000000000000000000000;
+    localparam  rows$39 = 1024'h80c2e7b1104e13f7747d84690aae392c00000000000000000000000000000000;
+    localparam  rows$40 = 1024'h185cf62209c27eee8fb08d2155c725800000000000000000000000000000000;
+    localparam  rows$41 = 1024'h861e4c4136c72e7cbab3fd1e1046425800000000000000000000000000000000;
+    localparam  rows$42 = 1024'h89294a071a713d581e2216861a72225800000000000000000000000000000000;
+    localparam  rows$43 = 1024'h1252940e34e27ab03c442d0c34e444b000000000000000000000000000000000;
+    localparam  rows$44 = 1024'h24a5281c69c4f56078885a1869c8896100000000000000000000000000000000;
+    localparam  rows$45 = 1024'h494a5038d389eac0f110b430d39112c300000000000000000000000000000000;
+    localparam  rows$46 = 1024'h9294a071a713d581e2216861a722258600000000000000000000000000000000;
+    localparam  rows$47 = 1024'h252940e34e27ab03c442d0c34e444b0c00000000000000000000000000000000;
+    localparam  rows$48 = 1024'hcf475343ebb037a6e3c04d3ca67630f000000000000000000000000000000000;
+    localparam  rows$49 = 1024'h9e8ea687d7606f4dc7809a794cec61e000000000000000000000000000000000;
+    localparam  rows$50 = 1024'h3d1d4d0faec0de9b8f0134f299d8c3c000000000000000000000000000000000;
+    localparam  rows$51 = 1024'h7a3a9a1f5d81bd371e0269e533b1878100000000000000000000000000000000;
+    localparam  rows$52 = 1024'h7160e6bbccfc1bcf57413f705d9da9eb00000000000000000000000000000000;
+    localparam  rows$53 = 1024'h67d41ff2ee07563fc5c7925a81c5f53f00000000000000000000000000000000;
+    localparam  rows$54 = 1024'h4abded60abf1cddee0cac80f39754c9700000000000000000000000000000000;
+    localparam  rows$55 = 1024'h957bdac157e39bbdc195901e72ea992f00000000000000000000000000000000;
+    localparam  rows$56 = 1024'hafe26707d83856dae86ecc86df2b94b700000000000000000000000000000000;
+    localparam  rows$57 = 1024'hdad11c8ac78fcc14bb9875b784a98f8600000000000000000000000000000000;
+    localparam  rows$58 = 1024'hb5a239158f1f98297730eb6f09531f0c00000000000000000000000000000000;
+    localparam  rows$59 = 1024'hee51a0ae69c051f385243a64285898f000000000000000000000000000000000;
+    localparam  rows$60 = 1024'h59b693d9a47fc246610d98726a4f970900000000000000000000000000000000;
+    localparam  rows$61 = 1024'hb36d27b348ff848cc21b30e4d49f2e1300000000000000000000000000000000;
+    localparam  rows$62 = 1024'he3cf9de3e60068b8ef738d7393c0face00000000000000000000000000000000;
+    localparam  rows$63 = 1024'h428ae942bbffb0d0b5a2f65d1d7f537400000000000000000000000000000000;
+    localparam  rows$64 = 1024'h559b40fde106ae5d3423fab11d34b46a0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$65 = 1024'hab3681fbc20d5cba6847f5623a6968d50000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$66 = 1024'h566d03f7841ab974d08feac474d2d1aa0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$67 = 1024'hacda07ef083572e9a11fd588e9a5a3540000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$68 = 1024'h59b40fde106ae5d3423fab11d34b46a80000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$69 = 1024'hb3681fbc20d5cba6847f5623a6968d500000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$70 = 1024'h334b7f85a0ad39103cdd56f65019aecb0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$71 = 1024'h6696ff0b415a722079baadeca0335d970000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$72 = 1024'hcd2dfe1682b4e440f3755bd94066bb2f0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$73 = 1024'hcfc0bcd0e46f66dcd2c94d039df9c2340000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$74 = 1024'hca1a395c29d863e491b160b626c730030000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$75 = 1024'h943472b853b0c7c92362c16c4d8e60070000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$76 = 1024'h2868e570a7618f9246c582d89b1cc00e0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$77 = 1024'h50d1cae14ec31f248d8b05b13639801c0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$78 = 1024'ha1a395c29d863e491b160b626c7300380000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$79 = 1024'h43472b853b0c7c92362c16c4d8e600710000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$80 = 1024'hd31517f7971e5779587bd738acf8b4880000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$81 = 1024'ha62a2fef2e3caef2b0f7ae7159f169110000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$82 = 1024'h4c545fde5c795de561ef5ce2b3e2d2230000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$83 = 1024'h98a8bfbcb8f2bbcac3deb9c567c5a4460000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$84 = 1024'h64ca3f8490e3d9c8b39e893bd2bffce60000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$85 = 1024'h9c0f3ff4c0c11dcc531ee8c6b84b4da60000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$86 = 1024'h6d853f14608495c5921e2b3c6da22f260000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$87 = 1024'hdb0a7e28c1092b8b243c5678db445e4c0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$88 = 1024'he38fbcac6314f94b7c5b5640abbc08f30000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$89 = 1024'h928439a5272f5ccbcc9556304a4ca58d0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$90 = 1024'h2508734a4e5eb997992aac6094994b1b0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$91 = 1024'h1f8ba6697dbbdd720676a2703406225d0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$92 = 1024'h6a8c0c2f1a7114b938cebe517538f0d10000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$93 = 1024'hd518185e34e22972719d7ca2ea71e1a20000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$94 = 1024'hffab704188c2fcb9d71903f4c9d7772f0000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$95 = 1024'haacda07ef083572e9a11fd588e9a5a350000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$96 = 1024'h56cdf6348a7daa2e52e3b376fab34d11000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$97 = 1024'had9bec6914fb545ca5c766edf5669a22000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$98 = 1024'h5b37d8d229f6a8b94b8ecddbeacd3445000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$99 = 1024'hb66fb1a453ed5172971d9bb7d59a688a000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$100 = 1024'h6cdf6348a7daa2e52e3b376fab34d115000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$101 = 1024'hd9bec6914fb545ca5c766edf5669a22a000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$102 = 1024'he5b07b16151721baea0f6ec856600944000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$103 = 1024'hcb60f62c2a2e4375d41edd90acc01288000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$104 = 1024'h96c1ec58545c86eba83dbb2159802510000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$105 = 1024'h7b4e2e8422c4a7f90298c53449b30730000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$106 = 1024'ha051ab3ccff4e5dc57d2391e69d54370000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$107 = 1024'h40a356799fe9cbb8afa4723cd3aa86e1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$108 = 1024'h8146acf33fd397715f48e479a7550dc3000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$109 = 1024'h28d59e67fa72ee2be91c8f34eaa1b86000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$110 = 1024'h51ab3ccff4e5dc57d2391e69d54370c000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$111 = 1024'ha356799fe9cbb8afa4723cd3aa86e19000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$112 = 1024'h42a739077744dd3ba66df4ec8fe39123000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$113 = 1024'h854e720eee89ba774cdbe9d91fc72247000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$114 = 1024'ha9ce41ddd1374ee99b7d3b23f8e448f000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$115 = 1024'h1539c83bba26e9dd336fa7647f1c891e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$116 = 1024'h7cbe6643fe307994343cfdbe048a5f2c000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$117 = 1024'hafb13ab3761d59063a9a480af3a7f349000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$118 = 1024'h9af83526647182227d723631dfcab82000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$119 = 1024'h135f06a4cc8e30444fae46c63bf95704000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$120 = 1024'h7073fb7d1361caa6cdbf3efa8d41e318000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$121 = 1024'hb62a00ceacbe3f63c99dce83e0308b20000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$122 = 1024'h6c54019d597c7ec7933b9d07c0611641000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$123 = 1024'h8e65f50e388557a1749489797a716193000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$124 = 1024'h4a061c28fb77056cbbcaa1840e518e37000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$125 = 1024'h940c3851f6ee0ad9779543081ca31c6e000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$126 = 1024'h7ed5869767a1bf9cbdc93566c3f575cc000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$127 = 1024'hab66fb1a453ed5172971d9bb7d59a688000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$128 = 1024'h77971b956500d811d04d951be5fe1c7700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$129 = 1024'hef2e372aca01b023a09b2a37cbfc38ee00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$130 = 1024'hde5c6e55940360474136546f97f871dd00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$131 = 1024'hbcb8dcab2806c08e826ca8df2ff0e3ba00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$132 = 1024'h7971b956500d811d04d951be5fe1c77500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$133 = 1024'hf2e372aca01b023a09b2a37cbfc38eea00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$134 = 1024'h9251fecc2536dc65c328d3e29a7901a200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$135 = 1024'h24a3fd984a6db8cb8651a7c534f2034500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$136 = 1024'h4947fb3094db71970ca34f8a69e4068b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$137 = 1024'he518edf44cb63b3fc90b0a0f3636116000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$138 = 1024'hbda6c07dfc6cae6e425b810589923eb700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$139 = 1024'h7b4d80fbf8d95cdc84b7020b13247d6f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$140 = 1024'hf69b01f7f1b2b9b9096e04162648fade00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$141 = 1024'hed3603efe365737212dc082c4c91f5bd00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$142 = 1024'hda6c07dfc6cae6e425b810589923eb7a00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$143 = 1024'hb4d80fbf8d95cdc84b7020b13247d6f400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$144 = 1024'h1e2704ea7e2b438146add4798171b19f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$145 = 1024'h3c4e09d4fc5687028d5ba8f302e3633e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$146 = 1024'h789c13a9f8ad0e051ab751e605c6c67d00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$147 = 1024'hf1382753f15a1c0a356ea3cc0b8d8cfa00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$148 = 1024'h95e7553287b4e005ba90d283f2e5058300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$149 = 1024'h5c59b1f06a69181aa56c301c0034177100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$150 = 1024'hcf247875b1d2e8249a95f523e596329400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$151 = 1024'h9e48f0eb63a5d049352bea47cb2c652800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$152 = 1024'h4b06fa43a24b7883ba1a419473a6d62700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$153 = 1024'he19aef1221962916a479163302b3b03900000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$154 = 1024'hc335de24432c522d48f22c660567607300000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$155 = 1024'hf1fca7dde3587c4b41a9cdd7ef30dc9100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$156 = 1024'h946e542ea3b02087531e0eb43b9fa55400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$157 = 1024'h28dca85d4760410ea63c1d68773f4aa800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$158 = 1024'h262e4b2febc05a0c9c35afcb0b80892600000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$159 = 1024'h3bcb8dcab2806c08e826ca8df2ff0e3b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$160 = 1024'ha998da2757f68d2fc30eedb88e6595480000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$161 = 1024'h5331b44eafed1a5f861ddb711ccb2a900000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$162 = 1024'ha663689d5fda34bf0c3bb6e2399655210000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$163 = 1024'h4cc6d13abfb4697e18776dc4732caa430000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$164 = 1024'h998da2757f68d2fc30eedb88e65954870000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$165 = 1024'h331b44eafed1a5f861ddb711ccb2a90e0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$166 = 1024'hcfae53f2aa55c6df00b5839b1700c7550000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$167 = 1024'h9f5ca7e554ab8dbe016b07362e018eab0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$168 = 1024'h3eb94fcaa9571b7c02d60e6c5c031d560000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$169 = 1024'hd4ea45b20558bbd7c6a2f1603663afe40000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$170 = 1024'h4c51435d47fa804e4b0f78e2a2ca810000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$171 = 1024'h98a286ba8ff5009c961ef1c54595030000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$172 = 1024'h131450d751fea01392c3de38a8b2a060000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$173 = 1024'h2628a1aea3fd40272587bc71516540d0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$174 = 1024'h4c51435d47fa804e4b0f78e2a2ca81b0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$175 = 1024'h98a286ba8ff5009c961ef1c545950370000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$176 = 1024'hba8c8af006082d3c51cd338026d735270000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$177 = 1024'h751915e00c105a78a39a67004dae6a4e0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$178 = 1024'hea322bc01820b4f14734ce009b5cd49c0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$179 = 1024'hd4645780304169e28e699c0136b9a9380000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$180 = 1024'h150752737745eeadfddd5bae316c7390000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$181 = 1024'hab383069391e30fa7cb546cd48481b3b0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$182 = 1024'hffe8baf525caecdb3a6460221ef5a33e0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$183 = 1024'hffd175ea4b95d9b674c8c0443deb467d0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$184 = 1024'h563a31f3c0dd3e432a9f6d30f5b319b30000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$185 = 1024'h5ecb9c0d64cf1a9963037d96503a62e0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$186 = 1024'hbd97381ac99e3532c606fb2ca074c5d0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$187 = 1024'hbe2a3d240ec54b899bce32dd1a6b0df30000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$188 = 1024'hd5cca06f4a7c1a3cf4928802bab38eaf0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$189 = 1024'hab9940de94f83479e925100575671d5f0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$190 = 1024'hfeaa5b9a7e06e5dc1144cdb264abaff60000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$191 = 1024'h54cc6d13abfb4697e18776dc4732caa40000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$192 = 1024'h17830a34c6f00657cee3d50174482112000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$193 = 1024'h2f0614698de00caf9dc7aa02e8904225000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$194 = 1024'h5e0c28d31bc0195f3b8f5405d120844a000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$195 = 1024'hbc1851a6378032be771ea80ba2410895000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$196 = 1024'h7830a34c6f00657cee3d50174482112a000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$197 = 1024'hf0614698de00caf9dc7aa02e89042255000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$198 = 1024'hf74187057af193a47616955c664065b8000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$199 = 1024'hee830e0af5e32748ec2d2ab8cc80cb71000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$200 = 1024'hdd061c15ebc64e91d85a5571990196e3000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$201 = 1024'had8f321f117c9b747e577fe2464b0cd4000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$202 = 1024'h4c9d6e0ae40930bf324d2ac5f8de38bb000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$203 = 1024'h993adc15c812617e649a558bf1bc7176000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$204 = 1024'h3275b82b9024c2fcc934ab17e378e2ec000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$205 = 1024'h64eb7057204985f99269562fc6f1c5d8000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$206 = 1024'hc9d6e0ae40930bf324d2ac5f8de38bb0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$207 = 1024'h93adc15c812617e649a558bf1bc71760000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$208 = 1024'h30d8888dc4bc299b5da9647f43c60fd2000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$209 = 1024'h61b1111b89785336bb52c8fe878c1fa5000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$210 = 1024'hc362223712f0a66d76a591fd0f183f4a000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$211 = 1024'h86c4446e25e14cdaed4b23fa1e307e95000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$212 = 1024'h1a0b82e88d329fe2147592f54828dc39000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$213 = 1024'h23940fe5dc953993e608f0ebe4199960000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$214 = 1024'h50ab15ff7fda757002f234d6bc7b13d3000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$215 = 1024'ha1562bfeffb4eae005e469ad78f627a7000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$216 = 1024'h552f5dc93999d397c52b065b85a46e5d000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$217 = 1024'hbdddb1a6b5c3a17844b5d9b67f00fda8000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$218 = 1024'h7bbb634d6b8742f0896bb36cfe01fb50000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$219 = 1024'he0f5ccae11fe83b6dc34b3d8884bd7b2000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$220 = 1024'hd6689368e50d013a768ab2b064df8e77000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$221 = 1024'hacd126d1ca1a0274ed156560c9bf1cef000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$222 = 1024'h4e21479752c402be14c91fc0e73618cd000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$223 = 1024'h8bc1851a6378032be771ea80ba241089000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$224 = 1024'h4d101df481b4e5af182fa07eb46de2f00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$225 = 1024'h9a203be90369cb5e305f40fd68dbc5e00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$226 = 1024'h1344077d206d396bc60be81fad1b78bc00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$227 = 1024'h26880efa40da72d78c17d03f5a36f17800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$228 = 1024'h4d101df481b4e5af182fa07eb46de2f100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$229 = 1024'h9a203be90369cb5e305f40fd68dbc5e200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$230 = 1024'h3091760d4ec8d8e6913c7bfd3af155ea00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$231 = 1024'h6122ec1a9d91b1cd2278f7fa75e2abd500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$232 = 1024'hc245d8353b23639a44f1eff4ebc557ab00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$233 = 1024'h805ab1b53e5d896e786125ee3ccc717800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$234 = 1024'h46462b534a05c860140b1db92de3cde00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$235 = 1024'h8c8c56a6940b90c028163b725bc79bc00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$236 = 1024'h11918ad4d28172180502c76e4b78f37900000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$237 = 1024'h232315a9a502e4300a058edc96f1e6f200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$238 = 1024'h46462b534a05c860140b1db92de3cde400000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$239 = 1024'h8c8c56a6940b90c028163b725bc79bc900000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$240 = 1024'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$241 = 1024'h3b935924c018dfb5435d19c6b993d37800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$242 = 1024'h7726b2498031bf6a86ba338d7327a6f000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$243 = 1024'hee4d649300637ed50d74671ae64f4de100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$244 = 1024'hd84bc8f948ddb3f0eb6a343227d845ec00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$245 = 1024'hb446902dd9a029bb27569263a4f655f700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$246 = 1024'h6c5c2184fb5b1d2cbf2fdec0a2aa75c100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$247 = 1024'hd8b84309f6b63a597e5fbd814554eb8200000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$248 = 1024'hb5a187cca5773ae80d3d810561ef092a00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$249 = 1024'h6f920e4602f53b8aebf9f80d2898cc7b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$250 = 1024'hdf241c8c05ea7715d7f3f01a513198f700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$251 = 1024'hba9938c743cfa0715e651a334925efc100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$252 = 1024'h71e37051cf840eb84d48ce61790d01ac00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$253 = 1024'he3c6e0a39f081d709a919cc2f21a035900000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$254 = 1024'hc35cc098760b74bbc4a1c3820f72d89c00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  rows$255 = 1024'h826880efa40da72d78c17d03f5a36f1700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    
+    // Update code (custom)
+    always @(*) begin
+       out[0] = ^(data & rows$0);
+       out[1] = ^(data & rows$1);
+       out[2] = ^(data & rows$2);
+       out[3] = ^(data & rows$3);
+       out[4] = ^(data & rows$4);
+       out[5] = ^(data & rows$5);
+       out[6] = ^(data & rows$6);
+       out[7] = ^(data & rows$7);
+       out[8] = ^(data & rows$8);
+       out[9] = ^(data & rows$9);
+       out[10] = ^(data & rows$10);
+       out[11] = ^(data & rows$11);
+       out[12] = ^(data & rows$12);
+       out[13] = ^(data & rows$13);
+       out[14] = ^(data & rows$14);
+       out[15] = ^(data & rows$15);
+       out[16] = ^(data & rows$16);
+       out[17] = ^(data & rows$17);
+       out[18] = ^(data & rows$18);
+       out[19] = ^(data & rows$19);
+       out[20] = ^(data & rows$20);
+       out[21] = ^(data & rows$21);
+       out[22] = ^(data & rows$22);
+       out[23] = ^(data & rows$23);
+       out[24] = ^(data & rows$24);
+       out[25] = ^(data & rows$25);
+       out[26] = ^(data & rows$26);
+       out[27] = ^(data & rows$27);
+       out[28] = ^(data & rows$28);
+       out[29] = ^(data & rows$29);
+       out[30] = ^(data & rows$30);
+       out[31] = ^(data & rows$31);
+       out[32] = ^(data & rows$32);
+       out[33] = ^(data & rows$33);
+       out[34] = ^(data & rows$34);
+       out[35] = ^(data & rows$35);
+       out[36] = ^(data & rows$36);
+       out[37] = ^(data & rows$37);
+       out[38] = ^(data & rows$38);
+       out[39] = ^(data & rows$39);
+       out[40] = ^(data & rows$40);
+       out[41] = ^(data & rows$41);
+       out[42] = ^(data & rows$42);
+       out[43] = ^(data & rows$43);
+       out[44] = ^(data & rows$44);
+       out[45] = ^(data & rows$45);
+       out[46] = ^(data & rows$46);
+       out[47] = ^(data & rows$47);
+       out[48] = ^(data & rows$48);
+       out[49] = ^(data & rows$49);
+       out[50] = ^(data & rows$50);
+       out[51] = ^(data & rows$51);
+       out[52] = ^(data & rows$52);
+       out[53] = ^(data & rows$53);
+       out[54] = ^(data & rows$54);
+       out[55] = ^(data & rows$55);
+       out[56] = ^(data & rows$56);
+       out[57] = ^(data & rows$57);
+       out[58] = ^(data & rows$58);
+       out[59] = ^(data & rows$59);
+       out[60] = ^(data & rows$60);
+       out[61] = ^(data & rows$61);
+       out[62] = ^(data & rows$62);
+       out[63] = ^(data & rows$63);
+       out[64] = ^(data & rows$64);
+       out[65] = ^(data & rows$65);
+       out[66] = ^(data & rows$66);
+       out[67] = ^(data & rows$67);
+       out[68] = ^(data & rows$68);
+       out[69] = ^(data & rows$69);
+       out[70] = ^(data & rows$70);
+       out[71] = ^(data & rows$71);
+       out[72] = ^(data & rows$72);
+       out[73] = ^(data & rows$73);
+       out[74] = ^(data & rows$74);
+       out[75] = ^(data & rows$75);
+       out[76] = ^(data & rows$76);
+       out[77] = ^(data & rows$77);
+       out[78] = ^(data & rows$78);
+       out[79] = ^(data & rows$79);
+       out[80] = ^(data & rows$80);
+       out[81] = ^(data & rows$81);
+       out[82] = ^(data & rows$82);
+       out[83] = ^(data & rows$83);
+       out[84] = ^(data & rows$84);
+       out[85] = ^(data & rows$85);
+       out[86] = ^(data & rows$86);
+       out[87] = ^(data & rows$87);
+       out[88] = ^(data & rows$88);
+       out[89] = ^(data & rows$89);
+       out[90] = ^(data & rows$90);
+       out[91] = ^(data & rows$91);
+       out[92] = ^(data & rows$92);
+       out[93] = ^(data & rows$93);
+       out[94] = ^(data & rows$94);
+       out[95] = ^(data & rows$95);
+       out[96] = ^(data & rows$96);
+       out[97] = ^(data & rows$97);
+       out[98] = ^(data & rows$98);
+       out[99] = ^(data & rows$99);
+       out[100] = ^(data & rows$100);
+       out[101] = ^(data & rows$101);
+       out[102] = ^(data & rows$102);
+       out[103] = ^(data & rows$103);
+       out[104] = ^(data & rows$104);
+       out[105] = ^(data & rows$105);
+       out[106] = ^(data & rows$106);
+       out[107] = ^(data & rows$107);
+       out[108] = ^(data & rows$108);
+       out[109] = ^(data & rows$109);
+       out[110] = ^(data & rows$110);
+       out[111] = ^(data & rows$111);
+       out[112] = ^(data & rows$112);
+       out[113] = ^(data & rows$113);
+       out[114] = ^(data & rows$114);
+       out[115] = ^(data & rows$115);
+       out[116] = ^(data & rows$116);
+       out[117] = ^(data & rows$117);
+       out[118] = ^(data & rows$118);
+       out[119] = ^(data & rows$119);
+       out[120] = ^(data & rows$120);
+       out[121] = ^(data & rows$121);
+       out[122] = ^(data & rows$122);
+       out[123] = ^(data & rows$123);
+       out[124] = ^(data & rows$124);
+       out[125] = ^(data & rows$125);
+       out[126] = ^(data & rows$126);
+       out[127] = ^(data & rows$127);
+       out[128] = ^(data & rows$128);
+       out[129] = ^(data & rows$129);
+       out[130] = ^(data & rows$130);
+       out[131] = ^(data & rows$131);
+       out[132] = ^(data & rows$132);
+       out[133] = ^(data & rows$133);
+       out[134] = ^(data & rows$134);
+       out[135] = ^(data & rows$135);
+       out[136] = ^(data & rows$136);
+       out[137] = ^(data & rows$137);
+       out[138] = ^(data & rows$138);
+       out[139] = ^(data & rows$139);
+       out[140] = ^(data & rows$140);
+       out[141] = ^(data & rows$141);
+       out[142] = ^(data & rows$142);
+       out[143] = ^(data & rows$143);
+       out[144] = ^(data & rows$144);
+       out[145] = ^(data & rows$145);
+       out[146] = ^(data & rows$146);
+       out[147] = ^(data & rows$147);
+       out[148] = ^(data & rows$148);
+       out[149] = ^(data & rows$149);
+       out[150] = ^(data & rows$150);
+       out[151] = ^(data & rows$151);
+       out[152] = ^(data & rows$152);
+       out[153] = ^(data & rows$153);
+       out[154] = ^(data & rows$154);
+       out[155] = ^(data & rows$155);
+       out[156] = ^(data & rows$156);
+       out[157] = ^(data & rows$157);
+       out[158] = ^(data & rows$158);
+       out[159] = ^(data & rows$159);
+       out[160] = ^(data & rows$160);
+       out[161] = ^(data & rows$161);
+       out[162] = ^(data & rows$162);
+       out[163] = ^(data & rows$163);
+       out[164] = ^(data & rows$164);
+       out[165] = ^(data & rows$165);
+       out[166] = ^(data & rows$166);
+       out[167] = ^(data & rows$167);
+       out[168] = ^(data & rows$168);
+       out[169] = ^(data & rows$169);
+       out[170] = ^(data & rows$170);
+       out[171] = ^(data & rows$171);
+       out[172] = ^(data & rows$172);
+       out[173] = ^(data & rows$173);
+       out[174] = ^(data & rows$174);
+       out[175] = ^(data & rows$175);
+       out[176] = ^(data & rows$176);
+       out[177] = ^(data & rows$177);
+       out[178] = ^(data & rows$178);
+       out[179] = ^(data & rows$179);
+       out[180] = ^(data & rows$180);
+       out[181] = ^(data & rows$181);
+       out[182] = ^(data & rows$182);
+       out[183] = ^(data & rows$183);
+       out[184] = ^(data & rows$184);
+       out[185] = ^(data & rows$185);
+       out[186] = ^(data & rows$186);
+       out[187] = ^(data & rows$187);
+       out[188] = ^(data & rows$188);
+       out[189] = ^(data & rows$189);
+       out[190] = ^(data & rows$190);
+       out[191] = ^(data & rows$191);
+       out[192] = ^(data & rows$192);
+       out[193] = ^(data & rows$193);
+       out[194] = ^(data & rows$194);
+       out[195] = ^(data & rows$195);
+       out[196] = ^(data & rows$196);
+       out[197] = ^(data & rows$197);
+       out[198] = ^(data & rows$198);
+       out[199] = ^(data & rows$199);
+       out[200] = ^(data & rows$200);
+       out[201] = ^(data & rows$201);
+       out[202] = ^(data & rows$202);
+       out[203] = ^(data & rows$203);
+       out[204] = ^(data & rows$204);
+       out[205] = ^(data & rows$205);
+       out[206] = ^(data & rows$206);
+       out[207] = ^(data & rows$207);
+       out[208] = ^(data & rows$208);
+       out[209] = ^(data & rows$209);
+       out[210] = ^(data & rows$210);
+       out[211] = ^(data & rows$211);
+       out[212] = ^(data & rows$212);
+       out[213] = ^(data & rows$213);
+       out[214] = ^(data & rows$214);
+       out[215] = ^(data & rows$215);
+       out[216] = ^(data & rows$216);
+       out[217] = ^(data & rows$217);
+       out[218] = ^(data & rows$218);
+       out[219] = ^(data & rows$219);
+       out[220] = ^(data & rows$220);
+       out[221] = ^(data & rows$221);
+       out[222] = ^(data & rows$222);
+       out[223] = ^(data & rows$223);
+       out[224] = ^(data & rows$224);
+       out[225] = ^(data & rows$225);
+       out[226] = ^(data & rows$226);
+       out[227] = ^(data & rows$227);
+       out[228] = ^(data & rows$228);
+       out[229] = ^(data & rows$229);
+       out[230] = ^(data & rows$230);
+       out[231] = ^(data & rows$231);
+       out[232] = ^(data & rows$232);
+       out[233] = ^(data & rows$233);
+       out[234] = ^(data & rows$234);
+       out[235] = ^(data & rows$235);
+       out[236] = ^(data & rows$236);
+       out[237] = ^(data & rows$237);
+       out[238] = ^(data & rows$238);
+       out[239] = ^(data & rows$239);
+       out[240] = ^(data & rows$240);
+       out[241] = ^(data & rows$241);
+       out[242] = ^(data & rows$242);
+       out[243] = ^(data & rows$243);
+       out[244] = ^(data & rows$244);
+       out[245] = ^(data & rows$245);
+       out[246] = ^(data & rows$246);
+       out[247] = ^(data & rows$247);
+       out[248] = ^(data & rows$248);
+       out[249] = ^(data & rows$249);
+       out[250] = ^(data & rows$250);
+       out[251] = ^(data & rows$251);
+       out[252] = ^(data & rows$252);
+       out[253] = ^(data & rows$253);
+       out[254] = ^(data & rows$254);
+       out[255] = ^(data & rows$255);
+    end
+endmodule // rx_decap$icrc$parts
+
+
+module rx_decap$icrc$resid(data,out);
+    
+    // Module arguments
+    input wire  [127:0] data;
+    output reg  [31:0] out;
+    
+    // Constant declarations
+    localparam  rows$0 = 128'h97403a5254c3c7d94d6ec578a460c4d7;
+    localparam  rows$1 = 128'hc90eb8bcd9dcbfb381c73c61422f56c8;
+    localparam  rows$2 = 128'h28406b923f2199a028b617528296c172;
+    localparam  rows$3 = 128'h22783b71f95d917e680ba2d576d7fa22;
+    localparam  rows$4 = 128'h2df3fcce546059b2976b688ddb035ae6;
+    localparam  rows$5 = 128'hc06ad404808b5e8028c409349464349f;
+    localparam  rows$6 = 128'he444cf7f3dcbc7c9c191232f2a0cacff;
+    localparam  rows$7 = 128'hda8b1a4351925eec1900fa45293529a2;
+    localparam  rows$8 = 128'h6c01f3696a61612b26b9da3ca5748dd;
+    localparam  rows$9 = 128'h2725705a1e2729c026eb1f6f56e99365;
+    localparam  rows$10 = 128'h233da904a73c12980aaebf3138614a1d;
+    localparam  rows$11 = 128'h65d471c994cd5a6f51a267adb9725761;
+    localparam  rows$12 = 128'h22db5c5207b4bbabe29482cbcc2be6b4;
+    localparam  rows$13 = 128'h9cdbcd4924659493362f1e15ee06b691;
+    localparam  rows$14 = 128'h2510b634af7c88a13c8d27e71b7e3786;
+    localparam  rows$15 = 128'h67815af4aa7e348963a1be948620ff2;
+    localparam  rows$16 = 128'hfa4153ed98c90ab33d81de4cd5b8422f;
+    localparam  rows$17 = 128'h94c1faf76ddc0d6c54d6c49b84e60f69;
+    localparam  rows$18 = 128'h6e3b399b7159bc903deb6930f2545548;
+    localparam  rows$19 = 128'he9d0d8e2d0c725a0cb4f6d8e043354e1;
+    localparam  rows$20 = 128'hff057e380fcae93c1f2ca862e7345358;
+    localparam  rows$21 = 128'ha793cc78455f0fcc8833cc06ae26cba3;
+    localparam  rows$22 = 128'h4f2b703885cff09811fa47d2dc495448;
+    localparam  rows$23 = 128'hdc4361fe02a190a375c978104db00d16;
+    localparam  rows$24 = 128'h440931a4f74d83d3e1bba4eb2052213f;
+    localparam  rows$25 = 128'hb82c64bb7b11f4feb2a0b342d6331897;
+    localparam  rows$26 = 128'ha3a57dffb9ad5811e1f77ebce51a3b7a;
+    localparam  rows$27 = 128'hee3258a252fc3b89a7b182a429557598;
+    localparam  rows$28 = 128'hcf4eeef3def1839119a843f760858328;
+    localparam  rows$29 = 128'h5075c1eb30e6dfe79e7e14a3b88911ee;
+    localparam  rows$30 = 128'hb040abe970a370a78a1c1039f2bb0ba1;
+    localparam  rows$31 = 128'h89c2d17fc42770afcc63e312358d3fb5;
+    
+    // Update code (custom)
+    always @(*) begin
+       out[0] = ^(data & rows$0);
+       out[1] = ^(data & rows$1);
+       out[2] = ^(data & rows$2);
+       out[3] = ^(data & rows$3);
+       out[4] = ^(data & rows$4);
+       out[5] = ^(data & rows$5);
+       out[6] = ^(data & rows$6);
+       out[7] = ^(data & rows$7);
+       out[8] = ^(data & rows$8);
+       out[9] = ^(data & rows$9);
+       out[10] = ^(data & rows$10);
+       out[11] = ^(data & rows$11);
+       out[12] = ^(data & rows$12);
+       out[13] = ^(data & rows$13);
+       out[14] = ^(data & rows$14);
+       out[15] = ^(data & rows$15);
+       out[16] = ^(data & rows$16);
+       out[17] = ^(data & rows$17);
+       out[18] = ^(data & rows$18);
+       out[19] = ^(data & rows$19);
+       out[20] = ^(data & rows$20);
+       out[21] = ^(data & rows$21);
+       out[22] = ^(data & rows$22);
+       out[23] = ^(data & rows$23);
+       out[24] = ^(data & rows$24);
+       out[25] = ^(data & rows$25);
+       out[26] = ^(data & rows$26);
+       out[27] = ^(data & rows$27);
+       out[28] = ^(data & rows$28);
+       out[29] = ^(data & rows$29);
+       out[30] = ^(data & rows$30);
+       out[31] = ^(data & rows$31);
+    end
+endmodule // rx_decap$icrc$resid
+
+
+module rx_decap$icrc$s1_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [1023:0] d;
+    output reg  [1023:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1024'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s1_data
+
+
+module rx_decap$icrc$s1_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s1_first
+
+
+module rx_decap$icrc$s1_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s1_keep
+
+
+module rx_decap$icrc$s1_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s1_valid
+
+
+module rx_decap$icrc$s2_edge(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s2_edge
+
+
+module rx_decap$icrc$s2_first(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s2_first
+
+
+module rx_decap$icrc$s2_parts(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s2_parts
+
+
+module rx_decap$icrc$s2_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s2_valid
+
+
+module rx_decap$icrc$s3_crc(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s3_crc
+
+
+module rx_decap$icrc$s3_expect(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s3_expect
+
+
+module rx_decap$icrc$s4_diff(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s4_diff
+
+
+module rx_decap$icrc$s5_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // rx_decap$icrc$s5_bad
 
 
 module rx_decap$in_at_max(d,q,clock);

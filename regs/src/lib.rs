@@ -548,6 +548,7 @@ pub fn registers() -> Vec<Register> {
         counter("CNT_RX_PORT1_DROP_FULL", 0x4c8, "rx", "Port 1 frames dropped whole at the MAC FIFO: no room for a frame of the largest size when its first beat came.", false),
         counter("CNT_RX_PORT1_DROP_ERROR", 0x4d0, "rx", "Port 1 frames dropped whole at the MAC FIFO: marked bad by the MAC (tuser at tlast, e.g. an FCS error).", false),
         counter("CNT_RX_PORT1_DROP_LONG", 0x4d8, "rx", "Port 1 frames dropped whole at the MAC FIFO: more beats than the largest frame.", false),
+        counter("CNT_RX_DROP_BAD_ICRC", 0x4e0, "rx", "RX frames dropped: the inner packet's RoCEv2 ICRC is wrong (checked after every other header check).", false),
         reg("FT_KEY_LO", 0x300, "flow_table", "Staging: key bits 31:0 (overlay destination IPv4).", vec![f("IPV4", 0, 32, Rw, Value(0), "overlay IPv4")]),
         reg("FT_KEY_HI", 0x304, "flow_table", "Staging: key bits 55:32 (VNI).", vec![f("VNI", 0, 24, Rw, Value(0), "VNI")]),
         reg("FT_VAL0", 0x308, "flow_table", "Staging: value bits 31:0 (egress VNI[31:8], flags[7:0]).", vec![f("BITS", 0, 32, Rw, Value(0), "value[31:0]")]),

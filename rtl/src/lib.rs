@@ -11,6 +11,7 @@
 
 pub mod axil_cdc;
 pub mod cdc;
+pub mod crc;
 pub mod credit_rx;
 pub mod credit_scope;
 pub mod credit_tx;

@@ -796,6 +796,8 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
             bit_cast::<64, 32>(self.rxd.status_drop_bad_opcode.val());
         self.csr.hw_cnt_rx_drop_bad_length.next =
             bit_cast::<64, 32>(self.rxd.status_drop_bad_length.val());
+        self.csr.hw_cnt_rx_drop_bad_icrc.next =
+            bit_cast::<64, 32>(self.rxd.status_drop_bad_icrc.val());
         self.csr.hw_cnt_rx_drop_refused.next =
             bit_cast::<64, 32>(self.rxd.status_drop_verdict.val());
         self.csr.hw_cnt_rx_reorder_duplicate.next =

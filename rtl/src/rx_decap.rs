@@ -23,14 +23,15 @@
 //!   7 `bad_vxlan` (I flag clear), 8 `unknown_vni` (not an enabled `LOCAL_VNI`),
 //!   9 `bad_inner` (inner EtherType, 0x45, UDP, port 4791, or a destination QP above
 //!   16 bits), 10 `bad_opcode` (not an RC RDMA WRITE: 0x06..=0x0b), 11 `bad_length`
-//!   (outer IPv4, UDP or inner IPv4 length, or RETH length, disagrees with the frame);
+//!   (outer IPv4, UDP or inner IPv4 length, or RETH length, disagrees with the frame),
+//!   12 `bad_icrc` (the RoCEv2 ICRC of the inner packet, [`IcrcCheck`]);
 //! * or its header goes to `rx_reorder` (`m_hdr_*`) and its verdict comes back in order
 //!   on `s_verdict_*`: 0 places the payload, anything else discards it
 //!   (`status_drop_verdict`).
 //!
 //! **Packet format** (P-RNIC): every data packet carries BTH + RETH; the write-with-
 //! immediate opcodes (0x09, 0x0b) add ImmDt. Payload starts at byte 120 (124 with an
-//! immediate) of the wire frame and ends 4 bytes (ICRC, not checked) before its end.
+//! immediate) of the wire frame and ends 4 bytes (the ICRC) before its end.
 //!
 //! **Placement**: `m_axis_place_*` carries the payload from byte 0 of the first beat,
 //! `tkeep` low-justified on the last beat; the command (`m_place_qp/va/rkey/len`) is
@@ -73,6 +74,7 @@
 //! `m_hdr_valid` (gated by `rst`), and every `m_hdr_*` and `m_place_*` field are
 //! registers.
 
+use crate::crc::{IcrcCheck, ICRC_CHECK_LATENCY};
 use crate::ram::PipeRam;
 use crate::rx_reorder::RX_REORDER_LATENCY;
 use crate::wiring::{ByteSwap, KeepCount, KeepDff};
@@ -94,6 +96,10 @@ pub const RX_DESC_DEPTH: usize =
     (RX_DECAP_LOOP_CYCLES + RX_VERDICT_LATENCY_MAX + ROOM_MARGIN).next_power_of_two();
 // The queues cover the longest verdict latency (checked when the crate compiles).
 const _: () = assert!(RX_DESC_DEPTH >= RX_DECAP_LOOP_CYCLES + RX_VERDICT_LATENCY_MAX + ROOM_MARGIN);
+/// Registers from the port to C4's (I1, C1..C4): C5 reads a frame's checks this many
+/// cycles after its last beat, and the ICRC verdict must be there by then.
+const C5_AFTER_LAST_BEAT: usize = 5;
+const _: () = assert!(ICRC_CHECK_LATENCY == C5_AFTER_LAST_BEAT);
 /// Cycles from a frame's last beat accepted to its header on `m_hdr_valid` (queues
 /// empty).
 pub const RX_DECAP_HDR_LATENCY: usize = 9;
@@ -163,6 +169,7 @@ pub struct RxDecap<const D: usize, const K: usize> {
     pub status_drop_bad_inner: Signal<Out, Bits<32>>,
     pub status_drop_bad_opcode: Signal<Out, Bits<32>>,
     pub status_drop_bad_length: Signal<Out, Bits<32>>,
+    pub status_drop_bad_icrc: Signal<Out, Bits<32>>,
     pub status_drop_verdict: Signal<Out, Bits<32>>,
 
     data_fifo: BramFifo<D>,
@@ -170,6 +177,8 @@ pub struct RxDecap<const D: usize, const K: usize> {
     ready_fifo: LutFifo<DESC_BITS>,
     verdict_fifo: LutFifo<3>,
     keep_count: KeepCount<K>,
+    /// The inner packet's ICRC, from the port's beats; its verdict joins C5.
+    icrc: IcrcCheck<D, K>,
     hdr_swap: ByteSwap<HDR_BITS>,
     c_max_frame: Constant<Bits<16>>,
     /// `max_beats - 2` (modulo 2^16), and whether `max_beats` is 1.
@@ -391,7 +400,7 @@ pub struct RxDecap<const D: usize, const K: usize> {
     k_placed: DFF<Bit>,
     cnt_frames: DFF<Bits<32>>,
     cnt_placed: DFF<Bits<32>>,
-    cnt_drop: [DFF<Bits<32>>; 12],
+    cnt_drop: [DFF<Bits<32>>; 13],
     cnt_verdict: DFF<Bits<32>>,
     // Locals.
     vni_cfg: [Signal<Local, Bits<32>>; 8],
@@ -550,8 +559,10 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             status_drop_bad_inner: Default::default(),
             status_drop_bad_opcode: Default::default(),
             status_drop_bad_length: Default::default(),
+            status_drop_bad_icrc: Default::default(),
             status_drop_verdict: Default::default(),
             keep_count: Default::default(),
+            icrc: Default::default(),
             hdr_swap: Default::default(),
             ready_q: Default::default(),
             store_en: Default::default(),
@@ -936,7 +947,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             cnt_placed,
             cnt_verdict
         );
-        for i in 0..12 {
+        for i in 0..13 {
             self.cnt_drop[i].clock.next = self.clk.val();
             self.cnt_drop[i].d.next = self.cnt_drop[i].q.val();
         }
@@ -949,6 +960,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.c1_vhit[i].d.next = self.c1_vhit[i].q.val();
         }
         self.data_fifo.clk.next = self.clk.val();
+        self.icrc.clk.next = self.clk.val();
         self.desc_fifo.clk.next = self.clk.val();
         self.ready_fifo.clk.next = self.clk.val();
         self.verdict_fifo.clk.next = self.clk.val();
@@ -1021,6 +1033,12 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.hdr.d.next = (self.hdr.q.val() | (self.beat_wide.val() << self.c_hdr_beat1.val()));
         }
         self.ev_frame.d.next = (self.in_fire.val() & !self.in_mid.q.val());
+        // The ICRC sees every taken beat; its verdict is ready with C4's registers.
+        self.icrc.in_valid.next = self.in_fire.val();
+        self.icrc.in_data.next = self.s_axis_wire_tdata.val();
+        self.icrc.in_keep.next = self.s_axis_wire_tkeep.val();
+        self.icrc.in_first.next = !self.in_mid.q.val();
+        self.icrc.in_second.next = self.in_is1.q.val();
         self.ev_store.d.next = (self.in_fire.val() & !self.in_over.q.val());
         self.i1_valid.d.next = self.in_fire.val();
         self.i1_keep.d.next = self.s_axis_wire_tkeep.val();
@@ -1212,6 +1230,8 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             | (bit_cast::<DESC_BITS, 16>(self.c3_paylen.q.val()) << 145));
 
         // ================= C5: the other reasons, checksum verdict, flush/tail ===========
+        // `icrc.bad` is the verdict of the frame in C4's registers: both are
+        // ICRC_CHECK_LATENCY cycles after its last beat.
         self.c5_valid.d.next = self.c4_valid.q.val();
         self.c5_a_any.d.next = self.c4_a_any.q.val();
         self.c5_a_code.d.next = self.c4_a_code.q.val();
@@ -1223,7 +1243,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.c5_b_any.d.next = ((((self.c4_bad6.q.val() | self.c4_bad7.q.val())
             | (!self.c4_vhit.q.val() | self.c4_bad9.q.val()))
             | self.c4_bad10.q.val())
-            | self.c4_len_bad.q.val());
+            | (self.c4_len_bad.q.val() | self.icrc.bad.val()));
         if self.c4_bad6.q.val() {
             self.c5_b_code.d.next = 6.into();
         } else if self.c4_bad7.q.val() {
@@ -1234,8 +1254,10 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.c5_b_code.d.next = 9.into();
         } else if self.c4_bad10.q.val() {
             self.c5_b_code.d.next = 10.into();
-        } else {
+        } else if self.c4_len_bad.q.val() {
             self.c5_b_code.d.next = 11.into();
+        } else {
+            self.c5_b_code.d.next = 12.into();
         }
         // A placed packet has S - skip or S - skip - 1 output beats (its lengths passed):
         // with S - skip of them (two or more) its last output beat starts in its last
@@ -1472,7 +1494,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.empty_ev.d.next =
             ((self.start.val() & self.n0_place.q.val()) & self.n0_f.q.val().get_bit(24));
         if self.k_valid.q.val() {
-            for i in 1..12 {
+            for i in 1..13 {
                 if (self.k_reason.q.val().index() == i) {
                     self.cnt_drop[i].d.next = (self.cnt_drop[i].q.val() + 1);
                 }
@@ -1550,7 +1572,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.cnt_frames.d.next = 0.into();
             self.cnt_placed.d.next = 0.into();
             self.cnt_verdict.d.next = 0.into();
-            for i in 0..12 {
+            for i in 0..13 {
                 self.cnt_drop[i].d.next = 0.into();
             }
         }
@@ -1584,6 +1606,7 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.status_drop_bad_inner.next = self.cnt_drop[9].q.val();
         self.status_drop_bad_opcode.next = self.cnt_drop[10].q.val();
         self.status_drop_bad_length.next = self.cnt_drop[11].q.val();
+        self.status_drop_bad_icrc.next = self.cnt_drop[12].q.val();
         self.status_drop_verdict.next = self.cnt_verdict.q.val();
         // Read in part only: spare descriptor and header bits, CSR bits 30:24.
         self.unused_bits.next = (((self.cnt_drop[0].q.val().any() | self.ksh.val().any())

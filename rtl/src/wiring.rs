@@ -10,6 +10,7 @@
 //!   big-endian number, so the first 64 bytes of a beat are byte-reversed once.
 //! * [`KeepCount`]: the number of valid bytes of a beat whose `tkeep` is low-justified
 //!   (`0..01..1`), as an OR of one-hot terms that synthesis balances into a tree.
+//! * [`KeepBytes`]: a byte-lane mask (`tkeep`) spread over the bits of its lanes.
 //! * [`KeepDff`]: a flip-flop that synthesis keeps as its own cell, for the copies of a
 //!   register that a wide fan-out is split over.
 //! * [`low_ones`]: a constant with its low bits set, for the masks written as
@@ -104,6 +105,45 @@ impl<const N: usize> Logic for ByteSwap<N> {
         Verilog::Custom(format!(
             "always @(*) begin\n   data_out = {{{}}};\nend\n",
             bytes.join(", ")
+        ))
+    }
+}
+
+/// `bytes` is `keep` with each bit repeated over its byte lane (`D` = 8 `K` bits).
+#[derive(LogicBlock, Default)]
+pub struct KeepBytes<const D: usize, const K: usize> {
+    pub keep: Signal<In, Bits<K>>,
+    pub bytes: Signal<Out, Bits<D>>,
+}
+
+impl<const D: usize, const K: usize> Logic for KeepBytes<D, K> {
+    fn update(&mut self) {
+        let k = self.keep.val();
+        let mut y: Bits<D> = Default::default();
+        for b in 0..K {
+            if k.get_bit(b) {
+                y.set_bits::<8>(8 * b, 0xffu64.into());
+            }
+        }
+        self.bytes.next = y;
+    }
+
+    fn connect(&mut self) {
+        self.bytes.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        assert_eq!(D, 8 * K, "KeepBytes: D = 8K");
+        let lanes: Vec<String> = (0..K)
+            .rev()
+            .map(|b| format!("{{8{{keep[{b}]}}}}"))
+            .collect();
+        Verilog::Custom(format!(
+            "always @(*) begin
+   bytes = {{{}}};
+end
+",
+            lanes.join(", ")
         ))
     }
 }

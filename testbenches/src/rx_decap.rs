@@ -175,6 +175,7 @@ pub fn drops_of(d: &bridge::RxDecap) -> Vec<(RxDrop, u64)> {
         d.status_drop_bad_inner(),
         d.status_drop_bad_opcode(),
         d.status_drop_bad_length(),
+        d.status_drop_bad_icrc(),
     ];
     RxDrop::ALL.iter().copied().zip(v).collect()
 }

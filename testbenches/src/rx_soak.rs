@@ -1,8 +1,13 @@
 //! `prnic-sim rx-soak`: a long run of the receive path (`rx_decap` + `rx_reorder`,
 //! Verilated, wired cycle by cycle) with 8 tenants, reordering, duplicates, malformed and
 //! foreign frames, idle input, placement backpressure and resets in the middle of
-//! traffic, checked segment by segment against the models. Corrupted bytes are limited
-//! to the outer headers: past them only the ICRC (not checked) would catch corruption.
+//! traffic, checked segment by segment against the models. A corrupted copy of a frame
+//! has one byte changed anywhere in it: the outer headers' checks, the inner headers'
+//! and the RoCEv2 ICRC must drop it, or it is the packet itself (a byte no check covers,
+//! such as a MAC address, or a field the ICRC masks).
+//!
+//! Corrupted placements are checked without the model: every placement must carry the
+//! QP, address, rkey and payload of a packet that was sent.
 //!
 //! Leaks are checked without the model: every packet's virtual address carries the
 //! tenant slot of the VNI it was sent on, so a placement whose address names a tenant
@@ -68,6 +73,10 @@ pub struct RxSoakReport {
     pub duplicate_placements: u64,
     /// CQEs of one QP not in PSN order (must be 0).
     pub misordered_cqes: u64,
+    /// Copies of a packet with one byte changed, anywhere in the frame.
+    pub corrupted_frames: u64,
+    /// Placements whose QP, address, rkey or payload no sent packet has (must be 0).
+    pub corrupted_placements: u64,
     pub first_mismatch: Option<String>,
 }
 
@@ -77,6 +86,7 @@ impl RxSoakReport {
             && self.tenant_leaks == 0
             && self.duplicate_placements == 0
             && self.misordered_cqes == 0
+            && self.corrupted_placements == 0
     }
 }
 
@@ -99,7 +109,10 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
     let mut placed_set: BTreeSet<(u32, u64)> = BTreeSet::new();
     let mut last_cqe: BTreeMap<u32, u32> = BTreeMap::new();
     let mut imm_no = 0u32;
+    // The packets of the segment by (QP, address): what a placement must carry.
+    let mut sent: BTreeMap<(u32, u64), (u32, Vec<u8>)> = BTreeMap::new();
     while out.packets < packets {
+        sent.clear();
         let seg_packets = (packets - out.packets).min(1500);
         // Per QP, its next run of packets, shuffled within blocks of 4, then interleaved.
         let mut per_qp: Vec<Vec<RdmaPacket>> = vec![vec![]; QPS as usize];
@@ -153,12 +166,11 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
                     });
                 }
                 1 => {
-                    // A corrupted byte in the outer headers (bytes 12..50), which the
-                    // checks cover. Corruption further in needs the ICRC, which
-                    // rx_decap does not check (docs/blocks/rx_decap.md).
+                    // One byte changed anywhere in the frame.
                     let mut f = wire_frame(&p);
-                    let j = 12 + (r() % 38) as usize;
+                    let j = (r() % f.len() as u64) as usize;
                     f[j] ^= 1 + (r() % 255) as u8;
+                    out.corrupted_frames += 1;
                     frames.push(WireInput {
                         bytes: f,
                         bad_keep: false,
@@ -193,6 +205,7 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
                 }
                 _ => {}
             }
+            sent.insert((p.qp, p.va), (p.rkey, p.payload.clone()));
             let dup = r().is_multiple_of(50);
             frames.push(WireInput {
                 bytes: wire_frame(&p),
@@ -228,6 +241,9 @@ pub fn rx_soak(packets: u64, seed: u64, mut progress: impl FnMut(u64)) -> RxSoak
             }
             if !placed_set.insert((p.qp, p.va)) {
                 out.duplicate_placements += 1;
+            }
+            if sent.get(&(p.qp, p.va)) != Some(&(p.rkey, p.data.clone())) {
+                out.corrupted_placements += 1;
             }
         }
         for (q, o) in &run.outcomes {

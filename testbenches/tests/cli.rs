@@ -180,6 +180,19 @@ fn tx_writes_a_pcap_and_reports_bus_rate() {
         n += 1;
     }
     assert_eq!((at, n), (b.len(), sent));
+    // Every RoCEv2 frame on the wire carries a valid ICRC (the host's; tx_encap changes
+    // only a byte it masks).
+    let (mut at, mut roce) = (24, 0);
+    while at < b.len() {
+        let n = u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
+        let f = &b[at + 16..at + 16 + n];
+        if f[62..64] == [0x08, 0x00] {
+            assert!(prnic_verif::icrc::icrc_ok(&f[64..]), "frame at {at}");
+            roce += 1;
+        }
+        at += 16 + n;
+    }
+    assert!(roce > 0, "{roce} of {sent}");
     let mtu = &v["throughput"][0];
     assert_eq!(mtu["inner_bytes"], 4170);
     assert!(
@@ -433,10 +446,13 @@ fn rx_soak_json_reports_zero_leaks() {
         "duplicate_placements",
         "misordered_cqes",
         "mismatches",
+        "corrupted_placements",
     ] {
         assert_eq!(v[k].as_u64(), Some(0), "{k} in {v}");
     }
     assert_eq!(v["packets"].as_u64(), Some(2000));
+    assert!(v["corrupted_frames"].as_u64() > Some(20), "{v}");
+    assert!(v["dropped"]["BadIcrc"].as_u64() > Some(0), "{v}");
 }
 
 #[test]

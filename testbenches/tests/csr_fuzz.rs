@@ -244,7 +244,7 @@ proptest! {
         d.set_hw_cnt_credit_rx_idle_slots(counters["CNT_CREDIT_RX_IDLE_SLOTS"]);
         // The RX counters, each driven through its own setter.
         #[allow(clippy::type_complexity)]
-        let rx_setters: [(&str, fn(&mut Csr, u64)); 28] = [
+        let rx_setters: [(&str, fn(&mut Csr, u64)); 29] = [
             ("CNT_RX_FRAMES", |d, v| d.set_hw_cnt_rx_frames(v)),
             ("CNT_RX_PLACED", |d, v| d.set_hw_cnt_rx_placed(v)),
             ("CNT_RX_DROP_BAD_KEEP", |d, v| d.set_hw_cnt_rx_drop_bad_keep(v)),
@@ -258,6 +258,7 @@ proptest! {
             ("CNT_RX_DROP_BAD_INNER", |d, v| d.set_hw_cnt_rx_drop_bad_inner(v)),
             ("CNT_RX_DROP_BAD_OPCODE", |d, v| d.set_hw_cnt_rx_drop_bad_opcode(v)),
             ("CNT_RX_DROP_BAD_LENGTH", |d, v| d.set_hw_cnt_rx_drop_bad_length(v)),
+            ("CNT_RX_DROP_BAD_ICRC", |d, v| d.set_hw_cnt_rx_drop_bad_icrc(v)),
             ("CNT_RX_DROP_REFUSED", |d, v| d.set_hw_cnt_rx_drop_refused(v)),
             ("CNT_RX_REORDER_DUPLICATE", |d, v| d.set_hw_cnt_rx_reorder_duplicate(v)),
             ("CNT_RX_REORDER_BEYOND_WINDOW", |d, v| d.set_hw_cnt_rx_reorder_beyond_window(v)),

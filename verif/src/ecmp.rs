@@ -30,18 +30,7 @@ impl FiveTuple {
 
 /// CRC-32 (IEEE 802.3, reflected, init and final XOR all ones), bitwise.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut crc = 0xffff_ffffu32;
-    for &byte in data {
-        crc ^= byte as u32;
-        for _ in 0..8 {
-            let lsb = crc & 1;
-            crc >>= 1;
-            if lsb != 0 {
-                crc ^= 0xedb8_8320;
-            }
-        }
-    }
-    !crc
+    !crate::icrc::crc32_raw(0xffff_ffff, data)
 }
 
 /// The switch hash functions we model.

@@ -10,6 +10,7 @@ pub mod ecmp;
 pub mod fabric;
 pub mod flow_table;
 pub mod hash;
+pub mod icrc;
 #[rustfmt::skip]
 pub mod regs;
 pub mod rng;

@@ -4,7 +4,8 @@
 //!
 //! The P-RNIC format: every data packet is an RC RDMA WRITE carrying BTH + RETH (the
 //! address travels with every packet so it can be placed on arrival); the
-//! write-with-immediate opcodes add ImmDt. A 4-byte ICRC ends the frame.
+//! write-with-immediate opcodes add ImmDt. A 4-byte ICRC ends the frame; it is checked
+//! last ([`crate::icrc`]).
 
 use crate::tx_encap::ipv4_checksum;
 pub use crate::tx_encap::{ROCEV2_PORT, VXLAN_PORT};
@@ -30,10 +31,11 @@ pub enum RxDrop {
     BadInner,
     BadOpcode,
     BadLength,
+    BadIcrc,
 }
 
 impl RxDrop {
-    pub const ALL: [RxDrop; 11] = [
+    pub const ALL: [RxDrop; 12] = [
         RxDrop::BadKeep,
         RxDrop::TooLong,
         RxDrop::Truncated,
@@ -45,6 +47,7 @@ impl RxDrop {
         RxDrop::BadInner,
         RxDrop::BadOpcode,
         RxDrop::BadLength,
+        RxDrop::BadIcrc,
     ];
 }
 
@@ -91,7 +94,8 @@ impl Parsed {
 }
 
 /// The wire frame for `p` (outer Ethernet/IPv4/UDP/VXLAN, inner Ethernet/IPv4/UDP,
-/// BTH, RETH, ImmDt, payload, ICRC). Lengths and the IPv4 checksums are correct.
+/// BTH, RETH, ImmDt, payload, ICRC). Lengths, the IPv4 checksums and the ICRC are
+/// correct.
 pub fn wire_frame(p: &RdmaPacket) -> Vec<u8> {
     let has_imm = matches!(p.opcode, OP_WRITE_LAST_IMM | OP_WRITE_ONLY_IMM);
     // Inner frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, [ImmDt 4], payload, ICRC 4.
@@ -128,8 +132,8 @@ pub fn wire_frame(p: &RdmaPacket) -> Vec<u8> {
         f.extend_from_slice(&p.imm.unwrap_or(0).to_be_bytes());
     }
     f.extend_from_slice(&p.payload);
-    // ICRC (not checked by the RNIC model; a fixed pattern).
-    f.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+    f.extend_from_slice(&[0; 4]);
+    crate::icrc::set_icrc(&mut f[64..]);
     f
 }
 
@@ -215,6 +219,10 @@ pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<P
     {
         return Err(RxDrop::BadLength);
     }
+    // The inner IPv4 packet, from its header through the ICRC.
+    if !crate::icrc::icrc_ok(&f[64..]) {
+        return Err(RxDrop::BadIcrc);
+    }
     Ok(Parsed {
         vni_slot: slot as u8,
         qp: be24(f, 97),
@@ -294,5 +302,17 @@ mod tests {
         let mut f = good.clone();
         f.push(0);
         assert_eq!(d(&f), Some(RxDrop::BadLength));
+        // Any changed bit of the inner packet outside the masked fields, payload and
+        // ICRC included, fails the ICRC if no earlier check catches it.
+        for i in 64..good.len() {
+            let mut f = good.clone();
+            f[i] ^= 0x20;
+            let masked = [65, 72, 74, 75, 90, 91, 96].contains(&i);
+            let r = d(&f);
+            assert!(masked == r.is_none(), "byte {i}: {r:?}");
+        }
+        let mut f = good.clone();
+        f[150] ^= 1;
+        assert_eq!(d(&f), Some(RxDrop::BadIcrc));
     }
 }

@@ -160,7 +160,8 @@ pub fn encapsulate(s: &TxSettings, f: &TxFrame, lookup: Option<Value>, sport: u1
 }
 
 /// A RoCEv2 RDMA WRITE frame of exactly `len` bytes (len >= 54) to `dst_ip`: Ethernet,
-/// IPv4 (IHL 5, `ecn`), UDP 4791, BTH, then payload bytes from `fill`.
+/// IPv4 (IHL 5, `ecn`), UDP 4791, BTH, then payload bytes from `fill`, of which the last
+/// 4 are the packet's ICRC when `len` >= 58 ([`crate::icrc`]).
 pub fn rocev2_frame(len: usize, dst_ip: u32, qp: u32, psn: u32, ecn: u8, fill: u64) -> Vec<u8> {
     assert!(len >= MIN_INNER_BYTES);
     let mut b = Vec::with_capacity(len);
@@ -186,6 +187,9 @@ pub fn rocev2_frame(len: usize, dst_ip: u32, qp: u32, psn: u32, ecn: u8, fill: u
     let mut next = crate::rng::rng(fill);
     while b.len() < len {
         b.push(next() as u8);
+    }
+    if len >= MIN_INNER_BYTES + 4 {
+        crate::icrc::set_icrc(&mut b[14..]);
     }
     b
 }

@@ -30,11 +30,13 @@ pub fn run(a: Args) -> ExitCode {
             r.packets, r.extra_frames, r.segments, r.resets, r.cycles, r.placed, r.cqes, r.dropped, r.verdict_drops
         );
         out!(
-            "model mismatches {}, tenant leaks {}, duplicate placements {}, misordered CQEs {}",
+            "model mismatches {}, tenant leaks {}, duplicate placements {}, misordered CQEs {}, corrupted placements {} (of {} frames with a byte changed anywhere)",
             r.mismatches,
             r.tenant_leaks,
             r.duplicate_placements,
-            r.misordered_cqes
+            r.misordered_cqes,
+            r.corrupted_placements,
+            r.corrupted_frames
         );
     }
     if r.clean() {
@@ -44,7 +46,7 @@ pub fn run(a: Args) -> ExitCode {
             "prnic-sim: error: the RX soak found a problem: {}",
             r.first_mismatch
                 .as_deref()
-                .unwrap_or("leaks, duplicates or misordered CQEs")
+                .unwrap_or("leaks, duplicates, misordered CQEs or corrupted placements")
         );
         ExitCode::from(1)
     }
