@@ -13,6 +13,7 @@ pub mod hash;
 pub mod icrc;
 #[rustfmt::skip]
 pub mod regs;
+pub mod reply;
 pub mod rng;
 pub mod rx_decap;
 pub mod rx_reorder;

@@ -137,7 +137,7 @@ pub fn wire_frame(p: &RdmaPacket) -> Vec<u8> {
     f
 }
 
-fn ipv4(f: &mut Vec<u8>, total: u16, src: u32, dst: u32) {
+pub(crate) fn ipv4(f: &mut Vec<u8>, total: u16, src: u32, dst: u32) {
     let start = f.len();
     f.extend_from_slice(&[0x45, 0]);
     f.extend_from_slice(&total.to_be_bytes());
@@ -148,11 +148,11 @@ fn ipv4(f: &mut Vec<u8>, total: u16, src: u32, dst: u32) {
     f[start + 10..start + 12].copy_from_slice(&c.to_be_bytes());
 }
 
-fn be16(f: &[u8], o: usize) -> u16 {
+pub(crate) fn be16(f: &[u8], o: usize) -> u16 {
     u16::from_be_bytes([f[o], f[o + 1]])
 }
 
-fn be24(f: &[u8], o: usize) -> u32 {
+pub(crate) fn be24(f: &[u8], o: usize) -> u32 {
     u32::from_be_bytes([0, f[o], f[o + 1], f[o + 2]])
 }
 
