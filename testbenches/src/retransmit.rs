@@ -79,6 +79,7 @@ impl Stress {
                     queue_bytes: 64 << 20,
                     held,
                     held_ns: if held > 0.0 { 6000.0 } else { 0.0 },
+                    corrupt: 0.0,
                 }
             })
             .collect();

@@ -384,6 +384,11 @@ fn scenario_errors_name_the_field() {
         ("ooo_threshold = 32", "ooo_threshold = 256", "ooo_threshold"),
         ("tenants = 4", "tenants = 9", "tenants"),
         ("loss = 0.004", "loss = 0.7", "paths[0].loss"),
+        (
+            "dup = 0.002",
+            "dup = 0.002\ncorrupt = 0.5",
+            "paths[0].corrupt",
+        ),
         ("backend = \"rtl\"", "backend = \"fpga\"", "backend"),
         ("seed = 1", "seed = 1\nspeed = 3", "speed"),
         (
@@ -456,7 +461,7 @@ fn whole_rnic_reset_mid_traffic_recovers_with_nothing_stale() {
 
 /// The short CI version of the whole-RNIC soak (`rnic_soak.toml`, every fault at once;
 /// `prnic-sim fabric --config testbenches/scenarios/rnic_soak.toml --messages N` runs
-/// it long): nothing lost, duplicated or misordered.
+/// it long): nothing lost, duplicated or misordered, and no corrupted byte placed.
 #[test]
 fn rnic_soak_short_every_fault_at_once() {
     let mut s = load("rnic_soak.toml");
@@ -464,6 +469,9 @@ fn rnic_soak_short_every_fault_at_once() {
     let r = run(&s, |_, _| {});
     assert!(r.clean(), "{r:?}");
     assert!(r.csr_accesses > 0 && r.fabric_duplicated > 0, "{r:?}");
+    // Frames with a changed byte were dropped on the ICRC (and resent), none placed.
+    let icrc = r.rx_counters["cnt_rx_drop_bad_icrc"];
+    assert!(icrc > 0 && icrc <= r.fabric_corrupted, "{r:?}");
 }
 
 /// With its host side on its own clock, RNIC B's trace is three files on one time base:

@@ -31,6 +31,10 @@ pub struct PathSpec {
     /// random stream as before the field existed.
     pub held: f64,
     pub held_ns: f64,
+    /// Probability that a delivered copy has one byte changed, at a uniform place in the
+    /// frame (a bit error the link's FCS missed, or a switch's memory fault). 0 draws
+    /// nothing, as with `held`.
+    pub corrupt: f64,
 }
 
 /// How the fabric picks a path for a frame.
@@ -50,6 +54,8 @@ pub struct FabricStats {
     pub queue_drops: u64,
     /// Frames held `held_ns` longer.
     pub held: u64,
+    /// Delivered copies with a byte changed.
+    pub corrupted: u64,
     /// Frames per path.
     pub per_path: Vec<u64>,
     /// Deepest queue seen on any path, bytes.
@@ -174,11 +180,17 @@ impl Fabric {
         };
         for _ in 0..copies {
             let at = depart + spec.delay_ns + held + self.uniform() * spec.jitter_ns;
+            let mut copy = frame.clone();
+            if spec.corrupt > 0.0 && self.uniform() < spec.corrupt && !copy.is_empty() {
+                let i = ((self.uniform() * copy.len() as f64) as usize).min(copy.len() - 1);
+                copy[i] ^= 1 + (self.uniform() * 255.0) as u8;
+                self.stats.corrupted += 1;
+            }
             self.seq += 1;
             self.heap.push(Reverse(InFlight {
                 at_ps: (at * 1000.0).round() as u64,
                 seq: self.seq,
-                frame: frame.clone(),
+                frame: copy,
             }));
         }
     }
@@ -248,6 +260,7 @@ mod tests {
             queue_bytes: 1 << 30,
             held: 0.0,
             held_ns: 0.0,
+            corrupt: 0.0,
         }
     }
 
@@ -328,6 +341,30 @@ mod tests {
         }
         assert_eq!(f.stats.queue_drops, 7);
         assert_eq!(f.stats.peak_queue_bytes, 3 * 1050);
+    }
+
+    #[test]
+    fn corrupted_copies_differ_in_one_byte_and_are_as_rare_as_set() {
+        let mut spec = path(100.0, 2000.0);
+        spec.corrupt = 0.03;
+        let mut f = Fabric::new(vec![spec], Selection::RoundRobin, 5);
+        let fr = frames(20000, true);
+        for (i, x) in fr.iter().enumerate() {
+            f.send(i as f64 * 1000.0, x.clone());
+        }
+        let got = f.poll(1e12);
+        assert_eq!(got.len(), fr.len());
+        // Frames are unique and arrive in order (no jitter): compare each with its own.
+        let changed: Vec<usize> = got
+            .iter()
+            .zip(&fr)
+            .map(|((_, g), x)| g.iter().zip(x).filter(|(a, b)| a != b).count())
+            .filter(|&n| n > 0)
+            .collect();
+        assert!(changed.iter().all(|&n| n == 1));
+        assert_eq!(changed.len() as u64, f.stats.corrupted);
+        let share = changed.len() as f64 / fr.len() as f64;
+        assert!((share - 0.03).abs() < 0.005, "corrupted share {share}");
     }
 
     #[test]

@@ -102,8 +102,8 @@ pub fn run(a: Args) -> ExitCode {
             r.rx_bound_gbps, r.peak_ooo_packets, r.peak_span_psns, sc.window
         );
         out!(
-            "fabric: {} lost, {} duplicated, {} queue drops, peak queue {} bytes; {} requests, {} probes, {} timeouts, {} packets resent ({} by the probe, {} of them on a late ACK); {} CQEs",
-            r.fabric_lost, r.fabric_duplicated, r.fabric_queue_drops, r.peak_fabric_queue_bytes,
+            "fabric: {} lost, {} duplicated, {} corrupted, {} queue drops, peak queue {} bytes; {} requests, {} probes, {} timeouts, {} packets resent ({} by the probe, {} of them on a late ACK); {} CQEs",
+            r.fabric_lost, r.fabric_duplicated, r.fabric_corrupted, r.fabric_queue_drops, r.peak_fabric_queue_bytes,
             r.retransmission_requests, r.probes, r.timeouts, r.retransmitted_packets,
             r.probe_resent_packets, r.late_ack_resends, r.cqes
         );

@@ -73,6 +73,7 @@ pub(super) fn drive_until(
             queue_bytes: p.queue_bytes,
             held: 0.0,
             held_ns: 0.0,
+            corrupt: p.corrupt,
         })
         .collect();
     let sel = match s.path_policy {
@@ -470,10 +471,12 @@ pub(super) fn drive_until(
         duplicated,
         queue_drops,
         peak_queue_bytes,
+        corrupted,
         ..
     } = fabric.stats.clone();
     rep.fabric_lost = lost;
     rep.fabric_duplicated = duplicated;
+    rep.fabric_corrupted = corrupted;
     rep.fabric_queue_drops = queue_drops;
     rep.peak_fabric_queue_bytes = peak_queue_bytes;
     rep.peak_port_backlog_frames = r.peak_port_backlog();

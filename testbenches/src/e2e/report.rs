@@ -40,6 +40,9 @@ pub struct FabricReport {
     pub probe_resent_packets: u64,
     pub fabric_lost: u64,
     pub fabric_duplicated: u64,
+    /// Frames delivered with one byte changed (`corrupt` on a path); RNIC B drops each
+    /// (most on the ICRC) unless the byte is one no check covers.
+    pub fabric_corrupted: u64,
     pub fabric_queue_drops: u64,
     pub peak_fabric_queue_bytes: u64,
     /// Most frames waiting at one of RNIC B's ports (rtl backend).

@@ -60,6 +60,7 @@ pub fn reset_mid_traffic(s: &Scenario, at_cycle: u64) -> ResetReport {
             queue_bytes: u64::MAX / 2,
             held: 0.0,
             held_ns: 0.0,
+            corrupt: 0.0,
         }],
         Selection::RoundRobin,
         1,

@@ -45,6 +45,9 @@ pub struct PathFile {
     pub loss: f64,
     #[serde(default)]
     pub dup: f64,
+    /// Probability that a delivered frame has one byte changed anywhere.
+    #[serde(default)]
+    pub corrupt: f64,
     /// Tail-drop queue; 64 MiB if not given.
     #[serde(default = "default_queue")]
     pub queue_bytes: u64,
@@ -281,6 +284,12 @@ impl Scenario {
                 return bad(
                     &format!("paths[{i}].dup"),
                     format!("{} is not in [0, 0.5)", p.dup),
+                );
+            }
+            if !(0.0..0.5).contains(&p.corrupt) {
+                return bad(
+                    &format!("paths[{i}].corrupt"),
+                    format!("{} is not in [0, 0.5)", p.corrupt),
                 );
             }
             if p.queue_bytes < 16 << 10 {
