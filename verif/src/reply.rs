@@ -288,8 +288,9 @@ mod tests {
     }
 
     #[test]
-    fn sizes_fit_one_beat_each() {
+    fn sizes_on_the_wire() {
         // ACK: 50 + 14 + 20 + 8 + 12 + 4 + 4 bytes; request 36 more; credit 4 fewer.
+        // An ACK and a credit message fit one 128-byte beat; a request takes two.
         assert_eq!(reply_frame(&all()[0], &PATH).len(), 112);
         assert_eq!(reply_frame(&all()[2], &PATH).len(), 148);
         assert_eq!(reply_frame(&all()[4], &PATH).len(), 108);
