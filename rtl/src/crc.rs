@@ -13,10 +13,11 @@
 //! ```
 //!
 //! * **Where the ICRC starts.** The inner IPv4 header is byte 64 of the wire frame. The
-//!   bytes before it are zeroed and the register starts each frame from a constant that
-//!   D-bit steps turn into "all ones, then the 8 bytes of ones, then 64 zero bytes
-//!   undone": zero bytes from a zero register leave it zero, so only the constant's path
-//!   remains. The variant fields are forced to ones in the first 128 bytes.
+//!   frame's first 64 bytes are zeroed and the register starts each frame from a
+//!   constant that those 64 zero bytes turn into the register after all ones and the 8
+//!   bytes of ones: zero bytes from a zero register leave it zero, so only the
+//!   constant's path remains. The variant fields are forced to ones in the first 128
+//!   bytes, which beats 0 and 1 hold.
 //! * **Where it ends.** The frame's own ICRC goes into the CRC too. A correct frame then
 //!   leaves a fixed register value, the residue `R` (as Ethernet checks its FCS). The
 //!   last beat's missing bytes are zeros after the frame: `n` valid bytes of `K` leave
@@ -238,8 +239,8 @@ pub struct IcrcCheck<const D: usize, const K: usize> {
 impl<const D: usize, const K: usize> Default for IcrcCheck<D, K> {
     fn default() -> Self {
         assert!(
-            D == 8 * K && D.is_multiple_of(8 * PARTS) && K <= 128,
-            "IcrcCheck: D = 8K"
+            D == 8 * K && D.is_multiple_of(8 * PARTS) && (64..=128).contains(&K),
+            "IcrcCheck: D = 8K, and beats 0 and 1 hold the first 128 bytes"
         );
         // Byte masks of beat 0 and beat 1 (the first 128 bytes of the frame).
         let mut and = [low_ones_d::<D>(), low_ones_d::<D>()];

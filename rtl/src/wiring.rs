@@ -2,8 +2,9 @@
 //!
 //! `hdl_gen` has no concatenation and no way to turn a loop index into a constant, so a
 //! byte reversal or a "count of a low-justified byte mask" would have to be spelled out
-//! term by term for every width. These two leaves are pure combinational wiring with a
-//! few lines of custom Verilog each, and a Rust `update` for rust-hdl's own simulator.
+//! term by term for every width. These leaves are a few lines of custom Verilog each,
+//! with a Rust `update` for rust-hdl's own simulator: combinational wiring, and one
+//! flip-flop that synthesis must keep.
 //!
 //! * [`ByteSwap`]: network byte order ⇄ AXI4-Stream lane order. AXI4-Stream carries byte
 //!   `i` of a frame in `tdata[8i+7:8i]`; headers are easier to read and build as one

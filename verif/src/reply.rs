@@ -297,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn a_flipped_bit_past_the_outer_headers_is_refused() {
+    fn a_flipped_bit_in_the_inner_packet_is_refused() {
         for r in all() {
             let f = reply_frame(&r, &PATH);
             for i in 64..f.len() {
