@@ -449,6 +449,93 @@ mod tests {
         }
     }
 
+    /// Frames with their expected verdicts: good ones (several lengths,
+    /// the ICRC across two beats included), one byte changed in each beat of the
+    /// header (bad), one masked byte changed (good).
+    fn frames() -> Vec<(Vec<u8>, bool)> {
+        let mut out = vec![];
+        for len in [124, 129, 130, 131, 190, 200, 256, 300] {
+            let mut f: Vec<u8> = (0..len).map(|i| (i * 29 + len) as u8).collect();
+            let c = !crc_bytes(0xffff_ffff, &message(&f[..len - 4]));
+            f[len - 4..].copy_from_slice(&c.to_le_bytes());
+            out.push((f.clone(), false));
+            for (at, bad) in [
+                (70, true),
+                (100, true),
+                (96, false),
+                (65, false),
+                (len - 2, true),
+            ] {
+                let mut x = f.clone();
+                x[at] ^= 0x11;
+                out.push((x, bad));
+            }
+        }
+        out
+    }
+
+    /// The block itself in rust-hdl's simulator, fed beat by beat with idle cycles in
+    /// between some beats: `bad` ICRC_CHECK_LATENCY cycles after each last beat.
+    fn simulate<const D: usize, const K: usize>() {
+        let mut uut = IcrcCheck::<D, K>::default();
+        uut.connect_all();
+        let mut sim = simple_sim!(IcrcCheck<D, K>, clk, 100_000_000, ep, {
+            let mut x = ep.init()?;
+            let mut want: std::collections::VecDeque<(u64, bool)> = Default::default();
+            let mut cycle = 0u64;
+            let mut beats: Vec<(Vec<u8>, bool, bool, Option<bool>)> = vec![];
+            for (f, bad) in frames() {
+                let n = f.len().div_ceil(K);
+                for (j, chunk) in f.chunks(K).enumerate() {
+                    beats.push((chunk.to_vec(), j == 0, j == 1, (j + 1 == n).then_some(bad)));
+                }
+            }
+            let mut idle = 0u64;
+            let mut it = beats.into_iter().peekable();
+            while it.peek().is_some() || !want.is_empty() {
+                wait_clock_false!(ep, clk, x);
+                if let Some(&(at, bad)) = want.front() {
+                    if at == cycle {
+                        sim_assert!(ep, x.bad.val() == bad, x);
+                        want.pop_front();
+                    }
+                }
+                idle += 1;
+                let beat = if idle % 7 == 3 { None } else { it.next() };
+                x.in_valid.next = beat.is_some();
+                let mut data: Bits<D> = Default::default();
+                let mut keep: Bits<K> = Default::default();
+                if let Some((bytes, first, second, last)) = beat {
+                    for (i, &b) in bytes.iter().enumerate() {
+                        data.set_bits::<8>(8 * i, (b as u64).into());
+                        keep = keep.replace_bit(i, true);
+                    }
+                    x.in_first.next = first;
+                    x.in_second.next = second;
+                    if let Some(bad) = last {
+                        want.push_back((cycle + ICRC_CHECK_LATENCY as u64, bad));
+                    }
+                } else {
+                    // Idle: junk on the bus.
+                    data = Bits::<D>::mask();
+                    keep = Bits::<K>::mask();
+                }
+                x.in_data.next = data;
+                x.in_keep.next = keep;
+                wait_clock_true!(ep, clk, x);
+                cycle += 1;
+            }
+            ep.done(x)
+        });
+        sim.run(Box::new(uut), 100_000_000).unwrap();
+    }
+
+    #[test]
+    fn icrc_check_simulated_on_both_buses() {
+        simulate::<512, 64>();
+        simulate::<1024, 128>();
+    }
+
     #[test]
     fn parity_matrix_multiplies() {
         let rows = vec![vec![true, false, true], vec![true, true, true]];
