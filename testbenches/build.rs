@@ -374,6 +374,17 @@ fn base_build(root: &Path) -> cc::Build {
 }
 
 fn main() {
+    // Build scripts run unoptimised, and rust-hdl's wide `Bits` are arrays on the stack:
+    // constructing the blocks needs more than the main thread's 8 MiB.
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(build)
+        .expect("build thread")
+        .join()
+        .expect("build thread panicked");
+}
+
+fn build() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build/bindings.rs");

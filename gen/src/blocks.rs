@@ -15,6 +15,7 @@ use prnic_rtl::flow_table::{FlowTable, FLOW_TABLE_LATENCY};
 use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc};
 use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
+use prnic_rtl::reply_tx::{ReplyTx, REPLY_TX_LATENCY};
 use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES};
 use prnic_rtl::rx_events::RxEvents;
 use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY};
@@ -165,6 +166,14 @@ pub fn tx_encap<const D: usize, const K: usize>(cfg: &PrnicConfig) -> TxEncap<D,
     t
 }
 
+/// The reply framer, for a bus of `D` bits (nothing in it depends on the rest of the
+/// config).
+pub fn reply_tx<const D: usize, const K: usize>() -> ReplyTx<D, K> {
+    let mut r = ReplyTx::default();
+    r.connect_all();
+    r
+}
+
 /// The top as configured, for a bus of `D` bits.
 pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<D, K> {
     let mut t = PrnicTop::new(
@@ -243,6 +252,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
     let qps = cfg.reorder.qps as usize;
     let rxd_ram_bits = RxDecap::<D, K>::ram_bits(max_frame + OUTER_BYTES) as u64;
     let mac = mac_rx::<D, K>(cfg);
+    let rtx = reply_tx::<D, K>();
     let mac_ram_bits = MacRxFifo::<D, K>::ram_bits(mac_rx_geometry::<D>(cfg).0) as u64;
     let top = prnic_top::<D, K>(cfg);
     let cdc = cdc_fifo::<D, K, W>();
@@ -302,6 +312,14 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             ports: ports_of(&tx),
             latency_cycles: None,
             ram_bits: tx_ram_bits,
+        },
+        Module {
+            name: "reply_tx",
+            summary: "reply framer: ACK, selective request and credit records to inner RoCEv2 frames with their ICRC and IPv4 checksum, one per cycle, for tx_encap",
+            verilog: emit("reply_tx", &rtx)?,
+            ports: ports_of(&rtx),
+            latency_cycles: Some(REPLY_TX_LATENCY as u32),
+            ram_bits: ReplyTx::<D, K>::RAM_BITS as u64,
         },
         Module {
             name: "credit_tx",

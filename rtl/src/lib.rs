@@ -25,6 +25,7 @@ pub mod ports;
 pub mod prnic_top;
 pub mod psn;
 pub mod ram;
+pub mod reply_tx;
 pub mod reset;
 pub mod rx_decap;
 pub mod rx_events;

@@ -91,17 +91,48 @@ pub enum ReplyDrop {
     BadIcrc,
 }
 
-/// The addresses and VNI a reply travels with.
+/// The addresses and VNI a reply travels with: the inner ones the RNIC writes (the
+/// tenant's view, `rtl/src/reply_tx.rs`) and the outer ones VXLAN adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplyPath {
     pub vni: u32,
     pub outer_src_ip: u32,
     pub outer_dst_ip: u32,
     pub udp_src_port: u16,
+    pub inner_dst_mac: [u8; 6],
+    pub inner_src_mac: [u8; 6],
+    pub inner_src_ip: u32,
+    pub inner_dst_ip: u32,
 }
 
-/// The wire frame of `r`.
+/// The inner UDP source port of every reply (the outer one carries the entropy).
+pub const INNER_UDP_SRC_PORT: u16 = 0xc000;
+
+/// The wire frame of `r`: the outer headers and VXLAN, then [`reply_inner`].
 pub fn reply_frame(r: &Reply, path: &ReplyPath) -> Vec<u8> {
+    let inner = reply_inner(r, path);
+    let total = 50 + inner.len();
+    let mut f = Vec::with_capacity(total);
+    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x20, 0x02, 0, 0, 0, 0, 0x10, 0x08, 0x00]);
+    ipv4(
+        &mut f,
+        (total - 14) as u16,
+        path.outer_src_ip,
+        path.outer_dst_ip,
+    );
+    f.extend_from_slice(&path.udp_src_port.to_be_bytes());
+    f.extend_from_slice(&VXLAN_PORT.to_be_bytes());
+    f.extend_from_slice(&((total - 34) as u16).to_be_bytes());
+    f.extend_from_slice(&[0, 0, 0x08, 0, 0, 0]);
+    f.extend_from_slice(&path.vni.to_be_bytes()[1..4]);
+    f.push(0);
+    f.extend_from_slice(&inner);
+    f
+}
+
+/// The inner frame of `r` (inner Ethernet to ICRC), as the RNIC hands it to VXLAN
+/// encapsulation.
+pub fn reply_inner(r: &Reply, path: &ReplyPath) -> Vec<u8> {
     let (opcode, psn, mut after) = match *r {
         Reply::Ack { next, .. } => (
             OP_ACK,
@@ -132,24 +163,17 @@ pub fn reply_frame(r: &Reply, path: &ReplyPath) -> Vec<u8> {
     };
     // Inner: Ethernet 14, IPv4 20, UDP 8, BTH 12, the kind's headers, ICRC 4.
     let inner = 14 + 20 + 8 + 12 + after.len() + 4;
-    let total = 50 + inner;
-    let mut f = Vec::with_capacity(total);
-    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x20, 0x02, 0, 0, 0, 0, 0x10, 0x08, 0x00]);
+    let mut f = Vec::with_capacity(inner);
+    f.extend_from_slice(&path.inner_dst_mac);
+    f.extend_from_slice(&path.inner_src_mac);
+    f.extend_from_slice(&[0x08, 0x00]);
     ipv4(
         &mut f,
-        (total - 14) as u16,
-        path.outer_src_ip,
-        path.outer_dst_ip,
+        (inner - 14) as u16,
+        path.inner_src_ip,
+        path.inner_dst_ip,
     );
-    f.extend_from_slice(&path.udp_src_port.to_be_bytes());
-    f.extend_from_slice(&VXLAN_PORT.to_be_bytes());
-    f.extend_from_slice(&((total - 34) as u16).to_be_bytes());
-    f.extend_from_slice(&[0, 0, 0x08, 0, 0, 0]);
-    f.extend_from_slice(&path.vni.to_be_bytes()[1..4]);
-    f.push(0);
-    f.extend_from_slice(&[0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x00]);
-    ipv4(&mut f, (inner - 14) as u16, 0xc0a8_0002, 0xc0a8_0001);
-    f.extend_from_slice(&0xc000u16.to_be_bytes());
+    f.extend_from_slice(&INNER_UDP_SRC_PORT.to_be_bytes());
     f.extend_from_slice(&ROCEV2_PORT.to_be_bytes());
     f.extend_from_slice(&((inner - 34) as u16).to_be_bytes());
     f.extend_from_slice(&[0, 0]);
@@ -159,7 +183,7 @@ pub fn reply_frame(r: &Reply, path: &ReplyPath) -> Vec<u8> {
     f.extend_from_slice(&psn.to_be_bytes()[1..4]);
     f.append(&mut after);
     f.extend_from_slice(&[0; 4]);
-    crate::icrc::set_icrc(&mut f[64..]);
+    crate::icrc::set_icrc(&mut f[14..]);
     f
 }
 
@@ -242,6 +266,10 @@ mod tests {
         outer_src_ip: 0x0a00_0001,
         outer_dst_ip: 0x0a00_0002,
         udp_src_port: 0xc123,
+        inner_dst_mac: [0x02, 0, 0, 0, 0, 0x01],
+        inner_src_mac: [0x02, 0, 0, 0, 0, 0x02],
+        inner_src_ip: 0xc0a8_0002,
+        inner_dst_ip: 0xc0a8_0001,
     };
 
     fn all() -> Vec<Reply> {
