@@ -60,34 +60,51 @@ pub fn select(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<Module>, SynthEr
     Ok(modules)
 }
 
-/// Map and analyse the chosen modules (all if `only` is empty), two at a time.
+/// Map and analyse the chosen modules (all if `only` is empty) on two workers that each
+/// take the next module as soon as they finish one, so the top, which takes longest,
+/// runs beside all the blocks rather than beside one of them. Rows come back in registry
+/// order.
 pub fn synth(cfg: &PrnicConfig, only: &[String]) -> Result<Vec<ModuleTiming>, SynthError> {
     let modules = select(cfg, only)?;
     let dir = std::env::temp_dir().join(format!("prnic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| SynthError(format!("cannot create {}: {e}", dir.display())))?;
     let period = cfg.clock_period_ns();
-    let mut rows = vec![];
-    // The largest module first, so the pair that runs longest starts first.
-    for pair in modules.chunks(2) {
-        let handles: Vec<_> = pair
-            .iter()
-            .cloned()
-            .map(|m| {
-                let dir = dir.clone();
-                std::thread::spawn(move || synth_module(&m, &dir, period))
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<Result<Vec<(usize, ModuleTiming)>, SynthError>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = vec![];
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(m) = modules.get(i) else {
+                            return Ok(done);
+                        };
+                        done.push((i, synth_module(m, &dir, period)?));
+                    }
+                })
             })
             .collect();
-        for h in handles {
-            rows.push(
-                h.join()
-                    .map_err(|_| SynthError("a synthesis thread panicked".into()))??,
-            );
-        }
-    }
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(SynthError("a synthesis thread panicked".into())))
+            })
+            .collect()
+    });
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(rows)
+    let mut rows = vec![];
+    for r in results {
+        rows.extend(r?);
+    }
+    rows.sort_by_key(|(i, _)| *i);
+    Ok(rows.into_iter().map(|(_, r)| r).collect())
 }
+
+/// Yosys runs on one core; the machines this runs on have two.
+const WORKERS: usize = 2;
 
 fn kind_note(p: &timing::Path_) -> &'static str {
     match p.start.kind {
