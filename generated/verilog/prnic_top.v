@@ -48772,9 +48772,9 @@ module prnic_top$rxd$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -48837,8 +48837,8 @@ module prnic_top$rxd$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -48905,9 +48905,9 @@ module prnic_top$rxd$desc_fifo$ram(clk,read_address,read_data,write_address,writ
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
@@ -48915,8 +48915,8 @@ module prnic_top$rxd$desc_fifo$ram(clk,read_address,read_data,write_address,writ
     reg [255:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end
@@ -51579,9 +51579,9 @@ module prnic_top$rxd$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -51644,8 +51644,8 @@ module prnic_top$rxd$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -51712,9 +51712,9 @@ module prnic_top$rxd$ready_fifo$ram(clk,read_address,read_data,write_address,wri
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
@@ -51722,8 +51722,8 @@ module prnic_top$rxd$ready_fifo$ram(clk,read_address,read_data,write_address,wri
     reg [255:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end
@@ -51904,9 +51904,9 @@ module prnic_top$rxd$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [2:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [2:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -51969,8 +51969,8 @@ module prnic_top$rxd$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -52037,9 +52037,9 @@ module prnic_top$rxd$verdict_fifo$ram(clk,read_address,read_data,write_address,w
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [2:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [2:0] write_data;
     input wire  write_enable;
     
@@ -52047,8 +52047,8 @@ module prnic_top$rxd$verdict_fifo$ram(clk,read_address,read_data,write_address,w
     reg [2:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end

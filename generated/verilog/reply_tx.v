@@ -1182,9 +1182,9 @@ module reply_tx$q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [562:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [562:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -1247,8 +1247,8 @@ module reply_tx$q(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -1315,9 +1315,9 @@ module reply_tx$q$ram(clk,read_address,read_data,write_address,write_data,write_
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [562:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [562:0] write_data;
     input wire  write_enable;
     
@@ -1325,8 +1325,8 @@ module reply_tx$q$ram(clk,read_address,read_data,write_address,write_data,write_
     reg [562:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end
@@ -1393,9 +1393,9 @@ module reply_tx$q_hi(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [271:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [271:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -1458,8 +1458,8 @@ module reply_tx$q_hi(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -1526,9 +1526,9 @@ module reply_tx$q_hi$ram(clk,read_address,read_data,write_address,write_data,wri
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [271:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [271:0] write_data;
     input wire  write_enable;
     
@@ -1536,8 +1536,8 @@ module reply_tx$q_hi$ram(clk,read_address,read_data,write_address,write_data,wri
     reg [271:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end

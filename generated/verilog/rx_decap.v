@@ -4978,9 +4978,9 @@ module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -5043,8 +5043,8 @@ module rx_decap$desc_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -5111,9 +5111,9 @@ module rx_decap$desc_fifo$ram(clk,read_address,read_data,write_address,write_dat
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
@@ -5121,8 +5121,8 @@ module rx_decap$desc_fifo$ram(clk,read_address,read_data,write_address,write_dat
     reg [255:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end
@@ -7785,9 +7785,9 @@ module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [255:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [255:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -7850,8 +7850,8 @@ module rx_decap$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -7918,9 +7918,9 @@ module rx_decap$ready_fifo$ram(clk,read_address,read_data,write_address,write_da
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [255:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [255:0] write_data;
     input wire  write_enable;
     
@@ -7928,8 +7928,8 @@ module rx_decap$ready_fifo$ram(clk,read_address,read_data,write_address,write_da
     reg [255:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end
@@ -8110,9 +8110,9 @@ module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
     
     // Stub signals
     reg  ram$clk;
-    reg  [7:0] ram$read_address;
+    reg  [15:0] ram$read_address;
     wire  [2:0] ram$read_data;
-    reg  [7:0] ram$write_address;
+    reg  [15:0] ram$write_address;
     reg  [2:0] ram$write_data;
     reg  ram$write_enable;
     reg  [7:0] wr$d;
@@ -8175,8 +8175,8 @@ module rx_decap$verdict_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);
         ram$clk = clk;
         nonempty = (wr$q != rd$q);
         load = (m_pop | ~head_valid$q);
-        ram$read_address = rd$q;
-        ram$write_address = wr$q;
+        ram$read_address = ((rd$q) & 16'hffff);
+        ram$write_address = ((wr$q) & 16'hffff);
         ram$write_data = s_data;
         ram$write_enable = s_valid;
         if (s_valid) begin
@@ -8243,9 +8243,9 @@ module rx_decap$verdict_fifo$ram(clk,read_address,read_data,write_address,write_
     
     // Module arguments
     input wire  clk;
-    input wire  [7:0] read_address;
+    input wire  [15:0] read_address;
     output reg  [2:0] read_data;
-    input wire  [7:0] write_address;
+    input wire  [15:0] write_address;
     input wire  [2:0] write_data;
     input wire  write_enable;
     
@@ -8253,8 +8253,8 @@ module rx_decap$verdict_fifo$ram(clk,read_address,read_data,write_address,write_
     reg [2:0] mem [0:31];
     wire [4:0] read_index = read_address[4:0];
     wire [4:0] write_index = write_address[4:0];
-    // The address ports are 8 bits for every depth; the bits above log2(depth) are unused.
-    wire _unused_ok = &{1'b0, read_address[7:5], write_address[7:5]};
+    wire _unused_ok = &{1'b0, read_address[15:5], write_address[15:5]};
+    
     always @(*) begin
        read_data = mem[read_index];
     end

@@ -40,7 +40,7 @@
 //! * `status_frames`, `status_drop_kind`: 32-bit counters.
 
 use crate::crc::{crc_bytes, data_columns, ParityMatrix, ICRC_VARIANT_BYTES};
-use crate::rx_decap::LutFifo;
+use crate::fifo::LutFifo;
 use crate::wiring::{low_ones, ByteSwap};
 use rust_hdl::prelude::*;
 

@@ -27,6 +27,23 @@ pub const POLY_REFLECTED: u32 = 0xedb8_8320;
 /// The CRC register after a correct packet and its ICRC (before the final complement).
 pub const RESIDUE: u32 = 0xdebb_20e3;
 
+/// The bytes of a VXLAN wire frame (50 outer bytes, then the inner Ethernet header)
+/// that the ICRC masks, for an inner IPv4 header without options: the type of service,
+/// the TTL, the header checksum, the UDP checksum and the BTH's `resv8a`. A change there
+/// leaves the ICRC valid; a change anywhere else in the inner packet does not.
+pub const WIRE_MASKED_BYTES: [usize; 7] = {
+    const IP: usize = 50 + 14;
+    [
+        IP + 1,
+        IP + 8,
+        IP + 10,
+        IP + 11,
+        IP + 20 + 6,
+        IP + 20 + 7,
+        IP + 28 + 4,
+    ]
+};
+
 /// The CRC-32 register after `data`, starting from `state` (no final complement).
 pub fn crc32_raw(mut state: u32, data: &[u8]) -> u32 {
     for &byte in data {
