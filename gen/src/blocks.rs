@@ -12,6 +12,7 @@ use prnic_rtl::credit_rx::CreditRx;
 use prnic_rtl::credit_scope::CreditScope;
 use prnic_rtl::credit_tx::{CreditTx, CREDIT_TX_LATENCY};
 use prnic_rtl::flow_table::{FlowTable, FLOW_TABLE_LATENCY};
+use prnic_rtl::frame_merge::{FrameMerge, FRAME_MERGE_LATENCY};
 use prnic_rtl::host_cdc::{place_word_bits, tx_word_bits, HostCdc};
 use prnic_rtl::mac_rx::MacRxFifo;
 use prnic_rtl::prnic_top::PrnicTop;
@@ -20,7 +21,7 @@ use prnic_rtl::rx_decap::{RxDecap, OUTER_BYTES};
 use prnic_rtl::rx_events::RxEvents;
 use prnic_rtl::rx_reorder::{RxReorder, RX_REORDER_LATENCY};
 use prnic_rtl::sprayer::{Sprayer, SPRAYER_LATENCY};
-use prnic_rtl::tx_encap::TxEncap;
+use prnic_rtl::tx_encap::{TxEncap, TUSER_BITS};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
@@ -174,6 +175,14 @@ pub fn reply_tx<const D: usize, const K: usize>() -> ReplyTx<D, K> {
     r
 }
 
+/// The merge of host frames (input 0) and reply frames (input 1) in front of
+/// `tx_encap`, for a bus of `D` bits with `tx_encap`'s `tuser`.
+pub fn frame_merge<const D: usize, const K: usize>() -> FrameMerge<D, K, TUSER_BITS> {
+    let mut m = FrameMerge::default();
+    m.connect_all();
+    m
+}
+
 /// The top as configured, for a bus of `D` bits.
 pub fn prnic_top<const D: usize, const K: usize>(cfg: &PrnicConfig) -> PrnicTop<D, K> {
     let mut t = PrnicTop::new(
@@ -253,6 +262,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
     let rxd_ram_bits = RxDecap::<D, K>::ram_bits(max_frame + OUTER_BYTES) as u64;
     let mac = mac_rx::<D, K>(cfg);
     let rtx = reply_tx::<D, K>();
+    let fm = frame_merge::<D, K>();
     let mac_ram_bits = MacRxFifo::<D, K>::ram_bits(mac_rx_geometry::<D>(cfg).0) as u64;
     let top = prnic_top::<D, K>(cfg);
     let cdc = cdc_fifo::<D, K, W>();
@@ -320,6 +330,14 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
             ports: ports_of(&rtx),
             latency_cycles: Some(REPLY_TX_LATENCY as u32),
             ram_bits: ReplyTx::<D, K>::RAM_BITS as u64,
+        },
+        Module {
+            name: "frame_merge",
+            summary: "two AXI4-Stream inputs onto one, whole frames taking turns, no bubble: host and reply frames into tx_encap",
+            verilog: emit("frame_merge", &fm)?,
+            ports: ports_of(&fm),
+            latency_cycles: Some(FRAME_MERGE_LATENCY as u32),
+            ram_bits: 0,
         },
         Module {
             name: "credit_tx",

@@ -18,6 +18,7 @@ pub mod credit_tx;
 pub mod csr;
 pub mod fifo;
 pub mod flow_table;
+pub mod frame_merge;
 pub mod hash;
 pub mod host_cdc;
 pub mod mac_rx;
