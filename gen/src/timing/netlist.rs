@@ -257,6 +257,12 @@ impl Graph {
         let mut loads: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
         let mut out_port_bits: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
         for (ci, c) in nl.cells.iter().enumerate() {
+            if c.ty.starts_with("LD") {
+                return Err(TimingError(format!(
+                    "cell {} is a latch ({}): a combinational block leaves a signal unassigned on some path",
+                    c.name, c.ty
+                )));
+            }
             if role(&c.ty).is_none() {
                 return Err(TimingError(format!(
                     "cell {} has a type the timing model (prnic timing) does not know: {}",

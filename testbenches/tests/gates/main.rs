@@ -222,31 +222,31 @@ fn comb_in_to_out() -> String {
     )
 }
 
+/// No latch and no combinational loop in any module, checked by Yosys on the RTL as
+/// elaborated (`proc`), where every latch appears as a `$dlatch` cell before mapping
+/// turns it into an LDCE; `check -assert` on the flattened RTL fails on loops and
+/// multiple drivers (after LUT mapping `check` no longer sees loops through LUT cells,
+/// so it runs before synthesis). A design of one latch fails it
+/// (`yosys_gate_fails_on_a_latch`).
+///
+/// `prnic_top` is also synthesized here, with the blocks it contains as black boxes (its
+/// glue, the port arbiter and the event queues): its reset's per-block copies must
+/// survive a flattening synthesis (one module instance each, none merged into another,
+/// rtl/src/reset.rs), and synth_xilinx's own "found logic loop" warning fails the gate.
+/// Every module is synthesized whole by the timing gate (`.ci/run`), where a latch
+/// cell is a type the timing model refuses, and by `prnic synth`.
 #[test]
-fn yosys_synth_xilinx_no_latches_no_loops() {
-    // One yosys per module, in parallel: the two modules holding the flow table's BRAMs
-    // take about 90 s each on this machine.
+fn yosys_no_latches_no_loops() {
     let (_dir, files) = emitted("yosys");
     let jobs: Vec<_> = files
         .into_iter()
         .map(|(name, file)| {
             std::thread::spawn(move || {
-                // `check -assert` on the flattened RTL (flattened whole: the top's reset
-                // copies are modules marked `keep_hierarchy`, rtl/src/reset.rs) fails on
-                // combinational loops and multiple drivers (after LUT mapping, `check` no
-                // longer sees loops through LUT cells, so it runs before synthesis); the
-                // select fails if any latch
-                // cell survived mapping; and synth_xilinx's own "found logic loop" warning
-                // fails the gate too.
-                //
-                // `prnic_top` contains the other blocks, each synthesized here on its own:
-                // the top's check still runs on the whole flattened design (loops between
-                // blocks), but its synthesis keeps those blocks as black boxes and maps the
-                // glue, the port arbiter and the event queues only (8 minutes less). The
-                // whole top is synthesized by `prnic synth --module prnic_top`.
-                let boxes = if name == "prnic_top" {
+                let top = if name == "prnic_top" {
                     format!(
-                        "{}design -reset; read_verilog {}; blackbox {}; hierarchy -check -top {name}; ",
+                        "{}design -reset; read_verilog {}; blackbox {}; hierarchy -check -top {name}; \
+                         synth_xilinx -flatten -top {name}; \
+                         select -assert-count {RESET_COPIES} t:prnic_top_rst_*; {NO_LATCH} t:LDCE t:LDPE; stat",
                         comb_in_to_out(),
                         file.display(),
                         TOP_BLOCKS.map(|b| format!("prnic_top${b}")).join(" ")
@@ -254,18 +254,9 @@ fn yosys_synth_xilinx_no_latches_no_loops() {
                 } else {
                     String::new()
                 };
-                // The reset's per-block copies survive a flattening synthesis: one module
-                // instance each, none merged into another (rtl/src/reset.rs).
-                let copies = if name == "prnic_top" {
-                    format!("select -assert-count {RESET_COPIES} t:prnic_top_rst_*; ")
-                } else {
-                    String::new()
-                };
                 let script = format!(
                     "read_verilog {}; hierarchy -check -top {name}; proc; \
-                     setattr -mod -unset keep_hierarchy *; flatten; check -assert; \
-                     {boxes}synth_xilinx -flatten -top {name}; {copies}\
-                     select -assert-none t:LDCE t:LDPE t:$dlatch t:$_DLATCH_*; stat",
+                     setattr -mod -unset keep_hierarchy *; flatten; check -assert; {NO_LATCH}; {top}",
                     file.display()
                 );
                 let (ok, text) = run(Command::new("yosys").args(["-q", "-p", &script]));
@@ -281,6 +272,28 @@ fn yosys_synth_xilinx_no_latches_no_loops() {
             text.lines().take(40).collect::<Vec<_>>().join("\n")
         );
     }
+}
+
+/// The latch cells of Yosys's RTL and gate libraries.
+const NO_LATCH: &str = "select -assert-none t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_*";
+
+/// The latch check of [`yosys_no_latches_no_loops`] on a design that has one. A gate that
+/// cannot fail is no gate.
+#[test]
+fn yosys_gate_fails_on_a_latch() {
+    let dir = workdir("latch");
+    let v = dir.join("latch.v");
+    std::fs::write(
+        &v,
+        "module latch(input e, input d, output reg q); always @(*) if (e) q = d; endmodule\n",
+    )
+    .unwrap();
+    let script = format!(
+        "read_verilog {}; hierarchy -check -top latch; proc; flatten; check -assert; {NO_LATCH}",
+        v.display()
+    );
+    let (ok, text) = run(Command::new("yosys").args(["-q", "-p", &script]));
+    assert!(!ok && text.contains("proc_dlatch"), "{text}");
 }
 
 /// For each output port of `module`, the input ports in its combinational fan-in, as
@@ -315,7 +328,7 @@ fn comb_pairs(file: &std::path::Path, module: &str, outputs: &[String]) -> Vec<(
 
 /// `prnic_2clk`, the top a shell instantiates, has no combinational path from an input
 /// port to an output port. Composed from its blocks: `prnic_top` has no input-to-output
-/// path at all (`yosys_synth_xilinx_no_latches_no_loops`); the crossings' own paths are
+/// path at all (`yosys_no_latches_no_loops`); the crossings' own paths are
 /// found by Yosys and followed through the generated netlist of `prnic_2clk`. The one
 /// path inside `host_cdc` (placement and CQEs share a FIFO, so each one's ready depends
 /// on the other's valid) joins two registers of `prnic_top` and is found here, so the
