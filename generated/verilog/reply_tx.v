@@ -244,6 +244,7 @@ module reply_tx(clk,rst,s_valid,s_ready,s_kind,s_qp,s_psn,s_ack,s_ack_psn,s_bitm
     reg  [1023:0] fields;
     reg  [1023:0] head_hi;
     reg  [7:0] op_credit;
+    reg  [407:0] v_common;
     reg  [1023:0] head_img;
     reg  [2:0] head_class;
     reg  last;
@@ -690,22 +691,23 @@ module reply_tx(clk,rst,s_valid,s_ready,s_kind,s_qp,s_psn,s_ack,s_ack_psn,s_bitm
         s1_a$d = (((s0_src_ip$q[(32'h10)+:(16)]) & 18'h3ffff) + ((s0_src_ip$q[(32'h0)+:(16)]) & 18'h3ffff));
         s1_b$d = (((s0_dst_ip$q[(32'h10)+:(16)]) & 18'h3ffff) + ((s0_dst_ip$q[(32'h0)+:(16)]) & 18'h3ffff));
         op_credit = (((s0_kind$q) & 8'hff) + op_base);
+        v_common = ((((s0_qp$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | ((((s0_src_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h158) | (((s0_dst_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h178)));
         if (s0_kind$q == 32'h0) begin
             s1_class$d = 32'h1;
-            s1_v$d = ((((s0_qp$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | ((((s0_src_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h158) | (((s0_dst_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h178))) | ((((psn_m1) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | v_ack);
+            s1_v$d = (v_common | ((((psn_m1) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | v_ack));
         end
         else if (s0_kind$q == 32'h1) begin
             s1_class$d = 32'h2;
             if (s0_ack$q) begin
-                s1_v$d = ((((s0_qp$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | ((((s0_src_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h158) | (((s0_dst_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h178))) | (((((s0_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | (((s0_ack_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40)) | ((((bitmap_swap$data_out) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h58) | v_sreq_ack));
+                s1_v$d = (v_common | (((((s0_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | (((s0_ack_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h40)) | ((((bitmap_swap$data_out) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h58) | v_sreq_ack)));
             end
             else begin
-                s1_v$d = ((((s0_qp$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | ((((s0_src_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h158) | (((s0_dst_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h178))) | ((((s0_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | ((((bitmap_swap$data_out) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h58) | v_sreq_nak));
+                s1_v$d = (v_common | ((((s0_psn$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h28) | ((((bitmap_swap$data_out) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h58) | v_sreq_nak)));
             end
         end
         else begin
             s1_class$d = 32'h4;
-            s1_v$d = ((((s0_qp$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h10) | ((((s0_src_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h158) | (((s0_dst_ip$q) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h178))) | ((op_credit) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+            s1_v$d = (v_common | ((op_credit) & 408'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
         end
         m_ack$data = s1_v$q;
         m_sreq$data = s1_v$q;

@@ -274,6 +274,7 @@ pub struct ReplyTx<const D: usize, const K: usize> {
     fields: Signal<Local, Bits<IMG>>,
     head_hi: Signal<Local, Bits<IMG>>,
     op_credit: Signal<Local, Bits<8>>,
+    v_common: Signal<Local, Bits<VB>>,
     head_img: Signal<Local, Bits<IMG>>,
     head_class: Signal<Local, Bits<3>>,
     last: Signal<Local, Bit>,
@@ -413,6 +414,7 @@ impl<const D: usize, const K: usize> Default for ReplyTx<D, K> {
             fields: Default::default(),
             head_hi: Default::default(),
             op_credit: Default::default(),
+            v_common: Default::default(),
             head_img: Default::default(),
             head_class: Default::default(),
             last: Default::default(),
@@ -521,36 +523,31 @@ impl<const D: usize, const K: usize> Logic for ReplyTx<D, K> {
             + bit_cast::<18, 16>(self.s0_dst_ip.q.val().get_bits::<16>(0)));
         // Credit messages: opcode 0xC1..0xC4 = 0xBF + kind.
         self.op_credit.next = (bit_cast::<8, 3>(self.s0_kind.q.val()) + self.op_base.val());
+        // The fields every kind carries: the QP and the two inner addresses.
+        self.v_common.next = ((bit_cast::<VB, 24>(self.s0_qp.q.val()) << 16)
+            | ((bit_cast::<VB, 32>(self.s0_src_ip.q.val()) << 344)
+                | (bit_cast::<VB, 32>(self.s0_dst_ip.q.val()) << 376)));
         if self.s0_kind.q.val() == 0 {
             self.s1_class.d.next = 1.into();
-            self.s1_v.d.next = ((bit_cast::<VB, 24>(self.s0_qp.q.val()) << 16)
-                | ((bit_cast::<VB, 32>(self.s0_src_ip.q.val()) << 344)
-                    | (bit_cast::<VB, 32>(self.s0_dst_ip.q.val()) << 376)))
-                | ((bit_cast::<VB, 24>(self.psn_m1.val()) << 40) | self.v_ack.val());
+            self.s1_v.d.next = (self.v_common.val()
+                | ((bit_cast::<VB, 24>(self.psn_m1.val()) << 40) | self.v_ack.val()));
         } else if self.s0_kind.q.val() == 1 {
             self.s1_class.d.next = 2.into();
             if self.s0_ack.q.val() {
-                self.s1_v.d.next = ((bit_cast::<VB, 24>(self.s0_qp.q.val()) << 16)
-                    | ((bit_cast::<VB, 32>(self.s0_src_ip.q.val()) << 344)
-                        | (bit_cast::<VB, 32>(self.s0_dst_ip.q.val()) << 376)))
+                self.s1_v.d.next = (self.v_common.val()
                     | (((bit_cast::<VB, 24>(self.s0_psn.q.val()) << 40)
                         | (bit_cast::<VB, 24>(self.s0_ack_psn.q.val()) << 64))
                         | ((bit_cast::<VB, 256>(self.bitmap_swap.data_out.val()) << 88)
-                            | self.v_sreq_ack.val()));
+                            | self.v_sreq_ack.val())));
             } else {
-                self.s1_v.d.next = ((bit_cast::<VB, 24>(self.s0_qp.q.val()) << 16)
-                    | ((bit_cast::<VB, 32>(self.s0_src_ip.q.val()) << 344)
-                        | (bit_cast::<VB, 32>(self.s0_dst_ip.q.val()) << 376)))
+                self.s1_v.d.next = (self.v_common.val()
                     | ((bit_cast::<VB, 24>(self.s0_psn.q.val()) << 40)
                         | ((bit_cast::<VB, 256>(self.bitmap_swap.data_out.val()) << 88)
-                            | self.v_sreq_nak.val()));
+                            | self.v_sreq_nak.val())));
             }
         } else {
             self.s1_class.d.next = 4.into();
-            self.s1_v.d.next = ((bit_cast::<VB, 24>(self.s0_qp.q.val()) << 16)
-                | ((bit_cast::<VB, 32>(self.s0_src_ip.q.val()) << 344)
-                    | (bit_cast::<VB, 32>(self.s0_dst_ip.q.val()) << 376)))
-                | bit_cast::<VB, 8>(self.op_credit.val());
+            self.s1_v.d.next = (self.v_common.val() | bit_cast::<VB, 8>(self.op_credit.val()));
         }
 
         // ---- S2: the three ICRC products; the address sums added. ----
