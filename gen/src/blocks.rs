@@ -373,7 +373,7 @@ fn modules_for<const D: usize, const K: usize, const W: usize, const WT: usize, 
         },
         Module {
             name: "rx_decap",
-            summary: "VXLAN decapsulation and RoCEv2 parsing: drop by reason, headers to rx_reorder, payload placed (realigned, with QP, VA, rkey, length) once its verdict is back",
+            summary: "VXLAN decapsulation and RoCEv2 parsing: drop by reason, headers to rx_reorder, payload placed (realigned, with QP, VA, rkey, length) once its verdict is back; ACK, request and credit reply frames out as records",
             verilog: emit("rx_decap", &rxd)?,
             ports: ports_of(&rxd),
             latency_cycles: None,

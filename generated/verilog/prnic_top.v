@@ -379,6 +379,15 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
     reg  [31:0] rxd$cfg_local_vni6;
     reg  [31:0] rxd$cfg_local_vni7;
     wire  [1:0] rxd$m_place_done;
+    wire  rxd$m_reply_valid;
+    wire  [2:0] rxd$m_reply_kind;
+    wire  [15:0] rxd$m_reply_qp;
+    wire  [2:0] rxd$m_reply_vni_slot;
+    wire  [23:0] rxd$m_reply_psn;
+    wire  rxd$m_reply_ack;
+    wire  [23:0] rxd$m_reply_ack_psn;
+    wire  [255:0] rxd$m_reply_bitmap;
+    wire  [31:0] rxd$status_replies;
     wire  [31:0] rxd$status_frames;
     wire  [31:0] rxd$status_placed;
     wire  [31:0] rxd$status_drop_bad_keep;
@@ -922,6 +931,15 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         .cfg_local_vni6(rxd$cfg_local_vni6),
         .cfg_local_vni7(rxd$cfg_local_vni7),
         .m_place_done(rxd$m_place_done),
+        .m_reply_valid(rxd$m_reply_valid),
+        .m_reply_kind(rxd$m_reply_kind),
+        .m_reply_qp(rxd$m_reply_qp),
+        .m_reply_vni_slot(rxd$m_reply_vni_slot),
+        .m_reply_psn(rxd$m_reply_psn),
+        .m_reply_ack(rxd$m_reply_ack),
+        .m_reply_ack_psn(rxd$m_reply_ack_psn),
+        .m_reply_bitmap(rxd$m_reply_bitmap),
+        .status_replies(rxd$status_replies),
         .status_frames(rxd$status_frames),
         .status_placed(rxd$status_placed),
         .status_drop_bad_keep(rxd$status_drop_bad_keep),
@@ -1588,7 +1606,7 @@ module prnic_top(clk,rst,s_axil_awaddr,s_axil_awvalid,s_axil_awready,s_axil_wdat
         csr$hw_cnt_rx_port1_drop_full = ((mac1$status_drop_full) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_port1_drop_error = ((mac1$status_drop_error) & 64'hffffffffffffffff);
         csr$hw_cnt_rx_port1_drop_long = ((mac1$status_drop_long) & 64'hffffffffffffffff);
-        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots);
+        unused_cfg = (|flow$m_result_tag | |rxr$m_verdict_qp | |rxr$m_verdict_psn | |rxr$status_placed | arb$m_port | |ctx$m_send_credit | ctx$m_credit_valid | |ctx$m_credit_qp | |ctx$m_credit_value | ctx$m_credit_waiting | ctx$status_starved | |crx$status_slots | rxd$m_reply_valid | |rxd$m_reply_kind | |rxd$m_reply_qp | |rxd$m_reply_vni_slot | |rxd$m_reply_psn | rxd$m_reply_ack | |rxd$m_reply_ack_psn | |rxd$m_reply_bitmap | |rxd$status_replies);
     end
     
 endmodule // prnic_top
@@ -43798,7 +43816,7 @@ module prnic_top$rx_slice$last$skid_valid(d,q,clock);
 endmodule // prnic_top$rx_slice$last$skid_valid
 
 
-module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_bad_icrc,status_drop_verdict);
+module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_tdata,s_axis_wire_tkeep,s_axis_wire_tlast,m_hdr_valid,m_hdr_ready,m_hdr_qp,m_hdr_psn,m_hdr_vni_slot,m_hdr_ack_req,m_hdr_has_imm,m_hdr_imm,s_verdict_valid,s_verdict_code,m_axis_place_tvalid,m_axis_place_tready,m_axis_place_tdata,m_axis_place_tkeep,m_axis_place_tlast,m_place_qp,m_place_va,m_place_rkey,m_place_len,cfg_local_vni0,cfg_local_vni1,cfg_local_vni2,cfg_local_vni3,cfg_local_vni4,cfg_local_vni5,cfg_local_vni6,cfg_local_vni7,m_place_done,m_reply_valid,m_reply_kind,m_reply_qp,m_reply_vni_slot,m_reply_psn,m_reply_ack,m_reply_ack_psn,m_reply_bitmap,status_replies,status_frames,status_placed,status_drop_bad_keep,status_drop_too_long,status_drop_truncated,status_drop_not_ipv4,status_drop_bad_checksum,status_drop_bad_port,status_drop_bad_vxlan,status_drop_unknown_vni,status_drop_bad_inner,status_drop_bad_opcode,status_drop_bad_length,status_drop_bad_icrc,status_drop_verdict);
     
     // Module arguments
     input wire  clk;
@@ -43836,6 +43854,15 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     input wire  [31:0] cfg_local_vni6;
     input wire  [31:0] cfg_local_vni7;
     output reg  [1:0] m_place_done;
+    output reg  m_reply_valid;
+    output reg  [2:0] m_reply_kind;
+    output reg  [15:0] m_reply_qp;
+    output reg  [2:0] m_reply_vni_slot;
+    output reg  [23:0] m_reply_psn;
+    output reg  m_reply_ack;
+    output reg  [23:0] m_reply_ack_psn;
+    output reg  [255:0] m_reply_bitmap;
+    output reg  [31:0] status_replies;
     output reg  [31:0] status_frames;
     output reg  [31:0] status_placed;
     output reg  [31:0] status_drop_bad_keep;
@@ -43880,6 +43907,7 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     localparam  c_slot$6 = 3'b110;
     localparam  c_slot$7 = 3'b111;
     localparam  c_hdr2 = 1'b0;
+    localparam  c_ext_m1 = 16'h0;
     
     // Stub signals
     reg  data_fifo$clk;
@@ -43946,6 +43974,12 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [1023:0] hdr$d;
     wire  [1023:0] hdr$q;
     reg  hdr$clock;
+    reg  [127:0] ext$d;
+    wire  [127:0] ext$q;
+    reg  ext$clock;
+    reg  in_is_ext$d;
+    wire  in_is_ext$q;
+    reg  in_is_ext$clock;
     reg  [7:0] flight$d;
     wire  [7:0] flight$q;
     reg  flight$clock;
@@ -44096,6 +44130,15 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [255:0] c1_f$d;
     wire  [255:0] c1_f$q;
     reg  c1_f$clock;
+    reg  c1_reply$d;
+    wire  c1_reply$q;
+    reg  c1_reply$clock;
+    reg  [15:0] c1_rlen$d;
+    wire  [15:0] c1_rlen$q;
+    reg  c1_rlen$clock;
+    reg  [255:0] c1_bm$d;
+    wire  [255:0] c1_bm$q;
+    reg  c1_bm$clock;
     reg  c2_valid$d;
     wire  c2_valid$q;
     reg  c2_valid$clock;
@@ -44156,6 +44199,30 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [255:0] c2_f$d;
     wire  [255:0] c2_f$q;
     reg  c2_f$clock;
+    reg  c2_reply$d;
+    wire  c2_reply$q;
+    reg  c2_reply$clock;
+    reg  [23:0] c2_psn1$d;
+    wire  [23:0] c2_psn1$q;
+    reg  c2_psn1$clock;
+    reg  [23:0] c3_psn1$d;
+    wire  [23:0] c3_psn1$q;
+    reg  c3_psn1$clock;
+    reg  [23:0] c4_psn1$d;
+    wire  [23:0] c4_psn1$q;
+    reg  c4_psn1$clock;
+    reg  [23:0] c5_psn1$d;
+    wire  [23:0] c5_psn1$q;
+    reg  c5_psn1$clock;
+    reg  c3_reply$d;
+    wire  c3_reply$q;
+    reg  c3_reply$clock;
+    reg  c3_lt108$d;
+    wire  c3_lt108$q;
+    reg  c3_lt108$clock;
+    reg  [255:0] c2_bm$d;
+    wire  [255:0] c2_bm$q;
+    reg  c2_bm$clock;
     reg  c3_valid$d;
     wire  c3_valid$q;
     reg  c3_valid$clock;
@@ -44210,6 +44277,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [255:0] c3_f$d;
     wire  [255:0] c3_f$q;
     reg  c3_f$clock;
+    reg  [255:0] c3_bm$d;
+    wire  [255:0] c3_bm$q;
+    reg  c3_bm$clock;
     reg  c4_valid$d;
     wire  c4_valid$q;
     reg  c4_valid$clock;
@@ -44258,6 +44328,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [255:0] c4_f$d;
     wire  [255:0] c4_f$q;
     reg  c4_f$clock;
+    reg  [255:0] c4_bm$d;
+    wire  [255:0] c4_bm$q;
+    reg  c4_bm$clock;
     reg  c5_valid$d;
     wire  c5_valid$q;
     reg  c5_valid$clock;
@@ -44279,6 +44352,36 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [255:0] c5_f$d;
     wire  [255:0] c5_f$q;
     reg  c5_f$clock;
+    reg  [255:0] c5_bm$d;
+    wire  [255:0] c5_bm$q;
+    reg  c5_bm$clock;
+    reg  r_valid$d;
+    wire  r_valid$q;
+    reg  r_valid$clock;
+    reg  [2:0] r_kind$d;
+    wire  [2:0] r_kind$q;
+    reg  r_kind$clock;
+    reg  [15:0] r_qp$d;
+    wire  [15:0] r_qp$q;
+    reg  r_qp$clock;
+    reg  [2:0] r_slot$d;
+    wire  [2:0] r_slot$q;
+    reg  r_slot$clock;
+    reg  [23:0] r_psn$d;
+    wire  [23:0] r_psn$q;
+    reg  r_psn$clock;
+    reg  r_ack$d;
+    wire  r_ack$q;
+    reg  r_ack$clock;
+    reg  [23:0] r_ack_psn$d;
+    wire  [23:0] r_ack_psn$q;
+    reg  r_ack_psn$clock;
+    reg  [255:0] r_bm$d;
+    wire  [255:0] r_bm$q;
+    reg  r_bm$clock;
+    reg  [31:0] cnt_replies$d;
+    wire  [31:0] cnt_replies$q;
+    reg  cnt_replies$clock;
     reg  h_valid$d;
     wire  h_valid$q;
     reg  h_valid$clock;
@@ -44504,6 +44607,17 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
     reg  [1023:0] h;
     reg  [23:0] vni;
     reg  [7:0] opcode;
+    reg  [7:0] syn;
+    reg  op_ack;
+    reg  op_req;
+    reg  op_credit;
+    reg  op_reply;
+    reg  rack;
+    reg  [255:0] f_reply;
+    reg  syn_ack;
+    reg  reply_ok;
+    reg  [2:0] rkind;
+    reg  trunc;
     reg  vhit;
     reg  [2:0] vslot;
     reg  [15:0] hdr4;
@@ -44634,6 +44748,16 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .d(hdr$d),
         .q(hdr$q),
         .clock(hdr$clock)
+    );
+    prnic_top$rxd$ext ext(
+        .d(ext$d),
+        .q(ext$q),
+        .clock(ext$clock)
+    );
+    prnic_top$rxd$in_is_ext in_is_ext(
+        .d(in_is_ext$d),
+        .q(in_is_ext$q),
+        .clock(in_is_ext$clock)
     );
     prnic_top$rxd$flight flight(
         .d(flight$d),
@@ -44885,6 +45009,21 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .q(c1_f$q),
         .clock(c1_f$clock)
     );
+    prnic_top$rxd$c1_reply c1_reply(
+        .d(c1_reply$d),
+        .q(c1_reply$q),
+        .clock(c1_reply$clock)
+    );
+    prnic_top$rxd$c1_rlen c1_rlen(
+        .d(c1_rlen$d),
+        .q(c1_rlen$q),
+        .clock(c1_rlen$clock)
+    );
+    prnic_top$rxd$c1_bm c1_bm(
+        .d(c1_bm$d),
+        .q(c1_bm$q),
+        .clock(c1_bm$clock)
+    );
     prnic_top$rxd$c2_valid c2_valid(
         .d(c2_valid$d),
         .q(c2_valid$q),
@@ -44985,6 +45124,46 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .q(c2_f$q),
         .clock(c2_f$clock)
     );
+    prnic_top$rxd$c2_reply c2_reply(
+        .d(c2_reply$d),
+        .q(c2_reply$q),
+        .clock(c2_reply$clock)
+    );
+    prnic_top$rxd$c2_psn1 c2_psn1(
+        .d(c2_psn1$d),
+        .q(c2_psn1$q),
+        .clock(c2_psn1$clock)
+    );
+    prnic_top$rxd$c3_psn1 c3_psn1(
+        .d(c3_psn1$d),
+        .q(c3_psn1$q),
+        .clock(c3_psn1$clock)
+    );
+    prnic_top$rxd$c4_psn1 c4_psn1(
+        .d(c4_psn1$d),
+        .q(c4_psn1$q),
+        .clock(c4_psn1$clock)
+    );
+    prnic_top$rxd$c5_psn1 c5_psn1(
+        .d(c5_psn1$d),
+        .q(c5_psn1$q),
+        .clock(c5_psn1$clock)
+    );
+    prnic_top$rxd$c3_reply c3_reply(
+        .d(c3_reply$d),
+        .q(c3_reply$q),
+        .clock(c3_reply$clock)
+    );
+    prnic_top$rxd$c3_lt108 c3_lt108(
+        .d(c3_lt108$d),
+        .q(c3_lt108$q),
+        .clock(c3_lt108$clock)
+    );
+    prnic_top$rxd$c2_bm c2_bm(
+        .d(c2_bm$d),
+        .q(c2_bm$q),
+        .clock(c2_bm$clock)
+    );
     prnic_top$rxd$c3_valid c3_valid(
         .d(c3_valid$d),
         .q(c3_valid$q),
@@ -45075,6 +45254,11 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .q(c3_f$q),
         .clock(c3_f$clock)
     );
+    prnic_top$rxd$c3_bm c3_bm(
+        .d(c3_bm$d),
+        .q(c3_bm$q),
+        .clock(c3_bm$clock)
+    );
     prnic_top$rxd$c4_valid c4_valid(
         .d(c4_valid$d),
         .q(c4_valid$q),
@@ -45155,6 +45339,11 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .q(c4_f$q),
         .clock(c4_f$clock)
     );
+    prnic_top$rxd$c4_bm c4_bm(
+        .d(c4_bm$d),
+        .q(c4_bm$q),
+        .clock(c4_bm$clock)
+    );
     prnic_top$rxd$c5_valid c5_valid(
         .d(c5_valid$d),
         .q(c5_valid$q),
@@ -45189,6 +45378,56 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         .d(c5_f$d),
         .q(c5_f$q),
         .clock(c5_f$clock)
+    );
+    prnic_top$rxd$c5_bm c5_bm(
+        .d(c5_bm$d),
+        .q(c5_bm$q),
+        .clock(c5_bm$clock)
+    );
+    prnic_top$rxd$r_valid r_valid(
+        .d(r_valid$d),
+        .q(r_valid$q),
+        .clock(r_valid$clock)
+    );
+    prnic_top$rxd$r_kind r_kind(
+        .d(r_kind$d),
+        .q(r_kind$q),
+        .clock(r_kind$clock)
+    );
+    prnic_top$rxd$r_qp r_qp(
+        .d(r_qp$d),
+        .q(r_qp$q),
+        .clock(r_qp$clock)
+    );
+    prnic_top$rxd$r_slot r_slot(
+        .d(r_slot$d),
+        .q(r_slot$q),
+        .clock(r_slot$clock)
+    );
+    prnic_top$rxd$r_psn r_psn(
+        .d(r_psn$d),
+        .q(r_psn$q),
+        .clock(r_psn$clock)
+    );
+    prnic_top$rxd$r_ack r_ack(
+        .d(r_ack$d),
+        .q(r_ack$q),
+        .clock(r_ack$clock)
+    );
+    prnic_top$rxd$r_ack_psn r_ack_psn(
+        .d(r_ack_psn$d),
+        .q(r_ack_psn$q),
+        .clock(r_ack_psn$clock)
+    );
+    prnic_top$rxd$r_bm r_bm(
+        .d(r_bm$d),
+        .q(r_bm$q),
+        .clock(r_bm$clock)
+    );
+    prnic_top$rxd$cnt_replies cnt_replies(
+        .d(cnt_replies$d),
+        .q(cnt_replies$q),
+        .clock(cnt_replies$clock)
     );
     prnic_top$rxd$h_valid h_valid(
         .d(h_valid$d),
@@ -45578,6 +45817,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c1_in_len$clock = clk;
         c1_reth_len$clock = clk;
         c1_f$clock = clk;
+        c1_reply$clock = clk;
+        c1_rlen$clock = clk;
+        c1_bm$clock = clk;
         c2_valid$clock = clk;
         c2_err_keep$clock = clk;
         c2_len$clock = clk;
@@ -45639,6 +45881,28 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c5_b_any$clock = clk;
         c5_b_code$clock = clk;
         c5_f$clock = clk;
+        c5_bm$clock = clk;
+        c2_reply$clock = clk;
+        c2_bm$clock = clk;
+        c2_psn1$clock = clk;
+        c3_psn1$clock = clk;
+        c4_psn1$clock = clk;
+        c5_psn1$clock = clk;
+        c3_reply$clock = clk;
+        c3_lt108$clock = clk;
+        c3_bm$clock = clk;
+        c4_bm$clock = clk;
+        r_valid$clock = clk;
+        r_kind$clock = clk;
+        r_qp$clock = clk;
+        r_slot$clock = clk;
+        r_psn$clock = clk;
+        r_ack$clock = clk;
+        r_ack_psn$clock = clk;
+        r_bm$clock = clk;
+        cnt_replies$clock = clk;
+        ext$clock = clk;
+        in_is_ext$clock = clk;
         h_valid$clock = clk;
         h_f$clock = clk;
         sk_valid$clock = clk;
@@ -45739,6 +46003,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c1_in_len$d = c1_in_len$q;
         c1_reth_len$d = c1_reth_len$q;
         c1_f$d = c1_f$q;
+        c1_reply$d = c1_reply$q;
+        c1_rlen$d = c1_rlen$q;
+        c1_bm$d = c1_bm$q;
         c2_valid$d = c2_valid$q;
         c2_err_keep$d = c2_err_keep$q;
         c2_len$d = c2_len$q;
@@ -45800,6 +46067,28 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c5_b_any$d = c5_b_any$q;
         c5_b_code$d = c5_b_code$q;
         c5_f$d = c5_f$q;
+        c5_bm$d = c5_bm$q;
+        c2_reply$d = c2_reply$q;
+        c2_bm$d = c2_bm$q;
+        c2_psn1$d = c2_psn1$q;
+        c3_psn1$d = c3_psn1$q;
+        c4_psn1$d = c4_psn1$q;
+        c5_psn1$d = c5_psn1$q;
+        c3_reply$d = c3_reply$q;
+        c3_lt108$d = c3_lt108$q;
+        c3_bm$d = c3_bm$q;
+        c4_bm$d = c4_bm$q;
+        r_valid$d = r_valid$q;
+        r_kind$d = r_kind$q;
+        r_qp$d = r_qp$q;
+        r_slot$d = r_slot$q;
+        r_psn$d = r_psn$q;
+        r_ack$d = r_ack$q;
+        r_ack_psn$d = r_ack_psn$q;
+        r_bm$d = r_bm$q;
+        cnt_replies$d = cnt_replies$q;
+        ext$d = ext$q;
+        in_is_ext$d = in_is_ext$q;
         h_valid$d = h_valid$q;
         h_f$d = h_f$q;
         sk_valid$d = sk_valid$q;
@@ -45955,6 +46244,12 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         else if (((in_fire & c_hdr2) & in_is1$q)) begin
             hdr$d = (hdr$q | (beat_wide << c_hdr_beat1));
         end
+        if (in_is_ext$q) begin
+            ext$d = s_axis_wire_tdata[(32'h0)+:(128)];
+        end
+        if (in_fire) begin
+            in_is_ext$d = (~s_axis_wire_tlast & (in_beats$q == c_ext_m1));
+        end
         ev_frame$d = (in_fire & ~in_mid$q);
         icrc$in_valid = in_fire;
         icrc$in_data = s_axis_wire_tdata;
@@ -45992,7 +46287,28 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c1_bad7$d = ~h[32'h2ab];
         c1_bad9$d = (((((h[(32'h200)+:(16)] != 32'h800) | (h[(32'h1f8)+:(8)] != 32'h45)) | (h[(32'h1b0)+:(8)] != 32'h11)) | (h[(32'h140)+:(16)] != 32'h12b7)) | |h[(32'hf0)+:(8)]);
         opcode = h[(32'h118)+:(8)];
-        c1_bad10$d = ((opcode < 32'h6) | (opcode > 32'hb));
+        syn = h[(32'hb8)+:(8)];
+        op_ack = (opcode == 32'h11);
+        op_req = (opcode == 32'hc0);
+        op_credit = ((opcode >= 32'hc1) & (opcode <= 32'hc4));
+        syn_ack = (syn == 32'h1f);
+        reply_ok = (((op_ack & syn_ack) | (op_req & (syn_ack | (syn == 32'h60)))) | op_credit);
+        c1_bad10$d = (((opcode < 32'h6) | (opcode > 32'hb)) & ~reply_ok);
+        op_reply = ((op_ack | op_req) | op_credit);
+        c1_reply$d = op_reply;
+        if (op_ack) begin
+            rkind = 32'h0;
+            c1_rlen$d = 32'h70;
+        end
+        else if (op_req) begin
+            rkind = 32'h1;
+            c1_rlen$d = 32'h94;
+        end
+        else begin
+            rkind = (opcode[(32'h0)+:(3)] + 32'h1);
+            c1_rlen$d = 32'h6c;
+        end
+        c1_bm$d = ((((ext$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80) | ((hdr$q[(32'h380)+:(128)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
         c1_has_imm$d = ((opcode == 32'h9) | (opcode == 32'hb));
         c1_p$0$d = (((h[(32'h380)+:(16)]) & 20'hfffff) + ((h[(32'h370)+:(16)]) & 20'hfffff));
         c1_p$1$d = (((h[(32'h360)+:(16)]) & 20'hfffff) + ((h[(32'h350)+:(16)]) & 20'hfffff));
@@ -46020,7 +46336,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c1_udp_len$d = h[(32'h2c0)+:(16)];
         c1_in_len$d = h[(32'h1e0)+:(16)];
         c1_reth_len$d = h[(32'h40)+:(32)];
-        c1_f$d = ((((((h[(32'he0)+:(16)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h21) | (((h[(32'h80)+:(64)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h31)) | ((((h[(32'h60)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h71) | (((h[(32'hc0)+:(24)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha1))) | ((((h[32'hdf]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbc) | (((h[(32'h20)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbd)));
+        rack = (op_ack | (op_req & syn_ack));
+        f_reply = (((((op_reply) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hdd) | (((rkind) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hde)) | ((((rack) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he1) | (((op_ack) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'he2)));
+        c1_f$d = (((((((h[(32'he0)+:(16)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h21) | (((h[(32'h80)+:(64)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h31)) | ((((h[(32'h60)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h71) | (((h[(32'hc0)+:(24)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'ha1))) | ((((h[32'hdf]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbc) | (((h[(32'h20)+:(32)]) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hbd))) | f_reply);
         c2_valid$d = c1_valid$q;
         c2_err_keep$d = (in_err_keep$q | ~i2_gap_free$q);
         c2_len$d = ((i2_nb$q << c_kshift) + i2_cnt$q);
@@ -46083,13 +46401,25 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c2_ip14$d = (c1_ip_len$q + 32'he);
         c2_udp34$d = (c1_udp_len$q + 32'h22);
         c2_in64$d = (c1_in_len$q + 32'h40);
-        c2_reth_h$d = (c1_reth_len$q[(32'h0)+:(16)] + hdr4);
-        c2_reth_hi0$d = ~|c1_reth_len$q[(32'h10)+:(16)];
+        if (c1_reply$q) begin
+            c2_reth_h$d = c1_rlen$q;
+        end
+        else begin
+            c2_reth_h$d = (c1_reth_len$q[(32'h0)+:(16)] + hdr4);
+        end
+        c2_reth_hi0$d = (c1_reply$q | ~|c1_reth_len$q[(32'h10)+:(16)]);
+        c2_reply$d = c1_reply$q;
+        c2_psn1$d = (c1_f$q[(32'ha1)+:(24)] + 32'h1);
+        c2_bm$d = c1_bm$q;
         c2_f$d = ((c1_f$q | (((c1_has_imm$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h20)) | (((vslot) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'hb9));
         c3_valid$d = c2_valid$q;
         c3_err_keep$d = c2_err_keep$q;
         c3_too_long$d = (c2_len$q > c_max_frame);
         c3_trunc$d = (c2_len$q < 32'h7c);
+        c3_lt108$d = (c2_len$q < 32'h6c);
+        c3_reply$d = c2_reply$q;
+        c3_psn1$d = c2_psn1$q;
+        c3_bm$d = c2_bm$q;
         c3_bad4$d = c2_bad4$q;
         c3_bad6$d = c2_bad6$q;
         c3_bad7$d = c2_bad7$q;
@@ -46111,14 +46441,15 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c3_r1$d = c2_q1$q;
         c3_f$d = (c2_f$q | (((c2_beats$q) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h5));
         c4_valid$d = c3_valid$q;
-        c4_a_any$d = (((c3_err_keep$q | c3_too_long$q) | c3_trunc$q) | c3_bad4$q);
+        trunc = (c3_lt108$q | (~c3_reply$q & c3_trunc$q));
+        c4_a_any$d = (((c3_err_keep$q | c3_too_long$q) | trunc) | c3_bad4$q);
         if (c3_err_keep$q) begin
             c4_a_code$d = 32'h1;
         end
         else if (c3_too_long$q) begin
             c4_a_code$d = 32'h2;
         end
-        else if (c3_trunc$q) begin
+        else if (trunc) begin
             c4_a_code$d = 32'h3;
         end
         else begin
@@ -46129,7 +46460,9 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         c4_bad9$d = c3_bad9$q;
         c4_bad10$d = c3_bad10$q;
         c4_vhit$d = c3_vhit$q;
-        c4_len_bad$d = (c3_short$q | c3_len_neq$q);
+        c4_len_bad$d = ((c3_short$q & ~c3_reply$q) | c3_len_neq$q);
+        c4_psn1$d = c3_psn1$q;
+        c4_bm$d = c3_bm$q;
         c4_x$d = (c3_r0$q + c3_r1$q);
         c4_out$d = ((c3_paylen$q + c_km1) >> c_kshift);
         ksh = (~(c3_paylen$q - 32'h1) & c_kmask);
@@ -46181,8 +46514,24 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             reason = 32'h0;
         end
         drop = ((c5_a_any$q | ~c5_cks_ok$q) | c5_b_any$q);
+        c5_bm$d = c4_bm$q;
+        c5_psn1$d = c4_psn1$q;
         desc_fifo$s_valid = c5_valid$q;
-        desc_fifo$s_data = ((c5_f$q | (((reason) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1)) | ((drop) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        desc_fifo$s_data = ((c5_f$q | (((reason) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h1)) | (((drop | c5_f$q[32'hdd])) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff));
+        r_valid$d = ((c5_valid$q & c5_f$q[32'hdd]) & ~drop);
+        r_kind$d = c5_f$q[(32'hde)+:(3)];
+        r_qp$d = c5_f$q[(32'h21)+:(16)];
+        r_slot$d = c5_f$q[(32'hb9)+:(3)];
+        if (c5_f$q[32'he2]) begin
+            r_psn$d = c5_psn1$q;
+        end
+        else begin
+            r_psn$d = c5_f$q[(32'ha1)+:(24)];
+        end
+        r_ack$d = c5_f$q[32'he1];
+        r_ack_psn$d = c5_f$q[(32'h31)+:(24)];
+        r_bm$d = c5_bm$q;
+        cnt_replies$d = (cnt_replies$q + ((r_valid$q) & 32'hffffffff));
         d_drop = desc_fifo$m_data[32'h0];
         pass = (desc_fifo$m_valid & (d_drop | (~sk_valid$q & v_room$q)));
         hdr_push = (pass & ~d_drop);
@@ -46465,6 +46814,8 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
             cnt_frames$d = 32'h0;
             cnt_placed$d = 32'h0;
             cnt_verdict$d = 32'h0;
+            r_valid$d = 1'b0;
+            cnt_replies$d = 32'h0;
             cnt_drop$0$d = 32'h0;
             cnt_drop$1$d = 32'h0;
             cnt_drop$2$d = 32'h0;
@@ -46510,6 +46861,15 @@ module prnic_top$rxd(clk,rst,s_axis_wire_tvalid,s_axis_wire_tready,s_axis_wire_t
         status_drop_bad_length = cnt_drop$11$q;
         status_drop_bad_icrc = cnt_drop$12$q;
         status_drop_verdict = cnt_verdict$q;
+        m_reply_valid = r_valid$q;
+        m_reply_kind = r_kind$q;
+        m_reply_qp = r_qp$q;
+        m_reply_vni_slot = r_slot$q;
+        m_reply_psn = r_psn$q;
+        m_reply_ack = r_ack$q;
+        m_reply_ack_psn = r_ack_psn$q;
+        m_reply_bitmap = r_bm$q;
+        status_replies = cnt_replies$q;
         unused_bits = (((|cnt_drop$0$q | |ksh) | ((|h | |h_f$q) | |n0_f$q)) | ((((|vni_cfg$0 | |vni_cfg$1) | (|vni_cfg$2 | |vni_cfg$3)) | (|vni_cfg$4 | |vni_cfg$5)) | (|vni_cfg$6 | |vni_cfg$7)));
     end
     
@@ -46609,6 +46969,25 @@ module prnic_top$rxd$c1_bad9(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c1_bad9
+
+
+module prnic_top$rxd$c1_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c1_bm
 
 
 module prnic_top$rxd$c1_f(d,q,clock);
@@ -46782,6 +47161,25 @@ module prnic_top$rxd$c1_p$4(d,q,clock);
 endmodule // prnic_top$rxd$c1_p$4
 
 
+module prnic_top$rxd$c1_reply(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c1_reply
+
+
 module prnic_top$rxd$c1_reth_len(d,q,clock);
     
     // Module arguments
@@ -46799,6 +47197,25 @@ module prnic_top$rxd$c1_reth_len(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c1_reth_len
+
+
+module prnic_top$rxd$c1_rlen(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c1_rlen
 
 
 module prnic_top$rxd$c1_udp_len(d,q,clock);
@@ -47105,6 +47522,25 @@ module prnic_top$rxd$c2_beats(d,q,clock);
 endmodule // prnic_top$rxd$c2_beats
 
 
+module prnic_top$rxd$c2_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c2_bm
+
+
 module prnic_top$rxd$c2_err_keep(d,q,clock);
     
     // Module arguments
@@ -47219,6 +47655,25 @@ module prnic_top$rxd$c2_len(d,q,clock);
 endmodule // prnic_top$rxd$c2_len
 
 
+module prnic_top$rxd$c2_psn1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c2_psn1
+
+
 module prnic_top$rxd$c2_q0(d,q,clock);
     
     // Module arguments
@@ -47274,6 +47729,25 @@ module prnic_top$rxd$c2_q2(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c2_q2
+
+
+module prnic_top$rxd$c2_reply(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c2_reply
 
 
 module prnic_top$rxd$c2_reth_h(d,q,clock);
@@ -47466,6 +47940,25 @@ module prnic_top$rxd$c3_bad9(d,q,clock);
 endmodule // prnic_top$rxd$c3_bad9
 
 
+module prnic_top$rxd$c3_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c3_bm
+
+
 module prnic_top$rxd$c3_err_keep(d,q,clock);
     
     // Module arguments
@@ -47542,6 +48035,25 @@ module prnic_top$rxd$c3_len_neq(d,q,clock);
 endmodule // prnic_top$rxd$c3_len_neq
 
 
+module prnic_top$rxd$c3_lt108(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c3_lt108
+
+
 module prnic_top$rxd$c3_paylen(d,q,clock);
     
     // Module arguments
@@ -47559,6 +48071,25 @@ module prnic_top$rxd$c3_paylen(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c3_paylen
+
+
+module prnic_top$rxd$c3_psn1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c3_psn1
 
 
 module prnic_top$rxd$c3_r0(d,q,clock);
@@ -47597,6 +48128,25 @@ module prnic_top$rxd$c3_r1(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c3_r1
+
+
+module prnic_top$rxd$c3_reply(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c3_reply
 
 
 module prnic_top$rxd$c3_short(d,q,clock);
@@ -47827,6 +48377,25 @@ module prnic_top$rxd$c4_bad9(d,q,clock);
 endmodule // prnic_top$rxd$c4_bad9
 
 
+module prnic_top$rxd$c4_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c4_bm
+
+
 module prnic_top$rxd$c4_f(d,q,clock);
     
     // Module arguments
@@ -47901,6 +48470,25 @@ module prnic_top$rxd$c4_out(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c4_out
+
+
+module prnic_top$rxd$c4_psn1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c4_psn1
 
 
 module prnic_top$rxd$c4_sm(d,q,clock);
@@ -48093,6 +48681,25 @@ module prnic_top$rxd$c5_b_code(d,q,clock);
 endmodule // prnic_top$rxd$c5_b_code
 
 
+module prnic_top$rxd$c5_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c5_bm
+
+
 module prnic_top$rxd$c5_cks_ok(d,q,clock);
     
     // Module arguments
@@ -48129,6 +48736,25 @@ module prnic_top$rxd$c5_f(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$c5_f
+
+
+module prnic_top$rxd$c5_psn1(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$c5_psn1
 
 
 module prnic_top$rxd$c5_valid(d,q,clock);
@@ -48433,6 +49059,25 @@ module prnic_top$rxd$cnt_placed(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$cnt_placed
+
+
+module prnic_top$rxd$cnt_replies(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$cnt_replies
 
 
 module prnic_top$rxd$cnt_verdict(d,q,clock);
@@ -49459,6 +50104,25 @@ module prnic_top$rxd$ev_verdict(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$ev_verdict
+
+
+module prnic_top$rxd$ext(d,q,clock);
+    
+    // Module arguments
+    input wire  [127:0] d;
+    output reg  [127:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 128'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$ext
 
 
 module prnic_top$rxd$flight(d,q,clock);
@@ -51012,6 +51676,25 @@ module prnic_top$rxd$in_is1(d,q,clock);
 endmodule // prnic_top$rxd$in_is1
 
 
+module prnic_top$rxd$in_is_ext(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$in_is_ext
+
+
 module prnic_top$rxd$in_mid(d,q,clock);
     
     // Module arguments
@@ -51561,6 +52244,158 @@ module prnic_top$rxd$prev(d,q,clock);
     end
           
 endmodule // prnic_top$rxd$prev
+
+
+module prnic_top$rxd$r_ack(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_ack
+
+
+module prnic_top$rxd$r_ack_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_ack_psn
+
+
+module prnic_top$rxd$r_bm(d,q,clock);
+    
+    // Module arguments
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 256'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_bm
+
+
+module prnic_top$rxd$r_kind(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_kind
+
+
+module prnic_top$rxd$r_psn(d,q,clock);
+    
+    // Module arguments
+    input wire  [23:0] d;
+    output reg  [23:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 24'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_psn
+
+
+module prnic_top$rxd$r_qp(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_qp
+
+
+module prnic_top$rxd$r_slot(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_slot
+
+
+module prnic_top$rxd$r_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // prnic_top$rxd$r_valid
 
 
 module prnic_top$rxd$ready_fifo(clk,rst,s_valid,s_data,m_valid,m_data,m_pop);

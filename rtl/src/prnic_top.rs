@@ -229,8 +229,9 @@ pub struct PrnicTop<const D: usize, const K: usize> {
     ft_value: DFF<Bits<VALUE_BITS>>,
     cmd_op: Signal<Local, Bits<3>>,
     // Configuration for blocks that are not in the top yet (TX encapsulation, RX, credit
-    // engine), folded into one signal Verilator's lint knows as deliberately unused
-    // (`*unused*`); synthesis removes it. Each field leaves this list when its block lands.
+    // engine), and outputs whose consumers are not, folded into one signal Verilator's
+    // lint knows as deliberately unused (`*unused*`); synthesis removes it. Each field
+    // leaves this list when its block lands.
     unused_cfg: Signal<Local, Bit>,
 }
 
@@ -836,6 +837,17 @@ impl<const D: usize, const K: usize> Logic for PrnicTop<D, K> {
             | self.ctx.m_credit_value.val().any()
             | self.ctx.m_credit_waiting.val()
             | self.ctx.status_starved.val()
-            | self.crx.status_slots.val().any());
+            | self.crx.status_slots.val().any()
+            // rx_decap's reply records (docs/reply-frames.md): replies still arrive on
+            // the side channel until the sender side takes these.
+            | self.rxd.m_reply_valid.val()
+            | self.rxd.m_reply_kind.val().any()
+            | self.rxd.m_reply_qp.val().any()
+            | self.rxd.m_reply_vni_slot.val().any()
+            | self.rxd.m_reply_psn.val().any()
+            | self.rxd.m_reply_ack.val()
+            | self.rxd.m_reply_ack_psn.val().any()
+            | self.rxd.m_reply_bitmap.val().any()
+            | self.rxd.status_replies.val().any());
     }
 }

@@ -22,12 +22,17 @@
 //!   5 `bad_checksum` (outer IPv4 header), 6 `bad_port` (outer UDP port not 4789),
 //!   7 `bad_vxlan` (I flag clear), 8 `unknown_vni` (not an enabled `LOCAL_VNI`),
 //!   9 `bad_inner` (inner EtherType, 0x45, UDP, port 4791, or a destination QP above
-//!   16 bits), 10 `bad_opcode` (not an RC RDMA WRITE: 0x06..=0x0b), 11 `bad_length`
-//!   (outer IPv4, UDP or inner IPv4 length, or RETH length, disagrees with the frame),
+//!   16 bits), 10 `bad_opcode` (neither an RC RDMA WRITE, 0x06..=0x0b, nor a reply with
+//!   a syndrome its kind may carry), 11 `bad_length` (outer IPv4, UDP or inner IPv4
+//!   length, or the RETH length or the reply kind's length, disagrees with the frame),
 //!   12 `bad_icrc` (the RoCEv2 ICRC of the inner packet, [`IcrcCheck`]);
-//! * or its header goes to `rx_reorder` (`m_hdr_*`) and its verdict comes back in order
-//!   on `s_verdict_*`: 0 places the payload, anything else discards it
-//!   (`status_drop_verdict`).
+//! * or, a data packet, its header goes to `rx_reorder` (`m_hdr_*`) and its verdict
+//!   comes back in order on `s_verdict_*`: 0 places the payload, anything else discards
+//!   it (`status_drop_verdict`);
+//! * or, a reply (ACK 0x11, request 0xC0, credit message 0xC1..=0xC4;
+//!   docs/reply-frames.md), it leaves as one record on `m_reply_*`
+//!   ([`RX_DECAP_REPLY_LATENCY`] cycles after its last beat) and its beats are
+//!   discarded. A reply passes the same outer, VNI, inner and ICRC checks as data.
 //!
 //! **Packet format** (P-RNIC): every data packet carries BTH + RETH; the write-with-
 //! immediate opcodes (0x09, 0x0b) add ImmDt. Payload starts at byte 120 (124 with an
@@ -47,10 +52,13 @@
 //! * **I1, I2.** The beat's `tkeep` is registered, then judged (all ones; low-justified)
 //!   and counted.
 //! * **C1..C5.** C1 compares every header field of the window with its constant, matches
-//!   the VNI and adds the checksum words in pairs, in the cycle after the last beat; C2
-//!   joins I2's byte count; C3..C5 finish the checksum sum, the lengths and the placement
-//!   shape (output beats, flush or tail beat, last-beat `tkeep`) and pick the first
-//!   failing check. C5 writes the descriptor to the descriptor FIFO.
+//!   the VNI, classifies the opcode (data, or a reply kind with its frame length) and
+//!   adds the checksum words in pairs, in the cycle after the last beat; C2 joins I2's
+//!   byte count; C3..C5 finish the checksum sum, the lengths and the placement shape
+//!   (output beats, flush or tail beat, last-beat `tkeep`) and pick the first failing
+//!   check. C5 writes the descriptor to the descriptor FIFO; a good reply's descriptor
+//!   is marked to be discarded, and its record is registered onto `m_reply_*` (a
+//!   request's bitmap, bytes 112..144, travels from the window and `ext` beside C1..C5).
 //! * **Issue.** A good descriptor's header goes out through a register and a skid entry
 //!   once a verdict FIFO slot is reserved for its answer; every descriptor moves on to
 //!   the ready FIFO in order. `s_verdict_*` is registered into the verdict FIFO.
@@ -103,6 +111,8 @@ const _: () = assert!(ICRC_CHECK_LATENCY == C5_AFTER_LAST_BEAT);
 /// Cycles from a frame's last beat accepted to its header on `m_hdr_valid` (queues
 /// empty).
 pub const RX_DECAP_HDR_LATENCY: usize = 9;
+/// Cycles from a reply frame's last beat accepted to its record on `m_reply_valid`.
+pub const RX_DECAP_REPLY_LATENCY: usize = 7;
 /// Cycles from a verdict on `s_verdict_valid` to the packet's first payload beat on
 /// `m_axis_place_tvalid` (queues empty, placement idle).
 pub const RX_DECAP_VERDICT_TO_PLACE: usize = 7;
@@ -113,7 +123,8 @@ const HDR_BITS: usize = 1024;
 // Descriptor layout (descriptor and ready FIFOs, next queue), bit offsets:
 // drop[0] reason[4:1] beats[20:5] beats==1[21] flush[22] tail[23] no-output[24]
 // last-keep shift[31:25] imm?[32] qp[48:33] va[112:49] rkey[144:113] paylen[160:145]
-// psn[184:161] slot[187:185] ack[188] imm[220:189]; 221..255 spare.
+// psn[184:161] slot[187:185] ack[188] imm[220:189] reply[221] reply kind[224:222]
+// reply acknowledges[225] ACK opcode[226]; 227..255 spare.
 
 #[derive(LogicBlock)]
 pub struct RxDecap<const D: usize, const K: usize> {
@@ -156,6 +167,22 @@ pub struct RxDecap<const D: usize, const K: usize> {
     /// downstream, and a zero-length placed packet once every beat before it has left.
     /// `prnic_top` holds each CQE until its packet is counted here.
     pub m_place_done: Signal<Out, Bits<2>>,
+    /// A reply frame (docs/reply-frames.md) that passed every check: one record per
+    /// frame, `reply_tx`'s record read back. No ready: a record is valid for one cycle,
+    /// at most one per cycle. `kind` 0 ACK, 1 request, 2 credit request, 3 grant, 4 ON,
+    /// 5 OFF; `psn` the next expected PSN (ACK) or the bitmap's base (request); `ack` and
+    /// `ack_psn` a request that also acknowledges (an ACK has `ack` set); `bitmap` bit j:
+    /// PSN base + j is missing (requests only).
+    pub m_reply_valid: Signal<Out, Bit>,
+    pub m_reply_kind: Signal<Out, Bits<3>>,
+    pub m_reply_qp: Signal<Out, Bits<16>>,
+    pub m_reply_vni_slot: Signal<Out, Bits<3>>,
+    pub m_reply_psn: Signal<Out, Bits<24>>,
+    pub m_reply_ack: Signal<Out, Bit>,
+    pub m_reply_ack_psn: Signal<Out, Bits<24>>,
+    pub m_reply_bitmap: Signal<Out, Bits<256>>,
+    /// Reply records delivered on `m_reply_*`.
+    pub status_replies: Signal<Out, Bits<32>>,
     pub status_frames: Signal<Out, Bits<32>>,
     pub status_placed: Signal<Out, Bits<32>>,
     pub status_drop_bad_keep: Signal<Out, Bits<32>>,
@@ -206,6 +233,9 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c_slot: [Constant<Bits<3>>; 8],
     /// The header spans two beats (K < 128).
     c_hdr2: Constant<Bit>,
+    /// The index of the beat holding bytes 128..144 (a request's last bitmap bytes),
+    /// minus one.
+    c_ext_m1: Constant<Bits<16>>,
 
     // ---- Port: frame state, updated as beats are accepted.
     ready_q: DFF<Bit>,
@@ -222,6 +252,10 @@ pub struct RxDecap<const D: usize, const K: usize> {
     in_is1: DFF<Bit>,
     /// The header window (beat 0, and beat 1 when K < 128).
     hdr: DFF<Bits<HDR_BITS>>,
+    /// Bytes 128..144 of the frame (the end of a request's bitmap), loaded like the
+    /// window while `in_is_ext` says the next beat is theirs.
+    ext: DFF<Bits<128>>,
+    in_is_ext: DFF<Bit>,
     // Occupancy: frames from their first beat until their descriptor is taken for
     // placement, stored beats until placement consumes them, verdicts reserved and not
     // yet taken. Each counts registered events, so its flag is a few cycles late.
@@ -266,6 +300,11 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c1_in_len: DFF<Bits<16>>,
     c1_reth_len: DFF<Bits<32>>,
     c1_f: DFF<Bits<DESC_BITS>>,
+    /// A reply opcode, and its kind's frame length.
+    c1_reply: DFF<Bit>,
+    c1_rlen: DFF<Bits<16>>,
+    /// A request's bitmap (bytes 112..144), carried to C5 beside the descriptor.
+    c1_bm: DFF<Bits<256>>,
     // C2: the frame's byte count joins.
     c2_valid: DFF<Bit>,
     c2_err_keep: DFF<Bit>,
@@ -288,6 +327,15 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c2_reth_h: DFF<Bits<16>>,
     c2_reth_hi0: DFF<Bit>,
     c2_f: DFF<Bits<DESC_BITS>>,
+    c2_reply: DFF<Bit>,
+    /// The BTH PSN plus one (an ACK's record), carried to C5.
+    c2_psn1: DFF<Bits<24>>,
+    c3_psn1: DFF<Bits<24>>,
+    c4_psn1: DFF<Bits<24>>,
+    c5_psn1: DFF<Bits<24>>,
+    c3_reply: DFF<Bit>,
+    c3_lt108: DFF<Bit>,
+    c2_bm: DFF<Bits<256>>,
     // C3
     c3_valid: DFF<Bit>,
     c3_err_keep: DFF<Bit>,
@@ -307,6 +355,7 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c3_r0: DFF<Bits<20>>,
     c3_r1: DFF<Bits<20>>,
     c3_f: DFF<Bits<DESC_BITS>>,
+    c3_bm: DFF<Bits<256>>,
     // C4
     c4_valid: DFF<Bit>,
     c4_a_any: DFF<Bit>,
@@ -324,6 +373,7 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c4_sm2: DFF<Bit>,
     c4_ksh: DFF<Bits<7>>,
     c4_f: DFF<Bits<DESC_BITS>>,
+    c4_bm: DFF<Bits<256>>,
     // C5
     c5_valid: DFF<Bit>,
     c5_a_any: DFF<Bit>,
@@ -332,6 +382,17 @@ pub struct RxDecap<const D: usize, const K: usize> {
     c5_b_any: DFF<Bit>,
     c5_b_code: DFF<Bits<4>>,
     c5_f: DFF<Bits<DESC_BITS>>,
+    c5_bm: DFF<Bits<256>>,
+    // ---- Reply records, registered from C5.
+    r_valid: DFF<Bit>,
+    r_kind: DFF<Bits<3>>,
+    r_qp: DFF<Bits<16>>,
+    r_slot: DFF<Bits<3>>,
+    r_psn: DFF<Bits<24>>,
+    r_ack: DFF<Bit>,
+    r_ack_psn: DFF<Bits<24>>,
+    r_bm: DFF<Bits<256>>,
+    cnt_replies: DFF<Bits<32>>,
     // ---- Issue: m_hdr register and its skid entry.
     h_valid: DFF<Bit>,
     h_f: DFF<Bits<DESC_BITS>>,
@@ -417,6 +478,17 @@ pub struct RxDecap<const D: usize, const K: usize> {
     h: Signal<Local, Bits<HDR_BITS>>,
     vni: Signal<Local, Bits<24>>,
     opcode: Signal<Local, Bits<8>>,
+    syn: Signal<Local, Bits<8>>,
+    op_ack: Signal<Local, Bit>,
+    op_req: Signal<Local, Bit>,
+    op_credit: Signal<Local, Bit>,
+    op_reply: Signal<Local, Bit>,
+    rack: Signal<Local, Bit>,
+    f_reply: Signal<Local, Bits<DESC_BITS>>,
+    syn_ack: Signal<Local, Bit>,
+    reply_ok: Signal<Local, Bit>,
+    rkind: Signal<Local, Bits<3>>,
+    trunc: Signal<Local, Bit>,
     vhit: Signal<Local, Bit>,
     vslot: Signal<Local, Bits<3>>,
     hdr4: Signal<Local, Bits<16>>,
@@ -511,6 +583,7 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c_pending_lo: Constant::new(((RX_DESC_DEPTH - ROOM_MARGIN) as LiteralType).into()),
             c_slot: std::array::from_fn(|i| Constant::new((i as LiteralType).into())),
             c_hdr2: Constant::new(K < 128),
+            c_ext_m1: Constant::new(((128 / K - 1) as LiteralType).into()),
             clk: Default::default(),
             rst: Default::default(),
             s_axis_wire_tvalid: Default::default(),
@@ -546,6 +619,15 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             cfg_local_vni6: Default::default(),
             cfg_local_vni7: Default::default(),
             m_place_done: Default::default(),
+            m_reply_valid: Default::default(),
+            m_reply_kind: Default::default(),
+            m_reply_qp: Default::default(),
+            m_reply_vni_slot: Default::default(),
+            m_reply_psn: Default::default(),
+            m_reply_ack: Default::default(),
+            m_reply_ack_psn: Default::default(),
+            m_reply_bitmap: Default::default(),
+            status_replies: Default::default(),
             status_frames: Default::default(),
             status_placed: Default::default(),
             status_drop_bad_keep: Default::default(),
@@ -572,6 +654,8 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             in_at_max: Default::default(),
             in_is1: Default::default(),
             hdr: Default::default(),
+            ext: Default::default(),
+            in_is_ext: Default::default(),
             flight: Default::default(),
             flight_lo: Default::default(),
             ev_frame: Default::default(),
@@ -611,6 +695,9 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c1_in_len: Default::default(),
             c1_reth_len: Default::default(),
             c1_f: Default::default(),
+            c1_reply: Default::default(),
+            c1_rlen: Default::default(),
+            c1_bm: Default::default(),
             c2_valid: Default::default(),
             c2_err_keep: Default::default(),
             c2_len: Default::default(),
@@ -631,6 +718,14 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c2_reth_h: Default::default(),
             c2_reth_hi0: Default::default(),
             c2_f: Default::default(),
+            c2_reply: Default::default(),
+            c2_psn1: Default::default(),
+            c3_psn1: Default::default(),
+            c4_psn1: Default::default(),
+            c5_psn1: Default::default(),
+            c3_reply: Default::default(),
+            c3_lt108: Default::default(),
+            c2_bm: Default::default(),
             c3_valid: Default::default(),
             c3_err_keep: Default::default(),
             c3_too_long: Default::default(),
@@ -649,6 +744,7 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c3_r0: Default::default(),
             c3_r1: Default::default(),
             c3_f: Default::default(),
+            c3_bm: Default::default(),
             c4_valid: Default::default(),
             c4_a_any: Default::default(),
             c4_a_code: Default::default(),
@@ -665,6 +761,7 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c4_sm2: Default::default(),
             c4_ksh: Default::default(),
             c4_f: Default::default(),
+            c4_bm: Default::default(),
             c5_valid: Default::default(),
             c5_a_any: Default::default(),
             c5_a_code: Default::default(),
@@ -672,6 +769,16 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             c5_b_any: Default::default(),
             c5_b_code: Default::default(),
             c5_f: Default::default(),
+            c5_bm: Default::default(),
+            r_valid: Default::default(),
+            r_kind: Default::default(),
+            r_qp: Default::default(),
+            r_slot: Default::default(),
+            r_psn: Default::default(),
+            r_ack: Default::default(),
+            r_ack_psn: Default::default(),
+            r_bm: Default::default(),
+            cnt_replies: Default::default(),
             h_valid: Default::default(),
             h_f: Default::default(),
             sk_valid: Default::default(),
@@ -740,6 +847,17 @@ impl<const D: usize, const K: usize> RxDecap<D, K> {
             h: Default::default(),
             vni: Default::default(),
             opcode: Default::default(),
+            syn: Default::default(),
+            op_ack: Default::default(),
+            op_req: Default::default(),
+            op_credit: Default::default(),
+            op_reply: Default::default(),
+            rack: Default::default(),
+            f_reply: Default::default(),
+            syn_ack: Default::default(),
+            reply_ok: Default::default(),
+            rkind: Default::default(),
+            trunc: Default::default(),
             vhit: Default::default(),
             vslot: Default::default(),
             hdr4: Default::default(),
@@ -830,6 +948,9 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             c1_in_len,
             c1_reth_len,
             c1_f,
+            c1_reply,
+            c1_rlen,
+            c1_bm,
             c2_valid,
             c2_err_keep,
             c2_len,
@@ -891,6 +1012,28 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             c5_b_any,
             c5_b_code,
             c5_f,
+            c5_bm,
+            c2_reply,
+            c2_bm,
+            c2_psn1,
+            c3_psn1,
+            c4_psn1,
+            c5_psn1,
+            c3_reply,
+            c3_lt108,
+            c3_bm,
+            c4_bm,
+            r_valid,
+            r_kind,
+            r_qp,
+            r_slot,
+            r_psn,
+            r_ack,
+            r_ack_psn,
+            r_bm,
+            cnt_replies,
+            ext,
+            in_is_ext,
             h_valid,
             h_f,
             sk_valid,
@@ -1032,6 +1175,15 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         } else if ((self.in_fire.val() & self.c_hdr2.val()) & self.in_is1.q.val()) {
             self.hdr.d.next = (self.hdr.q.val() | (self.beat_wide.val() << self.c_hdr_beat1.val()));
         }
+        // Bytes 128..144, for a request's bitmap: loaded in every cycle in which the next
+        // beat is the one holding them, so its enables follow a register, as the window's.
+        if self.in_is_ext.q.val() {
+            self.ext.d.next = self.s_axis_wire_tdata.val().get_bits::<128>(0);
+        }
+        if self.in_fire.val() {
+            self.in_is_ext.d.next =
+                (!self.s_axis_wire_tlast.val() & (self.in_beats.q.val() == self.c_ext_m1.val()));
+        }
         self.ev_frame.d.next = (self.in_fire.val() & !self.in_mid.q.val());
         // The ICRC sees every taken beat; its verdict is ready with C4's registers.
         self.icrc.in_valid.next = self.in_fire.val();
@@ -1081,7 +1233,35 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             | (self.h.val().get_bits::<16>(320) != 4791))
             | self.h.val().get_bits::<8>(240).any());
         self.opcode.next = self.h.val().get_bits::<8>(280);
-        self.c1_bad10.d.next = ((self.opcode.val() < 0x06) | (self.opcode.val() > 0x0b));
+        // A reply (docs/reply-frames.md): its opcode, and for an ACK or a request an AETH
+        // syndrome it may carry (byte 104). An unknown syndrome counts as a bad opcode.
+        self.syn.next = self.h.val().get_bits::<8>(184);
+        self.op_ack.next = (self.opcode.val() == 0x11);
+        self.op_req.next = (self.opcode.val() == 0xc0);
+        self.op_credit.next = ((self.opcode.val() >= 0xc1) & (self.opcode.val() <= 0xc4));
+        self.syn_ack.next = (self.syn.val() == 0x1f);
+        self.reply_ok.next = (((self.op_ack.val() & self.syn_ack.val())
+            | (self.op_req.val() & (self.syn_ack.val() | (self.syn.val() == 0x60))))
+            | self.op_credit.val());
+        self.c1_bad10.d.next =
+            (((self.opcode.val() < 0x06) | (self.opcode.val() > 0x0b)) & !self.reply_ok.val());
+        self.op_reply.next = ((self.op_ack.val() | self.op_req.val()) | self.op_credit.val());
+        self.c1_reply.d.next = self.op_reply.val();
+        // Kinds as `reply_tx` numbers them: 0xC1..0xC4 are 2..5.
+        if self.op_ack.val() {
+            self.rkind.next = 0.into();
+            self.c1_rlen.d.next = 112.into();
+        } else if self.op_req.val() {
+            self.rkind.next = 1.into();
+            self.c1_rlen.d.next = 148.into();
+        } else {
+            self.rkind.next = (self.opcode.val().get_bits::<3>(0) + 1);
+            self.c1_rlen.d.next = 108.into();
+        }
+        // Bitmap bit j is byte 112 + j / 8, bit j mod 8: the window's bytes 112..128,
+        // then `ext`.
+        self.c1_bm.d.next = ((bit_cast::<256, 128>(self.ext.q.val()) << 128)
+            | bit_cast::<256, 128>(self.hdr.q.val().get_bits::<128>(896)));
         self.c1_has_imm.d.next = ((self.opcode.val() == 0x09) | (self.opcode.val() == 0x0b));
         // Outer IPv4 header checksum: its ten words, added in pairs.
         self.c1_p[0].d.next = (bit_cast::<20, 16>(self.h.val().get_bits::<16>(896))
@@ -1113,13 +1293,19 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.c1_in_len.d.next = self.h.val().get_bits::<16>(480);
         self.c1_reth_len.d.next = self.h.val().get_bits::<32>(64);
         // The descriptor's header fields, in their final places.
-        self.c1_f.d.next = ((((bit_cast::<DESC_BITS, 16>(self.h.val().get_bits::<16>(224))
+        self.rack.next = (self.op_ack.val() | (self.op_req.val() & self.syn_ack.val()));
+        self.f_reply.next = (((bit_cast::<DESC_BITS, 1>(self.op_reply.val().into()) << 221)
+            | (bit_cast::<DESC_BITS, 3>(self.rkind.val()) << 222))
+            | ((bit_cast::<DESC_BITS, 1>(self.rack.val().into()) << 225)
+                | (bit_cast::<DESC_BITS, 1>(self.op_ack.val().into()) << 226)));
+        self.c1_f.d.next = (((((bit_cast::<DESC_BITS, 16>(self.h.val().get_bits::<16>(224))
             << 33)
             | (bit_cast::<DESC_BITS, 64>(self.h.val().get_bits::<64>(128)) << 49))
             | ((bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(96)) << 113)
                 | (bit_cast::<DESC_BITS, 24>(self.h.val().get_bits::<24>(192)) << 161)))
             | ((bit_cast::<DESC_BITS, 1>(self.h.val().get_bit(223).into()) << 188)
-                | (bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(32)) << 189)));
+                | (bit_cast::<DESC_BITS, 32>(self.h.val().get_bits::<32>(32)) << 189)))
+            | self.f_reply.val());
 
         // ================= C2: the byte count joins; VNI slot; checksum quads ============
         self.c2_valid.d.next = self.c1_valid.q.val();
@@ -1161,8 +1347,20 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.c2_ip14.d.next = (self.c1_ip_len.q.val() + 14);
         self.c2_udp34.d.next = (self.c1_udp_len.q.val() + 34);
         self.c2_in64.d.next = (self.c1_in_len.q.val() + 64);
-        self.c2_reth_h.d.next = (self.c1_reth_len.q.val().get_bits::<16>(0) + self.hdr4.val());
-        self.c2_reth_hi0.d.next = !self.c1_reth_len.q.val().get_bits::<16>(16).any();
+        // A reply has no RETH: its kind's length stands in for the RETH's.
+        if self.c1_reply.q.val() {
+            self.c2_reth_h.d.next = self.c1_rlen.q.val();
+        } else {
+            self.c2_reth_h.d.next = (self.c1_reth_len.q.val().get_bits::<16>(0) + self.hdr4.val());
+        }
+        self.c2_reth_hi0.d.next =
+            (self.c1_reply.q.val() | !self.c1_reth_len.q.val().get_bits::<16>(16).any());
+        self.c2_reply.d.next = self.c1_reply.q.val();
+        // An ACK's BTH PSN is the last one received in order; its record carries the
+        // next. Added here, from flip-flops: at the record, after C2..C5's shift
+        // registers, the carry chain was 5 levels (budget 3 after an SRL).
+        self.c2_psn1.d.next = (self.c1_f.q.val().get_bits::<24>(161) + 1);
+        self.c2_bm.d.next = self.c1_bm.q.val();
         self.c2_f.d.next = ((self.c1_f.q.val()
             | (bit_cast::<DESC_BITS, 1>(self.c1_has_imm.q.val().into()) << 32))
             | (bit_cast::<DESC_BITS, 3>(self.vslot.val()) << 185));
@@ -1171,7 +1369,13 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.c3_valid.d.next = self.c2_valid.q.val();
         self.c3_err_keep.d.next = self.c2_err_keep.q.val();
         self.c3_too_long.d.next = (self.c2_len.q.val() > self.c_max_frame.val());
+        // Shorter than the smallest reply, or than a data packet's headers and ICRC
+        // (joined in C4: gated here, the compares took 3.13 ns).
         self.c3_trunc.d.next = (self.c2_len.q.val() < 124);
+        self.c3_lt108.d.next = (self.c2_len.q.val() < 108);
+        self.c3_reply.d.next = self.c2_reply.q.val();
+        self.c3_psn1.d.next = self.c2_psn1.q.val();
+        self.c3_bm.d.next = self.c2_bm.q.val();
         self.c3_bad4.d.next = self.c2_bad4.q.val();
         self.c3_bad6.d.next = self.c2_bad6.q.val();
         self.c3_bad7.d.next = self.c2_bad7.q.val();
@@ -1198,14 +1402,16 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
 
         // ================= C4: the first four reasons; placement shape; checksum sum =====
         self.c4_valid.d.next = self.c3_valid.q.val();
+        self.trunc.next =
+            (self.c3_lt108.q.val() | (!self.c3_reply.q.val() & self.c3_trunc.q.val()));
         self.c4_a_any.d.next = (((self.c3_err_keep.q.val() | self.c3_too_long.q.val())
-            | self.c3_trunc.q.val())
+            | self.trunc.val())
             | self.c3_bad4.q.val());
         if self.c3_err_keep.q.val() {
             self.c4_a_code.d.next = 1.into();
         } else if self.c3_too_long.q.val() {
             self.c4_a_code.d.next = 2.into();
-        } else if self.c3_trunc.q.val() {
+        } else if self.trunc.val() {
             self.c4_a_code.d.next = 3.into();
         } else {
             self.c4_a_code.d.next = 4.into();
@@ -1215,7 +1421,11 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.c4_bad9.d.next = self.c3_bad9.q.val();
         self.c4_bad10.d.next = self.c3_bad10.q.val();
         self.c4_vhit.d.next = self.c3_vhit.q.val();
-        self.c4_len_bad.d.next = (self.c3_short.q.val() | self.c3_len_neq.q.val());
+        // A reply has no RETH, so no data header length to be short of.
+        self.c4_len_bad.d.next =
+            ((self.c3_short.q.val() & !self.c3_reply.q.val()) | self.c3_len_neq.q.val());
+        self.c4_psn1.d.next = self.c3_psn1.q.val();
+        self.c4_bm.d.next = self.c3_bm.q.val();
         self.c4_x.d.next = (self.c3_r0.q.val() + self.c3_r1.q.val());
         // Output beats: ceil(paylen / K); the last one keeps paylen modulo K bytes, i.e.
         // all ones shifted right by (-paylen) modulo K.
@@ -1283,10 +1493,30 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         }
         self.drop.next =
             ((self.c5_a_any.q.val() | !self.c5_cks_ok.q.val()) | self.c5_b_any.q.val());
+        self.c5_bm.d.next = self.c4_bm.q.val();
+        self.c5_psn1.d.next = self.c4_psn1.q.val();
+        // A good reply leaves as a record; its descriptor only discards its stored beats
+        // (the drop bit, with reason 0, which no drop counter counts).
         self.desc_fifo.s_valid.next = self.c5_valid.q.val();
         self.desc_fifo.s_data.next = ((self.c5_f.q.val()
             | (bit_cast::<DESC_BITS, 4>(self.reason.val()) << 1))
-            | bit_cast::<DESC_BITS, 1>(self.drop.val().into()));
+            | bit_cast::<DESC_BITS, 1>((self.drop.val() | self.c5_f.q.val().get_bit(221)).into()));
+        self.r_valid.d.next =
+            ((self.c5_valid.q.val() & self.c5_f.q.val().get_bit(221)) & !self.drop.val());
+        self.r_kind.d.next = self.c5_f.q.val().get_bits::<3>(222);
+        self.r_qp.d.next = self.c5_f.q.val().get_bits::<16>(33);
+        self.r_slot.d.next = self.c5_f.q.val().get_bits::<3>(185);
+        if self.c5_f.q.val().get_bit(226) {
+            self.r_psn.d.next = self.c5_psn1.q.val();
+        } else {
+            self.r_psn.d.next = self.c5_f.q.val().get_bits::<24>(161);
+        }
+        self.r_ack.d.next = self.c5_f.q.val().get_bit(225);
+        // The SREQ ACK PSN, bytes 109..112, sits where a RETH's address ends.
+        self.r_ack_psn.d.next = self.c5_f.q.val().get_bits::<24>(49);
+        self.r_bm.d.next = self.c5_bm.q.val();
+        self.cnt_replies.d.next =
+            (self.cnt_replies.q.val() + bit_cast::<32, 1>(self.r_valid.q.val().into()));
 
         // ================= Issue: good headers to rx_reorder, every descriptor on ========
         // A header is sent only with a verdict FIFO slot reserved for its answer; a
@@ -1572,6 +1802,8 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
             self.cnt_frames.d.next = 0.into();
             self.cnt_placed.d.next = 0.into();
             self.cnt_verdict.d.next = 0.into();
+            self.r_valid.d.next = false;
+            self.cnt_replies.d.next = 0.into();
             for i in 0..13 {
                 self.cnt_drop[i].d.next = 0.into();
             }
@@ -1608,6 +1840,15 @@ impl<const D: usize, const K: usize> Logic for RxDecap<D, K> {
         self.status_drop_bad_length.next = self.cnt_drop[11].q.val();
         self.status_drop_bad_icrc.next = self.cnt_drop[12].q.val();
         self.status_drop_verdict.next = self.cnt_verdict.q.val();
+        self.m_reply_valid.next = self.r_valid.q.val();
+        self.m_reply_kind.next = self.r_kind.q.val();
+        self.m_reply_qp.next = self.r_qp.q.val();
+        self.m_reply_vni_slot.next = self.r_slot.q.val();
+        self.m_reply_psn.next = self.r_psn.q.val();
+        self.m_reply_ack.next = self.r_ack.q.val();
+        self.m_reply_ack_psn.next = self.r_ack_psn.q.val();
+        self.m_reply_bitmap.next = self.r_bm.q.val();
+        self.status_replies.next = self.cnt_replies.q.val();
         // Read in part only: spare descriptor and header bits, CSR bits 30:24.
         self.unused_bits.next = (((self.cnt_drop[0].q.val().any() | self.ksh.val().any())
             | ((self.h.val().any() | self.h_f.q.val().any()) | self.n0_f.q.val().any()))

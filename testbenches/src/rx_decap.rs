@@ -10,7 +10,8 @@ use crate::axis;
 use crate::bridge::{self, Dut};
 use crate::rx_reorder::{drive_hdr, drive_qp, rtl_outcome, rx_reorder};
 use prnic_gen::PrnicConfig;
-use prnic_verif::rx_decap::{decapsulate, RxDrop};
+use prnic_verif::reply::Reply;
+use prnic_verif::rx_decap::{decapsulate, RxDrop, RxFrame};
 use prnic_verif::rx_reorder::{Header, Outcome, ReorderModel, ReorderSettings, Verdict};
 use std::collections::VecDeque;
 
@@ -59,6 +60,10 @@ pub struct RxRun {
     /// Placements `rx_decap` reported finished on `m_place_done` (zero-length ones
     /// included).
     pub places_done: u64,
+    /// Reply records on `m_reply_*`, with their tenant slot, in order; and the cycle of
+    /// each.
+    pub replies: Vec<(u8, Reply)>,
+    pub reply_at: Vec<u64>,
 }
 
 /// Both blocks, out of reset, with the given tenant VNIs and thresholds.
@@ -310,6 +315,11 @@ fn run_loop(
         // Headers out, verdicts back.
         let mut busy = side.exchange(d, c, &mut out) || offer;
         out.places_done += d.m_place_done();
+        if d.m_reply_valid() != 0 {
+            out.replies
+                .push((d.m_reply_vni_slot() as u8, reply_record(d)));
+            out.reply_at.push(c);
+        }
         if offer && d.s_axis_wire_tready() != 0 {
             let n = frames[fi].bytes.len();
             if (beat + 1) * K >= n {
@@ -355,6 +365,22 @@ fn run_loop(
     }
     out.cycles = decap.cycle() - start;
     out
+}
+
+/// The reply `rx_decap` offers on `m_reply_*` (valid this cycle).
+fn reply_record(d: &bridge::RxDecap) -> Reply {
+    let missing: [u8; 32] = axis::unpack(&d.m_reply_bitmap(), 32).try_into().unwrap();
+    let kind = d.m_reply_kind();
+    // `ack_psn` is a request's; an ACK's next expected PSN is `psn`.
+    let ack = (kind == 1 && d.m_reply_ack() != 0).then_some(d.m_reply_ack_psn() as u32);
+    Reply::from_record(
+        kind,
+        d.m_reply_qp() as u32,
+        d.m_reply_psn() as u32,
+        ack,
+        missing,
+    )
+    .unwrap_or_else(|| panic!("m_reply_kind {kind} is not a reply kind"))
 }
 
 /// The Verilated `rx_decap` with the reorder model in `rx_reorder`'s place, answering
@@ -414,6 +440,7 @@ pub struct Expected {
     pub drops: Vec<(RxDrop, u64)>,
     pub verdict_drops: u64,
     pub placed_frames: u64,
+    pub replies: Vec<(u8, Reply)>,
 }
 
 pub fn expected(frames: &[WireInput], local_vni: &[u32; 8], model: &mut ReorderModel) -> Expected {
@@ -427,7 +454,8 @@ pub fn expected(frames: &[WireInput], local_vni: &[u32; 8], model: &mut ReorderM
         };
         match r {
             Err(reason) => *counts.entry(reason).or_insert(0u64) += 1,
-            Ok(p) => {
+            Ok(RxFrame::Reply { vni_slot, reply }) => e.replies.push((vni_slot, reply)),
+            Ok(RxFrame::Data(p)) => {
                 let h = p.header();
                 let o = model.packet(&h);
                 if o.verdict == Verdict::Place {
@@ -513,6 +541,25 @@ pub fn compare_decap(decap: &bridge::RxDecap, run: &RxRun, want: &Expected) -> V
             "placed {}, expected {}",
             decap.status_placed(),
             want.placed_frames
+        ));
+    }
+    if run.replies != want.replies {
+        let i = run
+            .replies
+            .iter()
+            .zip(&want.replies)
+            .position(|(a, b)| a != b);
+        diffs.push(format!(
+            "{} replies, expected {}; first difference at {i:?}",
+            run.replies.len(),
+            want.replies.len()
+        ));
+    }
+    if decap.status_replies() != want.replies.len() as u64 {
+        diffs.push(format!(
+            "status_replies {}, expected {}",
+            decap.status_replies(),
+            want.replies.len()
         ));
     }
     if run.protocol_errors != 0 {

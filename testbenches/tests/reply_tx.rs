@@ -52,19 +52,7 @@ fn record(r: &mut impl FnMut() -> u64) -> Record {
     let ack = r() % 2 == 1;
     let ack_psn = field(r, 0xff_ffff);
     let (vni, src_ip, dst_ip) = (r() as u32 & 0xff_ffff, r() as u32, field(r, u32::MAX));
-    let reply = match kind {
-        0 => Some(Reply::Ack { qp, next: psn }),
-        1 => Some(Reply::Request {
-            qp,
-            ack: ack.then_some(ack_psn),
-            base: psn,
-            missing: bitmap,
-        }),
-        2 => Some(Reply::CreditRequest { qp }),
-        3 => Some(Reply::CreditGrant { qp }),
-        4 | 5 => Some(Reply::CreditOnOff { qp, on: kind == 4 }),
-        _ => None,
-    };
+    let reply = Reply::from_record(kind, qp, psn, ack.then_some(ack_psn), bitmap);
     Record {
         kind,
         qp,

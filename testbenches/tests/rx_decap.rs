@@ -5,13 +5,14 @@
 //! hold its headers.
 
 use prnic_rtl::rx_decap::{
-    RX_DECAP_HDR_LATENCY, RX_DECAP_VERDICT_TO_PLACE, RX_VERDICT_LATENCY_MAX,
+    RX_DECAP_HDR_LATENCY, RX_DECAP_REPLY_LATENCY, RX_DECAP_VERDICT_TO_PLACE, RX_VERDICT_LATENCY_MAX,
 };
 use prnic_rtl::rx_reorder::RX_REORDER_LATENCY;
 use prnic_testbenches::rx_decap::{
     compare, compare_decap, expected, max_wire_frame, RxModelPath, RxPath, RxRun, WireInput,
 };
 use prnic_testbenches::rx_reorder::default_settings;
+use prnic_verif::reply::{reply_frame, Reply, ReplyPath, SREQ_BITMAP_BYTES};
 use prnic_verif::rng::rng;
 use prnic_verif::rx_decap::{wire_frame, RdmaPacket, RxDrop, OP_WRITE_LAST_IMM, OP_WRITE_MIDDLE};
 use prnic_verif::rx_reorder::{ReorderModel, ReorderSettings, Verdict};
@@ -106,7 +107,7 @@ fn malformed(i: u32) -> (WireInput, RxDrop) {
         RxDrop::BadVxlan => f[42] = 0,
         RxDrop::UnknownVni => f[48] = 6,
         RxDrop::BadInner => f[97] = 1,
-        RxDrop::BadOpcode => f[92] = 0x11,
+        RxDrop::BadOpcode => f[92] = 0x04,
         RxDrop::BadLength => f[118] ^= 1,
         RxDrop::BadIcrc => f[124 + i as usize % 200] ^= 0x04,
     }
@@ -355,6 +356,135 @@ fn fuzzed_frames_then_valid_ones() {
         run.placements.iter().filter(|p| p.qp == 1).count(),
         120,
         "every valid frame placed"
+    );
+}
+
+/// A random reply of any kind on QP `qp`.
+fn random_reply(r: &mut impl FnMut() -> u64, qp: u32) -> Reply {
+    let mut missing = [0u8; SREQ_BITMAP_BYTES];
+    for b in missing.iter_mut() {
+        *b = r() as u8;
+    }
+    let psn = match r() % 3 {
+        0 => 0xff_ffff,
+        _ => r() as u32 & 0xff_ffff,
+    };
+    let kind = r() % 6;
+    let ack = (r() % 2 == 1).then_some(r() as u32 & 0xff_ffff);
+    Reply::from_record(kind, qp, psn, ack, missing).unwrap()
+}
+
+/// The reply as the peer sends it to tenant `slot`'s VNI.
+fn reply_input(rep: &Reply, slot: u32, sport: u16) -> WireInput {
+    let path = ReplyPath {
+        vni: 0x100 + slot,
+        outer_src_ip: 0x0a00_0002,
+        outer_dst_ip: 0x0a00_0001,
+        udp_src_port: sport,
+        inner_dst_mac: [2, 0, 0, 0, 0, 1],
+        inner_src_mac: [2, 0, 0, 0, 0, 2],
+        inner_src_ip: 0xc0a8_0002,
+        inner_dst_ip: 0xc0a8_0001,
+    };
+    WireInput {
+        bytes: reply_frame(rep, &path),
+        bad_keep: false,
+    }
+}
+
+/// Reply frames of every kind between data frames, some malformed (a syndrome their
+/// kind may not carry, a byte too many or too few, a flipped bit, an unknown VNI): each
+/// good one comes out as a record equal to the one the peer framed, with its tenant;
+/// each bad one is counted by reason; data placement goes on around them.
+#[test]
+fn replies_come_out_as_records_and_bad_ones_are_counted() {
+    let mut st = setup(8, default_settings());
+    let mut r = rng(31);
+    let mut frames = vec![];
+    let mut good_replies = 0;
+    for k in 0..400u32 {
+        let qp = (r() % 0x1_0000) as u32;
+        let slot = (r() % 8) as u32;
+        let rep = random_reply(&mut r, qp);
+        let mut f = reply_input(&rep, slot, r() as u16);
+        match r() % 8 {
+            0 => f.bytes[104] ^= 0x40,
+            1 => f.bytes.push(0),
+            2 => {
+                f.bytes.pop();
+            }
+            3 => {
+                let i = 64 + (r() as usize) % (f.bytes.len() - 64);
+                f.bytes[i] ^= 1 << (r() % 8);
+            }
+            _ => good_replies += (slot != 6) as usize,
+        }
+        frames.push(f);
+        if k % 3 == 0 {
+            let q = (r() % 8) as u32;
+            frames.push(good(&packet(q, k, (r() % 400) as usize, k % 2 == 0, r())));
+        }
+    }
+    let mut r2 = rng(32);
+    let mut r3 = rng(33);
+    let run = run_and_check(
+        &mut st,
+        &frames,
+        |_| r2().is_multiple_of(4),
+        |_| !r3().is_multiple_of(3),
+    );
+    // Half or more of the replies pass (the flipped bit may land in a masked byte).
+    assert!(
+        run.replies.len() >= good_replies,
+        "{} of {good_replies}",
+        run.replies.len()
+    );
+    let kinds: std::collections::HashSet<_> = run
+        .replies
+        .iter()
+        .map(|(_, r)| std::mem::discriminant(r))
+        .collect();
+    assert_eq!(kinds.len(), 5, "every kind came out");
+    let drops: u64 = st.path.drops().iter().map(|(_, n)| n).sum();
+    assert!(drops > 100, "{:?}", st.path.drops());
+}
+
+/// One-beat replies back to back: one record per cycle, each a fixed
+/// `RX_DECAP_REPLY_LATENCY` cycles after its frame's last beat, and none of them a drop.
+#[test]
+fn replies_back_to_back_one_per_cycle() {
+    let mut st = setup(1, default_settings());
+    let mut r = rng(5);
+    let frames: Vec<WireInput> = (0..200)
+        .map(|i| {
+            let rep = match i % 3 {
+                0 => Reply::Ack {
+                    qp: i,
+                    next: r() as u32 & 0xff_ffff,
+                },
+                1 => Reply::CreditGrant { qp: i },
+                _ => Reply::CreditOnOff {
+                    qp: i,
+                    on: i % 2 == 0,
+                },
+            };
+            reply_input(&rep, i % 6, i as u16)
+        })
+        .collect();
+    let run = run_and_check(&mut st, &frames, |_| false, |_| true);
+    assert_eq!(run.replies.len(), 200);
+    assert_eq!(run.frame_done.len(), 200);
+    let lat: std::collections::BTreeSet<u64> = run
+        .reply_at
+        .iter()
+        .zip(&run.frame_done)
+        .map(|(a, f)| a - f)
+        .collect();
+    assert_eq!(lat, [RX_DECAP_REPLY_LATENCY as u64].into(), "{lat:?}");
+    assert_eq!(
+        run.frame_done[199] - run.frame_done[0],
+        199,
+        "one frame per cycle"
     );
 }
 

@@ -1,9 +1,10 @@
 //! Golden model of the P-RNIC reply frames: ACKs, selective retransmission requests and
 //! credit messages as RoCEv2 packets on the wire (docs/reply-frames.md, byte by byte).
 //!
-//! The RTL does not build these frames yet: `prnic_top` hands its replies out as
-//! side-band records. This model fixes the format the RTL will build and parse, and
-//! gives the testbenches a builder and a strict parser.
+//! `reply_tx` builds these frames and `rx_decap` parses them (`prnic_top` does not
+//! carry them yet: it hands its replies out as side-band records). This model fixes the
+//! format both blocks are checked against, and gives the testbenches a builder and a
+//! strict parser.
 //!
 //! Every reply is a RoCEv2 packet encapsulated in VXLAN exactly like a data packet
 //! (outer Ethernet, IPv4, UDP 4789, VXLAN; inner Ethernet, IPv4, UDP 4791), with a BTH,
@@ -66,6 +67,32 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The reply a record of `reply_tx`'s input or `rx_decap`'s `m_reply_*` output
+    /// stands for: `kind` 0 ACK (`psn` the next expected), 1 request (`psn` the base,
+    /// `ack` the next expected when it also acknowledges), 2 credit request, 3 grant,
+    /// 4 ON, 5 OFF; `None` for any other kind.
+    pub fn from_record(
+        kind: u64,
+        qp: u32,
+        psn: u32,
+        ack: Option<u32>,
+        missing: [u8; SREQ_BITMAP_BYTES],
+    ) -> Option<Reply> {
+        Some(match kind {
+            0 => Reply::Ack { qp, next: psn },
+            1 => Reply::Request {
+                qp,
+                ack,
+                base: psn,
+                missing,
+            },
+            2 => Reply::CreditRequest { qp },
+            3 => Reply::CreditGrant { qp },
+            4 | 5 => Reply::CreditOnOff { qp, on: kind == 4 },
+            _ => return None,
+        })
+    }
+
     pub fn qp(&self) -> u32 {
         match *self {
             Reply::Ack { qp, .. }
@@ -211,50 +238,65 @@ pub fn parse_reply(f: &[u8]) -> Result<Reply, ReplyDrop> {
         return Err(ReplyDrop::BadLength);
     }
     let opcode = f[92];
-    let after = match opcode {
-        OP_ACK => 4,
-        OP_SREQ => 4 + 4 + SREQ_BITMAP_BYTES,
-        OP_CREDIT_REQ..=OP_CREDIT_OFF => 0,
-        _ => return Err(ReplyDrop::BadOpcode),
+    let Some(want) = reply_len(opcode) else {
+        return Err(ReplyDrop::BadOpcode);
     };
-    if len != 104 + after + 4 {
+    if len != want {
         return Err(ReplyDrop::BadLength);
     }
     if !crate::icrc::icrc_ok(&f[64..]) {
         return Err(ReplyDrop::BadIcrc);
     }
+    if !syndrome_ok(opcode, f[104]) {
+        return Err(ReplyDrop::BadSyndrome);
+    }
+    Ok(decode_reply(f))
+}
+
+/// The wire length of a reply with BTH opcode `opcode`, or `None` if it is not a reply.
+pub fn reply_len(opcode: u8) -> Option<usize> {
+    let after = match opcode {
+        OP_ACK => 4,
+        OP_SREQ => 4 + 4 + SREQ_BITMAP_BYTES,
+        OP_CREDIT_REQ..=OP_CREDIT_OFF => 0,
+        _ => return None,
+    };
+    Some(104 + after + 4)
+}
+
+/// Whether a reply with BTH opcode `opcode` may carry `syndrome` in byte 104: an ACK
+/// only the ACK syndrome, a request that or the NAK; a credit message has no AETH.
+pub fn syndrome_ok(opcode: u8, syndrome: u8) -> bool {
+    match opcode {
+        OP_ACK => syndrome == AETH_ACK,
+        OP_SREQ => syndrome == AETH_ACK || syndrome == AETH_NAK_SEQ,
+        _ => reply_len(opcode).is_some(),
+    }
+}
+
+/// The reply a frame carries whose opcode, length and syndrome have been checked
+/// ([`reply_len`], [`syndrome_ok`]).
+pub fn decode_reply(f: &[u8]) -> Reply {
     let qp = be24(f, 97);
     let psn = be24(f, 101);
-    Ok(match opcode {
-        OP_ACK => {
-            if f[104] != AETH_ACK {
-                return Err(ReplyDrop::BadSyndrome);
-            }
-            Reply::Ack {
-                qp,
-                next: (psn + 1) & PSN_MASK,
-            }
-        }
-        OP_SREQ => {
-            let ack = match f[104] {
-                AETH_ACK => Some(be24(f, 109)),
-                AETH_NAK_SEQ => None,
-                _ => return Err(ReplyDrop::BadSyndrome),
-            };
-            Reply::Request {
-                qp,
-                ack,
-                base: psn,
-                missing: f[112..144].try_into().unwrap(),
-            }
-        }
+    match f[92] {
+        OP_ACK => Reply::Ack {
+            qp,
+            next: (psn + 1) & PSN_MASK,
+        },
+        OP_SREQ => Reply::Request {
+            qp,
+            ack: (f[104] == AETH_ACK).then(|| be24(f, 109)),
+            base: psn,
+            missing: f[112..144].try_into().unwrap(),
+        },
         OP_CREDIT_REQ => Reply::CreditRequest { qp },
         OP_CREDIT_GRANT => Reply::CreditGrant { qp },
-        _ => Reply::CreditOnOff {
+        op => Reply::CreditOnOff {
             qp,
-            on: opcode == OP_CREDIT_ON,
+            on: op == OP_CREDIT_ON,
         },
-    })
+    }
 }
 
 #[cfg(test)]

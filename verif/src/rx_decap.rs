@@ -7,8 +7,11 @@
 //! write-with-immediate opcodes add ImmDt. A 4-byte ICRC ends the frame; it is checked
 //! last ([`crate::icrc`]).
 
+use crate::reply::{self, Reply};
 use crate::tx_encap::ipv4_checksum;
 pub use crate::tx_encap::{ROCEV2_PORT, VXLAN_PORT};
+/// The smallest reply frame (a credit message); shorter frames are truncated.
+pub const REPLY_MIN_BYTES: usize = 108;
 /// RC opcodes accepted.
 pub const OP_WRITE_FIRST: u8 = 0x06;
 pub const OP_WRITE_MIDDLE: u8 = 0x07;
@@ -64,6 +67,18 @@ pub struct RdmaPacket {
     /// ImmDt (only with the `*_IMM` opcodes).
     pub imm: Option<u32>,
     pub payload: Vec<u8>,
+}
+
+/// A frame that passed every check: a data packet for reordering and placement, or a
+/// reply (docs/reply-frames.md) for the sender side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RxFrame {
+    Data(Parsed),
+    Reply {
+        /// The `LOCAL_VNI` slot the VNI matched.
+        vni_slot: u8,
+        reply: Reply,
+    },
 }
 
 /// What decapsulation hands to reordering and placement.
@@ -162,12 +177,14 @@ fn be32(f: &[u8], o: usize) -> u32 {
 
 /// Check and strip a wire frame. `local_vni` are the `LOCAL_VNI0..7` register words
 /// (VNI in bits 23:0, enable in bit 31); `max_frame` the largest wire frame accepted.
-pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<Parsed, RxDrop> {
+pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<RxFrame, RxDrop> {
     let len = f.len();
     if len > max_frame {
         return Err(RxDrop::TooLong);
     }
-    if len < 124 {
+    // Shorter than the smallest reply, or than a data packet's headers and ICRC.
+    let reply_len = reply::reply_len(f.get(92).copied().unwrap_or(0));
+    if len < REPLY_MIN_BYTES || (reply_len.is_none() && len < 124) {
         return Err(RxDrop::Truncated);
     }
     if be16(f, 12) != 0x0800 || f[14] != 0x45 || f[23] != 17 {
@@ -203,8 +220,26 @@ pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<P
         return Err(RxDrop::BadInner);
     }
     let opcode = f[92];
-    if !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&opcode) {
+    // A reply whose AETH syndrome its kind may not carry counts as a bad opcode.
+    let reply = reply_len.is_some() && reply::syndrome_ok(opcode, f[104]);
+    if !(OP_WRITE_FIRST..=OP_WRITE_ONLY_IMM).contains(&opcode) && !reply {
         return Err(RxDrop::BadOpcode);
+    }
+    if let Some(want) = reply_len {
+        if be16(f, 16) as usize != len - 14
+            || be16(f, 38) as usize != len - 34
+            || be16(f, 66) as usize != len - 64
+            || len != want
+        {
+            return Err(RxDrop::BadLength);
+        }
+        if !crate::icrc::icrc_ok(&f[64..]) {
+            return Err(RxDrop::BadIcrc);
+        }
+        return Ok(RxFrame::Reply {
+            vni_slot: slot as u8,
+            reply: reply::decode_reply(f),
+        });
     }
     let has_imm = matches!(opcode, OP_WRITE_LAST_IMM | OP_WRITE_ONLY_IMM);
     let hdr = if has_imm { 124 } else { 120 };
@@ -223,7 +258,7 @@ pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<P
     if !crate::icrc::icrc_ok(&f[64..]) {
         return Err(RxDrop::BadIcrc);
     }
-    Ok(Parsed {
+    Ok(RxFrame::Data(Parsed {
         vni_slot: slot as u8,
         qp: be24(f, 97),
         psn: be24(f, 101),
@@ -232,7 +267,7 @@ pub fn decapsulate(f: &[u8], local_vni: &[u32; 8], max_frame: usize) -> Result<P
         va: u64::from_be_bytes(f[104..112].try_into().unwrap()),
         rkey: be32(f, 112),
         payload: f[hdr..hdr + payload_len].to_vec(),
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -259,7 +294,9 @@ mod tests {
     fn round_trip() {
         for op in [OP_WRITE_ONLY, OP_WRITE_ONLY_IMM] {
             let p = pkt(op, 1000);
-            let r = decapsulate(&wire_frame(&p), &VNIS, 9000).unwrap();
+            let Ok(RxFrame::Data(r)) = decapsulate(&wire_frame(&p), &VNIS, 9000) else {
+                panic!("not placed");
+            };
             assert_eq!(r.vni_slot, 3);
             assert_eq!((r.qp, r.psn, r.va, r.rkey), (77, 0xabcdef, p.va, 0xfeed));
             assert_eq!(r.imm, (op == OP_WRITE_ONLY_IMM).then_some(0xcafe));
@@ -314,5 +351,82 @@ mod tests {
         let mut f = good.clone();
         f[150] ^= 1;
         assert_eq!(d(&f), Some(RxDrop::BadIcrc));
+    }
+
+    fn reply_path() -> crate::reply::ReplyPath {
+        crate::reply::ReplyPath {
+            vni: 0x1234,
+            outer_src_ip: 0x0a00_0001,
+            outer_dst_ip: 0x0a00_0002,
+            udp_src_port: 0xc001,
+            inner_dst_mac: [2, 0, 0, 0, 0, 1],
+            inner_src_mac: [2, 0, 0, 0, 0, 2],
+            inner_src_ip: 0xc0a8_0001,
+            inner_dst_ip: 0xc0a8_0002,
+        }
+    }
+
+    #[test]
+    fn replies_pass_as_replies() {
+        let mut missing = [0u8; crate::reply::SREQ_BITMAP_BYTES];
+        missing[3] = 0x81;
+        missing[31] = 1;
+        for r in [
+            Reply::Ack { qp: 5, next: 0 },
+            Reply::Request {
+                qp: 6,
+                ack: Some(9),
+                base: 12,
+                missing,
+            },
+            Reply::Request {
+                qp: 6,
+                ack: None,
+                base: 0xff_ffff,
+                missing,
+            },
+            Reply::CreditRequest { qp: 1 },
+            Reply::CreditGrant { qp: 2 },
+            Reply::CreditOnOff { qp: 3, on: true },
+            Reply::CreditOnOff { qp: 4, on: false },
+        ] {
+            let f = crate::reply::reply_frame(&r, &reply_path());
+            assert_eq!(
+                decapsulate(&f, &VNIS, 9000),
+                Ok(RxFrame::Reply {
+                    vni_slot: 3,
+                    reply: r.clone()
+                })
+            );
+            // Outer checks and the VNI apply as to data; the length is the kind's.
+            let mut g = f.clone();
+            g[48] ^= 1;
+            assert_eq!(decapsulate(&g, &VNIS, 9000), Err(RxDrop::UnknownVni));
+            let mut g = f.clone();
+            g.push(0);
+            assert_eq!(decapsulate(&g, &VNIS, 9000), Err(RxDrop::BadLength));
+            assert_eq!(
+                decapsulate(&f[..f.len() - 1], &VNIS, 9000),
+                Err(if f.len() == REPLY_MIN_BYTES {
+                    RxDrop::Truncated
+                } else {
+                    RxDrop::BadLength
+                })
+            );
+            for i in 64..f.len() {
+                let mut g = f.clone();
+                g[i] ^= 0x04;
+                let masked = crate::icrc::WIRE_MASKED_BYTES.contains(&i);
+                assert_eq!(
+                    decapsulate(&g, &VNIS, 9000).is_ok(),
+                    masked,
+                    "{r:?} byte {i}"
+                );
+            }
+        }
+        // An ACK with another syndrome (an RNR NAK) is not one this RNIC takes.
+        let mut f = crate::reply::reply_frame(&Reply::Ack { qp: 5, next: 1 }, &reply_path());
+        f[104] = 0x20;
+        assert_eq!(decapsulate(&f, &VNIS, 9000), Err(RxDrop::BadOpcode));
     }
 }

@@ -67,7 +67,7 @@ use prnic_verif::flow_table::{key, Value};
 use prnic_verif::regs;
 use prnic_verif::rng::{rng, unit};
 use prnic_verif::rx_decap::{
-    decapsulate, wire_frame, RdmaPacket, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
+    decapsulate, wire_frame, RdmaPacket, RxFrame, OP_WRITE_FIRST, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
     OP_WRITE_MIDDLE, OP_WRITE_ONLY, OP_WRITE_ONLY_IMM,
 };
 use prnic_verif::rx_reorder::{ReorderModel, ReorderSettings, Verdict};

@@ -76,7 +76,8 @@ impl Rnics for ModelRnics {
         }
         let mut out = RxOut::default();
         for f in arrived {
-            let Ok(p) = decapsulate(&f, &self.local_vni, self.max_frame) else {
+            // Replies travel on the side channel in this harness, not as frames yet.
+            let Ok(RxFrame::Data(p)) = decapsulate(&f, &self.local_vni, self.max_frame) else {
                 continue;
             };
             let o = self.rx.packet(&p.header());
