@@ -25,6 +25,16 @@ struct Beat {
     user: u64,
 }
 
+impl Beat {
+    /// What an input that offers nothing drives.
+    const IDLE: Beat = Beat {
+        data: [0; 32],
+        keep: [0; 4],
+        last: false,
+        user: 0,
+    };
+}
+
 /// The block's ports as the run drives them, under either simulator.
 trait Fm {
     fn set_rst(&mut self, on: bool);
@@ -42,12 +52,7 @@ impl Fm for FrameMerge {
         FrameMerge::set_rst(self, on as u64);
     }
     fn drive(&mut self, i: usize, beat: Option<&Beat>) {
-        let b = beat.copied().unwrap_or(Beat {
-            data: [0; 32],
-            keep: [0; 4],
-            last: false,
-            user: 0,
-        });
+        let b = beat.copied().unwrap_or(Beat::IDLE);
         let v = beat.is_some() as u64;
         if i == 0 {
             self.set_s0_axis_tvalid(v);
@@ -120,12 +125,7 @@ impl Fm for Hdl {
     }
     fn drive(&mut self, i: usize, beat: Option<&Beat>) {
         let u = &mut self.0;
-        let b = beat.copied().unwrap_or(Beat {
-            data: [0; 32],
-            keep: [0; 4],
-            last: false,
-            user: 0,
-        });
+        let b = beat.copied().unwrap_or(Beat::IDLE);
         let (data, keep, user) = (
             bits(&b.data),
             bits(&b.keep),
